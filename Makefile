@@ -1,0 +1,41 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+SHARED := ../shared/data
+DEMO_OUT ?= output/demo
+SAMPLE_OUT ?= output/fb_sample
+
+.PHONY: run test install bench lint clean
+
+install: $(STAMP)
+
+# torch/torchvision first and exactly pinned: on x86_64 pip takes them from this
+# machine's disk; asking for them with the rest could pull another build.
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $$(grep -E '^(torch|torchvision)==' requirements.txt)
+	$(PY) -m pip install -q -r requirements.txt -r requirements-dev.txt
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) run.py --input demo/input --output $(DEMO_OUT)
+	$(PY) -m core.summary $(DEMO_OUT)
+	@if [ -d $(SHARED)/fb_sample ]; then \
+		$(PY) run.py --input $(SHARED)/fb_sample/input --output $(SAMPLE_OUT) && \
+		$(PY) -m core.score --pred $(SAMPLE_OUT) --true $(SHARED)/fb_sample/true; \
+	else echo "($(SHARED)/fb_sample absent: skipped scoring)"; fi
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	for b in bench/*.py; do $(PY) $$b || exit 1; done
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+clean:
+	rm -rf output .pytest_cache

@@ -1,0 +1,91 @@
+"""Parameter sharing: M (shared trunk), N (all the four tasks use), M/N.
+
+``python -m core.params [--json] [--trunk SPEC]`` builds the trunk and every
+registered task (``setup``), then counts. A task's own parameters are those of
+the ``torch.nn.Module`` objects it holds (found on its attributes, also inside
+lists and dicts), or what its optional ``num_parameters()`` method returns.
+The trunk is counted once: a task holding a reference to it adds nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from core.task import Task
+from core.trunk import Trunk
+
+
+def task_parameters(task: Task, trunk: Trunk) -> int:
+    """Weights owned by ``task`` itself (heads, decoders), trunk excluded."""
+    counter = getattr(task, "num_parameters", None)
+    if callable(counter):
+        return int(counter())
+    import torch
+
+    seen: set[int] = set()
+    total = 0
+    for module in _modules(vars(task) if hasattr(task, "__dict__") else {}):
+        for name, tensor in module.state_dict(keep_vars=True).items():
+            if name.endswith("num_batches_tracked") or not isinstance(tensor, torch.Tensor):
+                continue
+            if id(tensor) not in seen and not trunk.holds(tensor):
+                seen.add(id(tensor))
+                total += tensor.numel()
+    return total
+
+
+def _modules(values: Any, depth: int = 0) -> Iterable[Any]:
+    import torch
+
+    if depth > 3:
+        return
+    items = values.values() if isinstance(values, dict) else values
+    for value in items:
+        if isinstance(value, torch.nn.Module):
+            yield value
+        elif isinstance(value, dict | list | tuple):
+            yield from _modules(value, depth + 1)
+        elif hasattr(value, "__dict__") and not isinstance(value, type | Trunk) and type(value).__module__.startswith("plugins"):
+            yield from _modules(vars(value), depth + 1)
+
+
+def count(tasks: Sequence[Task], trunk: Trunk) -> dict[str, Any]:
+    """``{"shared": M, "total": N, "ratio": M/N, "per_task": {name: own}}``."""
+    shared = trunk.num_parameters()
+    per_task = {}
+    for task in tasks:
+        task.setup(trunk)
+        per_task[task.name] = task_parameters(task, trunk)
+    total = shared + sum(per_task.values())
+    return {"shared": shared, "total": total, "ratio": shared / total if total else 0.0, "per_task": per_task}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m core.params", description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--trunk", default="default", help="trunk spec, as for run.py")
+    args = parser.parse_args(argv)
+
+    from core.trunk import TrunkConfig, load_trunk
+    from registry import collect_tasks, get_plugin_manager
+
+    tasks = collect_tasks(get_plugin_manager(load_entrypoints=False))
+    result = count(list(tasks.values()), load_trunk(TrunkConfig.parse(args.trunk)))
+    if args.json:
+        json.dump(result, sys.stdout)
+        print()
+        return 0
+    print(f"shared trunk M = {result['shared']:,}")
+    for name, own in result["per_task"].items():
+        print(f"  {name:6s} own  = {own:,}")
+    print(f"all tasks    N = {result['total']:,}")
+    print(f"M / N          = {result['ratio']:.3f}  (the rules ask for >= 0.3)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Example Fusion Brain task plugin (see README)."""

@@ -1,0 +1,166 @@
+"""The one place plugins are discovered and validated.
+
+Built-in task plugins are listed explicitly in ``DEFAULT_PLUGINS``; third-party
+ones come from the ``fusionbrain`` entry-point group::
+
+    [project.entry-points.fusionbrain]
+    mytask = "my_pkg.plugin"
+
+Nothing is loaded at import: call ``get_plugin_manager()`` for a new manager,
+then ``collect_tasks(pm)`` for the registered tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import warnings
+from collections.abc import Iterable
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+import pluggy
+
+from core import hookspecs
+from core.errors import PluginError
+from core.task import Task
+
+log = logging.getLogger(__name__)
+
+PROJECT_NAME = "fusionbrain"
+ENTRYPOINT_GROUP = "fusionbrain"
+DEFAULT_PLUGINS = ("plugins.c2c", "plugins.htr", "plugins.zsod", "plugins.vqa")
+# Comma-separated distribution names; when set, only their entry points load.
+ALLOW_ENV = "FUSIONBRAIN_LOAD_PLUGINS"
+
+
+class PluginManager(pluggy.PluginManager):
+    """A pluggy manager that also remembers which distribution gave each plugin."""
+
+    def __init__(self) -> None:
+        super().__init__(PROJECT_NAME)
+        self.origins: dict[str, str] = {}  # plugin name -> distribution (entry points only)
+
+    def origin(self, plugin: object) -> str:
+        """Where a plugin came from: its distribution, else its registered name."""
+        name = self.get_name(plugin) or repr(plugin)
+        return self.origins.get(name, name)
+
+
+def get_plugin_manager(
+    *,
+    load_entrypoints: bool = True,
+    strict: bool = False,
+    builtins: Iterable[str] = DEFAULT_PLUGINS,
+) -> PluginManager:
+    """A new plugin manager with the built-in plugins and (optionally) entry points.
+
+    A third-party plugin that fails to import is skipped with a warning naming
+    its distribution; ``strict=True`` re-raises instead. A hookimpl whose name
+    matches no hookspec fails loudly (``pm.check_pending``).
+    """
+    pm = PluginManager()
+    pm.add_hookspecs(hookspecs)
+    for module_name in builtins:
+        pm.register(importlib.import_module(module_name), name=module_name)
+    if load_entrypoints:
+        _load_entrypoints(pm, strict=strict)
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {exc.plugin!r} implements an unknown hook: {exc}") from exc
+    return pm
+
+
+def _allowed_distributions() -> set[str] | None:
+    raw = os.environ.get(ALLOW_ENV)
+    if raw is None:
+        return None
+    return {name.strip().lower() for name in raw.split(",") if name.strip()}
+
+
+def _load_entrypoints(pm: PluginManager, *, strict: bool) -> None:
+    allowed = _allowed_distributions()
+    for ep in entry_points(group=ENTRYPOINT_GROUP):
+        dist = _distribution_name(ep)
+        if allowed is not None and dist.lower() not in allowed:
+            log.info("skipping plugin %s from %s (not in %s)", ep.name, dist, ALLOW_ENV)
+            continue
+        if pm.get_plugin(ep.name) is not None:
+            continue
+        try:
+            plugin = ep.load()
+            pm.register(plugin, name=ep.name)
+        except Exception as exc:
+            if strict:
+                raise PluginError(f"plugin {ep.name!r} from distribution {dist!r} failed to load: {exc}") from exc
+            warnings.warn(
+                f"skipping plugin {ep.name!r} from distribution {dist!r}: {type(exc).__name__}: {exc}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            continue
+        pm.origins[ep.name] = dist
+
+
+def _distribution_name(ep: EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return dist.name if dist is not None else ep.value.split(":")[0]
+
+
+def collect_tasks(
+    pm: PluginManager,
+    options: argparse.Namespace | None = None,
+    *,
+    strict: bool = False,
+) -> dict[str, Task]:
+    """Ask every plugin to register its tasks; return them by name, in plugin order.
+
+    Two plugins registering one task name is a ``PluginError`` naming both. A
+    third-party plugin whose hook raises is skipped with a warning unless
+    ``strict``; a built-in one always raises.
+    """
+    options = options if options is not None else argparse.Namespace()
+    tasks: dict[str, Task] = {}
+    owners: dict[str, str] = {}
+    # Oldest registration first, so built-ins claim their names before entry points.
+    for impl in reversed(pm.hook.register_tasks.get_hookimpls()):
+        origin = pm.origin(impl.plugin)
+        found: list[Task] = []
+        kwargs: dict[str, Any] = {"register": found.append, "options": options}
+        try:
+            impl.function(*[kwargs[name] for name in impl.argnames])
+        except Exception as exc:
+            if strict or impl.plugin_name in DEFAULT_PLUGINS:
+                raise PluginError(f"plugin {origin!r} failed in register_tasks: {exc}") from exc
+            warnings.warn(f"skipping plugin {origin!r}: register_tasks raised {exc!r}", RuntimeWarning, stacklevel=2)
+            continue
+        for task in found:
+            _validate_task(task, origin)
+            if task.name in tasks:
+                raise PluginError(
+                    f"task {task.name!r} is registered twice: by {owners[task.name]!r} and by {origin!r}"
+                )
+            tasks[task.name] = task
+            owners[task.name] = origin
+    return tasks
+
+
+def _validate_task(task: object, origin: str) -> None:
+    if not isinstance(task, Task):
+        missing = [
+            name
+            for name in ("name", "version", "batch_size", "folder", "output_name", "setup", "discover",
+                         "preprocess", "predict", "postprocess", "fallback", "write")
+            if not hasattr(task, name)
+        ]
+        raise PluginError(f"plugin {origin!r} registered {task!r}, which is not a Task (missing: {missing})")
+    if not task.name or task.name != task.name.lower():
+        raise PluginError(f"plugin {origin!r}: task names are lowercase identifiers, got {task.name!r}")
+
+
+def add_plugin_options(pm: PluginManager, parser: argparse.ArgumentParser) -> None:
+    """Let every plugin add its ``--<task>-*`` options."""
+    pm.hook.add_options(parser=parser)

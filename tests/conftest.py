@@ -1,0 +1,69 @@
+"""Shared fixtures: a fresh plugin manager per test, a fake trunk, the shared data folder."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def _shared_data_path() -> Path:
+    if SHARED_DATA.is_dir():
+        return SHARED_DATA
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true but the shared data folder {SHARED_DATA} is missing")
+    pytest.skip(f"needs the real data in {SHARED_DATA} (absent here)")
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data`` beside the repo; skips when absent, fails under ``CI=true``."""
+    return _shared_data_path()
+
+
+@pytest.fixture(scope="session")
+def fake_trunk():  # type: ignore[no-untyped-def]
+    """A seeded, tiny, frozen trunk with the real interface (``core.testing``)."""
+    from core.testing import make_fake_trunk
+
+    return make_fake_trunk(seed=0)
+
+
+@pytest.fixture(scope="session")
+def default_trunk():  # type: ignore[no-untyped-def]
+    """The real default trunk (pretrained parts from registry packages); built once per session."""
+    from core.trunk import TrunkConfig, load_trunk
+
+    return load_trunk(TrunkConfig())
+
+
+@pytest.fixture
+def pm():  # type: ignore[no-untyped-def]
+    """A fresh plugin manager with the built-in plugins and no entry points."""
+    from registry import get_plugin_manager
+
+    manager = get_plugin_manager(load_entrypoints=False)
+    try:
+        yield manager
+    finally:
+        for plugin in list(manager.get_plugins()):
+            manager.unregister(plugin)
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Block every outgoing socket connection for the duration of a test."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("network access is blocked in tests")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    yield

@@ -1,0 +1,67 @@
+"""Tiny tasks used by the core tests (not a plugin of the product)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.io import find_task_dir, read_json_object
+from core.task import JsonOutput, Prediction, Sample
+
+
+@dataclass(frozen=True, slots=True)
+class EchoSample(Sample):
+    text: str
+
+
+class EchoTask(JsonOutput):
+    """Reads ``ECHO/requests.json`` ({key: text}); answers each text's trunk-embedding argmax."""
+
+    name = "echo"
+    version = "0"
+    batch_size = 2
+    folder = "ECHO"
+    output_name = "prediction_ECHO.json"
+
+    def __init__(self, fail_on: frozenset[str] = frozenset(), fail_setup: bool = False) -> None:
+        self.fail_on = fail_on
+        self.fail_setup = fail_setup
+        self.setup_calls = 0
+
+    def setup(self, trunk: Any) -> None:
+        self.setup_calls += 1
+        if self.fail_setup:
+            raise RuntimeError("head weights missing")
+
+    def discover(self, input_dir: Path) -> list[Sample]:
+        root = find_task_dir(input_dir, self.folder)
+        if root is None:
+            return []
+        return [EchoSample(k, str(v)) for k, v in read_json_object(root / "requests.json").items()]
+
+    def preprocess(self, samples: Sequence[Sample], trunk: Any) -> Any:
+        texts = [s.text for s in samples if isinstance(s, EchoSample)]
+        bad = [t for t in texts if t in self.fail_on]
+        if bad:
+            raise ValueError(f"cannot handle {bad}")
+        return trunk.tokenize(texts)
+
+    def predict(self, batch: Any, trunk: Any) -> Any:
+        return trunk.encode_texts(batch).argmax(dim=1).tolist()
+
+    def postprocess(self, raw: Any, samples: Sequence[Sample]) -> list[Prediction]:
+        return [Prediction(s.key, f"dim{i}") for s, i in zip(samples, raw, strict=True)]
+
+    def fallback(self, sample: Sample) -> Prediction:
+        return Prediction(sample.key, "fallback")
+
+
+def write_echo_input(root: Path, requests: dict[str, str]) -> Path:
+    import json
+
+    folder = root / "ECHO"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "requests.json").write_text(json.dumps(requests), encoding="utf-8")
+    return root

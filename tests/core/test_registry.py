@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+import types
+import warnings
+from importlib.metadata import EntryPoint
+
+import pytest
+
+import registry
+from core import hookimpl
+from core.errors import PluginError
+from tests.core._tasks import EchoTask
+
+
+def _plugin(name: str, task_name: str = "echo") -> types.ModuleType:
+    module = types.ModuleType(name)
+
+    @hookimpl
+    def register_tasks(register):  # type: ignore[no-untyped-def]
+        task = EchoTask()
+        task.name = task_name
+        register(task)
+
+    module.register_tasks = register_tasks  # type: ignore[attr-defined]
+    return module
+
+
+class _Dist:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _entry_point(name: str, value: str, dist: str) -> EntryPoint:
+    ep = EntryPoint(name=name, value=value, group=registry.ENTRYPOINT_GROUP)
+    return ep._for(_Dist(dist))  # type: ignore[attr-defined]
+
+
+def test_each_call_returns_a_new_manager_with_the_builtins() -> None:
+    a = registry.get_plugin_manager(load_entrypoints=False)
+    b = registry.get_plugin_manager(load_entrypoints=False)
+    assert a is not b
+    names = {a.get_name(p) for p in a.get_plugins()}
+    assert set(registry.DEFAULT_PLUGINS) <= names
+
+
+def test_builtin_tasks_are_registered_under_their_names(pm) -> None:  # type: ignore[no-untyped-def]
+    tasks = registry.collect_tasks(pm)
+    assert list(tasks) == ["c2c", "htr", "zsod", "vqa"]
+    assert [t.folder for t in tasks.values()] == ["C2C", "HTR", "zsOD", "VQA"]
+
+
+def test_duplicate_task_name_names_both_plugins() -> None:
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm.register(_plugin("first_plugin"), name="first_plugin")
+    pm.register(_plugin("second_plugin"), name="second_plugin")
+    with pytest.raises(PluginError, match="first_plugin.*second_plugin"):
+        registry.collect_tasks(pm)
+
+
+def test_mistyped_hookimpl_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    typo = types.ModuleType("typo_plugin")
+
+    @hookimpl
+    def register_task(register):  # type: ignore[no-untyped-def]  # missing "s"
+        pass
+
+    typo.register_task = register_task  # type: ignore[attr-defined]
+    monkeypatch.setitem(__import__("sys").modules, "typo_plugin", typo)
+    with pytest.raises(PluginError, match="unknown hook"):
+        registry.get_plugin_manager(load_entrypoints=False, builtins=("typo_plugin",))
+
+
+def test_broken_entry_point_is_skipped_with_its_distribution_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    eps = [_entry_point("broken", "no_such_module_xyz:plugin", "broken-dist")]
+    monkeypatch.setattr(registry, "entry_points", lambda group: eps)
+    with pytest.warns(RuntimeWarning, match="broken-dist"):
+        pm = registry.get_plugin_manager(builtins=())
+    assert pm.get_plugin("broken") is None
+
+
+def test_broken_entry_point_raises_when_strict(monkeypatch: pytest.MonkeyPatch) -> None:
+    eps = [_entry_point("broken", "no_such_module_xyz", "broken-dist")]
+    monkeypatch.setattr(registry, "entry_points", lambda group: eps)
+    with pytest.raises(PluginError, match="broken-dist"):
+        registry.get_plugin_manager(builtins=(), strict=True)
+
+
+def test_entry_point_plugin_registers_and_is_attributed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "good_plugin_mod", _plugin("good_plugin_mod", "good"))
+    eps = [_entry_point("good", "good_plugin_mod", "good-dist")]
+    monkeypatch.setattr(registry, "entry_points", lambda group: eps)
+    pm = registry.get_plugin_manager(builtins=())
+    assert pm.origin(pm.get_plugin("good")) == "good-dist"
+    assert list(registry.collect_tasks(pm)) == ["good"]
+
+
+def test_allow_list_env_filters_distributions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "good_plugin_mod", _plugin("good_plugin_mod", "good"))
+    eps = [_entry_point("good", "good_plugin_mod", "good-dist")]
+    monkeypatch.setattr(registry, "entry_points", lambda group: eps)
+    monkeypatch.setenv(registry.ALLOW_ENV, "other-dist")
+    assert registry.get_plugin_manager(builtins=()).get_plugin("good") is None
+    monkeypatch.setenv(registry.ALLOW_ENV, "Good-Dist")
+    assert registry.get_plugin_manager(builtins=()).get_plugin("good") is not None
+
+
+def test_third_party_register_tasks_failure_is_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = types.ModuleType("bad_register")
+
+    @hookimpl
+    def register_tasks(register):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+    bad.register_tasks = register_tasks  # type: ignore[attr-defined]
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm.register(bad, name="bad_register")
+    with pytest.warns(RuntimeWarning, match="bad_register"):
+        assert registry.collect_tasks(pm) == {}
+    with pytest.raises(PluginError, match="boom"):
+        registry.collect_tasks(pm, strict=True)
+
+
+def test_registering_a_non_task_is_a_plugin_error() -> None:
+    odd = types.ModuleType("odd")
+
+    @hookimpl
+    def register_tasks(register):  # type: ignore[no-untyped-def]
+        register(object())
+
+    odd.register_tasks = register_tasks  # type: ignore[attr-defined]
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm.register(odd, name="odd")
+    with warnings.catch_warnings(), pytest.raises(PluginError, match="not a Task"):
+        registry.collect_tasks(pm)
+
+
+def test_register_tasks_receives_options_when_asked() -> None:
+    import argparse
+
+    seen = {}
+    mod = types.ModuleType("opt_plugin")
+
+    @hookimpl
+    def register_tasks(register, options):  # type: ignore[no-untyped-def]
+        seen["value"] = options.echo_flag
+
+    mod.register_tasks = register_tasks  # type: ignore[attr-defined]
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm.register(mod, name="opt_plugin")
+    registry.collect_tasks(pm, argparse.Namespace(echo_flag=7))
+    assert seen == {"value": 7}

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import pytest
+import torch
+
+from core.errors import TrunkError
+from core.testing import make_fake_trunk
+from core.trunk import TrunkConfig
+
+
+def test_parse_trunk_specs() -> None:
+    assert TrunkConfig.parse("default") == TrunkConfig()
+    assert TrunkConfig.parse("default:efficientnet_lite2").model_name == "efficientnet_lite2"
+    cfg = TrunkConfig.parse("openclip:xlm-roberta-base-ViT-B-32:/w/model.pt:/w/xlmr", ablation="random")
+    assert (cfg.backend, cfg.model_name, cfg.pretrained, cfg.text_tower_dir, cfg.ablation) == (
+        "openclip", "xlm-roberta-base-ViT-B-32", "/w/model.pt", "/w/xlmr", "random")
+    with pytest.raises(TrunkError, match="bad trunk spec"):
+        TrunkConfig.parse("openclip:only-arch")
+
+
+def test_trunk_is_frozen_and_features_are_unit_vectors(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    fake_trunk.assert_frozen()
+    emb = fake_trunk.embed_texts(["a bus", "кошка"])
+    img = fake_trunk.encode_images(torch.rand(3, 3, 64, 64))
+    assert emb.shape == (2, fake_trunk.embed_dim) and img.shape == (3, fake_trunk.embed_dim)
+    assert torch.allclose(emb.norm(dim=1), torch.ones(2)) and torch.allclose(img.norm(dim=1), torch.ones(3))
+    assert fake_trunk.embed_texts([]).shape == (0, fake_trunk.embed_dim)
+
+
+def test_unfrozen_trunk_is_detected(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    trunk = make_fake_trunk(seed=1)
+    trunk._module.train()  # noqa: SLF001 - simulating a plugin that misbehaves
+    with pytest.raises(TrunkError, match="frozen"):
+        trunk.assert_frozen()
+
+
+def test_random_ablation_is_deterministic_per_input_and_unrelated_across_inputs() -> None:
+    real, noisy = make_fake_trunk(0), make_fake_trunk(0, ablation="random")
+    a = noisy.embed_texts(["a bus", "a bus", "a cat"])
+    assert torch.equal(a[0], a[1]) and not torch.allclose(a[0], a[2])
+    assert not torch.allclose(a, real.embed_texts(["a bus", "a bus", "a cat"]))
+    maps = noisy.image_feature_maps(torch.zeros(1, 3, 64, 128))
+    assert [m.shape[-2:] for m in maps.maps] == [(8, 16), (4, 8), (2, 4)]
+
+
+def test_check_compatible_refuses_heads_for_another_trunk(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    fake_trunk.check_compatible({"image": "fake-image-1"}, what="test head")
+    with pytest.raises(TrunkError, match="test head was trained on another trunk.*image"):
+        fake_trunk.check_compatible({"image": "other-image"}, what="test head")
+
+
+def test_version_changes_with_components() -> None:
+    assert make_fake_trunk(0).version == make_fake_trunk(1).version  # same component ids
+    assert make_fake_trunk(0).version != make_fake_trunk(0, ablation="random").version
