@@ -19,7 +19,6 @@ import os
 import warnings
 from collections.abc import Iterable
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
 
 import pluggy
 
@@ -125,15 +124,17 @@ def collect_tasks(
     options = options if options is not None else argparse.Namespace()
     tasks: dict[str, Task] = {}
     owners: dict[str, str] = {}
+    plugins = [impl.plugin for impl in pm.hook.register_tasks.get_hookimpls()]
     # Oldest registration first, so built-ins claim their names before entry points.
-    for impl in reversed(pm.hook.register_tasks.get_hookimpls()):
-        origin = pm.origin(impl.plugin)
+    # Each plugin is called through its own subset caller, so we know who registered what.
+    for plugin in plugins:
+        origin = pm.origin(plugin)
         found: list[Task] = []
-        kwargs: dict[str, Any] = {"register": found.append, "options": options}
+        call = pm.subset_hook_caller("register_tasks", remove_plugins=[p for p in plugins if p is not plugin])
         try:
-            impl.function(*[kwargs[name] for name in impl.argnames])
+            call(register=found.append, options=options)
         except Exception as exc:
-            if strict or impl.plugin_name in DEFAULT_PLUGINS:
+            if strict or pm.get_name(plugin) in DEFAULT_PLUGINS:
                 raise PluginError(f"plugin {origin!r} failed in register_tasks: {exc}") from exc
             warnings.warn(f"skipping plugin {origin!r}: register_tasks raised {exc!r}", RuntimeWarning, stacklevel=2)
             continue

@@ -1,0 +1,61 @@
+"""Every hookspec is exercised, through run.py, by a plugin written here."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import types
+from pathlib import Path
+
+import pytest
+
+import registry
+import run
+from core import hookimpl, hookspecs
+from core.testing import make_fake_trunk
+from tests.core._tasks import EchoTask, write_echo_input
+
+
+def _observer_plugin(events: list) -> types.ModuleType:
+    mod = types.ModuleType("observer_plugin")
+
+    @hookimpl
+    def add_options(parser):  # type: ignore[no-untyped-def]
+        parser.add_argument_group("echo").add_argument("--echo-suffix", default="")
+
+    @hookimpl
+    def register_tasks(register, options):  # type: ignore[no-untyped-def]
+        events.append(("suffix", options.echo_suffix))
+        register(EchoTask())
+
+    @hookimpl
+    def predictions_written(task_name, path):  # type: ignore[no-untyped-def]
+        events.append(("written", task_name, Path(path).name))
+
+    mod.add_options, mod.register_tasks, mod.predictions_written = add_options, register_tasks, predictions_written
+    return mod
+
+
+def _hookspec_names() -> set[str]:
+    return {name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if hasattr(fn, "fusionbrain_spec")}
+
+
+def test_run_py_drives_every_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """datasette's hooks-have-tests trick, at run time: a new hookspec that run.py never calls fails here."""
+    events: list = []
+    called: set[str] = set()
+
+    def manager(**kwargs):  # type: ignore[no-untyped-def]
+        pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+        pm.register(_observer_plugin(events), name="observer_plugin")
+        pm.add_hookcall_monitoring(lambda name, impls, kw: called.add(name), lambda *args: None)
+        return pm
+
+    monkeypatch.setattr(run, "get_plugin_manager", manager)
+    monkeypatch.setattr("core.trunk.load_trunk", lambda config: make_fake_trunk())
+    root = write_echo_input(tmp_path / "in", {"x": "a bus"})
+    code = run.main(["--input", str(root), "--output", str(tmp_path / "out"), "--echo-suffix", "!"])
+    assert code == 0
+    assert events == [("suffix", "!"), ("written", "echo", "prediction_ECHO.json")]
+    assert json.loads((tmp_path / "out" / "prediction_ECHO.json").read_text())["x"].startswith("dim")
+    assert called == _hookspec_names() == {"register_tasks", "add_options", "predictions_written"}

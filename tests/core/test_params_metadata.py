@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from core.errors import InputError
+from core.metadata import load_metadata
+from core.params import count, task_parameters
+from core.testing import make_fake_trunk
+from tests.core._tasks import EchoTask
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_shipped_metadata_parses() -> None:
+    meta = load_metadata(REPO / "metadata.json")
+    assert meta.entrypoint.endswith("run.py") and meta.image
+
+
+@pytest.mark.parametrize("data", [{"image": "x"}, {"image": "", "entrypoint": "python run.py"},
+                                  {"image": "x", "entrypoint": "python main.py"}])
+def test_bad_metadata_is_rejected(tmp_path: Path, data: dict) -> None:
+    (tmp_path / "metadata.json").write_text(json.dumps(data))
+    with pytest.raises(InputError):
+        load_metadata(tmp_path / "metadata.json")
+
+
+class _HeadTask(EchoTask):
+    name = "head"
+
+    def setup(self, trunk) -> None:  # type: ignore[no-untyped-def]
+        self.head = torch.nn.Linear(4, 3)  # 15 weights
+        self.parts = {"trunk_ref": trunk, "extra": [torch.nn.Linear(2, 1)]}  # 3 more; the trunk adds nothing
+
+
+def test_counts_own_modules_once_and_never_the_trunk() -> None:
+    trunk = make_fake_trunk()
+    task = _HeadTask()
+    task.setup(trunk)
+    assert task_parameters(task, trunk) == 18
+    result = count([task, EchoTask()], trunk)
+    assert result["per_task"] == {"head": 18, "echo": 0}
+    assert result["shared"] == trunk.num_parameters()
+    assert result["total"] == result["shared"] + sum(result["per_task"].values())
+    assert abs(result["ratio"] - result["shared"] / result["total"]) < 1e-12
