@@ -49,8 +49,15 @@ def _modules(values: Any, depth: int = 0) -> Iterable[Any]:
             yield value
         elif isinstance(value, dict | list | tuple):
             yield from _modules(value, depth + 1)
-        elif hasattr(value, "__dict__") and not isinstance(value, type | Trunk) and type(value).__module__.startswith("plugins"):
+        elif _is_plugin_object(value):
             yield from _modules(vars(value), depth + 1)
+
+
+def _is_plugin_object(value: Any) -> bool:
+    """Helper objects of a plugin (e.g. a decoder wrapper) may hold modules too."""
+    if isinstance(value, type | Trunk) or not hasattr(value, "__dict__"):
+        return False
+    return type(value).__module__.startswith("plugins")
 
 
 def count(tasks: Sequence[Task], trunk: Trunk) -> dict[str, Any]:

@@ -143,7 +143,9 @@ def _run_task(
     return report
 
 
-def _solve(task: Task, batch: Sequence[Sample], trunk: Trunk, report: TaskReport, *, strict: bool) -> list[Prediction]:
+def _solve(
+    task: Task, batch: Sequence[Sample], trunk: Trunk, report: TaskReport, *, strict: bool
+) -> list[Prediction]:
     import torch
 
     try:
@@ -151,7 +153,7 @@ def _solve(task: Task, batch: Sequence[Sample], trunk: Trunk, report: TaskReport
             raw = task.predict(task.preprocess(batch, trunk), trunk)
         predictions = task.postprocess(raw, batch)
         if len(predictions) != len(batch):
-            raise PluginError(f"{task.name}.postprocess returned {len(predictions)} predictions for {len(batch)} samples")
+            raise PluginError(f"{task.name}.postprocess gave {len(predictions)} predictions for {len(batch)} samples")
         return predictions
     except Exception as exc:
         if strict:
@@ -169,7 +171,9 @@ def _fallbacks(task: Task, batch: Sequence[Sample], report: TaskReport) -> list[
     return [task.fallback(sample) for sample in batch]
 
 
-def _write(task: Task, predictions: list[Prediction], samples: Sequence[Sample], out_dir: Path, report: TaskReport) -> None:
+def _write(
+    task: Task, predictions: list[Prediction], samples: Sequence[Sample], out_dir: Path, report: TaskReport
+) -> None:
     done = {p.key for p in predictions}
     missing = [s for s in samples if s.key not in done]
     if missing:
