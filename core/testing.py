@@ -69,8 +69,11 @@ def _fake_backend_class() -> type:
             s32 = torch.relu(self.down32(s16))
             return FeatureMaps((s8, s16, s32), (8, 16, 32))
 
+        def project(self, pooled: torch.Tensor) -> torch.Tensor:
+            return self.image_proj(pooled)
+
         def encode_images(self, pixels: torch.Tensor) -> torch.Tensor:
-            return self.image_proj(self.image_feature_maps(pixels).maps[-1].mean(dim=(2, 3)))
+            return self.project(self.image_feature_maps(pixels).maps[-1].mean(dim=(2, 3)))
 
         def text_token_states(self, tokens: TextTokens) -> TokenStates:
             return TokenStates(self.token_emb(tokens.ids), tokens.mask)

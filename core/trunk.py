@@ -198,6 +198,19 @@ class Trunk:
         fm = self._backend.image_feature_maps(pixels)
         return FeatureMaps(tuple(self._ablate(m, pixels) for m in fm.maps), fm.strides)
 
+    def project_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
+        """Region embeddings: ``[N, C]`` means of ``image_feature_maps().maps[-1]`` over
+        regions -> ``[N, embed_dim]`` unit vectors in the joint space.
+
+        ``encode_images`` is this applied to the whole map's mean, so region and
+        image embeddings are comparable (zsOD scores many boxes from one pass).
+        Raises ``TrunkError`` when the backend cannot (e.g. attention-pooled towers).
+        """
+        project = getattr(self._backend, "project", None)
+        if project is None:
+            raise TrunkError(f"{type(self._backend).__name__} cannot project pooled region features")
+        return _l2(self._ablate(project(pooled), pooled))
+
     def text_token_states(self, tokens: TextTokens) -> TokenStates:
         ts = self._backend.text_token_states(tokens)
         return TokenStates(self._ablate(ts.states, tokens.ids), ts.mask)

@@ -1,0 +1,473 @@
+"""The ``openclip`` trunk backend: any open_clip architecture from local files.
+
+``TrunkConfig(backend="openclip", model_name=ARCH, pretrained=CHECKPOINT,
+text_tower_dir=HF_DIR)``:
+
+* ``ARCH`` is an open_clip architecture name (``ViT-B-32``,
+  ``xlm-roberta-base-ViT-B-32``, ``RN50``...) or the path of an open_clip
+  model-config JSON file (registered under the file's stem). ``hf-hub:`` and
+  ``local-dir:`` names are refused: the checkpoint must be a local file.
+* ``CHECKPOINT`` is a local open_clip checkpoint (``.bin``/``.pt``/
+  ``.safetensors``). It is passed to open_clip as an absolute path, so it can
+  never be mistaken for a pretrained tag (tags download).
+* ``HF_DIR`` is needed when the architecture uses Hugging Face parts: an HF
+  text tower (``hf_model_name``, e.g. ``xlm-roberta-base``) or an HF tokenizer
+  (``hf_tokenizer_name``, e.g. the SigLIP models). It is a local folder with
+  the tower's ``config.json`` and tokenizer files (``save_pretrained`` output;
+  the tower's weights are not needed, they are in the checkpoint). The model
+  config's ``hf_model_name`` is pointed at that folder and the tokenizer is
+  built from it, so nothing is looked up on the Hub.
+
+Images are resized to ``image_size`` by squashing the whole picture (no
+centre crop), like the default trunk: zsOD and VQA ask about anything in the
+picture, and boxes map back to the image by a plain scale. The normalisation
+is the one the architecture's published checkpoints were trained with (a
+file carries none; see ``_tag_preprocess``).
+
+The process is also put in Hugging Face offline mode (``HF_HUB_OFFLINE``):
+the project never downloads at run time, and a missing local file must fail
+loudly rather than fall back to the network.
+
+Finer features: ``image_feature_maps`` gives the last block's patch tokens on
+a grid at stride = patch size for ViTs (any input size divisible by the patch
+size; the position embedding is resized for non-native sizes), the layer2..4
+outputs at strides 8/16/32 for ModifiedResNet, and the last stage of each
+stride >= 8 for timm towers. ``text_token_states`` gives the final (normed)
+per-token states of the text transformer, or ``last_hidden_state`` of an HF
+tower.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from core.errors import TrunkError
+from core.trunk import FeatureMaps, TextTokens, TokenStates, TrunkConfig
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+log = logging.getLogger(__name__)
+
+_HASH_CHUNK = 1 << 20  # bytes hashed at each end of a checkpoint (a full hash of 1+ GB is slow)
+_MIN_MAP_STRIDE = 8  # timm towers: stages finer than this are too big to be useful feature maps
+_TOKENIZER_FILES = (
+    "config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "sentencepiece.bpe.model",
+    "spiece.model",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+)
+
+
+class OpenClipBackend(nn.Module):
+    """An open_clip model behind the ``TrunkBackend`` interface."""
+
+    def __init__(
+        self,
+        model: nn.Module,
+        preprocess: Callable[[Image.Image], torch.Tensor],
+        tokenizer: Callable[[list[str]], torch.Tensor],
+        *,
+        embed_dim: int,
+        image_size: int,
+        context_length: int,
+        pad_id: int,
+        eot_id: int | None,
+        component_versions: Mapping[str, str],
+    ) -> None:
+        super().__init__()
+        self.model = model
+        self._preprocess = preprocess
+        self._tokenizer = tokenizer
+        self.embed_dim = embed_dim
+        self.image_size = image_size
+        self.context_length = context_length
+        self.pad_id = pad_id
+        # CLIP's BPE tokenizer pads with 0, which is also the id of "!": the
+        # real tokens are the ones up to the end-of-text token instead.
+        self.eot_id = eot_id
+        self.component_versions = dict(component_versions)
+        self._project_exact: bool | None = None  # decided on first use of ``project``
+
+    @property
+    def _device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    # -- pre-processing -------------------------------------------------------------
+    def image_transform(self, image: Image.Image) -> torch.Tensor:
+        return self._preprocess(image)
+
+    def tokenize(self, texts: Sequence[str]) -> TextTokens:
+        if not texts:  # HF tokenizers reject an empty batch
+            ids = torch.zeros(0, self.context_length, dtype=torch.long)
+            return TextTokens(ids, ids != ids)
+        ids = self._tokenizer(list(texts)).long()
+        if self.eot_id is not None:
+            is_eot = ids == self.eot_id
+            # positions up to and including the first end-of-text token
+            mask = (is_eot.cumsum(dim=1) - is_eot.long()) == 0
+        else:
+            mask = ids != self.pad_id
+        return TextTokens(ids, mask)
+
+    # -- image side -------------------------------------------------------------------
+    def encode_images(self, pixels: torch.Tensor) -> torch.Tensor:
+        return self.model.encode_image(pixels.to(self._device))
+
+    def image_feature_maps(self, pixels: torch.Tensor) -> FeatureMaps:
+        from open_clip.modified_resnet import ModifiedResNet
+        from open_clip.timm_model import TimmModel
+        from open_clip.transformer import VisionTransformer
+
+        pixels = pixels.to(self._device)
+        visual = self.model.visual
+        if isinstance(visual, VisionTransformer):
+            return _vit_maps(visual, pixels)
+        if isinstance(visual, ModifiedResNet):
+            _check_divisible(pixels, 32)
+            out = visual.forward_intermediates(pixels, indices=[2, 3, 4], intermediates_only=True)
+            return FeatureMaps(tuple(out["image_intermediates"]), (8, 16, 32))
+        if isinstance(visual, TimmModel):
+            return _timm_maps(visual, pixels)
+        raise TrunkError(
+            f"image_feature_maps is not supported for the {type(visual).__name__} image tower "
+            "(supported: open_clip VisionTransformer, ModifiedResNet, timm towers)"
+        )
+
+    def project(self, pooled: torch.Tensor) -> torch.Tensor:
+        """``[N, C]`` means of ``image_feature_maps().maps[-1]`` -> joint space (not normalised).
+
+        Only offered where ``encode_images`` *is* this map applied to the whole
+        map's mean (average-pooled ViTs and timm towers); checked once on a
+        random image. Class-token or attention-pooled towers (most CLIPs)
+        raise ``TrunkError``, so callers fall back to encoding crops.
+        """
+        head = self._pooled_head()
+        if head is None:
+            raise TrunkError(f"the {type(self.model.visual).__name__} image tower does not pool its feature map")
+        if self._project_exact is None:
+            self._project_exact = self._check_project(head)
+        if not self._project_exact:
+            raise TrunkError("this open_clip image embedding is not a projection of the mean feature map")
+        return head(pooled.to(self._device))
+
+    def _pooled_head(self) -> Callable[[torch.Tensor], torch.Tensor] | None:
+        from open_clip.timm_model import TimmModel
+        from open_clip.transformer import VisionTransformer
+
+        visual = self.model.visual
+        if isinstance(visual, VisionTransformer) and visual.attn_pool is None and visual.pool_type == "avg":
+            return lambda x: x @ visual.proj if visual.proj is not None else x
+        if isinstance(visual, TimmModel):
+            return lambda x: visual.head(visual.trunk.forward_head(x[:, :, None, None]))
+        return None
+
+    def _check_project(self, head: Callable[[torch.Tensor], torch.Tensor]) -> bool:
+        gen = torch.Generator().manual_seed(0)
+        pixels = torch.randn(1, 3, self.image_size, self.image_size, generator=gen).to(self._device)
+        with torch.inference_mode():
+            want = F.normalize(self.encode_images(pixels).float(), dim=-1)
+            got = F.normalize(head(self.image_feature_maps(pixels).maps[-1].mean(dim=(2, 3))).float(), dim=-1)
+        exact = bool(torch.allclose(got, want, atol=1e-4))
+        log.info("openclip region projection %s", "exact" if exact else "inexact: unavailable")
+        return exact
+
+    # -- text side ----------------------------------------------------------------------
+    def encode_texts(self, tokens: TextTokens) -> torch.Tensor:
+        return self.model.encode_text(tokens.ids.to(self._device))
+
+    def text_token_states(self, tokens: TextTokens) -> TokenStates:
+        from open_clip.hf_model import HFTextEncoder
+        from open_clip.transformer import TextTransformer
+
+        ids = tokens.ids.to(self._device)
+        text = getattr(self.model, "text", None)
+        if text is None and hasattr(self.model, "token_embedding"):
+            # CLIP keeps its text transformer's parts on the model itself
+            out = self.model.forward_intermediates(
+                text=ids, text_indices=1, normalize_intermediates=True, intermediates_only=True
+            )
+            states = out["text_intermediates"][-1]
+        elif isinstance(text, TextTransformer):
+            out = text.forward_intermediates(ids, indices=1, normalize_intermediates=True, intermediates_only=True)
+            states = out["text_intermediates"][-1]
+        elif isinstance(text, HFTextEncoder):
+            # the same attention mask HFTextEncoder.forward builds
+            attention = (ids != text.config.pad_token_id).long()
+            states = text.transformer(input_ids=ids, attention_mask=attention).last_hidden_state
+        else:
+            raise TrunkError(f"text_token_states is not supported for the {type(text).__name__} text tower")
+        return TokenStates(states.float(), tokens.mask.to(states.device))
+
+
+def _check_divisible(pixels: torch.Tensor, stride: int) -> None:
+    h, w = pixels.shape[-2:]
+    if h % stride or w % stride:
+        raise TrunkError(f"image side {h}x{w} must be a multiple of {stride}")
+
+
+def _vit_maps(visual: nn.Module, pixels: torch.Tensor) -> FeatureMaps:
+    """Last-block patch tokens of an open_clip ViT as ``[B, C, H/p, W/p]``."""
+    ph, pw = visual.patch_size
+    if ph != pw:
+        raise TrunkError(f"non-square patches {ph}x{pw} are not supported for feature maps")
+    _check_divisible(pixels, ph)
+    # ln_post is sized for the attention-pooled output when there is an
+    # attention pooler (CoCa), so it cannot normalise the tokens there.
+    normalize = getattr(visual, "attn_pool", None) is None
+    if tuple(pixels.shape[-2:]) == tuple(visual.image_size):
+        out = visual.forward_intermediates(
+            pixels, indices=1, normalize_intermediates=normalize, intermediates_only=True
+        )
+        return FeatureMaps((out["image_intermediates"][-1],), (ph,))
+    return FeatureMaps((vit_tokens_any_size(visual, pixels, normalize=normalize),), (ph,))
+
+
+def vit_tokens_any_size(visual: nn.Module, pixels: torch.Tensor, *, normalize: bool = True) -> torch.Tensor:
+    """``VisionTransformer.forward_intermediates`` for the last block, at any input size.
+
+    The learned position embedding is resized bicubically to the input's patch
+    grid (as open_clip's ``resize_pos_embed`` does for checkpoints).
+    """
+    b, _, h, w = pixels.shape
+    p = visual.patch_size[0]
+    gh, gw = h // p, w // p
+    x = visual.conv1(pixels).flatten(2).transpose(1, 2)  # [B, gh*gw, C]
+    cls = visual.class_embedding.to(x.dtype).view(1, 1, -1).expand(b, -1, -1)
+    x = torch.cat([cls, x], dim=1)
+    pos = visual.positional_embedding.to(x.dtype)
+    grid_h, grid_w = visual.grid_size
+    if (gh, gw) != (grid_h, grid_w):
+        patch_pos = pos[1:].reshape(1, grid_h, grid_w, -1).permute(0, 3, 1, 2)
+        patch_pos = F.interpolate(patch_pos, size=(gh, gw), mode="bicubic", align_corners=False)
+        pos = torch.cat([pos[:1], patch_pos.permute(0, 2, 3, 1).reshape(gh * gw, -1)], dim=0)
+    x = visual.ln_pre(visual.patch_dropout(x + pos))
+    _, intermediates = visual.transformer.forward_intermediates(x, indices=1)
+    tokens = intermediates[-1]
+    if normalize:
+        tokens = visual.ln_post(tokens)
+    return tokens[:, 1:].reshape(b, gh, gw, -1).permute(0, 3, 1, 2).contiguous()
+
+
+def _timm_maps(visual: nn.Module, pixels: torch.Tensor) -> FeatureMaps:
+    """The last intermediate of each stride >= 8 of a timm tower (all its strides if none is)."""
+    trunk = visual.trunk
+    if not hasattr(trunk, "forward_intermediates"):
+        raise TrunkError(f"the timm model {type(trunk).__name__} has no forward_intermediates")
+    h = pixels.shape[-2]
+    reductions = {info.get("reduction") for info in getattr(trunk, "feature_info", [])}
+    if len(reductions) == 1:
+        # one stride means a plain ViT: its last block, with the final norm
+        (last,) = trunk.forward_intermediates(pixels, indices=1, intermediates_only=True, output_fmt="NCHW", norm=True)
+        return FeatureMaps((last,), (max(1, round(h / last.shape[-2])),))
+    maps = trunk.forward_intermediates(pixels, indices=None, intermediates_only=True, output_fmt="NCHW")
+    by_stride: dict[int, torch.Tensor] = {}
+    for m in maps:
+        by_stride[max(1, round(h / m.shape[-2]))] = m  # later stages win: deepest map of a stride
+    strides = sorted(s for s in by_stride if s >= _MIN_MAP_STRIDE) or sorted(by_stride)
+    return FeatureMaps(tuple(by_stride[s] for s in strides), tuple(strides))
+
+
+# -- building ---------------------------------------------------------------------------------
+
+
+def checkpoint_digest(path: Path) -> str:
+    """A cheap content id: sha1 of the size and the first and last MiB."""
+    size = path.stat().st_size
+    sha = hashlib.sha1(str(size).encode())
+    with path.open("rb") as fh:
+        sha.update(fh.read(_HASH_CHUNK))
+        if size > 2 * _HASH_CHUNK:
+            fh.seek(size - _HASH_CHUNK)
+            sha.update(fh.read())
+    return sha.hexdigest()[:12]
+
+
+def _folder_digest(folder: Path) -> str:
+    """sha1 of the tokenizer/config files of an HF folder (its weights are not used)."""
+    sha = hashlib.sha1()
+    for name in _TOKENIZER_FILES:
+        f = folder / name
+        if f.is_file():
+            sha.update(name.encode())
+            sha.update(f.read_bytes())
+    return sha.hexdigest()[:12]
+
+
+def _force_hf_offline() -> None:
+    """Hugging Face offline mode, also when huggingface_hub was imported earlier."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    constants = sys.modules.get("huggingface_hub.constants")
+    if constants is not None:
+        constants.HF_HUB_OFFLINE = True  # read once at import time
+
+
+def _resolve_arch(model_name: str) -> tuple[str, dict[str, Any]]:
+    """Architecture name and a copy of its open_clip model config."""
+    import open_clip
+
+    if not model_name:
+        raise TrunkError("the openclip trunk needs an architecture name (TrunkConfig.model_name)")
+    if model_name.endswith(".json"):
+        path = Path(model_name).expanduser()
+        if not path.is_file():
+            raise TrunkError(f"open_clip model config {path} not found")
+        open_clip.add_model_config(path.resolve())
+        model_name = path.stem
+    elif ":" in model_name:
+        raise TrunkError(
+            f"open_clip model name {model_name!r}: 'hf-hub:'/'local-dir:' sources are not supported; "
+            "give an architecture name and a local checkpoint file"
+        )
+    cfg = open_clip.get_model_config(model_name)
+    if cfg is None:
+        raise TrunkError(
+            f"unknown open_clip architecture {model_name!r} "
+            f"(see open_clip.list_models(), or pass the path of a model-config .json)"
+        )
+    return model_name, cfg
+
+
+def _tag_preprocess(arch: str) -> dict[str, Any]:
+    """Image normalisation of ``arch``'s published checkpoints, when they all agree.
+
+    A checkpoint loaded from a file carries no preprocessing config (open_clip
+    only knows it for pretrained tags, and defaults to OpenAI's otherwise); the
+    weights for one architecture were practically always trained with one
+    normalisation, so take it from the tags' configs.
+    """
+    from open_clip.pretrained import get_pretrained_cfg, list_pretrained_tags_by_model
+
+    seen = set()
+    for tag in list_pretrained_tags_by_model(arch):
+        cfg = get_pretrained_cfg(arch, tag)
+        seen.add((tuple(cfg.get("mean", ())), tuple(cfg.get("std", ())), cfg.get("interpolation")))
+    if len(seen) == 1:
+        mean, std, interpolation = seen.pop()
+        return {"image_mean": mean or None, "image_std": std or None, "image_interpolation": interpolation}
+    if seen:
+        log.warning("open_clip %s checkpoints use different image normalisations; using open_clip's default", arch)
+    return {}
+
+
+def _image_side(visual: nn.Module, preprocess_cfg: Mapping[str, Any]) -> int:
+    size = getattr(visual, "image_size", None) or preprocess_cfg.get("size")
+    if isinstance(size, (tuple, list)):
+        if len(set(size)) != 1:
+            raise TrunkError(f"non-square image size {tuple(size)} is not supported by the trunk interface")
+        size = size[0]
+    return int(size)
+
+
+def build_openclip_backend(config: TrunkConfig) -> nn.Module:
+    """Build an ``OpenClipBackend`` from local files only (see the module doc)."""
+    _force_hf_offline()
+    import open_clip
+    from open_clip.tokenizer import HFTokenizer, SimpleTokenizer
+
+    start = time.perf_counter()
+    arch, model_cfg = _resolve_arch(config.model_name)
+    if not config.pretrained:
+        raise TrunkError(f"the openclip trunk {arch!r} needs a local checkpoint file (TrunkConfig.pretrained)")
+    checkpoint = Path(config.pretrained).expanduser().resolve()
+    if not checkpoint.is_file():
+        raise TrunkError(f"open_clip checkpoint {checkpoint} not found")
+
+    text_cfg = dict(model_cfg.get("text_cfg", {}))
+    hf_names = {k: text_cfg[k] for k in ("hf_model_name", "hf_tokenizer_name") if text_cfg.get(k)}
+    model_kwargs: dict[str, Any] = {}
+    hf_dir: Path | None = None
+    if hf_names:
+        if not config.text_tower_dir:
+            raise TrunkError(
+                f"open_clip architecture {arch!r} uses the Hugging Face text tower/tokenizer "
+                f"{sorted(set(hf_names.values()))}; it needs a local folder with its config and tokenizer "
+                "files (TrunkConfig.text_tower_dir, or openclip:ARCH:CHECKPOINT:HF_TEXT_DIR); "
+                "nothing is downloaded"
+            )
+        hf_dir = Path(config.text_tower_dir).expanduser().resolve()
+        if not hf_dir.is_dir():
+            raise TrunkError(f"Hugging Face text tower folder {hf_dir} not found")
+        if "hf_model_name" in hf_names:
+            if not (hf_dir / "config.json").is_file():
+                raise TrunkError(f"{hf_dir} has no config.json for the {hf_names['hf_model_name']!r} text tower")
+            # the whole text_cfg is replaced by this kwarg, so it must carry every key;
+            # the tower's weights come from the CLIP checkpoint, never from the Hub
+            model_kwargs["text_cfg"] = {
+                **text_cfg,
+                "hf_model_name": str(hf_dir),
+                "hf_tokenizer_name": str(hf_dir),
+                "hf_model_pretrained": False,
+            }
+
+    try:
+        model, _, preprocess = open_clip.create_model_and_transforms(
+            arch,
+            pretrained=str(checkpoint),
+            device=config.device,
+            image_resize_mode="squash",
+            **_tag_preprocess(arch),
+            pretrained_image=False,
+            pretrained_text=False,
+            **model_kwargs,
+        )
+    except (RuntimeError, ValueError, KeyError, OSError) as exc:
+        raise TrunkError(f"cannot build open_clip {arch!r} from {checkpoint}: {exc}") from exc
+
+    context_length = text_cfg.get("context_length", open_clip.tokenizer.DEFAULT_CONTEXT_LENGTH)
+    eot_id: int | None = None
+    if hf_dir is not None:
+        # open_clip.get_tokenizer would ask the Hub for hf_tokenizer_name; same
+        # construction, from the local folder
+        try:
+            tokenizer = HFTokenizer(
+                str(hf_dir),
+                context_length=context_length,
+                tokenizer_mode=text_cfg.get("tokenizer_mode"),
+                local_files_only=True,
+                **text_cfg.get("tokenizer_kwargs", {}),
+            )
+        except (OSError, ValueError) as exc:
+            raise TrunkError(f"cannot load the tokenizer from {hf_dir}: {exc}") from exc
+        pad_id = tokenizer.tokenizer.pad_token_id
+        if pad_id is None:
+            raise TrunkError(f"the tokenizer in {hf_dir} has no pad token")
+    else:
+        tokenizer = open_clip.get_tokenizer(arch)
+        pad_id = 0  # open_clip's tokenizers pad with zeros
+        if isinstance(tokenizer, SimpleTokenizer):
+            eot_id = tokenizer.eot_token_id
+
+    digest = checkpoint_digest(checkpoint)
+    version = f"openclip:{arch}:{digest}"
+    text_version = f"{version}+tok:{_folder_digest(hf_dir)}" if hf_dir is not None else version
+    backend = OpenClipBackend(
+        model,
+        preprocess,
+        tokenizer,
+        embed_dim=int(model_cfg["embed_dim"]),
+        image_size=_image_side(model.visual, getattr(model.visual, "preprocess_cfg", {})),
+        context_length=int(context_length),
+        pad_id=int(pad_id),
+        eot_id=eot_id,
+        component_versions={"image": version, "text": text_version, "joint": version},
+    )
+    log.info("openclip trunk %s from %s built in %.1fs", arch, checkpoint, time.perf_counter() - start)
+    return backend
