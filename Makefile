@@ -18,6 +18,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q $$(grep -E '^(torch|torchvision)==' requirements.txt)
 	$(PY) -m pip install -q -r requirements.txt -r requirements-dev.txt
+	$(PY) -m core.metrics._legacy_treesitter
 	touch $(STAMP)
 
 run: $(STAMP)
