@@ -1,0 +1,229 @@
+"""The C2C task: Java in, Python in the AVATAR token format out.
+
+Pipeline: ``discover`` reads ``C2C/requests.json`` and cleans every request
+without dropping any (non-strings, empty, huge, ``\\u00a0``: logged);
+``preprocess`` runs the syntax-directed translator (``translate.py``) once per
+style switch and tokenizes the Java statements and differing Python lines with
+``trunk.tokenize``; ``predict`` encodes them with the frozen text tower and the
+selector head (``selector.py``) picks one candidate per program; ``postprocess``
+keeps it, or the default translation when the chosen one would not compile, and
+repairs what still does not compile.
+
+Without a usable head (weights missing) the default style is used and this is
+logged; a request that cannot be translated at all gets a minimal valid program.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from core.errors import InputError
+from core.io import find_request_file, find_task_dir, read_json_object
+from core.task import JsonOutput, Prediction, Sample
+from plugins.c2c.detok import compiles, repair
+from plugins.c2c.selector import Candidates, all_texts, choose, features, make_candidates
+from plugins.c2c.translate import parses_cleanly, translate
+
+if TYPE_CHECKING:
+    import torch
+
+    from core.trunk import TextTokens, Trunk
+
+log = logging.getLogger(__name__)
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+MAX_CHARS = 100_000  # longer requests are cut at a token boundary (AVATAR programs are < 10k)
+MINIMAL_PROGRAM = "def f ( ) : NEW_LINE INDENT pass NEW_LINE DEDENT"
+_ENCODE_CHUNK = 64
+_CACHE_SIZE = 50_000  # embeddings kept across batches (~100 MB at 512-d); cleared when full
+# what a translator bug on odd input can raise; anything else is a real bug and surfaces to the runner
+_TRANSLATION_ERRORS = (RecursionError, ValueError, TypeError, AttributeError, IndexError, KeyError, UnicodeError)
+# whitespace the public data smuggles into tokens; the translator wants plain spaces
+_SPACES = str.maketrans({"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\t": " ", "\r": " ", "\n": " ", "\ufeff": " "})
+
+
+@dataclass(frozen=True, slots=True)
+class C2cSample(Sample):
+    """One request of ``requests.json``."""
+
+    java: str  # cleaned Java tokens; "" when the request was unusable
+
+
+class C2cBatch(NamedTuple):
+    """What ``preprocess`` hands to ``predict``."""
+
+    candidates: list[Candidates | None]  # None: the translator failed on that sample
+    texts: list[str]  # distinct texts the text tower has not encoded yet in this run
+    tokens: list[tuple[list[int], TextTokens]]  # length-sorted chunks: (indices into texts, tokens)
+
+
+class C2cRaw(NamedTuple):
+    """What ``predict`` hands to ``postprocess``."""
+
+    candidates: list[Candidates | None]
+    chosen: list[int]  # index of the chosen candidate (0: default style)
+
+
+def clean_request(key: str, value: Any) -> str:
+    """A request value -> Java tokens on one line; problems logged, never raised."""
+    if not isinstance(value, str):
+        log.warning("C2C request %s is not a string (%s); it gets a minimal program", key, type(value).__name__)
+        return ""
+    text = value.translate(_SPACES)
+    text = "".join(ch for ch in text if ch.isprintable() or ch == " ")
+    if len(text) > MAX_CHARS:
+        log.warning("C2C request %s has %d characters; only the first %d are translated", key, len(text), MAX_CHARS)
+        text = text[:MAX_CHARS].rsplit(" ", 1)[0]
+    text = " ".join(text.split())
+    if not text:
+        log.warning("C2C request %s is empty; it gets a minimal program", key)
+    return text
+
+
+def safe_translate(java: str) -> str:
+    """Best-effort translation that never raises: the minimal program when all else fails."""
+    if not java:
+        return MINIMAL_PROGRAM
+    try:
+        out = translate(java)
+    except _TRANSLATION_ERRORS as exc:
+        log.warning("C2C translation failed (%s: %s); writing a minimal program", type(exc).__name__, exc)
+        return MINIMAL_PROGRAM
+    return finalize(out)
+
+
+def finalize(tokens: str) -> str:
+    """Make an output compile (lines ``compile()`` rejects become ``pass``); never empty."""
+    if not compiles(tokens):
+        tokens = repair(tokens)
+    if not any(t not in ("INDENT", "DEDENT", "NEW_LINE", "pass") for t in tokens.split()):
+        return MINIMAL_PROGRAM
+    return tokens
+
+
+class C2cTask(JsonOutput):
+    """Java -> Python translation (SPEC "C2C")."""
+
+    name = "c2c"
+    version = "1.0"
+    batch_size = 64
+    folder = "C2C"
+    output_name = "prediction_C2C.json"
+
+    def __init__(self, weights_dir: Path = WEIGHTS_DIR) -> None:
+        self.weights_dir = weights_dir
+        self._head: torch.nn.Module | None = None
+        # text -> embedding for this run: lines like `i += 1` recur in many programs
+        self._cache: dict[str, torch.Tensor] = {}
+
+    def setup(self, trunk: Trunk) -> None:
+        """Load the style selector, refusing one trained on another text tower."""
+        self._head = load_selector(trunk, self.weights_dir)
+        self._cache = {}
+
+    def discover(self, input_dir: Path) -> list[Sample]:
+        """Every key of ``requests.json``, cleaned; problems logged, none dropped."""
+        task_dir = find_task_dir(input_dir, self.folder)
+        if task_dir is None:
+            return []
+        request = find_request_file(task_dir, "requests.json")
+        if request is None:
+            if any(task_dir.iterdir()):
+                raise InputError("C2C folder has no requests.json", task_dir)
+            return []
+        entries = read_json_object(request)
+        samples = [C2cSample(key, clean_request(key, value)) for key, value in entries.items()]
+        for sample in samples:
+            if sample.java and not parses_cleanly(sample.java):
+                log.warning("C2C request %s is not valid Java; translating what parses", sample.key)
+        return samples
+
+    def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> C2cBatch:
+        """Translate with every style candidate and tokenize the pieces the selector reads."""
+        cands: list[Candidates | None] = []
+        for sample in samples:
+            java = sample.java if isinstance(sample, C2cSample) else ""
+            if not java:
+                cands.append(None)
+                continue
+            try:
+                cands.append(make_candidates(java))
+            except _TRANSLATION_ERRORS as exc:
+                log.warning("C2C request %s: translator failed (%s: %s)", sample.key, type(exc).__name__, exc)
+                cands.append(None)
+        texts = all_texts([c for c in cands if c is not None]) if self._head is not None else []
+        texts = [t for t in texts if t not in self._cache]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        chunks = []
+        for start in range(0, len(order), _ENCODE_CHUNK):
+            idx = order[start : start + _ENCODE_CHUNK]
+            chunks.append((idx, trunk.tokenize([texts[i] for i in idx])))
+        return C2cBatch(cands, texts, chunks)
+
+    def predict(self, batch: C2cBatch, trunk: Trunk) -> C2cRaw:
+        """Encode the pieces with the text tower and let the head pick each program's candidate."""
+        import torch
+
+        valid = [c for c in batch.candidates if c is not None]
+        if self._head is None or not valid:
+            return C2cRaw(batch.candidates, [0] * len(batch.candidates))
+        emb = torch.zeros(len(batch.texts), trunk.embed_dim)
+        for idx, tokens in batch.tokens:
+            emb[idx] = trunk.encode_texts(tokens).float()
+        if len(self._cache) > _CACHE_SIZE:
+            self._cache.clear()
+        self._cache.update(zip(batch.texts, emb, strict=True))
+        x, mask = features(valid, self._cache, trunk.embed_dim)
+        picks = iter(choose(self._head(x).squeeze(-1), mask))
+        return C2cRaw(batch.candidates, [next(picks) if c is not None else 0 for c in batch.candidates])
+
+    def postprocess(self, raw: C2cRaw, samples: Sequence[Sample]) -> list[Prediction]:
+        """The chosen candidate; the default one when the chosen one does not compile."""
+        out = []
+        for sample, cand, k in zip(samples, raw.candidates, raw.chosen, strict=True):
+            if cand is None:
+                out.append(Prediction(sample.key, safe_translate(sample.java if isinstance(sample, C2cSample) else "")))
+                continue
+            text = cand.texts[k] or cand.default
+            if text != cand.default and not compiles(text):
+                text = cand.default
+            final = finalize(text)
+            if final != text:
+                log.warning("C2C request %s: the translation did not compile and was repaired", sample.key)
+            out.append(Prediction(sample.key, final))
+        return out
+
+    def fallback(self, sample: Sample) -> Prediction:
+        """The default-style translation (no trunk), or a minimal program."""
+        return Prediction(sample.key, safe_translate(sample.java if isinstance(sample, C2cSample) else ""))
+
+
+def load_selector(trunk: Trunk, weights_dir: Path = WEIGHTS_DIR) -> torch.nn.Module | None:
+    """The trained selector head, or None (logged) when no weights ship; raises ``TrunkError`` on a mismatch."""
+    from plugins.c2c.selector import build_head
+
+    card_path, weights_path = weights_dir / "selector.json", weights_dir / "selector.safetensors"
+    if not card_path.is_file() or not weights_path.is_file():
+        log.warning("C2C: no selector weights in %s; translating with the default style", weights_dir)
+        return None
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    trunk.check_compatible(card.get("trunk", {}), what="c2c style selector")
+    if int(card.get("embed_dim", -1)) != trunk.embed_dim:
+        log.warning(
+            "C2C: selector expects %s-d text embeddings, trunk gives %d; default style",
+            card.get("embed_dim"),
+            trunk.embed_dim,
+        )
+        return None
+    from safetensors.torch import load_file
+
+    head = build_head(trunk.embed_dim, int(card.get("hidden", 64)))
+    head.load_state_dict(load_file(str(weights_path)))
+    head.eval()
+    head.requires_grad_(False)
+    return head

@@ -1,0 +1,175 @@
+# ruff: noqa: E501
+"""Translator: exact AVATAR token output on hand-written Java snippets."""
+
+from __future__ import annotations
+
+import pytest
+
+from plugins.c2c.detok import compiles
+from plugins.c2c.translate import Style, style_variants, translate
+
+CASES = [
+    (
+        "gcd",
+        "static int gcd ( int a , int b ) { if ( a == 0 ) return b ; return gcd ( b % a , a ) ; }",
+        "def gcd ( a , b ) : NEW_LINE INDENT if ( a == 0 ) : NEW_LINE INDENT return b NEW_LINE DEDENT return gcd ( b % a , a ) NEW_LINE DEDENT",
+    ),
+    (
+        "sum_to",
+        "static int sumTo ( int n ) { int s = 0 ; for ( int i = 1 ; i <= n ; i ++ ) s += i ; return s ; }",
+        "def sumTo ( n ) : NEW_LINE INDENT s = 0 NEW_LINE for i in range ( 1 , n + 1 ) : NEW_LINE INDENT s += i NEW_LINE DEDENT return s NEW_LINE DEDENT",
+    ),
+    (
+        "down",
+        'static void down ( int arr [ ] , int n ) { for ( int i = n - 1 ; i >= 0 ; i -- ) System . out . print ( arr [ i ] + " ▁ " ) ; System . out . println ( ) ; }',
+        'def down ( arr , n ) : NEW_LINE INDENT for i in range ( n - 1 , - 1 , - 1 ) : NEW_LINE INDENT print ( arr [ i ] , end = " ▁ " ) NEW_LINE DEDENT print ( ) NEW_LINE DEDENT',
+    ),
+    (
+        "two_vars",
+        "static boolean isPal ( String s ) { for ( int i = 0 , j = s . length ( ) - 1 ; i < j ; i ++ , j -- ) { if ( s . charAt ( i ) != s . charAt ( j ) ) return false ; } return true ; }",
+        "def isPal ( s ) : NEW_LINE INDENT i = 0 NEW_LINE j = len ( s ) - 1 NEW_LINE while ( i < j ) : NEW_LINE INDENT if ( s [ i ] != s [ j ] ) : NEW_LINE INDENT return False NEW_LINE DEDENT i += 1 NEW_LINE j -= 1 NEW_LINE DEDENT return True NEW_LINE DEDENT",
+    ),
+    (
+        "ternary_div",
+        "static int half ( int a , double b ) { int h = a / 2 ; double q = b / 2 ; return h > 0 ? h : - h ; }",
+        "def half ( a , b ) : NEW_LINE INDENT h = a // 2 NEW_LINE q = b / 2 NEW_LINE return h if h > 0 else - h NEW_LINE DEDENT",
+    ),
+    (
+        "chars",
+        "static int code ( String s , int i ) { char c = s . charAt ( i ) ; return c - 'a' + 1 ; }",
+        "def code ( s , i ) : NEW_LINE INDENT c = s [ i ] NEW_LINE return ord ( c ) - ord ( 'a' ) + 1 NEW_LINE DEDENT",
+    ),
+    (
+        "println_concat",
+        'static void show ( int x , int y ) { System . out . println ( " x ▁ = ▁ " + x + " , ▁ y ▁ = ▁ " + y ) ; }',
+        'def show ( x , y ) : NEW_LINE INDENT print ( " x ▁ = ▁ " , x , " , ▁ y ▁ = ▁ " , y ) NEW_LINE DEDENT',
+    ),
+    (
+        "arrays",
+        "static int grid ( int n , int m ) { int [ ] a = new int [ n ] ; boolean seen [ ] = new boolean [ n + 1 ] ; int [ ] [ ] dp = new int [ n ] [ m ] ; int b [ ] = { 1 , 2 , 3 } ; return a . length + dp [ 0 ] . length ; }",
+        "def grid ( n , m ) : NEW_LINE INDENT a = [ 0 ] * n NEW_LINE seen = [ False ] * ( n + 1 ) NEW_LINE dp = [ [ 0 ] * m for i in range ( n ) ] NEW_LINE b = [ 1 , 2 , 3 ] NEW_LINE return len ( a ) + len ( dp [ 0 ] ) NEW_LINE DEDENT",
+    ),
+    (
+        "switch",
+        'static String name ( int d ) { String r ; switch ( d ) { case 1 : case 7 : r = " weekend " ; break ; case 3 : r = " mid " ; break ; default : r = " other " ; } return r ; }',
+        'def name ( d ) : NEW_LINE INDENT if ( d == 1 or d == 7 ) : NEW_LINE INDENT r = " weekend " NEW_LINE DEDENT elif ( d == 3 ) : NEW_LINE INDENT r = " mid " NEW_LINE DEDENT else : NEW_LINE INDENT r = " other " NEW_LINE DEDENT return r NEW_LINE DEDENT',
+    ),
+    (
+        "do_while",
+        "static int digits ( int n ) { int c = 0 ; do { c ++ ; n /= 10 ; } while ( n > 0 ) ; return c ; }",
+        "def digits ( n ) : NEW_LINE INDENT c = 0 NEW_LINE while ( True ) : NEW_LINE INDENT c += 1 NEW_LINE n //= 10 NEW_LINE if not ( n > 0 ) : NEW_LINE INDENT break NEW_LINE DEDENT DEDENT return c NEW_LINE DEDENT",
+    ),
+    (
+        "map",
+        "static int freq ( int arr [ ] , int n ) { HashMap < Integer , Integer > mp = new HashMap < > ( ) ; for ( int i = 0 ; i < n ; i ++ ) { if ( mp . containsKey ( arr [ i ] ) ) mp . put ( arr [ i ] , mp . get ( arr [ i ] ) + 1 ) ; else mp . put ( arr [ i ] , 1 ) ; } return mp . size ( ) ; }",
+        "def freq ( arr , n ) : NEW_LINE INDENT mp = { } NEW_LINE for i in range ( n ) : NEW_LINE INDENT if ( arr [ i ] in mp ) : NEW_LINE INDENT mp [ arr [ i ] ] = mp [ arr [ i ] ] + 1 NEW_LINE DEDENT else : NEW_LINE INDENT mp [ arr [ i ] ] = 1 NEW_LINE DEDENT DEDENT return len ( mp ) NEW_LINE DEDENT",
+    ),
+    (
+        "math_list",
+        "static double f ( ArrayList < Integer > v ) { v . add ( 3 ) ; Collections . sort ( v ) ; return Math . sqrt ( Math . max ( v . get ( 0 ) , Integer . MAX_VALUE ) ) ; }",
+        "def f ( v ) : NEW_LINE INDENT v . append ( 3 ) NEW_LINE v . sort ( ) NEW_LINE return math . sqrt ( max ( v [ 0 ] , sys . maxsize ) ) NEW_LINE DEDENT",
+    ),
+    (
+        "main",
+        "class GFG { static int sq ( int x ) { return x * x ; } public static void main ( String [ ] args ) { int n = 4 ; System . out . println ( sq ( n ) ) ; } }",
+        'def sq ( x ) : NEW_LINE INDENT return x * x NEW_LINE DEDENT if __name__ == " __main__ " : NEW_LINE INDENT n = 4 NEW_LINE print ( sq ( n ) ) NEW_LINE DEDENT',
+    ),
+    (
+        "while_continue",
+        "static int odd ( int n ) { int c = 0 ; for ( int i = 0 ; i < n ; i ++ ) { if ( i % 2 == 0 ) continue ; c += i ; i += 0 ; } return c ; }",
+        "def odd ( n ) : NEW_LINE INDENT c = 0 NEW_LINE i = 0 NEW_LINE while ( i < n ) : NEW_LINE INDENT if ( i % 2 == 0 ) : NEW_LINE INDENT i += 1 NEW_LINE continue NEW_LINE DEDENT c += i NEW_LINE i += 0 NEW_LINE i += 1 NEW_LINE DEDENT return c NEW_LINE DEDENT",
+    ),
+    (
+        "field",
+        "static int MAX = 100 ; static int lim ( ) { return MAX ; }",
+        "MAX = 100 NEW_LINE def lim ( ) : NEW_LINE INDENT return MAX NEW_LINE DEDENT",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "java", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_translation_is_exact(name: str, java: str, expected: str) -> None:
+    out = translate(java)
+    assert out == expected
+    assert compiles(out)
+
+
+def test_style_switches_change_only_their_construct() -> None:
+    java = CASES[1][1]  # sumTo: a counting loop and a `+=`
+    styled = translate(java, Style(semicolons=True, cond_parens=False, range_zero=True))
+    assert styled == (
+        "def sumTo ( n ) : NEW_LINE INDENT s = 0 ; NEW_LINE for i in range ( 1 , n + 1 ) : NEW_LINE "
+        "INDENT s += i ; NEW_LINE DEDENT return s ; NEW_LINE DEDENT"
+    )
+    assert translate(CASES[0][1], Style(cond_parens=False)) == (
+        "def gcd ( a , b ) : NEW_LINE INDENT if a == 0 : NEW_LINE INDENT return b NEW_LINE DEDENT "
+        "return gcd ( b % a , a ) NEW_LINE DEDENT"
+    )
+
+
+def test_integer_division_styles() -> None:
+    java = "static int half ( int a , double b ) { int h = a / 2 ; double q = b / 2 ; return h ; }"
+    assert "h = a // 2 NEW_LINE q = b / 2" in translate(java)
+    assert "h = int ( a / 2 ) NEW_LINE q = b / 2" in translate(java, Style(int_cast_div=True))
+
+
+def test_array_styles() -> None:
+    java = "static void g ( int n , int m ) { int [ ] [ ] dp = new int [ n ] [ m ] ; }"
+    assert (
+        translate(java) == "def g ( n , m ) : NEW_LINE INDENT dp = [ [ 0 ] * m for i in range ( n ) ] NEW_LINE DEDENT"
+    )
+    assert translate(java, Style(comp_array=True)) == (
+        "def g ( n , m ) : NEW_LINE INDENT dp = [ [ 0 for j in range ( m ) ] for i in range ( n ) ] NEW_LINE DEDENT"
+    )
+
+
+def test_increment_styles() -> None:
+    java = "static void g ( int n ) { n ++ ; -- n ; }"
+    assert translate(java) == "def g ( n ) : NEW_LINE INDENT n += 1 NEW_LINE n -= 1 NEW_LINE DEDENT"
+    assert translate(java, Style(expand_incr=True)) == (
+        "def g ( n ) : NEW_LINE INDENT n = n + 1 NEW_LINE n = n - 1 NEW_LINE DEDENT"
+    )
+
+
+def test_every_variant_flips_one_switch() -> None:
+    variants = style_variants()
+    assert set(variants) == set(Style.__dataclass_fields__)
+    for name, style in variants.items():
+        assert getattr(style, name) != getattr(Style(), name)
+
+
+def test_empty_method_body_gets_pass() -> None:
+    assert translate("static void nop ( ) { }") == "def nop ( ) : NEW_LINE INDENT pass NEW_LINE DEDENT"
+
+
+def test_postfix_increment_inside_an_expression_follows_the_statement() -> None:
+    out = translate("static void g ( int a [ ] , int i ) { a [ i ++ ] = 5 ; }")
+    assert out == "def g ( a , i ) : NEW_LINE INDENT a [ i ] = 5 NEW_LINE i += 1 NEW_LINE DEDENT"
+
+
+def test_side_effect_in_a_loop_header_runs_inside_the_loop() -> None:
+    out = translate("static int g ( int k ) { int s = 0 ; while ( k -- > 0 ) { s += k ; } return s ; }")
+    assert out == (
+        "def g ( k ) : NEW_LINE INDENT s = 0 NEW_LINE while ( k > 0 ) : NEW_LINE INDENT k -= 1 NEW_LINE "
+        "s += k NEW_LINE DEDENT return s NEW_LINE DEDENT"
+    )
+    assert compiles(out)
+
+
+def test_decision_sites_can_be_overridden_one_by_one() -> None:
+    from plugins.c2c.translate import translate_with_sites
+
+    java = "static int f ( int a , int b ) { int mid = ( a + b ) / 2 ; a /= 3 ; return mid / b ; }"
+    out, sites = translate_with_sites(java)
+    assert out == (
+        "def f ( a , b ) : NEW_LINE INDENT mid = ( a + b ) // 2 NEW_LINE a //= 3 NEW_LINE return mid // b NEW_LINE DEDENT"
+    )
+    assert [(s.index, s.kind, s.java, s.default) for s in sites] == [
+        (0, "div", "int mid = ( a + b ) / 2 ;", "floor"),
+        (1, "div", "a /= 3 ;", "floor"),
+        (2, "div", "return mid / b ;", "floor"),
+    ]
+    assert translate(java, choices={0: "true", 1: "cast"}) == (
+        "def f ( a , b ) : NEW_LINE INDENT mid = ( a + b ) / 2 NEW_LINE a = int ( a / 3 ) NEW_LINE "
+        "return mid // b NEW_LINE DEDENT"
+    )
