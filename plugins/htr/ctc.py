@@ -1,0 +1,77 @@
+"""CTC decoding in numpy: greedy (best path) and prefix beam search.
+
+A small exact prefix beam search is used instead of pyctcdecode: with no
+language model the two give the same best string, but this one works on plain
+label ids (pyctcdecode treats the space label as a word separator and wants
+string labels), returns every prefix's total probability for rescoring, and is
+a few dozen lines that tests can check on hand-made matrices. ``ctcdecode``
+cannot be built offline.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numpy as np
+
+BLANK = 0
+NEG_INF = -math.inf
+
+
+def greedy_decode(log_probs: np.ndarray, blank: int = BLANK) -> list[int]:
+    """Best path: argmax per frame, merge repeats, drop blanks. ``log_probs`` is ``[T, C]``."""
+    best = np.asarray(log_probs).argmax(axis=-1)
+    out: list[int] = []
+    prev = blank
+    for label in best.tolist():
+        if label != blank and label != prev:
+            out.append(label)
+        prev = label
+    return out
+
+
+def _logsumexp(a: float, b: float) -> float:
+    if a == NEG_INF:
+        return b
+    if b == NEG_INF:
+        return a
+    hi, lo = (a, b) if a > b else (b, a)
+    return hi + math.log1p(math.exp(lo - hi))
+
+
+def prefix_beam_search(
+    log_probs: np.ndarray, beam_width: int = 8, blank: int = BLANK, prune: float = -10.0, top_k: int = 6
+) -> list[tuple[tuple[int, ...], float]]:
+    """CTC prefix beam search over ``[T, C]`` log-probabilities.
+
+    Returns up to ``beam_width`` ``(label ids, log P(prefix))`` pairs, best
+    first, where ``P(prefix)`` sums over every alignment that collapses to it
+    (ending in a blank or not). Labels whose frame log-probability is below
+    ``prune``, or outside the frame's ``top_k``, are not extended: that keeps
+    the search at a few milliseconds per word.
+    """
+    lp = np.asarray(log_probs, dtype=np.float64)
+    # prefix -> (log P ending in blank, log P ending in its last label)
+    beams: dict[tuple[int, ...], tuple[float, float]] = {(): (0.0, NEG_INF)}
+    for t in range(lp.shape[0]):
+        frame = lp[t]
+        top = np.argpartition(-frame, top_k)[:top_k] if top_k < len(frame) else np.arange(len(frame))
+        candidates = [c for c in top.tolist() if c != blank and frame[c] >= prune]
+        nxt: dict[tuple[int, ...], list[float]] = defaultdict(lambda: [NEG_INF, NEG_INF])
+        for prefix, (pb, pnb) in beams.items():
+            total = _logsumexp(pb, pnb)
+            entry = nxt[prefix]
+            entry[0] = _logsumexp(entry[0], total + frame[blank])
+            if prefix:
+                entry[1] = _logsumexp(entry[1], pnb + frame[prefix[-1]])
+            for c in candidates:
+                ext = nxt[prefix + (c,)]
+                # A repeated label needs a blank in between to count twice.
+                source = pb if prefix and prefix[-1] == c else total
+                ext[1] = _logsumexp(ext[1], source + frame[c])
+        ranked = sorted(nxt.items(), key=lambda kv: _logsumexp(*kv[1]), reverse=True)[:beam_width]
+        beams = {k: (v[0], v[1]) for k, v in ranked}
+    result = [(k, score) for k, v in beams.items() if (score := _logsumexp(*v)) > NEG_INF]
+    result.sort(key=lambda kv: kv[1], reverse=True)
+    return result

@@ -1,0 +1,77 @@
+"""Word image -> fixed-size trunk input, shared by training and inference.
+
+A crop is scaled to ``HEIGHT`` pixels keeping its aspect ratio, squeezed
+horizontally only when wider than ``WIDTH``, and padded on the right with
+black, which is also the colour the challenge's crops have outside the word
+polygon. One fixed size keeps training and inference identical and lets the
+runner batch freely; ``WIDTH / 8 = 32`` CTC frames are enough for words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import torch
+    from PIL import Image
+
+    from core.trunk import Trunk
+
+HEIGHT = 64
+WIDTH = 256
+# Tall crops are words written (or photographed) sideways; near-square ones may be.
+TALL_RATIO = 1.3
+SQUARE_RATIO = 0.77
+
+
+def fit_word(image: Image.Image, height: int = HEIGHT, width: int = WIDTH) -> np.ndarray:
+    """RGB crop -> ``[height, width, 3]`` uint8, scaled to ``height``, left-aligned, black-padded."""
+    from PIL import Image as PILImage
+
+    w, h = image.size
+    new_w = max(1, min(width, round(w * height / max(h, 1))))
+    resized = image.convert("RGB").resize((new_w, height), PILImage.Resampling.BILINEAR)
+    out = np.zeros((height, width, 3), np.uint8)
+    out[:, :new_w] = np.asarray(resized)
+    return out
+
+
+def orientations(size: tuple[int, int]) -> tuple[int, ...]:
+    """Rotations (degrees counter-clockwise, PIL convention) worth reading for a crop of ``size``.
+
+    Wide crops are read as they are; tall ones sideways both ways; near-square
+    ones all three ways, and the head's upright score picks the reading.
+    """
+    w, h = size
+    if h > TALL_RATIO * w:
+        return (90, 270)
+    if h >= SQUARE_RATIO * w:
+        return (0, 90, 270)
+    return (0,)
+
+
+def pixel_affine(trunk: Trunk) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel ``scale, shift`` with ``trunk.image_transform(x) == x / 255 * scale + shift``.
+
+    Read off the trunk's own transform on a black and a white image, so the
+    word tensors are normalised exactly like the trunk's inputs whatever the
+    backend, without a private copy of its constants.
+    """
+    from PIL import Image as PILImage
+
+    black = trunk.image_transform(PILImage.new("RGB", (32, 32), (0, 0, 0))).mean(dim=(1, 2)).numpy()
+    white = trunk.image_transform(PILImage.new("RGB", (32, 32), (255, 255, 255))).mean(dim=(1, 2)).numpy()
+    return (white - black).astype(np.float32), black.astype(np.float32)
+
+
+def to_pixels(words: Sequence[np.ndarray], affine: tuple[np.ndarray, np.ndarray]) -> torch.Tensor:
+    """Stack ``[H, W, 3]`` uint8 words into a normalised ``[B, 3, H, W]`` float tensor."""
+    import torch
+
+    scale, shift = affine
+    arr = np.stack(words).astype(np.float32) * (1.0 / 255.0)
+    arr = arr * scale[None, None, None, :] + shift[None, None, None, :]
+    return torch.from_numpy(np.ascontiguousarray(arr.transpose(0, 3, 1, 2)))

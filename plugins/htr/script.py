@@ -1,0 +1,102 @@
+"""One script per word: map Cyrillic/Latin look-alikes onto the word's majority script.
+
+A character-level recognizer trained on both alphabets often mixes them inside
+one word ("рlace", "кнuга"): many letters look the same in print (а/a, р/p) or
+in handwriting (cursive и/u, т/m, п/n, д/g). Real words are written in one
+script, so look-alikes are moved to the script that the word's unambiguous
+letters vote for.
+"""
+
+from __future__ import annotations
+
+# Cyrillic -> Latin look-alikes (print and cursive handwriting).
+_CYR_TO_LAT = {
+    "а": "a",
+    "в": "b",
+    "е": "e",
+    "ё": "e",
+    "к": "k",
+    "м": "m",
+    "н": "h",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "т": "m",
+    "у": "y",
+    "х": "x",
+    "и": "u",
+    "п": "n",
+    "д": "g",
+    "ь": "b",
+    "г": "r",
+    "А": "A",
+    "В": "B",
+    "Е": "E",
+    "К": "K",
+    "М": "M",
+    "Н": "H",
+    "О": "O",
+    "Р": "P",
+    "С": "C",
+    "Т": "T",
+    "У": "Y",
+    "Х": "X",
+    "З": "3",
+    "П": "N",
+    "И": "U",
+}
+# Latin -> Cyrillic: the inverse, with the first (most common) reading of each Latin letter.
+_LAT_TO_CYR = {
+    "a": "а",
+    "b": "в",
+    "e": "е",
+    "k": "к",
+    "m": "т",
+    "h": "н",
+    "o": "о",
+    "p": "р",
+    "c": "с",
+    "y": "у",
+    "x": "х",
+    "u": "и",
+    "n": "п",
+    "g": "д",
+    "r": "г",
+    "A": "А",
+    "B": "В",
+    "E": "Е",
+    "K": "К",
+    "M": "М",
+    "H": "Н",
+    "O": "О",
+    "P": "Р",
+    "C": "С",
+    "T": "Т",
+    "Y": "У",
+    "X": "Х",
+    "N": "П",
+    "U": "И",
+}
+
+
+def _is_cyr(ch: str) -> bool:
+    return "\u0400" <= ch <= "\u04ff"
+
+
+def _is_lat(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha()
+
+
+def harmonize_script(text: str) -> str:
+    """Rewrite look-alike letters into the script most letters of ``text`` use.
+
+    Letters without a look-alike vote with weight 2, look-alikes with 1; a tie
+    leaves the text as it is.
+    """
+    cyr = sum((1 if ch in _CYR_TO_LAT else 2) for ch in text if _is_cyr(ch))
+    lat = sum((1 if ch in _LAT_TO_CYR else 2) for ch in text if _is_lat(ch))
+    if cyr == 0 or lat == 0 or cyr == lat:
+        return text
+    if cyr > lat:
+        return "".join(_LAT_TO_CYR.get(ch, ch) for ch in text)
+    return "".join(_CYR_TO_LAT.get(ch, ch) for ch in text)

@@ -1,0 +1,206 @@
+"""HTR: one handwritten Russian or English word per image -> its text.
+
+Pipeline: each crop is fitted to 64 x 256 (``preprocess.fit_word``); sideways
+candidates are added for tall and near-square crops; the frozen trunk gives
+stride-8/16 maps; the CTC head (``model.HtrHead``, trained by
+``python -m plugins.htr.train`` on rendered words) gives per-frame
+log-probabilities and an "upright" score; the upright-most reading of each crop
+is decoded with a prefix beam search (``ctc.prefix_beam_search``) and its
+Cyrillic/Latin look-alikes are moved to the word's majority script
+(``script.harmonize_script``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from core.errors import InputError, PluginError
+from core.task import JsonOutput, Prediction, Sample
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
+
+    from core.trunk import Trunk
+    from plugins.htr.lexicon import Lexicon
+
+log = logging.getLogger(__name__)
+
+WEIGHTS_DIR = Path(__file__).parent / "weights"
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".gif")
+BEAM_WIDTH = 8
+LEXICON_WEIGHT = 2.0  # nats for the most frequent words; 0 turns the word prior off
+
+
+@dataclass(frozen=True, slots=True)
+class HtrSample(Sample):
+    path: Path  # the word image; may turn out unreadable (then the answer is "")
+
+
+class HtrBatch(NamedTuple):
+    pixels: torch.Tensor  # [N, 3, 64, 256] normalised; N >= number of readable samples
+    owner: tuple[int, ...]  # per row: index of its sample in the batch
+    rotation: tuple[int, ...]  # per row: degrees counter-clockwise applied before fitting
+
+
+class HtrRaw(NamedTuple):
+    log_probs: np.ndarray  # [N, T, C] per candidate row
+    upright: np.ndarray  # [N] upright logits
+    owner: tuple[int, ...]
+    rotation: tuple[int, ...]
+
+
+class HtrTask(JsonOutput):
+    """The HTR task plugin."""
+
+    name = "htr"
+    version = "1.0"
+    batch_size = 64
+    folder = "HTR"
+    output_name = "prediction_HTR.json"
+
+    def __init__(self, weights_dir: Path | None = None, *, lexicon_weight: float = LEXICON_WEIGHT) -> None:
+        self.weights_dir = Path(weights_dir) if weights_dir is not None else WEIGHTS_DIR
+        self.lexicon_weight = lexicon_weight
+        self._lexicon: Lexicon | None = None
+        self._head: Any = None
+        self._affine: Any = None
+        self._trunk_id: int | None = None
+
+    # -- set-up -------------------------------------------------------------------
+    def setup(self, trunk: Trunk) -> None:
+        """Load the head for this trunk (refusing one made for another image tower)."""
+        if self._head is not None and self._trunk_id == id(trunk):
+            return
+        from safetensors.torch import load_file
+
+        from plugins.htr.model import HtrHead
+        from plugins.htr.preprocess import pixel_affine
+
+        card_path = self.weights_dir / "htr_head.json"
+        weights_path = self.weights_dir / "htr_head.safetensors"
+        if not card_path.is_file() or not weights_path.is_file():
+            raise PluginError(f"HTR head weights missing in {self.weights_dir}; run python -m plugins.htr.train")
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+        trunk.check_compatible(card["trunk"], what="htr head")
+        head = HtrHead(**card["config"])
+        state = {k: v.float() if v.is_floating_point() else v for k, v in load_file(str(weights_path)).items()}
+        head.load_state_dict(state)
+        head.eval()
+        head.requires_grad_(False)
+        self._head = head
+        self._affine = pixel_affine(trunk)
+        self._trunk_id = id(trunk)
+        if self.lexicon_weight > 0:
+            from plugins.htr.lexicon import Lexicon
+
+            self._lexicon = Lexicon(self.lexicon_weight)
+            self._lexicon.prior("the") + self._lexicon.prior("и")  # load both frequency tables now
+
+    # -- stages -------------------------------------------------------------------
+    def discover(self, input_dir: Path) -> list[Sample]:
+        """Every image file under ``HTR/images`` (or directly under ``HTR``), keyed by file name."""
+        from core.io import find_task_dir
+
+        task_dir = find_task_dir(Path(input_dir), self.folder)
+        if task_dir is None:
+            return []
+        image_dir = task_dir / "images" if (task_dir / "images").is_dir() else task_dir
+        files = [p for p in image_dir.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES]
+        samples: list[Sample] = []
+        for path in sorted(files, key=_numeric_first):
+            try:
+                if path.stat().st_size == 0:
+                    log.warning("htr: %s is empty; it will get the empty answer", path)
+            except OSError as exc:
+                log.warning("htr: cannot stat %s: %s", path, exc)
+            samples.append(HtrSample(path.name, path))
+        return samples
+
+    def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> HtrBatch:
+        """Load, orient and fit each crop; unreadable images get no row (answer "")."""
+        from core.io import load_image
+        from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, orientations, to_pixels
+
+        if self._affine is None:
+            self.setup(trunk)
+        words, owner, rotation = [], [], []
+        for i, sample in enumerate(samples):
+            if not isinstance(sample, HtrSample):
+                raise PluginError(f"htr got a foreign sample {sample!r}")
+            try:
+                image = load_image(sample.path)
+            except InputError as exc:
+                log.warning("htr: %s; answering the empty string", exc)
+                continue
+            for angle in orientations(image.size):
+                view = image.rotate(angle, expand=True) if angle else image
+                words.append(fit_word(view))
+                owner.append(i)
+                rotation.append(angle)
+        if not words:
+            import numpy as np
+
+            words = [np.zeros((HEIGHT, WIDTH, 3), np.uint8)]
+            owner, rotation = [-1], [0]  # a dummy row keeps tensor shapes valid; no sample owns it
+        return HtrBatch(to_pixels(words, self._affine), tuple(owner), tuple(rotation))
+
+    def predict(self, batch: HtrBatch, trunk: Trunk) -> HtrRaw:
+        """Trunk maps -> head log-probabilities and upright scores for every candidate row."""
+        maps = trunk.image_feature_maps(batch.pixels).maps
+        out = self._head(maps[0], maps[1])
+        return HtrRaw(
+            out.log_probs.float().cpu().numpy(), out.upright.float().cpu().numpy(), batch.owner, batch.rotation
+        )
+
+    def postprocess(self, raw: HtrRaw, samples: Sequence[Sample]) -> list[Prediction]:
+        """Per sample: the upright-most candidate, decoded by prefix beam search."""
+        texts = pick_readings(raw.log_probs, raw.upright, raw.owner, len(samples), self._lexicon)
+        return [Prediction(s.key, t) for s, t in zip(samples, texts, strict=True)]
+
+    def fallback(self, sample: Sample) -> Prediction:
+        return Prediction(sample.key, "")
+
+
+def pick_readings(
+    log_probs: np.ndarray, upright: np.ndarray, owner: Sequence[int], n: int, lexicon: Lexicon | None = None
+) -> list[str]:
+    """Decode the highest-upright candidate row of each of ``n`` samples ("" when it has none).
+
+    The beam's readings are put into one script each; with a ``lexicon`` the
+    reading with the best image score plus word-frequency prior wins,
+    otherwise the most probable one.
+    """
+    from plugins.htr.charset import decode
+    from plugins.htr.ctc import prefix_beam_search
+    from plugins.htr.script import harmonize_script
+
+    best: dict[int, int] = {}
+    for row, i in enumerate(owner):
+        if i >= 0 and (i not in best or upright[row] > upright[best[i]]):
+            best[i] = row
+    out = []
+    for i in range(n):
+        if i not in best:
+            out.append("")
+            continue
+        readings: dict[str, float] = {}
+        for ids, logp in prefix_beam_search(log_probs[best[i]], BEAM_WIDTH):
+            text = harmonize_script(decode(ids))
+            readings[text] = max(readings.get(text, logp), logp)
+        ranked = sorted(readings.items(), key=lambda kv: kv[1], reverse=True)
+        if lexicon is not None:
+            out.append(lexicon.best(ranked))
+        else:
+            out.append(ranked[0][0] if ranked else "")
+    return out
+
+
+def _numeric_first(path: Path) -> tuple[int, int, str]:
+    stem = path.stem
+    return (0, int(stem), path.name) if stem.isdigit() else (1, 0, path.name)

@@ -1,0 +1,34 @@
+"""Fitting crops to the head's input and orientation candidates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, orientations, pixel_affine, to_pixels
+
+
+def test_fit_keeps_aspect_and_pads_black() -> None:
+    out = fit_word(Image.new("RGB", (100, 50), (255, 255, 255)))
+    assert out.shape == (HEIGHT, WIDTH, 3)
+    assert out[:, :128].min() == 255 and out[:, 128:].max() == 0
+
+
+def test_fit_squeezes_very_wide_and_survives_one_pixel() -> None:
+    assert fit_word(Image.new("RGB", (5000, 20), (9, 9, 9)))[:, -1].max() == 9
+    one = fit_word(Image.new("RGB", (1, 1), (200, 10, 10)))
+    assert one.shape == (HEIGHT, WIDTH, 3) and one[0, 0].tolist() == [200, 10, 10]
+
+
+@pytest.mark.parametrize(("size", "expected"), [((200, 50), (0,)), ((100, 100), (0, 90, 270)), ((40, 120), (90, 270))])
+def test_orientations(size: tuple[int, int], expected: tuple[int, ...]) -> None:
+    assert orientations(size) == expected
+
+
+def test_pixel_affine_matches_trunk_transform(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    affine = pixel_affine(fake_trunk)
+    grey = Image.new("RGB", (WIDTH, HEIGHT), (51, 102, 204))
+    mine = to_pixels([np.asarray(grey)], affine)[0]
+    ref = fake_trunk.image_transform(grey.resize((fake_trunk.image_size,) * 2))
+    assert mine[:, 0, 0].tolist() == pytest.approx(ref[:, 0, 0].tolist(), abs=1e-5)
