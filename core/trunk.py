@@ -200,7 +200,8 @@ class Trunk:
 
     def project_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
         """Region embeddings: ``[N, C]`` means of ``image_feature_maps().maps[-1]`` over
-        regions -> ``[N, embed_dim]`` unit vectors in the joint space.
+        regions, or ``[N, C, h, w]`` region maps (e.g. its ``roi_align``; pooled like the
+        whole map in ``encode_images``: mean, or mean | max) -> ``[N, embed_dim]`` unit vectors.
 
         ``encode_images`` is this applied to the whole map's mean, so region and
         image embeddings are comparable (zsOD scores many boxes from one pass).
@@ -209,6 +210,9 @@ class Trunk:
         project = getattr(self._backend, "project", None)
         if project is None:
             raise TrunkError(f"{type(self._backend).__name__} cannot project pooled region features")
+        if pooled.dim() == 4:  # region maps: pool them as encode_images pools the whole map
+            pool_map = getattr(self._backend, "pool_map", None)
+            pooled = pool_map(pooled) if pool_map is not None else pooled.mean(dim=(2, 3))
         return _l2(self._ablate(project(pooled), pooled))
 
     def text_token_states(self, tokens: TextTokens) -> TokenStates:
