@@ -1,0 +1,254 @@
+"""Turns embeddings into answers: candidate selection by question type, scoring with the head.
+
+Shared by the task (inference) and by ``train.py`` (fitting and held-out
+evaluation). Pure torch on embeddings that the trunk already produced.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from plugins.vqa.answers import Answer, vocabulary
+from plugins.vqa.head import VqaHead, open_features, yesno_features
+from plugins.vqa.normalize import normalize_answer
+from plugins.vqa.question import ParsedQuestion, QType
+
+if TYPE_CHECKING:
+    import torch
+
+YES = {"en": "yes", "ru": "да"}
+NO = {"en": "no", "ru": "нет"}
+
+# Answer shares within a category from VQA v2's published answer statistics (rounded):
+# a counting question is answered "2" most often, a colour question "white".
+_HAND_PRIOR: Mapping[str, float] = {
+    "2": 0.30, "1": 0.20, "3": 0.14, "4": 0.08, "0": 0.06, "5": 0.05, "6": 0.04, "10": 0.02, "7": 0.02,
+    "8": 0.02, "12": 0.01, "9": 0.01,
+    "white": 0.20, "black": 0.12, "blue": 0.10, "red": 0.10, "brown": 0.08, "green": 0.08, "gray": 0.06,
+    "yellow": 0.05, "orange": 0.03, "pink": 0.02, "silver": 0.02, "black and white": 0.03,
+    # Frequent open answers of VQA v2 (its top answers by rank, shares approximate).
+    "tennis": 0.03, "baseball": 0.03, "bathroom": 0.02, "wood": 0.02, "frisbee": 0.015, "pizza": 0.015,
+    "kitchen": 0.015, "cat": 0.012, "skiing": 0.012, "skateboarding": 0.012, "dog": 0.012, "snow": 0.012,
+    "surfing": 0.01, "water": 0.01, "giraffe": 0.01, "grass": 0.01, "kite": 0.01, "elephant": 0.01,
+    "broccoli": 0.009, "man": 0.009, "winter": 0.008, "train": 0.008, "table": 0.008, "horse": 0.008,
+    "banana": 0.008, "umbrella": 0.008, "eating": 0.008, "sheep": 0.007, "bear": 0.007, "phone": 0.007,
+    "street": 0.007, "beach": 0.007, "soccer": 0.007, "sunny": 0.007, "zebra": 0.007, "bus": 0.007,
+    "motorcycle": 0.006, "cake": 0.006, "wine": 0.006, "woman": 0.006, "plate": 0.006, "day": 0.006,
+    "night": 0.005, "metal": 0.005, "plastic": 0.005, "sandwich": 0.005, "airplane": 0.005, "cow": 0.005,
+}  # fmt: skip
+_DEFAULT_SHARE = 0.005
+_PRONOUNS = frozenset(
+    ("i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "his", "its", "their", "my", "your")
+    + ("she's", "he's", "it's", "they're")
+)
+
+# Which vocabulary categories answer which question types (None: every category).
+_TYPE_CATEGORIES: Mapping[QType, tuple[str, ...] | None] = {
+    QType.COUNT: ("count",),
+    QType.COLOR: ("color",),
+    QType.WHERE: ("place", "room"),
+    QType.WHO: ("person", "brand"),
+    QType.WHEN: ("time", "weather"),
+    QType.WHY: None,
+    QType.WHAT: None,
+}
+_CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "city": ("city", "country"),
+    "country": ("country",),
+}
+# Categories that the hand vocabulary covers well enough to answer alone (no learned or
+# ImageNet answers mixed in): "what country" wants a country, not a toilet.
+_STRICT = frozenset({"country", "city", "brand", "sport", "material", "room", "weather", "time"})
+_OPEN_EXCLUDED = ("yesno", "count", "color")  # only asked-for types get these
+_OPEN_POOLS = ("learned", "imagenet")  # uncategorised answers, allowed for every open question
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An answer the scorer can pick, with its texts in both languages."""
+
+    en: str
+    ru: str  # "" when there is no Russian form (answers learned from English data)
+    category: str
+    log_prior: float
+
+
+def build_candidates(head: VqaHead) -> list[Candidate]:
+    """The hand vocabulary plus answers seen in training (English only), with log priors."""
+    counts = head.answer_counts
+    total = sum(counts.values()) or 1
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for a in vocabulary():
+        if a.category == "yesno":
+            continue
+        share = _HAND_PRIOR.get(a.en, _DEFAULT_SHARE) + counts.get(a.en, 0) / total
+        out.append(Candidate(a.en, a.ru, a.category, math.log(share)))
+        seen.add(a.en)
+    for answer, n in sorted(counts.items()):
+        # Answers are short phrases; a sentence-like training answer ("she's wearing coat")
+        # would only ever be right for its own question.
+        if answer not in seen and len(answer.split()) <= 3 and not set(answer.split()) & _PRONOUNS:
+            out.append(Candidate(answer, "", "learned", math.log(_DEFAULT_SHARE + n / total)))
+            seen.add(answer)
+    for name in imagenet_names():
+        if name not in seen:
+            out.append(Candidate(name, "", "imagenet", math.log(_DEFAULT_SHARE / 10)))
+            seen.add(name)
+    return out
+
+
+def imagenet_names() -> list[str]:
+    """The first name of every ImageNet-1k class (timm's bundled table), as the scorer writes it.
+
+    Fine-grained names ("labrador retriever", "seagull"...) answer OK-VQA-style
+    "what kind/breed/type" questions; English only (no Russian table ships).
+    """
+    try:
+        from timm.data import ImageNetInfo
+    except ImportError:  # timm is a runtime requirement; stay usable without it
+        return []
+    info = ImageNetInfo()
+    names = (info.index_to_description(i).split(",")[0].strip() for i in range(info.num_classes()))
+    return [normalize_answer(n, "en") for n in names if n]
+
+
+def candidate_texts(candidates: Sequence[Candidate]) -> tuple[list[str], list[str]]:
+    """Texts to embed: English forms, and Russian forms (English where none)."""
+    return [c.en for c in candidates], [c.ru or c.en for c in candidates]
+
+
+def candidate_mask(parsed: ParsedQuestion, candidates: Sequence[Candidate]) -> list[bool]:
+    """Which candidates may answer ``parsed``: by language, question type and the named category."""
+    allowed = _TYPE_CATEGORIES.get(parsed.qtype)
+    named = _CATEGORY_ALIASES.get(parsed.category, (parsed.category,)) if parsed.category else ()
+    mask = []
+    for c in candidates:
+        ok = parsed.lang != "ru" or bool(c.ru)
+        if allowed is not None:
+            open_ok = c.category in _OPEN_POOLS and parsed.qtype not in (QType.COUNT, QType.COLOR)
+            ok = ok and (c.category in allowed or open_ok)
+        else:
+            ok = ok and c.category not in _OPEN_EXCLUDED
+            if named and named[0] in _STRICT:
+                ok = ok and c.category in named
+            elif named and named[0] not in ("place", "activity"):
+                ok = ok and (c.category in named or c.category in _OPEN_POOLS)
+        mask.append(ok)
+    if not any(mask):
+        mask = [parsed.lang != "ru" or bool(c.ru) for c in candidates]
+    return mask
+
+
+def in_question(parsed: ParsedQuestion, candidates: Sequence[Candidate]) -> list[float]:
+    """1.0 for candidates whose text occurs as words in the question."""
+    words = re.findall(r"[\w'-]+", parsed.text.lower())
+    present = set(words)
+    low = " " + " ".join(words) + " "
+    out = []
+    for c in candidates:
+        text = c.ru if parsed.lang == "ru" and c.ru else c.en
+        first = text.split(" ", 1)[0]
+        out.append(1.0 if first in present and f" {text} " in low else 0.0)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """The embeddings one question needs."""
+
+    image: torch.Tensor  # [R, D] region embeddings, row 0 the whole image (``head.region_pool``)
+    question: torch.Tensor  # [D]
+    subject: torch.Tensor  # [D] (the question itself when there is no subject)
+    choices: torch.Tensor  # [K, D], K = len(parsed.choices)
+
+
+class Answerer:
+    """Answers parsed questions from their embeddings with a ``VqaHead``."""
+
+    def __init__(
+        self, head: VqaHead, candidates: Sequence[Candidate], emb_en: torch.Tensor, emb_ru: torch.Tensor
+    ) -> None:
+        import torch
+
+        self.head = head
+        self.candidates = list(candidates)
+        self.emb = {"en": emb_en, "ru": emb_ru}
+        self.log_prior = torch.tensor([c.log_prior for c in self.candidates])
+        self.reference = emb_en  # the vocabulary a subject is ranked against
+        self._masks: dict[tuple[str, QType, str], torch.Tensor] = {}
+
+    def yesno_logits(self, items: Sequence[Embedded]) -> torch.Tensor:
+        """``[B]`` logits of "yes"."""
+        import torch
+
+        img = torch.stack([e.image for e in items])
+        feats = yesno_features(
+            img, torch.stack([e.question for e in items]), torch.stack([e.subject for e in items]),
+            self.head.mean_image, self.reference,
+        )  # fmt: skip
+        return self.head.yesno_logit(feats)
+
+    def open_scores(self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]) -> torch.Tensor:
+        """``[B, N]`` scores of every candidate, ``-inf`` where a question's mask excludes it.
+
+        All questions must share one language (the candidate texts differ by language).
+        """
+        import torch
+
+        emb = self.emb["ru" if parsed[0].lang == "ru" else "en"]
+        inq = torch.tensor([in_question(p, self.candidates) for p in parsed])
+        img = torch.stack([e.image for e in items])
+        questions = torch.stack([e.question for e in items])
+        scores = self.head.open_scores(open_features(img, questions, emb, self.head.mean_image, self.log_prior, inq))
+        return scores.masked_fill(~torch.stack([self._mask(p) for p in parsed]), float("-inf"))
+
+    def _mask(self, parsed: ParsedQuestion) -> torch.Tensor:
+        import torch
+
+        key = (parsed.lang, parsed.qtype, parsed.category)
+        if key not in self._masks:
+            self._masks[key] = torch.tensor(candidate_mask(parsed, self.candidates))
+        return self._masks[key]
+
+    def answer(self, parsed: ParsedQuestion, item: Embedded) -> str:
+        """The answer, in the question's language and in a form the scorer keeps."""
+        return self.answer_batch([parsed], [item])[0]
+
+    def answer_batch(self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]) -> list[str]:
+        """Answers for many questions at once (yes/no and open questions scored in batches)."""
+        out: list[str] = [""] * len(parsed)
+        yesno = [i for i, p in enumerate(parsed) if p.qtype is QType.YESNO]
+        if yesno:
+            logits = self.yesno_logits([items[i] for i in yesno]).tolist()
+            for i, logit in zip(yesno, logits, strict=True):
+                lang = "ru" if parsed[i].lang == "ru" else "en"
+                out[i] = YES[lang] if logit > 0 else NO[lang]
+        groups: dict[str, list[int]] = {}
+        for i, p in enumerate(parsed):
+            lang = "ru" if p.lang == "ru" else "en"
+            if p.qtype is QType.YESNO:
+                continue
+            if p.qtype is QType.CHOICE and len(p.choices) == items[i].choices.shape[0] > 0:
+                fit = (items[i].choices @ (items[i].image[0] - self.head.mean_image)).tolist()
+                out[i] = normalize_answer(p.choices[max(range(len(fit)), key=fit.__getitem__)], lang)
+            else:
+                groups.setdefault(lang, []).append(i)
+        for lang, idx in groups.items():
+            best = self.open_scores([parsed[i] for i in idx], [items[i] for i in idx]).argmax(-1).tolist()
+            for i, j in zip(idx, best, strict=True):
+                c = self.candidates[j]
+                out[i] = c.ru if lang == "ru" and c.ru else c.en
+        return out
+
+
+def fallback_answer(lang: str | None) -> str:
+    """The answer given when nothing else can be computed: "yes" in the question's language."""
+    return YES.get(lang or "en", "yes")
+
+
+__all__ = ["Answer", "Answerer", "Candidate", "Embedded", "build_candidates", "fallback_answer"]

@@ -1,0 +1,241 @@
+"""The VQA task: one answer per question, in the question's language.
+
+Pipeline: ``discover`` reads ``VQA/questions.json`` (``file_name``, or the
+older ``image_id``) and validates every entry without dropping any;
+``preprocess`` parses the question (language, type, choices, subject) and
+loads only images not seen before; ``predict`` encodes those images once
+(embeddings are cached per image for the whole run, since VQA asks several
+questions per picture) and embeds the question texts; the ``Answerer`` then
+picks yes/no, one of the quoted choices, or the best vocabulary answer.
+
+Bad input never loses a question: a missing or unreadable image is answered
+from the question alone (the image embedding is replaced by the mean image,
+which zeroes every image term of the head), an empty question gets the
+fallback "yes"/"да"; each problem is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from core.errors import InputError
+from core.io import find_request_file, find_task_dir, load_image, read_json_object
+from core.task import JsonOutput, Prediction, Sample
+from plugins.vqa.question import ParsedQuestion, detect_language, parse_question
+
+N_REGIONS = 6  # rows of ``head.region_pool``
+
+if TYPE_CHECKING:
+    import torch
+
+    from core.trunk import Trunk
+    from plugins.vqa.answerer import Answerer
+
+log = logging.getLogger(__name__)
+
+_IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
+
+
+@dataclass(frozen=True, slots=True)
+class VqaSample(Sample):
+    """One question of ``questions.json``."""
+
+    image: Path | None  # None when the entry names no usable image file
+    question: str  # "" when missing, empty or not a string
+    lang: str  # "ru" or "en": the answer's language
+
+
+class VqaBatch(NamedTuple):
+    """What ``preprocess`` hands to ``predict``."""
+
+    parsed: list[ParsedQuestion | None]  # None for an empty question
+    image_keys: list[str | None]  # cache key per sample; None: answer without the image
+    new_keys: list[str]  # images to encode in this batch
+    pixels: torch.Tensor | None  # [len(new_keys), 3, S, S]
+
+
+def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | None:
+    """The image an entry names (``file_name``, or the older ``image_id``), or None, logged."""
+    name = entry.get("file_name")
+    if name is None:
+        name = entry.get("image_id")
+    if name is None or isinstance(name, bool) or not isinstance(name, str | int) or str(name).strip() == "":
+        log.warning("VQA question %s names no image (no file_name/image_id); answering from the question", qid)
+        return None
+    name = str(name).strip()
+    path = images_dir / name
+    if path.suffix.lower() in _IMAGE_SUFFIXES or path.exists():
+        return path
+    # An older image_id may be a bare number: "42" -> "42.jpg" or whatever suffix exists.
+    for suffix in _IMAGE_SUFFIXES:
+        if (images_dir / f"{name}{suffix}").exists():
+            return images_dir / f"{name}{suffix}"
+    return path
+
+
+class VqaTask(JsonOutput):
+    """Visual question answering in Russian and English (SPEC "VQA")."""
+
+    name = "vqa"
+    version = "1.0"
+    batch_size = 64
+    folder = "VQA"
+    output_name = "prediction_VQA.json"
+
+    def __init__(self, head_weights: Path | None = None) -> None:
+        """``head_weights``: a head's safetensors file (its card beside it, same stem, ``.json``);
+        default the shipped one. A missing file means the hand-set head."""
+        self._head_weights = head_weights
+        self._answerer: Answerer | None = None
+        self._image_cache: dict[str, torch.Tensor] = {}  # image path -> joint embedding
+        self._bad_images: set[str] = set()
+
+    def setup(self, trunk: Trunk) -> None:
+        """Load the head (refusing one made for another trunk) and embed the answer vocabulary."""
+        from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts
+        from plugins.vqa.head import load_head
+
+        if self._head_weights is None:
+            head = load_head(trunk)
+        else:
+            head = load_head(trunk, self._head_weights, self._head_weights.with_suffix(".json"))
+        candidates = build_candidates(head)
+        en, ru = candidate_texts(candidates)
+        unique = list(dict.fromkeys(en + ru))
+        emb = _embed_in_chunks(trunk, unique)
+        row = {t: i for i, t in enumerate(unique)}
+        self._answerer = Answerer(head, candidates, emb[[row[t] for t in en]], emb[[row[t] for t in ru]])
+        self._image_cache = {}
+        self._bad_images = set()
+        log.info("VQA: %d candidate answers, head card %s", len(candidates), head.card.get("heldout_accuracy", "none"))
+
+    def discover(self, input_dir: Path) -> list[Sample]:
+        """Every question id of ``questions.json``, validated; problems logged, none dropped."""
+        task_dir = find_task_dir(input_dir, self.folder)
+        if task_dir is None:
+            return []
+        request = find_request_file(task_dir, "questions.json")
+        if request is None:
+            if any(task_dir.iterdir()):
+                raise InputError("VQA folder has no questions.json", task_dir)
+            return []
+        entries = read_json_object(request)
+        images_dir = task_dir / "images"
+        samples: list[Sample] = []
+        for qid, entry in entries.items():
+            if not isinstance(entry, dict):
+                log.warning(
+                    "VQA question %s is not an object (%s); it gets the fallback answer", qid, type(entry).__name__
+                )
+                samples.append(VqaSample(qid, None, "", "en"))
+                continue
+            question = entry.get("question")
+            if not isinstance(question, str) or not question.strip():
+                log.warning("VQA question %s has no usable question text (%r)", qid, question)
+                question = ""
+            lang = detect_language(question) if question else None
+            if question and lang is None:
+                log.warning("VQA question %s: language unknown (%r); answering in English", qid, question)
+            image = _resolve_image(images_dir, entry, qid)
+            if image is not None and not image.is_file():
+                log.warning("VQA question %s: image %s is missing; answering from the question", qid, image)
+            samples.append(VqaSample(qid, image, question.strip(), lang or "en"))
+        return samples
+
+    def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> VqaBatch:
+        """Parse the questions; load and transform the images not encoded before."""
+        import torch
+
+        parsed: list[ParsedQuestion | None] = []
+        keys: list[str | None] = []
+        new: dict[str, torch.Tensor] = {}
+        for s in samples:
+            assert isinstance(s, VqaSample)
+            parsed.append(parse_question(s.question, s.lang) if s.question else None)
+            key = str(s.image) if s.image is not None else None
+            if key is not None and key not in self._image_cache and key not in new and key not in self._bad_images:
+                try:
+                    new[key] = trunk.image_transform(load_image(Path(key)))
+                except InputError as exc:
+                    log.warning("VQA question %s: %s; answering from the question", s.key, exc)
+                    self._bad_images.add(key)
+            keys.append(None if key is None or key in self._bad_images else key)
+        pixels = torch.stack(list(new.values())) if new else None
+        return VqaBatch(parsed, keys, list(new), pixels)
+
+    def predict(self, batch: VqaBatch, trunk: Trunk) -> list[str | None]:
+        """Encode new images, embed the question texts, answer; None where only the fallback fits."""
+        import torch
+
+        from plugins.vqa.answerer import Embedded
+
+        answerer = self._require_answerer()
+        if batch.pixels is not None:
+            for key, emb in zip(batch.new_keys, encode_regions(trunk, batch.pixels), strict=True):
+                self._image_cache[key] = emb.clone()
+        texts = list(
+            dict.fromkeys(t for p in batch.parsed if p is not None for t in (p.text, p.subject or p.text, *p.choices))
+        )
+        emb = _embed_in_chunks(trunk, texts)
+        row = {t: i for i, t in enumerate(texts)}
+        mean = torch.nn.functional.normalize(answerer.head.mean_image, dim=0).expand(N_REGIONS, -1)
+        todo: list[int] = []
+        items = []
+        for i, (p, key) in enumerate(zip(batch.parsed, batch.image_keys, strict=True)):
+            if p is None:
+                continue
+            image = self._image_cache[key] if key is not None else mean
+            choices = emb[[row[c] for c in p.choices]] if p.choices else emb[:0]
+            items.append(Embedded(image, emb[row[p.text]], emb[row[p.subject or p.text]], choices))
+            todo.append(i)
+        answers: list[str | None] = [None] * len(batch.parsed)
+        parsed = [batch.parsed[i] for i in todo]
+        for i, answer in zip(todo, answerer.answer_batch(parsed, items) if items else [], strict=True):  # type: ignore[arg-type]
+            answers[i] = answer
+        return answers
+
+    def postprocess(self, raw: list[str | None], samples: Sequence[Sample]) -> list[Prediction]:
+        """One answer string per question; the fallback where none was computed."""
+        return [self.fallback(s) if a is None else Prediction(s.key, a) for a, s in zip(raw, samples, strict=True)]
+
+    def fallback(self, sample: Sample) -> Prediction:
+        """ "yes" in the question's language ("да" for Russian)."""
+        from plugins.vqa.answerer import fallback_answer
+
+        return Prediction(sample.key, fallback_answer(getattr(sample, "lang", "en")))
+
+    def _require_answerer(self) -> Answerer:
+        if self._answerer is None:
+            raise RuntimeError("VqaTask.setup(trunk) must run before predict")
+        return self._answerer
+
+
+def encode_regions(trunk: Trunk, pixels: torch.Tensor) -> torch.Tensor:
+    """``[B, 3, S, S]`` -> ``[B, R, D]`` joint embeddings of the whole image and its regions.
+
+    One tower pass: the coarsest feature map is pooled over ``head.region_pool``'s
+    regions and projected with ``trunk.project_pooled`` (row 0 equals
+    ``encode_images``). A trunk that cannot project regions gives the whole-image
+    embedding in every row.
+    """
+    from core.errors import TrunkError
+    from plugins.vqa.head import region_pool
+
+    pooled = region_pool(trunk.image_feature_maps(pixels).maps[-1])
+    b, r, c = pooled.shape
+    try:
+        return trunk.project_pooled(pooled.reshape(b * r, c)).reshape(b, r, -1)
+    except TrunkError:
+        return trunk.encode_images(pixels).unsqueeze(1).expand(b, r, -1).clone()
+
+
+def _embed_in_chunks(trunk: Trunk, texts: Sequence[str], size: int = 256) -> torch.Tensor:
+    import torch
+
+    if not texts:
+        return torch.zeros(0, trunk.embed_dim)
+    return torch.cat([trunk.embed_texts(list(texts[i : i + size])) for i in range(0, len(texts), size)])

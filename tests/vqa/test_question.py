@@ -1,0 +1,84 @@
+"""Question analysis: language, type, choices, subject (exact values, both languages)."""
+
+from __future__ import annotations
+
+import pytest
+
+from plugins.vqa.question import QType, detect_language, parse_question, split_choices, yesno_subject
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Где находится вилка?", "ru"),
+        ("Are any of the men blinking?", "en"),
+        ("Это iPhone?", "ru"),
+        ("???", None),
+        ("", None),
+    ],
+)
+def test_detect_language(text: str, lang: str | None) -> None:
+    assert detect_language(text) == lang
+
+
+@pytest.mark.parametrize(
+    ("text", "qtype", "category"),
+    [
+        ("Is this a boat harbor?", QType.YESNO, ""),
+        ("Could this be busy street?", QType.YESNO, ""),
+        ("Эти животные дикие?", QType.YESNO, "animal"),
+        ("Есть ли здесь собака?", QType.YESNO, ""),
+        ("How many dogs are there?", QType.COUNT, ""),
+        ("Сколько людей на фото?", QType.COUNT, ""),
+        ("What color is the bus?", QType.COLOR, "color"),
+        ("Какого цвета автобус?", QType.COLOR, "color"),
+        ("Где находится вилка?", QType.WHERE, "place"),
+        ("Who is holding the umbrella?", QType.WHO, ""),
+        ("Почему автобус должен останавливаться?", QType.WHY, ""),
+        ("When was this type of transportation invented?", QType.WHEN, "vehicle"),
+        ("What sport is this?", QType.WHAT, "sport"),
+        ("Какой инструмент используется для резки?", QType.WHAT, "tool"),
+        ("Как вы думаете, в каком городе была сделана эта фотография?", QType.WHAT, "city"),
+        ("Is this a boy or a girl?", QType.CHOICE, ""),
+        ("Это мальчик или девочка?", QType.CHOICE, ""),
+    ],
+)
+def test_question_types(text: str, qtype: QType, category: str) -> None:
+    parsed = parse_question(text)
+    assert (parsed.qtype, parsed.category) == (qtype, category)
+
+
+def test_answer_language_follows_question() -> None:
+    assert parse_question("Эта птица в гнезде?").lang == "ru"
+    assert parse_question("Is the bird in a nest?").lang == "en"
+    assert parse_question("???").lang == "en"  # no letters: English by default
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "choices"),
+    [
+        ("Is this a boy or a girl?", "en", ("boy", "girl")),
+        ("Is it day or night?", "en", ("day", "night")),
+        ("Which is bigger, the cat or the dog?", "en", ("cat", "dog")),
+        ("Это мальчик или девочка?", "ru", ("мальчик", "девочка")),
+        ("Is this a cat?", "en", ()),
+    ],
+)
+def test_split_choices(text: str, lang: str, choices: tuple[str, ...]) -> None:
+    assert split_choices(text, lang) == choices
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "subject"),
+    [
+        ("Is this a boat harbor?", "en", "boat harbor"),
+        ("Could this be busy street?", "en", "busy street"),
+        ("Are there any windows in this room?", "en", "windows in this room"),
+        ("Are any of the men blinking?", "en", "men blinking"),
+        ("Эта птица в гнезде?", "ru", "птица в гнезде"),
+        ("Есть ли здесь собака?", "ru", "Есть собака"),
+        ("У этой женщины уже есть ее багаж?", "ru", "У женщины есть багаж"),
+    ],
+)
+def test_yesno_subject(text: str, lang: str, subject: str) -> None:
+    assert yesno_subject(text, lang) == subject

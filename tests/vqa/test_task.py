@@ -1,0 +1,121 @@
+"""The VQA task end to end on hand-made fixtures with the fake trunk: conformance and bad input."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.errors import InputError, TrunkError
+from core.task import Prediction
+from core.testing import assert_task_conforms, make_fake_trunk
+from plugins.vqa.task import VqaSample, VqaTask
+
+DATA = Path(__file__).parent / "data"
+NO_HEAD = DATA / "no_head.safetensors"  # absent: the hand-set head, which fits any trunk
+
+
+@pytest.fixture(scope="module")
+def predictions() -> dict[str, str]:
+    preds = assert_task_conforms(VqaTask(NO_HEAD), DATA, make_fake_trunk(seed=0))
+    return {p.key: p.value for p in preds}
+
+
+def test_every_question_gets_a_string_answer(predictions: dict[str, str]) -> None:
+    keys = set(json.loads((DATA / "VQA" / "questions.json").read_text(encoding="utf-8")))
+    assert set(predictions) == keys
+    assert all(isinstance(v, str) and v for v in predictions.values())
+
+
+def test_answers_follow_the_question(predictions: dict[str, str]) -> None:
+    assert predictions["0"] in ("yes", "no")  # English yes/no
+    assert predictions["2"] in {str(n) for n in range(0, 101)}  # counting: digits
+    assert predictions["3"] in ("мяч", "коробка")  # "X или Y": one of the quoted options
+    assert predictions["4"] in ("yes", "no")  # missing image: answered from the question alone
+
+
+def test_bad_entries_get_the_language_fallback(predictions: dict[str, str]) -> None:
+    assert predictions["6"] == "yes"  # empty question
+    assert predictions["7"] == "yes"  # non-string question
+    assert predictions["10"] == "yes"  # entry is not an object
+
+
+def test_discover_keeps_and_logs_every_problem(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="plugins.vqa.task"):
+        samples = {s.key: s for s in VqaTask().discover(DATA)}
+    assert len(samples) == 11
+    s2, s3, s8 = samples["2"], samples["3"], samples["8"]
+    assert isinstance(s2, VqaSample) and s2.image == DATA / "VQA" / "images" / "0.jpg"  # older "image_id" key
+    assert isinstance(s3, VqaSample) and s3.image == DATA / "VQA" / "images" / "1.png" and s3.lang == "ru"
+    assert isinstance(s8, VqaSample) and s8.image is None
+    text = caplog.text
+    for needle in (
+        "missing.jpg is missing",
+        "no usable question text",
+        "names no image",
+        "language unknown",
+        "not an object",
+    ):
+        assert needle in text
+
+
+def test_unreadable_image_is_logged_and_answered(caplog: pytest.LogCaptureFixture) -> None:
+    task = VqaTask(NO_HEAD)
+    trunk = make_fake_trunk()
+    task.setup(trunk)
+    sample = VqaSample("5", DATA / "VQA" / "images" / "broken.jpg", "Что это?", "ru")
+    with caplog.at_level(logging.WARNING, logger="plugins.vqa.task"):
+        batch = task.preprocess([sample], trunk)
+    assert batch.image_keys == [None] and "unreadable image" in caplog.text
+    answer = task.postprocess(task.predict(batch, trunk), [sample])[0].value
+    assert isinstance(answer, str) and answer
+
+
+def test_fallback_by_language() -> None:
+    task = VqaTask()
+    assert task.fallback(VqaSample("a", None, "Это кошка?", "ru")) == Prediction("a", "да")
+    assert task.fallback(VqaSample("b", None, "Is it a cat?", "en")) == Prediction("b", "yes")
+
+
+def test_discover_without_question_file(tmp_path: Path) -> None:
+    assert VqaTask().discover(tmp_path) == []
+    (tmp_path / "VQA" / "images").mkdir(parents=True)
+    with pytest.raises(InputError):
+        VqaTask().discover(tmp_path)
+
+
+def test_head_refuses_another_trunk(tmp_path: Path) -> None:
+    from plugins.vqa.head import load_head, untrained_head
+
+    trunk = make_fake_trunk()
+    head = untrained_head(trunk.embed_dim)
+    head.card = {"trunk_versions": {"image": "other-image", "text": "fake-text-1", "joint": "fake-joint-1"}}
+    head.save(tmp_path / "w.safetensors", tmp_path / "w.json")
+    with pytest.raises(TrunkError, match="another trunk"):
+        load_head(trunk, tmp_path / "w.safetensors", tmp_path / "w.json")
+    head.card = {"trunk_versions": dict(trunk.component_versions)}
+    head.save(tmp_path / "w.safetensors", tmp_path / "w.json")
+    assert load_head(trunk, tmp_path / "w.safetensors", tmp_path / "w.json").yesno_w.shape == (6 + 2 * trunk.embed_dim,)
+
+
+def test_shipped_head_refuses_the_fake_trunk() -> None:
+    from plugins.vqa.head import WEIGHTS_FILE
+
+    if not WEIGHTS_FILE.exists():
+        pytest.skip("no trained head shipped")
+    with pytest.raises(TrunkError, match="another trunk"):
+        VqaTask().setup(make_fake_trunk())
+
+
+def test_import_is_light() -> None:
+    import subprocess
+
+    heavy = "('torch', 'open_clip', 'ultralytics', 'transformers')"
+    code = f"import sys, plugins.vqa; print(sorted(m for m in {heavy} if m in sys.modules))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
+    assert out.stdout.strip() == "[]"
