@@ -1,0 +1,117 @@
+"""zsOD speed and memory: ``python bench/zsod.py [--input DIR] [--images N] [--threads 2]``.
+
+Runs the zsOD task stages (discover, preprocess, predict, postprocess) on the
+requested images, padding every image's request to ``--phrases`` phrases (the
+public test has up to ~20), and prints images/s (wall, excluding the trunk's
+one-time load) and peak memory: the process's max RSS (trunk included) and
+the peak of Python-level allocations during the timed part (tracemalloc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+FILLER = (
+    "a red car",
+    "собака на траве",
+    "a person",
+    "стол",
+    "a window",
+    "a tree",
+    "синее небо",
+    "a white plate",
+    "the man's shirt",
+    "дорожный знак",
+    "a chair",
+    "a cup",
+    "лампа",
+    "green grass",
+    "a dog",
+    "кошка",
+    "a bus",
+    "a bicycle",
+    "an umbrella",
+    "облака",
+)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--input", type=Path, default=REPO.parent / "shared" / "data" / "fb_sample" / "input")
+    parser.add_argument("--images", type=int, default=20, help="images to time (cycled if the set is smaller)")
+    parser.add_argument("--phrases", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--trunk", default="default")
+    args = parser.parse_args()
+
+    import torch
+
+    from core.trunk import TrunkConfig, load_trunk
+    from plugins.zsod.task import ZsodSample, ZsodTask
+
+    torch.set_num_threads(args.threads)
+    t0 = time.perf_counter()
+    trunk = load_trunk(TrunkConfig.parse(args.trunk))
+    task = ZsodTask()
+    task.setup(trunk)
+    load_s = time.perf_counter() - t0
+    found = [s for s in task.discover(args.input) if isinstance(s, ZsodSample)]
+    if not found:
+        print(f"no zsOD input under {args.input}")
+        return 1
+    samples = []
+    for i in range(args.images):
+        s = found[i % len(found)]
+        phrases = (list(s.phrases) + [p for p in FILLER if p not in s.phrases])[: args.phrases]
+        samples.append(dataclasses.replace(s, key=f"{i}_{s.key}", phrases=tuple(phrases)))
+        task._geometry.pop(samples[-1].key, None)
+
+    # warm-up (first-call allocations, lazy imports)
+    with torch.inference_mode():
+        task.postprocess(task.predict(task.preprocess(samples[:1], trunk), trunk), samples[:1])
+    start, cpu_start = time.perf_counter(), time.process_time()
+    n_boxes = 0
+    for i in range(0, len(samples), task.batch_size):
+        batch = samples[i : i + task.batch_size]
+        with torch.inference_mode():
+            raw = task.predict(task.preprocess(batch, trunk), trunk)
+        preds = task.postprocess(raw, batch)
+        n_boxes += sum(len(b) for p in preds for b in p.value.values())
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
+    # Python-level allocation peak on a separate short pass: tracemalloc slows the code it traces.
+    tracemalloc.start()
+    batch = samples[: task.batch_size]
+    with torch.inference_mode():
+        task.postprocess(task.predict(task.preprocess(batch, trunk), trunk), batch)
+    _, py_peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(f"trunk {trunk.component_versions} loaded in {load_s:.1f} s; threads {args.threads}")
+    print(
+        f"zsod: {len(samples)} images x {args.phrases} phrases in {wall:.1f} s = {len(samples) / wall:.2f} images/s "
+        f"({wall / len(samples) * 1000:.0f} ms/image wall, "
+        f"{cpu / len(samples) * 1000:.0f} ms/image CPU over all threads); "
+        f"{n_boxes} boxes predicted"
+    )
+    load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
+    print(f"load average during the run: {load} (other jobs on the machine slow the wall figure)")
+    print(
+        f"peak memory: max RSS {rss:.0f} MiB (whole process, trunk included); "
+        f"Python allocations peak {py_peak / 2**20:.1f} MiB for one batch of {task.batch_size} images"
+    )
+    print(f"public test estimate: 1000 images in {1000 * wall / len(samples) / 60:.1f} min")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
