@@ -14,9 +14,9 @@ log = logging.getLogger("run")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = cli.build_parser()
-    known, _ = parser.parse_known_args(argv)
+    known, _ = cli.build_parser(add_help=False).parse_known_args(argv)
     pm = get_plugin_manager(load_entrypoints=not known.no_plugins, strict=known.strict)
+    parser = cli.build_parser()
     add_plugin_options(pm, parser)
     args = parser.parse_args(argv)
     cli.setup_logging(args.verbose)

@@ -13,9 +13,11 @@ from core.task import Task
 DEFAULT_TRUNK = "default"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
+    """The ``run.py`` parser; ``add_help=False`` for the first pass, before plugins add options."""
     parser = argparse.ArgumentParser(
         prog="run.py",
+        add_help=add_help,
         description="Solve the Fusion Brain tasks whose folders are present in INPUT; write OUTPUT/prediction_*.json.",
     )
     parser.add_argument("--input", default="input", help="input folder (default: ./input)")

@@ -26,7 +26,8 @@ def _load(path: Path) -> dict:
 def test_help_and_list_tasks_work_without_building_a_trunk(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         run.main(["--help"])
-    assert info.value.code == 0 and "--time-budget" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert info.value.code == 0 and "--time-budget" in shown and "--zsod-visualize" in shown
     assert run.main(["--list-tasks", "--no-plugins"]) == 0
     listed = capsys.readouterr().out
     assert all(name in listed for name in OUTPUT_NAMES.values())
