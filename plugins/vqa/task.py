@@ -94,6 +94,11 @@ class VqaTask(JsonOutput):
         self._image_cache: dict[str, torch.Tensor] = {}  # image path -> joint embedding
         self._bad_images: set[str] = set()
 
+    def num_parameters(self) -> int:
+        """The head's weights (plain tensors, not an ``nn.Module``); counted by ``core.params``."""
+        head = self._answerer.head
+        return sum(t.numel() for t in (head.mean_image, head.yesno_w, head.yesno_b, head.open_w))
+
     def setup(self, trunk: Trunk) -> None:
         """Load the head (refusing one made for another trunk) and embed the answer vocabulary."""
         from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts
