@@ -6,6 +6,7 @@ whole module takes a few seconds once the session's trunk is built.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -27,9 +28,11 @@ TEXTS = [
 
 
 def _bus() -> Image.Image:
-    import ultralytics
-
-    return Image.open(Path(ultralytics.__file__).parent / "assets" / "bus.jpg")
+    # Locate ultralytics' bundled photo without importing the package: importing it patches
+    # PIL.Image.open for the whole process (pip-installing pi-heif on an unreadable file).
+    spec = importlib.util.find_spec("ultralytics")
+    assert spec is not None and spec.submodule_search_locations
+    return Image.open(Path(spec.submodule_search_locations[0]) / "assets" / "bus.jpg")
 
 
 @pytest.fixture(scope="module")
