@@ -7,7 +7,13 @@ stride-8/16 maps; the CTC head (``model.HtrHead``, trained by
 log-probabilities and an "upright" score; the upright-most reading of each crop
 is decoded with a prefix beam search (``ctc.prefix_beam_search``) and its
 Cyrillic/Latin look-alikes are moved to the word's majority script
-(``script.harmonize_script``).
+(``script.harmonize_script``). Two decoders choose the final string:
+
+* ``"lexicon"`` (approach B, default): dictionary words scored exactly under the
+  CTC posteriors plus a frequency prior, the free reading kept only when it
+  wins by a margin (``lexdecode.LexiconDecoder``);
+* ``"beam"`` (approach A): the beam's readings reranked by a word-frequency
+  prior (``lexicon.Lexicon``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ if TYPE_CHECKING:
     import torch
 
     from core.trunk import Trunk
+    from plugins.htr.lexdecode import LexiconDecoder
     from plugins.htr.lexicon import Lexicon
 
 log = logging.getLogger(__name__)
@@ -35,6 +42,8 @@ WEIGHTS_DIR = Path(__file__).parent / "weights"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".gif")
 BEAM_WIDTH = 8
 LEXICON_WEIGHT = 2.0  # nats for the most frequent words; 0 turns the word prior off
+DECODERS = ("lexicon", "beam")
+DECODER = "lexicon"  # chosen on rendered dev crops (bench/htr.py); see lexdecode.py
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +73,16 @@ class HtrTask(JsonOutput):
     folder = "HTR"
     output_name = "prediction_HTR.json"
 
-    def __init__(self, weights_dir: Path | None = None, *, lexicon_weight: float = LEXICON_WEIGHT) -> None:
+    def __init__(
+        self, weights_dir: Path | None = None, *, lexicon_weight: float = LEXICON_WEIGHT, decoder: str = DECODER
+    ) -> None:
+        if decoder not in DECODERS:
+            raise PluginError(f"htr decoder must be one of {DECODERS}, not {decoder!r}")
         self.weights_dir = Path(weights_dir) if weights_dir is not None else WEIGHTS_DIR
         self.lexicon_weight = lexicon_weight
+        self.decoder = decoder
         self._lexicon: Lexicon | None = None
+        self._constrained: LexiconDecoder | None = None
         self._head: Any = None
         self._affine: Any = None
         self._trunk_id: int | None = None
@@ -96,7 +111,11 @@ class HtrTask(JsonOutput):
         self._head = head
         self._affine = pixel_affine(trunk)
         self._trunk_id = id(trunk)
-        if self.lexicon_weight > 0:
+        if self.decoder == "lexicon" and self._constrained is None:
+            from plugins.htr.lexdecode import shared_decoder
+
+            self._constrained = shared_decoder()
+        if self.decoder == "beam" and self.lexicon_weight > 0:
             from plugins.htr.lexicon import Lexicon
 
             self._lexicon = Lexicon(self.lexicon_weight)
@@ -159,8 +178,8 @@ class HtrTask(JsonOutput):
         )
 
     def postprocess(self, raw: HtrRaw, samples: Sequence[Sample]) -> list[Prediction]:
-        """Per sample: the upright-most candidate, decoded by prefix beam search."""
-        texts = pick_readings(raw.log_probs, raw.upright, raw.owner, len(samples), self._lexicon)
+        """Per sample: the upright-most candidate, read by the chosen decoder (``self.decoder``)."""
+        texts = pick_readings(raw.log_probs, raw.upright, raw.owner, len(samples), self._lexicon, self._constrained)
         return [Prediction(s.key, t) for s, t in zip(samples, texts, strict=True)]
 
     def fallback(self, sample: Sample) -> Prediction:
@@ -168,13 +187,19 @@ class HtrTask(JsonOutput):
 
 
 def pick_readings(
-    log_probs: np.ndarray, upright: np.ndarray, owner: Sequence[int], n: int, lexicon: Lexicon | None = None
+    log_probs: np.ndarray,
+    upright: np.ndarray,
+    owner: Sequence[int],
+    n: int,
+    lexicon: Lexicon | None = None,
+    constrained: LexiconDecoder | None = None,
 ) -> list[str]:
     """Decode the highest-upright candidate row of each of ``n`` samples ("" when it has none).
 
-    The beam's readings are put into one script each; with a ``lexicon`` the
-    reading with the best image score plus word-frequency prior wins,
-    otherwise the most probable one.
+    The beam's readings are put into one script each; with ``constrained``
+    (approach B) they seed its lexicon-constrained decode; else with a
+    ``lexicon`` the reading with the best image score plus word-frequency prior
+    wins, otherwise the most probable one.
     """
     from plugins.htr.charset import decode
     from plugins.htr.ctc import prefix_beam_search
@@ -194,7 +219,9 @@ def pick_readings(
             text = harmonize_script(decode(ids))
             readings[text] = max(readings.get(text, logp), logp)
         ranked = sorted(readings.items(), key=lambda kv: kv[1], reverse=True)
-        if lexicon is not None:
+        if constrained is not None:
+            out.append(constrained.decode(log_probs[best[i]], [text for text, _ in ranked]))
+        elif lexicon is not None:
             out.append(lexicon.best(ranked))
         else:
             out.append(ranked[0][0] if ranked else "")

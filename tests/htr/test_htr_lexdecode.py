@@ -1,0 +1,97 @@
+"""Approach B: exact CTC forward scores and lexicon-constrained decoding on hand-made posteriors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from core.errors import PluginError
+from plugins.htr.charset import BLANK, CHARSET, NUM_CLASSES, encode
+from plugins.htr.lexdecode import _PUNCT_IDS, LexiconDecoder, ctc_forward, fold_posteriors
+from plugins.htr.task import HtrTask, pick_readings
+
+
+def _log(rows: list[list[float]]) -> np.ndarray:
+    return np.log(np.array(rows, dtype=np.float64))
+
+
+def _frames(spec: list[dict[str, float]]) -> np.ndarray:
+    """One frame per dict ``{char or "": prob}`` ("" is the blank); the rest of the mass is spread evenly."""
+    rows = []
+    for frame in spec:
+        row = np.zeros(NUM_CLASSES)
+        for ch, p in frame.items():
+            row[BLANK if ch == "" else CHARSET.index(ch) + 1] = p
+        rest = 1.0 - row.sum()
+        row[row == 0] = rest / (row == 0).sum()
+        rows.append(row)
+    return np.log(np.array(rows))
+
+
+def _word(text: str, first: dict[str, float] | None = None) -> np.ndarray:
+    """Frames spelling ``text`` (each letter 0.9, then a blank 0.9); ``first`` overrides the first letter."""
+    spec: list[dict[str, float]] = []
+    for i, ch in enumerate(text):
+        spec.append(first if i == 0 and first else {ch: 0.9})
+        spec.append({"": 0.9})
+    return _frames(spec)
+
+
+def test_forward_matches_hand_sums() -> None:
+    lp = _log([[0.5, 0.4, 0.1], [0.5, 0.4, 0.1]])
+    scores = ctc_forward(lp, np.array([[1, 0], [1, 2], [1, 1], [2, 0]]), np.array([1, 2, 2, 1]))
+    assert scores[0] == pytest.approx(math.log(0.56))  # 1-, -1, 11
+    assert scores[1] == pytest.approx(math.log(0.4 * 0.1))
+    assert scores[2] == -math.inf  # "1 1" needs a blank between: 3 frames
+    assert scores[3] == pytest.approx(math.log(0.5 * 0.1 + 0.1 * 0.5 + 0.1 * 0.1))
+
+
+def test_forward_repeat_with_blank_and_long_input() -> None:
+    lp = _log([[0.0001, 0.9998, 0.0001], [0.9998, 0.0001, 0.0001], [0.0001, 0.9998, 0.0001]])
+    assert ctc_forward(lp, np.array([[1, 1]]), np.array([2]))[0] == pytest.approx(math.log(0.9998**3), abs=1e-6)
+    # 200 confident frames: the per-frame rescaling keeps the score finite and exact.
+    long = np.log(np.full((200, 3), [0.98, 0.01, 0.01]))
+    # "1" is one run of k frames of label 1 at any of 201 - k places, blanks elsewhere.
+    exact = sum((201 - k) * 0.01**k * 0.98 ** (200 - k) for k in range(1, 201))
+    assert ctc_forward(long, np.array([[1]]), np.array([1]))[0] == pytest.approx(math.log(exact), rel=1e-9)
+
+
+def test_fold_sums_cases_and_punctuation_into_blank() -> None:
+    lp = _frames([{"l": 0.3, "L": 0.5, "": 0.1, ".": 0.05}])
+    folded = fold_posteriors(lp)
+    assert math.exp(folded[0, encode("l")[0]]) == pytest.approx(0.8)
+    # Blank, "." and the other edge punctuation marks, which share the leftover 0.05 with 140 other classes.
+    others = len(_PUNCT_IDS) - 1
+    assert math.exp(folded[0, BLANK]) == pytest.approx(0.1 + 0.05 + others * 0.05 / (NUM_CLASSES - 4))
+
+
+def test_constrained_picks_years_over_free_gears() -> None:
+    lp = _word("years", first={"g": 0.5, "y": 0.4})
+    decoder = LexiconDecoder({"years": 5.0, "place": 5.0, "gear": 3.0}, margin=2.0)
+    assert decoder.decode(lp, ["gears"]) == "years"
+    # With no margin the free reading's better image score wins (open vocabulary).
+    assert LexiconDecoder({"years": 5.0, "place": 5.0}, weight=0.0, margin=0.0).decode(lp, ["gears"]) == "gears"
+
+
+def test_constrained_restores_casing_and_trailing_punctuation() -> None:
+    decoder = LexiconDecoder({"la": 5.0, "to": 6.0, "гор": 4.0, "гора": 4.5})
+    assert decoder.decode(_word("LA."), ["LA."]) == "LA."
+    assert decoder.decode(_word("гор."), ["гop."]) == "гор."
+    assert decoder.decode(_word("To"), ["Tо"]) == "To"
+
+
+def test_escape_keeps_digits_and_empty() -> None:
+    decoder = LexiconDecoder({"years": 5.0})
+    assert decoder.decode(_word("1984"), ["1984"]) == "1984"  # nothing in the lexicon shares a bigram
+    assert decoder.decode(_word("x"), []) == ""
+
+
+def test_task_wires_the_chosen_decoder() -> None:
+    lp = _word("years", first={"g": 0.5, "y": 0.4})[None]
+    decoder = LexiconDecoder({"years": 5.0, "place": 5.0})
+    assert pick_readings(lp, np.zeros(1), (0,), 1, constrained=decoder) == ["years"]
+    assert pick_readings(lp, np.zeros(1), (0,), 1) == ["gears"]  # approach A without a prior: the free reading
+    with pytest.raises(PluginError, match="decoder"):
+        HtrTask(decoder="trie")
