@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,9 +22,11 @@ EXAMPLE = REPO / "examples" / "fusionbrain-example"
 @pytest.fixture(scope="module")
 def installed_example(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     target = tmp_path_factory.mktemp("site")
+    # Build from a copy: setuptools writes build/ and *.egg-info beside the sources.
+    source = shutil.copytree(EXAMPLE, tmp_path_factory.mktemp("src") / EXAMPLE.name)
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-         "--target", str(target), str(EXAMPLE)],
+         "--target", str(target), str(source)],
         check=True,
     )
     sys.path.insert(0, str(target))
