@@ -237,6 +237,25 @@ def show(name: str, s: dict[str, float]) -> None:
     )
 
 
+def fit_stage(
+    stages: str, train: list, held: list, fb: list, provenance: dict, args: argparse.Namespace
+) -> tuple[Any, Any, dict[str, dict[str, float]]]:
+    """Calibrate out-of-fold on ``train``, fit the head on all of it, report F1 on every split."""
+    oof = out_of_fold(train, args.seed, args.steps)
+    cal = calibrate(train, oof, dict(provenance, stages=stages))
+    head = fit_head(train, args.seed, args.steps)
+    held_probs = probabilities(head, held)
+    scores = {
+        "coco_train_oof": f1_of(train, oof, cal),
+        "coco_heldout": f1_of(held, held_probs, cal),
+        "coco_all": f1_of(train + held, oof + held_probs, cal),
+        "fb_sample": f1_of(fb, probabilities(head, fb), cal),
+    }
+    for name, s in scores.items():
+        show(f"stage{stages[-1]} " + name, s)
+    return head, cal, scores
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -278,35 +297,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
 
     # Stage 1 alone: its own out-of-fold calibration, the baseline stage 2 must beat.
-    oof1 = out_of_fold(train, args.seed, args.steps)
-    cal1 = calibrate(train, oof1, dict(provenance, stages="1"))
-    head1 = fit_head(train, args.seed, args.steps)
-    held1 = probabilities(head1, held)
-    scores1 = {
-        "coco_train_oof": f1_of(train, oof1, cal1),
-        "coco_heldout": f1_of(held, held1, cal1),
-        "coco_all": f1_of(train + held, oof1 + held1, cal1),
-        "fb_sample": f1_of(fb, probabilities(head1, fb), cal1),
-    }
-    for name, s in scores1.items():
-        show("stage1 " + name, s)
-
+    head1, cal1, scores1 = fit_stage("1", train, held, fb, provenance, args)
     # Stage 2: crops of the stage-1 candidates.
     train2 = stage2(coco, train, head1, task, trunk)
     held2 = stage2(coco, held, head1, task, trunk)
     fb2 = stage2(fb_dir, fb, head1, task, trunk)
-    oof2 = out_of_fold(train2, args.seed, args.steps)
-    cal2 = calibrate(train2, oof2, dict(provenance, stages="1+2"))
-    head2 = fit_head(train2, args.seed, args.steps)
-    held_probs = probabilities(head2, held2)
-    scores2 = {
-        "coco_train_oof": f1_of(train2, oof2, cal2),
-        "coco_heldout": f1_of(held2, held_probs, cal2),
-        "coco_all": f1_of(train2 + held2, oof2 + held_probs, cal2),
-        "fb_sample": f1_of(fb2, probabilities(head2, fb2), cal2),
-    }
-    for name, s in scores2.items():
-        show("stage2 " + name, s)
+    head2, cal2, scores2 = fit_stage("1+2", train2, held2, fb2, provenance, args)
     for name, d2 in (("coco held-out", held2), ("fb_sample", fb2)):
         pos = [
             (d.labels[:, j].max() if len(d.boxes) else 0.0)
