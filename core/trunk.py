@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 from core.errors import TrunkError
 
 if TYPE_CHECKING:
+    import numpy as np
     import torch
     from PIL import Image
 
@@ -124,6 +125,7 @@ class Trunk:
         self._backend = backend
         self._module = module
         self.config = config
+        self._pixel_affine: tuple[np.ndarray, np.ndarray] | None = None
         self.assert_frozen()
 
     # -- identity -----------------------------------------------------------------
@@ -178,6 +180,28 @@ class Trunk:
     def image_transform(self, image: Image.Image) -> torch.Tensor:
         """PIL RGB image -> normalised ``[3, image_size, image_size]`` tensor."""
         return self._backend.image_transform(image)
+
+    def normalize_pixels(self, rgb: np.ndarray) -> torch.Tensor:
+        """uint8 RGB ``[..., H, W, 3]`` of any size -> ``[..., 3, H, W]`` float32, normalised
+        exactly like ``image_transform``'s output.
+
+        For inputs ``image_transform`` (a square resize) cannot give: word crops,
+        larger non-square feature-pass images. The per-channel affine map is read
+        off ``image_transform`` itself (a black and a white probe, once), so no
+        plugin keeps a private copy of a backend's constants.
+        """
+        import numpy as np
+        import torch
+
+        if self._pixel_affine is None:
+            from PIL import Image
+
+            black = self.image_transform(Image.new("RGB", (8, 8), (0, 0, 0))).reshape(3, -1).mean(1).numpy()
+            white = self.image_transform(Image.new("RGB", (8, 8), (255, 255, 255))).reshape(3, -1).mean(1).numpy()
+            self._pixel_affine = ((white - black).astype(np.float32) / 255.0, black.astype(np.float32))
+        scale, shift = self._pixel_affine
+        arr = rgb.astype(np.float32) * scale + shift
+        return torch.from_numpy(np.ascontiguousarray(np.moveaxis(arr, -1, -3)))
 
     def tokenize(self, texts: Sequence[str]) -> TextTokens:
         return self._backend.tokenize(list(texts))

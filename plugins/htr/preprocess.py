@@ -53,25 +53,6 @@ def orientations(size: tuple[int, int]) -> tuple[int, ...]:
     return (0,)
 
 
-def pixel_affine(trunk: Trunk) -> tuple[np.ndarray, np.ndarray]:
-    """Per-channel ``scale, shift`` with ``trunk.image_transform(x) == x / 255 * scale + shift``.
-
-    Read off the trunk's own transform on a black and a white image, so the
-    word tensors are normalised exactly like the trunk's inputs whatever the
-    backend, without a private copy of its constants.
-    """
-    from PIL import Image as PILImage
-
-    black = trunk.image_transform(PILImage.new("RGB", (32, 32), (0, 0, 0))).mean(dim=(1, 2)).numpy()
-    white = trunk.image_transform(PILImage.new("RGB", (32, 32), (255, 255, 255))).mean(dim=(1, 2)).numpy()
-    return (white - black).astype(np.float32), black.astype(np.float32)
-
-
-def to_pixels(words: Sequence[np.ndarray], affine: tuple[np.ndarray, np.ndarray]) -> torch.Tensor:
-    """Stack ``[H, W, 3]`` uint8 words into a normalised ``[B, 3, H, W]`` float tensor."""
-    import torch
-
-    scale, shift = affine
-    arr = np.stack(words).astype(np.float32) * (1.0 / 255.0)
-    arr = arr * scale[None, None, None, :] + shift[None, None, None, :]
-    return torch.from_numpy(np.ascontiguousarray(arr.transpose(0, 3, 1, 2)))
+def to_pixels(words: Sequence[np.ndarray], trunk: Trunk) -> torch.Tensor:
+    """Stack ``[H, W, 3]`` uint8 words into a ``[B, 3, H, W]`` tensor normalised like the trunk's inputs."""
+    return trunk.normalize_pixels(np.stack(words))

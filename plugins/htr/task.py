@@ -84,7 +84,6 @@ class HtrTask(JsonOutput):
         self._lexicon: Lexicon | None = None
         self._constrained: LexiconDecoder | None = None
         self._head: Any = None
-        self._affine: Any = None
         self._trunk_id: int | None = None
 
     # -- set-up -------------------------------------------------------------------
@@ -95,7 +94,6 @@ class HtrTask(JsonOutput):
         from safetensors.torch import load_file
 
         from plugins.htr.model import HtrHead
-        from plugins.htr.preprocess import pixel_affine
 
         card_path = self.weights_dir / "htr_head.json"
         weights_path = self.weights_dir / "htr_head.safetensors"
@@ -109,7 +107,6 @@ class HtrTask(JsonOutput):
         head.eval()
         head.requires_grad_(False)
         self._head = head
-        self._affine = pixel_affine(trunk)
         self._trunk_id = id(trunk)
         if self.decoder == "lexicon" and self._constrained is None:
             from plugins.htr.lexdecode import shared_decoder
@@ -146,7 +143,7 @@ class HtrTask(JsonOutput):
         from core.io import load_image
         from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, orientations, to_pixels
 
-        if self._affine is None:
+        if self._head is None:
             self.setup(trunk)
         words, owner, rotation = [], [], []
         for i, sample in enumerate(samples):
@@ -167,7 +164,7 @@ class HtrTask(JsonOutput):
 
             words = [np.zeros((HEIGHT, WIDTH, 3), np.uint8)]
             owner, rotation = [-1], [0]  # a dummy row keeps tensor shapes valid; no sample owns it
-        return HtrBatch(to_pixels(words, self._affine), tuple(owner), tuple(rotation))
+        return HtrBatch(to_pixels(words, trunk), tuple(owner), tuple(rotation))
 
     def predict(self, batch: HtrBatch, trunk: Trunk) -> HtrRaw:
         """Trunk maps -> head log-probabilities and upright scores for every candidate row."""

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode
-from plugins.htr.preprocess import fit_word, pixel_affine, to_pixels
+from plugins.htr.preprocess import fit_word, to_pixels
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,6 @@ def produce(cache: Path, shards: int, worker: int, workers: int, trunk_spec: str
     torch.set_num_threads(1)
     cache.mkdir(parents=True, exist_ok=True)
     trunk = build_trunk(trunk_spec)
-    affine = pixel_affine(trunk)
     (cache / "trunk.json").write_text(json.dumps(trunk.component_versions))
     todo = [("dev", DEV_SEED)] if worker == 0 else []
     todo += [(f"train_{i:05d}", i) for i in range(worker, shards, workers)]
@@ -99,7 +98,7 @@ def produce(cache: Path, shards: int, worker: int, workers: int, trunk_spec: str
         s8, s16 = [], []
         with torch.inference_mode():
             for i in range(0, len(words), 64):
-                maps = trunk.image_feature_maps(to_pixels(words[i : i + 64], affine)).maps
+                maps = trunk.image_feature_maps(to_pixels(words[i : i + 64], trunk)).maps
                 s8.append(maps[0].half().numpy())
                 s16.append(maps[1].half().numpy())
         tmp = cache / f".{name}.tmp.npz"

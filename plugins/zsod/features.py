@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,45 +29,20 @@ log = logging.getLogger(__name__)
 CROP_FALLBACK_MAX = 48  # crops encoded per image when pooled projection is unavailable
 
 
-class Normalizer(NamedTuple):
-    """Per-channel affine map the trunk's ``image_transform`` applies: ``x/255 * scale + shift``."""
-
-    scale: tuple[float, float, float]
-    shift: tuple[float, float, float]
-
-
-def probe_normalizer(trunk: Trunk) -> Normalizer:
-    """Read the trunk's pixel normalisation off ``image_transform`` (black and white probes).
-
-    The feature pass needs a non-square, larger-than-``image_size`` input, which
-    ``image_transform`` (a square resize) cannot give; probing keeps the
-    normalisation the trunk's own instead of a private copy of its constants.
-    """
-    from PIL import Image
-
-    side = 8
-    black = trunk.image_transform(Image.new("RGB", (side, side), (0, 0, 0)))
-    white = trunk.image_transform(Image.new("RGB", (side, side), (255, 255, 255)))
-    shift = black.reshape(3, -1).mean(1)
-    scale = white.reshape(3, -1).mean(1) - shift
-    return Normalizer(tuple(float(v) for v in scale), tuple(float(v) for v in shift))  # type: ignore[arg-type]
-
-
-def feature_input(image: Image.Image, normalizer: Normalizer, long_side: int, multiple: int = 32) -> torch.Tensor:
+def feature_input(image: Image.Image, trunk: Trunk, long_side: int, multiple: int = 32) -> torch.Tensor:
     """Resize (bicubic, like the trunk) so the long side is ``long_side`` and both
-    sides are multiples of ``multiple``; normalise; ``[3, H, W]`` float32."""
-    import torch
+    sides are multiples of ``multiple``; normalise like the trunk; ``[3, H, W]`` float32.
+
+    The feature pass needs a non-square input larger than ``image_size``, which
+    ``image_transform`` (a square resize) cannot give.
+    """
     from PIL import Image as PILImage
 
     w, h = image.size
     f = long_side / max(w, h)
     nw = max(multiple, int(round(w * f / multiple)) * multiple)
     nh = max(multiple, int(round(h * f / multiple)) * multiple)
-    arr = np.asarray(image.convert("RGB").resize((nw, nh), PILImage.Resampling.BICUBIC), dtype=np.float32)
-    scale = np.array(normalizer.scale, dtype=np.float32)
-    shift = np.array(normalizer.shift, dtype=np.float32)
-    arr = arr * (scale / 255.0) + shift
-    return torch.from_numpy(arr.transpose(2, 0, 1).copy())
+    return trunk.normalize_pixels(np.asarray(image.convert("RGB").resize((nw, nh), PILImage.Resampling.BICUBIC)))
 
 
 def pooled_region_embeddings(trunk: Trunk, pixels: torch.Tensor, boxes: np.ndarray) -> torch.Tensor:

@@ -93,18 +93,15 @@ class ZsodTask(JsonOutput):
         self.calibration = calibration
         self.verifier: Verifier | None = None
         self.grid = GridSpec()
-        self._normalizer: Any = None
         self._geometry: dict[str, Geometry] = {}
         self._paths: dict[str, Path | None] = {}
         self._legacy_folder = False  # input came in the older ``OD/`` folder
 
     # -- setup ----------------------------------------------------------------------------
     def setup(self, trunk: Trunk) -> None:
-        """Load the verifier and the calibration; probe the trunk's pixel normalisation."""
-        from plugins.zsod.features import probe_normalizer
+        """Load the verifier and the calibration."""
         from plugins.zsod.verifier import load_verifier
 
-        self._normalizer = probe_normalizer(trunk)
         if self.calibration is None:
             self.calibration = Calibration.load()
         try:
@@ -143,10 +140,8 @@ class ZsodTask(JsonOutput):
     # -- preprocess -------------------------------------------------------------------------
     def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> list[ImageItem | None]:
         """Load images, make proposals and feature-pass inputs, tokenise phrases (CPU only)."""
-        from plugins.zsod.features import feature_input, probe_normalizer
+        from plugins.zsod.features import feature_input
 
-        if self._normalizer is None:
-            self._normalizer = probe_normalizer(trunk)
         items: list[ImageItem | None] = []
         for sample in samples:
             if not isinstance(sample, ZsodSample) or sample.image_path is None or not sample.phrases:
@@ -167,7 +162,7 @@ class ZsodTask(JsonOutput):
             items.append(
                 ImageItem(
                     image=image,
-                    pixels=feature_input(image, self._normalizer, FEATURE_LONG_SIDE),
+                    pixels=feature_input(image, trunk, FEATURE_LONG_SIDE),
                     whole=trunk.image_transform(image),
                     boxes=grid_proposals(*image.size, self.grid),
                     tokens=trunk.tokenize(phrases),

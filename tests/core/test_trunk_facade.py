@@ -52,3 +52,14 @@ def test_check_compatible_refuses_heads_for_another_trunk(fake_trunk) -> None:  
 def test_version_changes_with_components() -> None:
     assert make_fake_trunk(0).version == make_fake_trunk(1).version  # same component ids
     assert make_fake_trunk(0).version != make_fake_trunk(0, ablation="random").version
+
+
+def test_normalize_pixels_matches_image_transform_at_any_size(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+    from PIL import Image
+
+    side = fake_trunk.image_size
+    rgb = np.random.default_rng(0).integers(0, 256, (side, side, 3), dtype=np.uint8)
+    ref = fake_trunk.image_transform(Image.fromarray(rgb))
+    assert torch.allclose(fake_trunk.normalize_pixels(rgb), ref, atol=1e-5)
+    assert fake_trunk.normalize_pixels(np.zeros((2, 40, 96, 3), dtype=np.uint8)).shape == (2, 3, 40, 96)

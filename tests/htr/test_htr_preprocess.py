@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, orientations, pixel_affine, to_pixels
+from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, orientations, to_pixels
 
 
 def test_fit_keeps_aspect_and_pads_black() -> None:
@@ -26,9 +26,8 @@ def test_orientations(size: tuple[int, int], expected: tuple[int, ...]) -> None:
     assert orientations(size) == expected
 
 
-def test_pixel_affine_matches_trunk_transform(fake_trunk) -> None:  # type: ignore[no-untyped-def]
-    affine = pixel_affine(fake_trunk)
+def test_word_pixels_match_trunk_transform(fake_trunk) -> None:  # type: ignore[no-untyped-def]
     grey = Image.new("RGB", (WIDTH, HEIGHT), (51, 102, 204))
-    mine = to_pixels([np.asarray(grey)], affine)[0]
+    mine = to_pixels([np.asarray(grey)], fake_trunk)[0]
     ref = fake_trunk.image_transform(grey.resize((fake_trunk.image_size,) * 2))
     assert mine[:, 0, 0].tolist() == pytest.approx(ref[:, 0, 0].tolist(), abs=1e-5)
