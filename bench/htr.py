@@ -6,7 +6,8 @@
   and Tesseract's on the same images. Tesseract is installed here with apt if
   missing (it is not a dependency of the product).
 * The same for a freshly rendered, separately seeded set of synthetic crops
-  (more samples, so the ablation's drop is measured with less noise).
+  (more samples, so the ablation's drop is measured with less noise), and for
+  one whose words are drawn as they occur in running text, like the real ones.
 * Ablation: the same head on ``TrunkConfig(ablation="random")`` features.
 * Speed: images/s of the whole task (load, preprocess, trunk, head, decode)
   through ``core.runner`` on 2 threads, and Tesseract's images/s.
@@ -82,13 +83,18 @@ def run_tesseract(exe: str, images: list[Path]) -> tuple[dict[str, str], float]:
     return preds, time.perf_counter() - start
 
 
-def render_set(out: Path, n: int, seed: int) -> dict[str, str]:
-    """``n`` synthetic crops under ``out/HTR/images`` (10 % sideways) and their gold."""
+def render_set(out: Path, n: int, seed: int, *, running_text: bool = False) -> dict[str, str]:
+    """``n`` synthetic crops under ``out/HTR/images`` (10 % sideways) and their gold.
+
+    Words come from the training mix, or with ``running_text`` as they occur in
+    running text (``words.RunningTextSampler``), as the real crops do.
+    """
     from plugins.htr.render import WordRenderer, find_fonts
-    from plugins.htr.words import WordSampler, load_word_lists
+    from plugins.htr.words import RunningTextSampler, WordSampler, load_word_lists
 
     rng = random.Random(seed)
-    renderer, sampler = WordRenderer(find_fonts()), WordSampler(load_word_lists())
+    renderer = WordRenderer(find_fonts())
+    sampler = RunningTextSampler() if running_text else WordSampler(load_word_lists())
     images = out / "HTR" / "images"
     images.mkdir(parents=True, exist_ok=True)
     gold = {}
@@ -181,6 +187,11 @@ def main() -> int:
             rabl, _ = run_ours(rendered, random_trunk, args.weights, dec)
             results[f"rendered/ours_{dec}_random_trunk"] = show(f"rendered   ours ({dec}), random trunk", rabl, rgold)
         results["rendered/decode_ms_per_image"] = decode_times(rendered, trunk, args.weights)
+        running = Path(tmp) / "running"
+        sgold = render_set(running, args.rendered, seed=20211123, running_text=True)
+        for dec in DECODERS:
+            sours, _ = run_ours(running, trunk, args.weights, dec)
+            results[f"running_text/ours_{dec}"] = show(f"running    ours ({dec})", sours, sgold)
         if exe:
             some = sorted((rendered / "HTR" / "images").iterdir())[:100]
             rtess, _ = run_tesseract(exe, some)

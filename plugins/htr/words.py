@@ -7,6 +7,8 @@ sometimes capitalised or upper case, with attached punctuation ("LA.",
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
 from collections.abc import Sequence
 
@@ -61,6 +63,38 @@ class WordSampler:
             word += rng.choice(("'s", "n't", "'"))
         elif p < 0.18 and rng.random() < 0.5:
             word = word + "-" + words[rng.randrange(min(COMMON, len(words)))]
+        return word
+
+
+class RunningTextSampler:
+    """Draws words as they occur in running text: by corpus frequency (wordfreq), not by rank.
+
+    The real crops are cut from sentences, so "to", "we" and "за" are far more
+    common among them than in the training sampler's mix. Decoder settings
+    (``lexdecode``) are chosen on crops drawn this way.
+    """
+
+    def __init__(self, *, per_language: int = 200_000, ru_share: float = 0.5) -> None:
+        from wordfreq import get_frequency_dict
+
+        self.ru_share = ru_share
+        self.pools: dict[str, tuple[list[str], list[float]]] = {}
+        for lang in ("ru", "en"):
+            items = [(w, f) for w, f in get_frequency_dict(lang).items() if w.isalpha() and is_spellable(w, CHARSET)]
+            words = [w for w, _ in items[:per_language]]
+            cumulative = list(itertools.accumulate(f for _, f in items[:per_language]))
+            self.pools[lang] = (words, cumulative)
+
+    def sample(self, rng: random.Random) -> str:
+        words, cumulative = self.pools["ru" if rng.random() < self.ru_share else "en"]
+        word = words[bisect.bisect_left(cumulative, rng.random() * cumulative[-1])]
+        c = rng.random()
+        if c < 0.15:
+            word = word[:1].upper() + word[1:]
+        elif c < 0.2:
+            word = word.upper()
+        if rng.random() < 0.12:
+            word += rng.choice(".,.,!?:;")
         return word
 
 

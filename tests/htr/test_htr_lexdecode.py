@@ -88,6 +88,19 @@ def test_escape_keeps_digits_and_empty() -> None:
     assert decoder.decode(_word("x"), []) == ""
 
 
+def test_orientation_goes_to_the_view_that_reads_as_a_word() -> None:
+    """A sideways view the upright score prefers still loses when only the other view spells a likely word."""
+    upright_view = _word("place")
+    sideways_view = _frames([{"": 0.3, "q": 0.2, "j": 0.2, "x": 0.2}] * len(upright_view))
+    lp = np.stack([sideways_view, upright_view])
+    decoder = LexiconDecoder({"place": 5.0, "years": 5.0})
+    assert pick_readings(lp, np.array([1.0, -0.5]), (0, 0), 1, constrained=decoder) == ["place"]
+    # Approach A reads only the upright-most row.
+    assert pick_readings(lp, np.array([1.0, -0.5]), (0, 0), 1) != ["place"]
+    # A sample with no rows (unreadable image) gets the empty string; a dummy row (-1) is nobody's.
+    assert pick_readings(lp, np.zeros(2), (1, -1), 2, constrained=decoder)[0] == ""
+
+
 def test_task_wires_the_chosen_decoder() -> None:
     lp = _word("years", first={"g": 0.5, "y": 0.4})[None]
     decoder = LexiconDecoder({"years": 5.0, "place": 5.0})
