@@ -134,3 +134,18 @@ def find_request_file(task_dir: Path, *names: str) -> Path | None:
             if candidate.is_file():
                 return candidate
     return None
+
+
+def read_request(task_dir: Path, *names: str) -> dict[str, Any]:
+    """The JSON object of ``task_dir``'s request file (the first of ``names`` present).
+
+    An empty folder has no requests: ``{}``. A folder with files but no request
+    file, or a request file that is not one JSON object, raises ``InputError``
+    (the runner then writes the task's file empty and says why).
+    """
+    request = find_request_file(task_dir, *names)
+    if request is not None:
+        return read_json_object(request)
+    if any(task_dir.iterdir()):
+        raise InputError(f"{task_dir.name} folder has no {' or '.join(names)}", task_dir)
+    return {}

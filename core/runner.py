@@ -55,7 +55,14 @@ class TaskReport:
 
 
 def plan(tasks: Mapping[str, Task] | Sequence[Task], input_dir: Path, *, strict: bool = False) -> list[Planned]:
-    """Discover every task's inputs; tasks whose folder is absent are left out."""
+    """Discover every task's inputs; tasks whose folder is absent are left out.
+
+    A task whose folder is present but holds nothing to answer is still planned
+    (with no samples), so it writes an empty prediction file: SPEC says every
+    present task produces its file.
+    """
+    from core.io import find_task_dir
+
     items = tasks.values() if isinstance(tasks, Mapping) else tasks
     planned: list[Planned] = []
     for task in items:
@@ -69,6 +76,9 @@ def plan(tasks: Mapping[str, Task] | Sequence[Task], input_dir: Path, *, strict:
             continue
         if samples:
             planned.append(Planned(task, tuple(samples)))
+        elif find_task_dir(input_dir, task.folder, *getattr(task, "folder_aliases", ())) is not None:
+            log.warning("%s: its folder is present but asks nothing; writing an empty prediction file", task.name)
+            planned.append(Planned(task, ()))
         else:
             log.info("%s: no input under %s, skipped", task.name, input_dir)
     return planned

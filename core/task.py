@@ -52,7 +52,8 @@ class TaskInfo:
 @runtime_checkable
 class Task(Protocol):
     """A task plugin's behaviour. Class attributes: ``name``, ``version``,
-    ``batch_size``, ``folder`` (input sub-folder) and ``output_name``."""
+    ``batch_size``, ``folder`` (input sub-folder) and ``output_name``; optionally
+    ``folder_aliases`` (older spellings of the folder, e.g. ``("OD",)``)."""
 
     name: str
     version: str
@@ -69,10 +70,12 @@ class Task(Protocol):
     def discover(self, input_dir: Path) -> list[Sample]:
         """Find and validate this task's inputs under ``input_dir / self.folder``.
 
-        Returns ``[]`` when the folder is absent or empty. Every requested key
-        must produce a sample, even a broken one (the runner then falls back);
-        problems are logged, never silently dropped. Raises ``InputError`` only
-        when the request file itself is unusable and there is nothing to key on.
+        Returns ``[]`` when the folder is absent or empty (the runner writes an
+        empty prediction file for a present folder: ``core.runner.plan``). Every
+        requested key must produce a sample, even a broken one (the runner then
+        falls back); problems are logged, never silently dropped. Raises
+        ``InputError`` only when the request file itself is unusable and there is
+        nothing to key on (``core.io.read_request`` does both checks).
         """
 
     def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> Any:

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from core.errors import InputError
-from core.io import find_request_file, find_task_dir, read_json_object
+from core.io import find_task_dir, read_request
 from core.task import JsonOutput, Prediction, Sample
 from plugins.c2c.detok import compiles, repair
 from plugins.c2c.selector import Candidates, all_texts, choose, features, make_candidates
@@ -131,12 +130,7 @@ class C2cTask(JsonOutput):
         task_dir = find_task_dir(input_dir, self.folder)
         if task_dir is None:
             return []
-        request = find_request_file(task_dir, "requests.json")
-        if request is None:
-            if any(task_dir.iterdir()):
-                raise InputError("C2C folder has no requests.json", task_dir)
-            return []
-        entries = read_json_object(request)
+        entries = read_request(task_dir, "requests.json")
         samples = [C2cSample(key, clean_request(key, value)) for key, value in entries.items()]
         for sample in samples:
             if sample.java and not parses_cleanly(sample.java):

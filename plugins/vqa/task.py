@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.errors import InputError
-from core.io import find_request_file, find_task_dir, load_image, read_json_object
+from core.io import find_task_dir, load_image, read_request
 from core.task import JsonOutput, Prediction, Sample
 from plugins.vqa.question import ParsedQuestion, detect_language, parse_question
 
@@ -123,12 +123,7 @@ class VqaTask(JsonOutput):
         task_dir = find_task_dir(input_dir, self.folder)
         if task_dir is None:
             return []
-        request = find_request_file(task_dir, "questions.json")
-        if request is None:
-            if any(task_dir.iterdir()):
-                raise InputError("VQA folder has no questions.json", task_dir)
-            return []
-        entries = read_json_object(request)
+        entries = read_request(task_dir, "questions.json")
         images_dir = task_dir / "images"
         samples: list[Sample] = []
         for qid, entry in entries.items():

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from core.errors import InputError, TrunkError
-from core.io import find_request_file, find_task_dir, load_image, read_json_object
+from core.io import find_task_dir, load_image, read_request
 from core.task import JsonOutput, Prediction, Sample
 from plugins.zsod.boxes import EXIF_ORIENTATION_TAG, scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
@@ -86,6 +86,7 @@ class ZsodTask(JsonOutput):
     version = "1"
     batch_size = 4
     folder = "zsOD"
+    folder_aliases = ("OD",)  # the older rules' name (SPEC, "Older forms")
     output_name = "prediction_zsOD.json"
 
     def __init__(self, visualize_dir: Path | None = None, calibration: Calibration | None = None) -> None:
@@ -115,16 +116,13 @@ class ZsodTask(JsonOutput):
     # -- discover ---------------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[Sample]:
         """One sample per requested image; broken entries become samples with a ``problem``."""
-        root = find_task_dir(input_dir, self.folder, "OD")
+        root = find_task_dir(input_dir, self.folder, *self.folder_aliases)
         if root is None:
             return []
         self._legacy_folder = root.name == "OD"
-        request = find_request_file(root, "requests.json")
-        if request is None:
-            raise InputError("no requests.json", root)
         images_dir = root / "images" if (root / "images").is_dir() else root
         samples: list[Sample] = []
-        for key, value in read_json_object(request).items():
+        for key, value in read_request(root, "requests.json").items():
             phrases, problems = clean_phrases(value)
             path: Path | None = images_dir / key
             if not path.is_file():

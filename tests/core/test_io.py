@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from core.errors import InputError
-from core.io import find_request_file, find_task_dir, load_image, read_json_object, write_json_atomic
+from core.io import find_request_file, find_task_dir, load_image, read_json_object, read_request, write_json_atomic
 
 
 def test_write_json_atomic_round_trips_unicode_and_leaves_no_temp(tmp_path: Path) -> None:
@@ -90,3 +90,17 @@ def test_task_dirs_accept_the_older_forms(tmp_path: Path) -> None:
     assert c2c is not None and c2c.name == "\u04212\u0421"
     assert find_request_file(c2c, "requests.json") == c2c / "requests.json"
     assert find_task_dir(tmp_path, "VQA") is None
+
+
+def test_read_request_tells_an_empty_folder_from_a_missing_file(tmp_path: Path) -> None:
+    task_dir = tmp_path / "VQA"
+    task_dir.mkdir()
+    assert read_request(task_dir, "questions.json") == {}  # empty folder: nothing asked
+    (task_dir / "images").mkdir()
+    with pytest.raises(InputError, match="VQA folder has no questions.json"):
+        read_request(task_dir, "questions.json")
+    (task_dir / "questions.json").write_text('{"1": {"question": "?"}}', encoding="utf-8")
+    assert read_request(task_dir, "questions.json") == {"1": {"question": "?"}}
+    (task_dir / "questions.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(InputError):
+        read_request(task_dir, "questions.json")

@@ -102,6 +102,16 @@ def test_bad_input_still_writes_every_key_of_every_task(tmp_path: Path, no_netwo
     assert set(vqa) == {str(i) for i in range(6)} and all(isinstance(v, str) and v for v in vqa.values())
 
 
+def test_present_but_empty_task_folders_each_get_an_empty_file(tmp_path: Path, no_network: None) -> None:
+    root = tmp_path / "in"
+    for folder in ("C2C", "HTR", "zsOD", "VQA"):
+        (root / folder).mkdir(parents=True)
+    (root / "HTR" / "images").mkdir()  # an image folder with no images: nothing asked either
+    out = tmp_path / "out"
+    assert run.main(["--input", str(root), "--output", str(out), "--no-plugins"]) == 0
+    assert {p.name: _load(p) for p in out.iterdir()} == {name: {} for name in OUTPUT_NAMES.values()}
+
+
 def test_older_input_forms_are_accepted(tmp_path: Path) -> None:
     root = tmp_path / "in" / "fusion_brain"
     (root / "OD").mkdir(parents=True)

@@ -71,6 +71,26 @@ def test_unreadable_request_file_writes_an_empty_file(tmp_path: Path, fake_trunk
     assert _read(report.path) == {} and report.errors
 
 
+def test_present_but_empty_folder_still_gets_its_file(tmp_path: Path, fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "in" / "ECHO").mkdir(parents=True)
+    (tmp_path / "in" / "ECHO" / "requests.json").write_text("{}", encoding="utf-8")
+    planned = runner.plan([EchoTask()], tmp_path / "in")
+    [report] = runner.run(planned, fake_trunk, tmp_path / "out", progress=False)
+    assert _read(report.path) == {} and report.items == 0 and not report.errors
+
+
+def test_folder_aliases_count_as_present(tmp_path: Path) -> None:
+    class OldEcho(EchoTask):
+        folder_aliases = ("OLD_ECHO",)
+
+        def discover(self, input_dir: Path) -> list:
+            return []
+
+    (tmp_path / "OLD_ECHO").mkdir()
+    assert [p.task.name for p in runner.plan([OldEcho()], tmp_path)] == ["echo"]
+    assert runner.plan([EchoTask()], tmp_path) == []  # no alias: OLD_ECHO is not its folder
+
+
 def test_observer_hears_about_each_written_file(tmp_path: Path, fake_trunk) -> None:  # type: ignore[no-untyped-def]
     heard = []
     planned = runner.plan([EchoTask()], write_echo_input(tmp_path / "in", REQUESTS))
