@@ -110,11 +110,11 @@ def predict(maps: Mapping[str, PhraseMaps], theta: float, delta: float) -> dict[
 
 
 def load_set(set_dir: Path, names: Sequence[str] | None, trunk, reference) -> tuple[dict, dict]:  # noqa: ANN001
-    from core.io import find_request_file, find_task_dir, read_json_object
+    from core.io import find_task_dir, read_json_object, read_request
 
     gold = read_json_object(set_dir / "true" / "zsOD" / "true_zsOD.json")
     task_dir = find_task_dir(set_dir / "input", "zsOD", "OD")
-    requests = read_json_object(find_request_file(task_dir, "requests.json"))
+    requests = read_request(task_dir, "requests.json")
     image_dir = task_dir / "images" if (task_dir / "images").is_dir() else task_dir
     keys = [k for k in requests if names is None or k in names]
     maps = {k: phrase_maps(trunk, image_dir / k, list(dict.fromkeys(requests[k])), reference) for k in keys}
