@@ -141,9 +141,7 @@ def collect_tasks(
         for task in found:
             _validate_task(task, origin)
             if task.name in tasks:
-                raise PluginError(
-                    f"task {task.name!r} is registered twice: by {owners[task.name]!r} and by {origin!r}"
-                )
+                raise PluginError(f"task {task.name!r} is registered twice: by {owners[task.name]!r} and by {origin!r}")
             tasks[task.name] = task
             owners[task.name] = origin
     return tasks
@@ -153,8 +151,20 @@ def _validate_task(task: object, origin: str) -> None:
     if not isinstance(task, Task):
         missing = [
             name
-            for name in ("name", "version", "batch_size", "folder", "output_name", "setup", "discover",
-                         "preprocess", "predict", "postprocess", "fallback", "write")
+            for name in (
+                "name",
+                "version",
+                "batch_size",
+                "folder",
+                "output_name",
+                "setup",
+                "discover",
+                "preprocess",
+                "predict",
+                "postprocess",
+                "fallback",
+                "write",
+            )
             if not hasattr(task, name)
         ]
         raise PluginError(f"plugin {origin!r} registered {task!r}, which is not a Task (missing: {missing})")

@@ -34,8 +34,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         cli.set_threads(args.threads)
         trunk = load_trunk(TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk))
-        reports = runner.run(planned, trunk, Path(args.output), strict=args.strict, time_budget=args.time_budget,
-                             on_written=lambda name, path: pm.hook.predictions_written(task_name=name, path=path))
+        reports = runner.run(
+            planned,
+            trunk,
+            Path(args.output),
+            strict=args.strict,
+            time_budget=args.time_budget,
+            on_written=lambda name, path: pm.hook.predictions_written(task_name=name, path=path),
+        )
     except ProjectError as exc:
         log.error("%s", exc)
         return 2

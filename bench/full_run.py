@@ -84,16 +84,26 @@ def main() -> int:
     work = args.keep or Path(tempfile.mkdtemp(prefix="fb_full_"))
     sizes = build(work / "input", args.scale) if not (work / "input").exists() else {}
     print(f"workload {sizes or '(reused)'} in {work}")
-    cmd = [sys.executable, str(REPO / "run.py"), "--input", str(work / "input"), "--output", str(work / "output"),
-           "--threads", str(args.threads)] + (["--tasks", args.tasks] if args.tasks else [])
+    cmd = [
+        sys.executable,
+        str(REPO / "run.py"),
+        "--input",
+        str(work / "input"),
+        "--output",
+        str(work / "output"),
+        "--threads",
+        str(args.threads),
+    ] + (["--tasks", args.tasks] if args.tasks else [])
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
     wall = time.monotonic() - start
     print(proc.stdout.strip())
     if proc.returncode:
         print(proc.stderr[-3000:], file=sys.stderr)
-    print(f"total wall time {wall / 60:.1f} min for scale {args.scale} "
-          f"(target: < 30 min at scale 1.0 on 2 cores; projected {wall / 60 / args.scale:.1f} min)")
+    print(
+        f"total wall time {wall / 60:.1f} min for scale {args.scale} "
+        f"(target: < 30 min at scale 1.0 on 2 cores; projected {wall / 60 / args.scale:.1f} min)"
+    )
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)
     return proc.returncode

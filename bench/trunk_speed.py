@@ -1,6 +1,6 @@
 """Trunk encoding speed on this machine: images/s, word feature maps/s, texts/s.
 
-    python bench/trunk_speed.py [--threads 2] [--trunk default]
+python bench/trunk_speed.py [--threads 2] [--trunk default]
 """
 
 from __future__ import annotations
@@ -15,8 +15,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from core.trunk import TrunkConfig, load_trunk  # noqa: E402
 
-CAPTIONS = ["a man riding a red bicycle down the street", "две собаки играют на траве у озера",
-            "a bowl of soup", "кошка спит на диване"] * 32
+CAPTIONS = [
+    "a man riding a red bicycle down the street",
+    "две собаки играют на траве у озера",
+    "a bowl of soup",
+    "кошка спит на диване",
+] * 32
 
 
 def _rate(fn, items: int, repeats: int = 3) -> float:  # type: ignore[no-untyped-def]

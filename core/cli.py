@@ -34,8 +34,13 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         default="none",
         help="replace every trunk feature by seeded noise (control runs that show what the trunk does)",
     )
-    parser.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
-                        help="overall time limit; when spent, remaining samples get fallback answers")
+    parser.add_argument(
+        "--time-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="overall time limit; when spent, remaining samples get fallback answers",
+    )
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (default: all cores)")
     parser.add_argument("--strict", action="store_true", help="abort on the first error instead of falling back")
     parser.add_argument("--list-tasks", action="store_true", help="list the registered tasks and exit")

@@ -153,9 +153,7 @@ def _run_task(
     return report
 
 
-def _solve(
-    task: Task, batch: Sequence[Sample], trunk: Trunk, report: TaskReport, *, strict: bool
-) -> list[Prediction]:
+def _solve(task: Task, batch: Sequence[Sample], trunk: Trunk, report: TaskReport, *, strict: bool) -> list[Prediction]:
     import torch
 
     try:

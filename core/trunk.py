@@ -163,9 +163,7 @@ class Trunk:
     def num_parameters(self) -> int:
         """Weights of the trunk: parameters plus persistent weight buffers."""
         return sum(
-            t.numel()
-            for name, t in self._module.state_dict().items()
-            if not name.endswith("num_batches_tracked")
+            t.numel() for name, t in self._module.state_dict().items() if not name.endswith("num_batches_tracked")
         )
 
     def holds(self, tensor: torch.Tensor) -> bool:

@@ -25,8 +25,19 @@ def installed_example(tmp_path_factory: pytest.TempPathFactory):  # type: ignore
     # Build from a copy: setuptools writes build/ and *.egg-info beside the sources.
     source = shutil.copytree(EXAMPLE, tmp_path_factory.mktemp("src") / EXAMPLE.name)
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-         "--target", str(target), str(source)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(target),
+            str(source),
+        ],
         check=True,
     )
     sys.path.insert(0, str(target))

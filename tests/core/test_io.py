@@ -83,8 +83,8 @@ def test_load_image_downscales_huge_images(tmp_path: Path) -> None:
 
 def test_task_dirs_accept_the_older_forms(tmp_path: Path) -> None:
     (tmp_path / "fusion_brain" / "OD").mkdir(parents=True)
-    (tmp_path / "\u0421" "2" "\u0421").mkdir()
-    (tmp_path / "\u0421" "2" "\u0421" / "requests.json").write_text("{}")
+    (tmp_path / "\u04212\u0421").mkdir()
+    (tmp_path / "\u04212\u0421" / "requests.json").write_text("{}")
     assert find_task_dir(tmp_path, "zsOD", "OD") == tmp_path / "fusion_brain" / "OD"
     c2c = find_task_dir(tmp_path, "C2C")
     assert c2c is not None and c2c.name == "\u04212\u0421"

@@ -20,8 +20,10 @@ def test_shipped_metadata_parses() -> None:
     assert meta.entrypoint.endswith("run.py") and meta.image
 
 
-@pytest.mark.parametrize("data", [{"image": "x"}, {"image": "", "entrypoint": "python run.py"},
-                                  {"image": "x", "entrypoint": "python main.py"}])
+@pytest.mark.parametrize(
+    "data",
+    [{"image": "x"}, {"image": "", "entrypoint": "python run.py"}, {"image": "x", "entrypoint": "python main.py"}],
+)
 def test_bad_metadata_is_rejected(tmp_path: Path, data: dict) -> None:
     (tmp_path / "metadata.json").write_text(json.dumps(data))
     with pytest.raises(InputError):

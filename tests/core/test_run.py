@@ -15,8 +15,12 @@ import run
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "input"
-OUTPUT_NAMES = {"c2c": "prediction_C2C.json", "htr": "prediction_HTR.json",
-                "zsod": "prediction_zsOD.json", "vqa": "prediction_VQA.json"}
+OUTPUT_NAMES = {
+    "c2c": "prediction_C2C.json",
+    "htr": "prediction_HTR.json",
+    "zsod": "prediction_zsOD.json",
+    "vqa": "prediction_VQA.json",
+}
 
 
 def _load(path: Path) -> dict:
@@ -59,10 +63,18 @@ def test_demo_input_end_to_end_without_network(tmp_path: Path, no_network: None)
 
 def _bad_input(root: Path) -> Path:
     (root / "C2C").mkdir(parents=True)
-    (root / "C2C" / "requests.json").write_text(json.dumps({
-        "0": "", "1": 5, "2": "public static int f ( int x ) { return x ; }", "3": "class { ( ( ;",
-        "4": "int x = 1 ;\u00a0" * 3000,
-    }), encoding="utf-8")
+    (root / "C2C" / "requests.json").write_text(
+        json.dumps(
+            {
+                "0": "",
+                "1": 5,
+                "2": "public static int f ( int x ) { return x ; }",
+                "3": "class { ( ( ;",
+                "4": "int x = 1 ;\u00a0" * 3000,
+            }
+        ),
+        encoding="utf-8",
+    )
     (root / "HTR" / "images").mkdir(parents=True)
     (root / "HTR" / "images" / "0.png").write_bytes(b"not a png")
     Image.new("RGB", (1, 1)).save(root / "HTR" / "images" / "1.png")
@@ -73,17 +85,32 @@ def _bad_input(root: Path) -> Path:
     Image.new("L", (300, 200), 128).save(root / "zsOD" / "images" / "0.jpg")
     Image.new("CMYK", (64, 48)).save(root / "zsOD" / "images" / "1.jpg")
     (root / "zsOD" / "images" / "2.jpg").write_bytes(b"broken")
-    (root / "zsOD" / "requests.json").write_text(json.dumps({
-        "0.jpg": ["a grey wall", "a grey wall", 7, "", "кошка"], "1.jpg": [], "2.jpg": ["a bus"],
-        "missing.jpg": ["a tree"],
-    }), encoding="utf-8")
+    (root / "zsOD" / "requests.json").write_text(
+        json.dumps(
+            {
+                "0.jpg": ["a grey wall", "a grey wall", 7, "", "кошка"],
+                "1.jpg": [],
+                "2.jpg": ["a bus"],
+                "missing.jpg": ["a tree"],
+            }
+        ),
+        encoding="utf-8",
+    )
     (root / "VQA" / "images").mkdir(parents=True)
     Image.new("RGB", (50, 50), "green").save(root / "VQA" / "images" / "0.jpg")
-    (root / "VQA" / "questions.json").write_text(json.dumps({
-        "0": {"file_name": "0.jpg", "question": "Какого цвета фон?"}, "1": {"image_id": "0.jpg", "question": ""},
-        "2": {"question": "what is it?"}, "3": "garbage", "4": {"file_name": "nope.jpg", "question": "Is it red?"},
-        "5": {"file_name": "0.jpg", "question": 42},
-    }), encoding="utf-8")
+    (root / "VQA" / "questions.json").write_text(
+        json.dumps(
+            {
+                "0": {"file_name": "0.jpg", "question": "Какого цвета фон?"},
+                "1": {"image_id": "0.jpg", "question": ""},
+                "2": {"question": "what is it?"},
+                "3": "garbage",
+                "4": {"file_name": "nope.jpg", "question": "Is it red?"},
+                "5": {"file_name": "0.jpg", "question": 42},
+            }
+        ),
+        encoding="utf-8",
+    )
     return root
 
 

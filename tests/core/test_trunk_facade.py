@@ -13,7 +13,12 @@ def test_parse_trunk_specs() -> None:
     assert TrunkConfig.parse("default:efficientnet_lite2").model_name == "efficientnet_lite2"
     cfg = TrunkConfig.parse("openclip:xlm-roberta-base-ViT-B-32:/w/model.pt:/w/xlmr", ablation="random")
     assert (cfg.backend, cfg.model_name, cfg.pretrained, cfg.text_tower_dir, cfg.ablation) == (
-        "openclip", "xlm-roberta-base-ViT-B-32", "/w/model.pt", "/w/xlmr", "random")
+        "openclip",
+        "xlm-roberta-base-ViT-B-32",
+        "/w/model.pt",
+        "/w/xlmr",
+        "random",
+    )
     with pytest.raises(TrunkError, match="bad trunk spec"):
         TrunkConfig.parse("openclip:only-arch")
 
