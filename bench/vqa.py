@@ -1,7 +1,7 @@
 """VQA benchmark: questions/s on 2 cores, and accuracy when the set has a gold file.
 
     python bench/vqa.py [--set ../shared/data/vqa_okvqa_dev] [--ablation random]
-                        [--threads 2] [--out /tmp/vqa_bench]
+                        [--threads 2] [--out /tmp/vqa_bench] [--head FILE | --hand-set-head]
 
 Runs the task through ``core.runner`` exactly as ``run.py`` does and times it
 (trunk construction excluded, task setup included). Image embeddings are
@@ -46,6 +46,10 @@ def main() -> int:
     parser.add_argument("--ablation", default="none", choices=["none", "random"])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("/tmp/vqa_bench"))
+    parser.add_argument("--head", type=Path, default=None, help="a head's safetensors (default: the shipped one)")
+    parser.add_argument(
+        "--hand-set-head", action="store_true", help="no trained head: the weight-free rules of head.untrained_head"
+    )
     args = parser.parse_args()
 
     import torch
@@ -56,7 +60,8 @@ def main() -> int:
     from plugins.vqa.task import VqaTask
 
     trunk = load_trunk(TrunkConfig(ablation=args.ablation))
-    task = VqaTask()
+    # A head file that does not exist makes the task fall back to the hand-set weights (logged).
+    task = VqaTask(args.out / "no_head.safetensors" if args.hand_set_head else args.head)
     planned = plan([task], args.set / "input")
     samples = planned[0].samples
     images = {getattr(s, "image", None) for s in samples}
