@@ -723,21 +723,17 @@ def dev_metrics(joint, backend, sets: dict, held: dict, zs_held: Sequence[str], 
         pemb = dict(zip(phrases, text_embeddings(phrases, cache)["emb"], strict=True))
         pos = {n: i for i, n in enumerate(names)}
         out[f"{setname}_presence_auc"] = presence_auc(embed(imgf["feat"][[pos[n] for n in images]]), gold, images, pemb)
-        cf = feats[f"{setname}_crops"]
-        keep = [i for i, img in enumerate(cf["images"]) if str(img) in set(images)]
-        out[f"{setname}_crop_top1"] = crop_top1(
-            embed(cf["feat"][keep]),
-            [str(cf["images"][i]) for i in keep],
-            [str(cf["phrases"][i]) for i in keep],
-            gold,
-            pemb,
-        )
-        if f"{setname}_rois" in feats:
-            rf = feats[f"{setname}_rois"]
-            out[f"{setname}_roi_top1"] = crop_top1(
-                embed(rf["feat"][keep]),
-                [str(rf["images"][i]) for i in keep],
-                [str(rf["phrases"][i]) for i in keep],
+        wanted = set(images)
+        keep = [i for i, img in enumerate(feats[f"{setname}_crops"]["images"]) if str(img) in wanted]
+        # ROI features are stored in the crops' order, so one index list serves both.
+        for kind, metric in (("crops", "crop_top1"), ("rois", "roi_top1")):
+            if f"{setname}_{kind}" not in feats:
+                continue
+            f = feats[f"{setname}_{kind}"]
+            out[f"{setname}_{metric}"] = crop_top1(
+                embed(f["feat"][keep]),
+                [str(f["images"][i]) for i in keep],
+                [str(f["phrases"][i]) for i in keep],
                 gold,
                 pemb,
             )
