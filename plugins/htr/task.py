@@ -198,8 +198,9 @@ def pick_readings(
 
     With ``constrained`` (approach B) every orientation of a crop is decoded and
     the one whose reading scores best, plus ``UPRIGHT_WEIGHT`` times the head's
-    log-probability that it is upright, wins: a sideways view rarely spells a
-    likely word, which the upright score alone cannot know. Otherwise the
+    log-probability that it is upright, wins (any non-empty reading beats an
+    empty one): a sideways view rarely spells a likely word, which the upright
+    score alone cannot know. Otherwise the
     upright-most row is read; with a ``lexicon`` the reading with the best image
     score plus word-frequency prior wins, without one the most probable one.
     """
@@ -214,13 +215,12 @@ def pick_readings(
         if i not in rows:
             out.append("")
         elif constrained is not None:
-            best_text, best_score = "", -np.inf
+            readings = []
             for row in rows[i]:
                 text, score = constrained.decode_scored(log_probs[row], _free_readings(log_probs[row]))
                 score += UPRIGHT_WEIGHT * -np.logaddexp(0.0, -float(upright[row]))  # log sigmoid
-                if score > best_score or not best_text:
-                    best_text, best_score = text, score
-            out.append(best_text)
+                readings.append((bool(text), score, text))
+            out.append(max(readings)[2])  # a word beats an empty reading, then the best score
         else:
             ranked = _free_readings(log_probs[max(rows[i], key=lambda r: upright[r])], scored=True)
             if lexicon is not None:
