@@ -6,9 +6,11 @@ look like: a word cut out of a school copybook photo as a polygon on a black
 background, squared (sometimes ruled) paper, blue or dark ink, slanted and
 wobbly strokes, low resolution, camera blur and noise, occasionally rotated.
 
-Fonts come from Debian packages (see ``FONT_PACKAGES``); ``find_fonts`` checks
-each file's glyph coverage with fontTools, so a font is used for Russian words
-only when it really has Cyrillic glyphs.
+Fonts come from Debian packages (see ``FONT_PACKAGES``) and from npm's
+Fontsource packages (``plugins.htr.fontsource``, which has the few real
+Cyrillic handwriting faces); ``find_fonts`` checks each file's glyph coverage
+with fontTools, so a font is used for Russian words only when it really has
+Cyrillic glyphs.
 """
 
 from __future__ import annotations
@@ -118,26 +120,34 @@ class FontInfo:
     cyrillic: bool  # has every Russian letter (otherwise used for English words only)
 
 
-def find_fonts(root: Path = FONT_ROOT) -> list[FontInfo]:
-    """Installed fonts from ``FONT_GLOBS`` that cover the Latin alphabet; Cyrillic coverage recorded."""
+def find_fonts(root: Path = FONT_ROOT, npm_dir: Path | None = None) -> list[FontInfo]:
+    """Installed fonts that cover the Latin alphabet, Cyrillic coverage recorded.
+
+    ``FONT_GLOBS`` under ``root`` (Debian), then the fonts ``plugins.htr.fontsource``
+    fetched into ``npm_dir`` (default its ``FONT_DIR``; skipped when absent).
+    """
     from fontTools.ttLib import TTFont
 
+    from plugins.htr import fontsource
+
+    npm_dir = fontsource.FONT_DIR if npm_dir is None else npm_dir
+    candidates = [(path, weight) for pattern, weight in FONT_GLOBS for path in sorted(root.glob(pattern))]
+    candidates += [(npm_dir / name, weight) for name, weight in fontsource.font_weights().items()]
     seen: set[Path] = set()
     fonts = []
-    for pattern, weight in FONT_GLOBS:
-        for path in sorted(root.glob(pattern)):
-            if path in seen:
-                continue
-            seen.add(path)
-            try:
-                cmap = TTFont(str(path), lazy=True).getBestCmap() or {}
-            except Exception as exc:  # a broken font file must not stop training
-                log.warning("skipping font %s: %s", path, exc)
-                continue
-            chars = {chr(c) for c in cmap}
-            if not set(LATIN) <= chars:
-                continue
-            fonts.append(FontInfo(str(path), weight, set(CYRILLIC) <= chars))
+    for path, weight in candidates:
+        if path in seen or not path.exists():
+            continue
+        seen.add(path)
+        try:
+            cmap = TTFont(str(path), lazy=True).getBestCmap() or {}
+        except Exception as exc:  # a broken font file must not stop training
+            log.warning("skipping font %s: %s", path, exc)
+            continue
+        chars = {chr(c) for c in cmap}
+        if not set(LATIN) <= chars:
+            continue
+        fonts.append(FontInfo(str(path), weight, set(CYRILLIC) <= chars))
     return fonts
 
 

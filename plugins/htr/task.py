@@ -88,6 +88,7 @@ class HtrTask(JsonOutput):
         self._constrained: LexiconDecoder | None = None
         self._head: Any = None
         self._trunk_id: int | None = None
+        self._size: tuple[int, int] | None = None  # (height, width) the head was trained on, from its card
 
     # -- set-up -------------------------------------------------------------------
     def setup(self, trunk: Trunk) -> None:
@@ -97,6 +98,7 @@ class HtrTask(JsonOutput):
         from safetensors.torch import load_file
 
         from plugins.htr.model import HtrHead
+        from plugins.htr.preprocess import HEIGHT, WIDTH
 
         card_path = self.weights_dir / "htr_head.json"
         weights_path = self.weights_dir / "htr_head.safetensors"
@@ -105,6 +107,8 @@ class HtrTask(JsonOutput):
         card = json.loads(card_path.read_text(encoding="utf-8"))
         trunk.check_compatible(card["trunk"], what="htr head")
         head = HtrHead(**card["config"])
+        size = card.get("input", {"height": HEIGHT, "width": WIDTH})
+        self._size = (int(size["height"]), int(size["width"]))
         state = {k: v.float() if v.is_floating_point() else v for k, v in load_file(str(weights_path)).items()}
         head.load_state_dict(state)
         head.eval()
@@ -144,10 +148,11 @@ class HtrTask(JsonOutput):
     def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> HtrBatch:
         """Load, orient and fit each crop; unreadable images get no row (answer "")."""
         from core.io import load_image
-        from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, orientations, to_pixels
+        from plugins.htr.preprocess import fit_word, orientations, to_pixels
 
         if self._head is None:
             self.setup(trunk)
+        height, width = self._size
         words, owner, rotation = [], [], []
         for i, sample in enumerate(samples):
             if not isinstance(sample, HtrSample):
@@ -159,13 +164,13 @@ class HtrTask(JsonOutput):
                 continue
             for angle in orientations(image.size):
                 view = image.rotate(angle, expand=True) if angle else image
-                words.append(fit_word(view))
+                words.append(fit_word(view, height, width))
                 owner.append(i)
                 rotation.append(angle)
         if not words:
             import numpy as np
 
-            words = [np.zeros((HEIGHT, WIDTH, 3), np.uint8)]
+            words = [np.zeros((height, width, 3), np.uint8)]
             owner, rotation = [-1], [0]  # a dummy row keeps tensor shapes valid; no sample owns it
         return HtrBatch(to_pixels(words, trunk), tuple(owner), tuple(rotation))
 

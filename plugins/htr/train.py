@@ -3,6 +3,7 @@
 Set-up (training only; inference needs no fonts):
 
     apt-get update && apt-get install -y <FONT_PACKAGES from plugins/htr/render.py>
+    python -m plugins.htr.fontsource     # handwriting faces from npm (needs npm)
     pip install wordfreq==3.1.1
 
 Stages (``--stage``, default ``all``):
@@ -32,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode
-from plugins.htr.preprocess import fit_word, to_pixels
+from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, to_pixels
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def build_trunk(spec: str, ablation: str = "none"):  # noqa: ANN201 - Trunk, imp
 
 
 def render_batch(
-    n: int, seed: int, *, rotated_share: float = ROTATED_SHARE
+    n: int, seed: int, *, rotated_share: float = ROTATED_SHARE, height: int = HEIGHT
 ) -> tuple[list[np.ndarray], list[str], list[int]]:
     """``n`` fitted word arrays, their texts and upright flags, deterministic in ``seed``."""
     from plugins.htr.render import WordRenderer, find_fonts
@@ -72,7 +73,7 @@ def render_batch(
         if rng.random() < rotated_share:
             img = img.rotate(rng.choice((90, 270)), expand=True)
             up = 0
-        words.append(fit_word(img))
+        words.append(fit_word(img, height, height * WIDTH // HEIGHT))
         texts.append(text)
         upright.append(up)
     return words, texts, upright
@@ -81,8 +82,12 @@ def render_batch(
 _RENDER_STATE = None
 
 
-def produce(cache: Path, shards: int, worker: int, workers: int, trunk_spec: str) -> None:
-    """Fill ``cache`` with shards ``worker, worker + workers, ...`` below ``shards`` (plus the dev shard)."""
+def produce(cache: Path, shards: int, worker: int, workers: int, trunk_spec: str, height: int = HEIGHT) -> None:
+    """Fill ``cache`` with shards ``worker, worker + workers, ...`` below ``shards`` (plus the dev shard).
+
+    Crops are fitted to ``height`` x ``4 * height`` pixels; the size is kept in
+    ``input.json`` and a cache refuses shards of another size.
+    """
     import torch
     from tqdm import tqdm
 
@@ -90,11 +95,15 @@ def produce(cache: Path, shards: int, worker: int, workers: int, trunk_spec: str
     cache.mkdir(parents=True, exist_ok=True)
     trunk = build_trunk(trunk_spec)
     (cache / "trunk.json").write_text(json.dumps(trunk.component_versions))
+    size = {"height": height, "width": height * WIDTH // HEIGHT}
+    if cache_input(cache, default=size) != size:
+        raise SystemExit(f"{cache} holds crops of {cache_input(cache)}, not {size}; use another --cache")
+    (cache / "input.json").write_text(json.dumps(size))
     todo = [("dev", DEV_SEED)] if worker == 0 else []
     todo += [(f"train_{i:05d}", i) for i in range(worker, shards, workers)]
     todo = [(name, seed) for name, seed in todo if not (cache / f"{name}.npz").exists()]
     for name, seed in tqdm(todo, desc=f"produce w{worker}", unit="shard"):
-        words, texts, upright = render_batch(SHARD_SIZE, seed)
+        words, texts, upright = render_batch(SHARD_SIZE, seed, height=height)
         s8, s16 = [], []
         with torch.inference_mode():
             for i in range(0, len(words), 64):
@@ -104,6 +113,14 @@ def produce(cache: Path, shards: int, worker: int, workers: int, trunk_spec: str
         tmp = cache / f".{name}.tmp.npz"
         np.savez(tmp, s8=np.concatenate(s8), s16=np.concatenate(s16), texts=np.array(texts), upright=np.array(upright))
         tmp.replace(cache / f"{name}.npz")
+
+
+def cache_input(cache: Path, default: dict[str, int] | None = None) -> dict[str, int]:
+    """The crop size of a cache's shards (caches made before ``input.json`` hold 64 x 256 crops)."""
+    path = cache / "input.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    return default if default is not None else {"height": HEIGHT, "width": WIDTH}
 
 
 def load_shards(paths: Sequence[Path]) -> dict[str, np.ndarray]:
@@ -154,18 +171,41 @@ def evaluate(head, data: dict[str, np.ndarray], *, beam: bool = False, batch: in
     }
 
 
-def train(cache: Path, steps: int, batch: int, lr: float, seed: int, eval_every: int, init: Path | None = None) -> None:
+def train(
+    cache: Path,
+    steps: int,
+    batch: int,
+    lr: float,
+    seed: int,
+    eval_every: int,
+    init: Path | None = None,
+    *,
+    extra: Sequence[Path] = (),
+    hidden: int = 96,
+) -> None:
+    """Train on the shards of ``cache`` and of the ``extra`` caches; dev and checkpoint live in ``cache``."""
     import torch
     from tqdm import tqdm
 
     from plugins.htr.model import HtrHead
 
+    def list_shards() -> list[Path]:
+        return sorted(p for d in (cache, *extra) for p in d.glob("train_*.npz"))
+
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
+    sizes = {json.dumps(cache_input(d), sort_keys=True) for d in (cache, *extra)}
+    if len(sizes) > 1:
+        raise SystemExit(f"caches hold crops of different sizes: {sorted(sizes)}")
     dev = load_shards([cache / "dev.npz"])
-    first = load_shards(sorted(cache.glob("train_*.npz"))[:1])
-    head = HtrHead(first["s8"].shape[1], first["s16"].shape[1], NUM_CLASSES)
+    warm = torch.load(init, weights_only=False) if init is not None else None
+    if warm is not None:
+        head = HtrHead(**warm["config"])
+    else:
+        first = load_shards(list_shards()[:1])
+        c8, rows = first["s8"].shape[1:3]
+        head = HtrHead(c8, first["s16"].shape[1], NUM_CLASSES, rows=rows, hidden=hidden)
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=lr, total_steps=steps, pct_start=min(0.3, max(0.05, 10 / steps))
@@ -180,9 +220,9 @@ def train(cache: Path, steps: int, batch: int, lr: float, seed: int, eval_every:
         step = state["step"]
         rng = state["rng"]
         log.info("resumed from step %d", step)
-    elif init is not None:
+    elif warm is not None:
         # Warm start: the head's weights from an earlier run, a fresh optimiser and schedule.
-        head.load_state_dict(torch.load(init, weights_only=False)["head"])
+        head.load_state_dict(warm["head"])
         log.info("initialised the head from %s", init)
     head.train()
     bar = tqdm(total=steps, initial=step, desc="train htr head", unit="step")
@@ -191,7 +231,7 @@ def train(cache: Path, steps: int, batch: int, lr: float, seed: int, eval_every:
     order = np.zeros(0, dtype=np.int64)
     pos = 0
     while step < steps:
-        shards = sorted(cache.glob("train_*.npz"))
+        shards = list_shards()
         if pos >= len(order) or len(shards) > n_loaded + 8:
             if len(shards) != n_loaded:
                 data = load_shards(shards)
@@ -241,14 +281,17 @@ def train(cache: Path, steps: int, batch: int, lr: float, seed: int, eval_every:
     bar.close()
 
 
-def export(cache: Path, out_dir: Path) -> None:
+def export(cache: Path, out_dir: Path, extra: Sequence[Path] = ()) -> None:
     """Checkpoint -> fp16 safetensors + card (with the dev score, greedy and beam)."""
     import torch
     from safetensors.torch import save_file
 
+    from plugins.htr.fontsource import FONT_DIR
     from plugins.htr.model import HtrHead
-    from plugins.htr.render import find_fonts
+    from plugins.htr.render import FONT_PACKAGES, find_fonts
 
+    manifest = FONT_DIR / "manifest.json"
+    npm_versions = json.loads(manifest.read_text()) if manifest.exists() else {}
     state = torch.load(cache / "checkpoint.pt", weights_only=False)
     head = HtrHead(**state["config"])
     head.load_state_dict(state["head"])
@@ -259,23 +302,28 @@ def export(cache: Path, out_dir: Path) -> None:
     tensors = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in head.state_dict().items()}
     save_file(tensors, str(out_dir / "htr_head.safetensors"))
     trunk_versions = json.loads((cache / "trunk.json").read_text())
-    n_train = sum(len(np.load(p)["texts"]) for p in sorted(cache.glob("train_*.npz")))
+    n_train = sum(len(np.load(p)["texts"]) for d in (cache, *extra) for p in sorted(d.glob("train_*.npz")))
     card = {
         "task": "htr",
         "model": (
             "HtrHead: stride-8 + upsampled stride-16 trunk maps -> 1x1 conv -> rows folded into channels -> linear"
-            " -> residual conv1d -> BiLSTM(96) -> CTC over 147 chars + blank; plus an upright logit"
+            f" -> residual conv1d -> BiLSTM({state['config']['hidden']}) -> CTC over {len(CHARSET)} chars + blank;"
+            " plus an upright logit"
         ),
         "config": state["config"],
         "charset": CHARSET,
-        "input": {"height": 64, "width": 256},
+        "input": cache_input(cache),
         "trunk": {"image": trunk_versions["image"]},
         "data": {
-            "kind": "rendered words only (no real handwriting); fb_sample never used for training",
+            "kind": (
+                "rendered words only (no real handwriting): Debian fonts and Fontsource handwriting fonts from npm;"
+                " fb_sample never used for training"
+            ),
             "words": "wordfreq 3.1.1 top 40k ru + top 40k en, casing/punctuation/abbreviations/numbers mixed in",
             "train_samples": n_train,
             "rotated_share": ROTATED_SHARE,
             "fonts": sorted(Path(f.path).name for f in find_fonts()),
+            "font_sources": {"debian": FONT_PACKAGES, "npm_fontsource": npm_versions},
         },
         "steps": state["step"],
         "dev": {"set": f"rendered, seed {DEV_SEED}, {len(dev['texts'])} crops", "greedy": greedy, "beam": beam},
@@ -291,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/htr_cache"))
     parser.add_argument("--trunk", default="default", help="trunk spec as for run.py, or 'fake'")
     parser.add_argument("--shards", type=int, default=160, help=f"training shards of {SHARD_SIZE} crops")
+    parser.add_argument("--height", type=int, default=HEIGHT, help="crop height (width is 4x) of new shards")
     parser.add_argument("--worker", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--steps", type=int, default=6000)
@@ -299,15 +348,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eval-every", type=int, default=250)
     parser.add_argument("--init", type=Path, default=None, help="warm-start the head from this checkpoint")
+    parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more caches whose shards to train on")
+    parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
     parser.add_argument("--out", type=Path, default=WEIGHTS_DIR)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.stage in ("produce", "all"):
-        produce(args.cache, args.shards, args.worker, args.workers, args.trunk)
+        produce(args.cache, args.shards, args.worker, args.workers, args.trunk, args.height)
     if args.stage in ("train", "all"):
-        train(args.cache, args.steps, args.batch, args.lr, args.seed, args.eval_every, args.init)
+        train(
+            args.cache,
+            args.steps,
+            args.batch,
+            args.lr,
+            args.seed,
+            args.eval_every,
+            args.init,
+            extra=args.extra,
+            hidden=args.hidden,
+        )
     if args.stage in ("export", "all"):
-        export(args.cache, args.out)
+        export(args.cache, args.out, args.extra)
     return 0
 
 

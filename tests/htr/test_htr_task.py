@@ -20,17 +20,19 @@ DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _write_head(out: Path, image_version: str, c8: int = 8, c16: int = 16) -> Path:
+def _write_head(out: Path, image_version: str, c8: int = 8, c16: int = 16, size: tuple[int, int] | None = None) -> Path:
     import torch
     from safetensors.torch import save_file
 
     from plugins.htr.model import HtrHead
 
     torch.manual_seed(0)
-    head = HtrHead(c8, c16, NUM_CLASSES)
+    head = HtrHead(c8, c16, NUM_CLASSES, rows=(size or (64, 256))[0] // 8)
     out.mkdir(parents=True, exist_ok=True)
     save_file({k: v.contiguous() for k, v in head.state_dict().items()}, str(out / "htr_head.safetensors"))
     card = {"config": head.config, "trunk": {"image": image_version}}
+    if size is not None:
+        card["input"] = {"height": size[0], "width": size[1]}
     (out / "htr_head.json").write_text(json.dumps(card), encoding="utf-8")
     return out
 
@@ -44,6 +46,20 @@ def test_conforms_on_fake_trunk(fake_trunk, fake_head: Path) -> None:  # type: i
     preds = assert_task_conforms(HtrTask(fake_head), DATA, fake_trunk)
     assert [p.key for p in preds] == ["0.png", "1.png", "2.png"]
     assert all(isinstance(p.value, str) for p in preds)
+
+
+def test_crops_are_fitted_to_the_size_on_the_card(fake_trunk, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import torch
+
+    task = HtrTask(_write_head(tmp_path / "head", "fake-image-1", size=(96, 384)))
+    task.setup(fake_trunk)
+    samples = task.discover(DATA)
+    batch = task.preprocess(samples, fake_trunk)
+    assert tuple(batch.pixels.shape[-2:]) == (96, 384)
+    with torch.inference_mode():
+        raw = task.predict(batch, fake_trunk)
+    assert raw.log_probs.shape[1] == 384 // 8  # one CTC frame per 8 pixels of the taller crop
+    assert [p.key for p in task.postprocess(raw, samples)] == [s.key for s in samples]
 
 
 def test_refuses_head_of_another_trunk(fake_trunk, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
