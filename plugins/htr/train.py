@@ -123,6 +123,11 @@ def cache_input(cache: Path, default: dict[str, int] | None = None) -> dict[str,
     return default if default is not None else {"height": HEIGHT, "width": WIDTH}
 
 
+def list_shards(cache: Path, extra: Sequence[Path] = ()) -> list[Path]:
+    """The training shards of ``cache`` and of the ``extra`` caches."""
+    return sorted(p for d in (cache, *extra) for p in d.glob("train_*.npz"))
+
+
 def load_shards(paths: Sequence[Path]) -> dict[str, np.ndarray]:
     parts = [np.load(p) for p in paths]
     return {k: np.concatenate([p[k] for p in parts]) for k in ("s8", "s16", "texts", "upright")}
@@ -189,9 +194,6 @@ def train(
 
     from plugins.htr.model import HtrHead
 
-    def list_shards() -> list[Path]:
-        return sorted(p for d in (cache, *extra) for p in d.glob("train_*.npz"))
-
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -203,7 +205,7 @@ def train(
     if warm is not None:
         head = HtrHead(**warm["config"])
     else:
-        first = load_shards(list_shards()[:1])
+        first = load_shards(list_shards(cache, extra)[:1])
         c8, rows = first["s8"].shape[1:3]
         head = HtrHead(c8, first["s16"].shape[1], NUM_CLASSES, rows=rows, hidden=hidden)
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=1e-4)
@@ -231,7 +233,7 @@ def train(
     order = np.zeros(0, dtype=np.int64)
     pos = 0
     while step < steps:
-        shards = list_shards()
+        shards = list_shards(cache, extra)
         if pos >= len(order) or len(shards) > n_loaded + 8:
             if len(shards) != n_loaded:
                 data = load_shards(shards)
@@ -302,7 +304,7 @@ def export(cache: Path, out_dir: Path, extra: Sequence[Path] = ()) -> None:
     tensors = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in head.state_dict().items()}
     save_file(tensors, str(out_dir / "htr_head.safetensors"))
     trunk_versions = json.loads((cache / "trunk.json").read_text())
-    n_train = sum(len(np.load(p)["texts"]) for d in (cache, *extra) for p in sorted(d.glob("train_*.npz")))
+    n_train = sum(len(np.load(p)["texts"]) for p in list_shards(cache, extra))
     card = {
         "task": "htr",
         "model": (
