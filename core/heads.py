@@ -1,0 +1,106 @@
+"""Trained heads per trunk: where a task finds the head made for the trunk it runs on.
+
+A head is trained on one trunk's features and is useless on another, so heads are
+kept per trunk. A heads folder holds one sub-folder per task and trunk::
+
+    HEADS/<task>/<trunk.version>/   the plugin's usual weight files + its JSON card
+
+``trunk.version`` is a hash of the trunk's component versions (image tower, text
+tower, joint space). The card records those versions under ``"trunk"``. A task asks
+``find_head`` for its head: the user's heads folders are searched first (``run.py
+--heads DIR``; default ``~/.cache/fusionbrain/heads`` or ``$FUSIONBRAIN_HEADS``),
+then the folder the plugin ships. The first folder whose card matches the trunk
+wins; with none, the task runs its no-head mode (and says so). ``train.py`` writes
+new heads to ``head_dir_for(HEADS, task, trunk)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.trunk import Trunk
+
+log = logging.getLogger(__name__)
+
+HEADS_ENV = "FUSIONBRAIN_HEADS"
+
+
+def default_heads_dir() -> Path:
+    """``$FUSIONBRAIN_HEADS``, else ``~/.cache/fusionbrain/heads``."""
+    return Path(os.environ.get(HEADS_ENV) or Path.home() / ".cache" / "fusionbrain" / "heads").expanduser()
+
+
+def search_dirs(options: argparse.Namespace | None = None) -> tuple[Path, ...]:
+    """The heads folders a run searches: ``--heads`` when given, else the default folder."""
+    chosen = getattr(options, "heads", None) if options is not None else None
+    return (Path(chosen).expanduser(),) if chosen else (default_heads_dir(),)
+
+
+def head_dir_for(heads_root: Path, task: str, trunk: Trunk) -> Path:
+    """Where ``train.py`` puts ``task``'s head for ``trunk`` under ``heads_root``."""
+    return Path(heads_root) / task / trunk.version
+
+
+def read_card(path: Path) -> dict[str, Any] | None:
+    """A head card's JSON object, or None when it is missing or unreadable (logged)."""
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning("head card %s is unreadable (%s); ignored", path, exc)
+        return None
+    return card if isinstance(card, dict) else None
+
+
+def card_matches(card: Mapping[str, Any], trunk: Trunk) -> bool:
+    """True when every trunk component the card records is the trunk's own.
+
+    Ablation runs feed heads deliberately foreign features, so there every card matches.
+    """
+    if trunk.config.ablation != "none":
+        return True
+    recorded = card.get("trunk")
+    if not isinstance(recorded, Mapping) or not recorded:
+        return False
+    current = trunk.component_versions
+    return all(current.get(k) == v for k, v in recorded.items())
+
+
+def find_head(
+    task: str, trunk: Trunk, card_name: str, *, shipped: Path | None, search: Sequence[Path] = ()
+) -> Path | None:
+    """The folder holding ``task``'s head for ``trunk``, or None when no folder has one.
+
+    Searched in order: ``<dir>/<task>/<trunk.version>`` for each of ``search``, then
+    ``shipped``. A folder counts when its ``card_name`` exists and matches the trunk
+    (``card_matches``). Logs the folder used, or that none matched and where it looked.
+    """
+    candidates = [head_dir_for(d, task, trunk) for d in search]
+    if shipped is not None:
+        candidates.append(Path(shipped))
+    for folder in candidates:
+        card = read_card(folder / card_name)
+        if card is not None and card_matches(card, trunk):
+            log.info("%s: using the head in %s", task, folder)
+            return folder
+    looked = ", ".join(str(c) for c in candidates) or "nowhere"
+    log.warning("%s: no trained head for trunk %s (looked in %s)", task, trunk.version, looked)
+    return None
+
+
+def write_card(path: Path, card: Mapping[str, Any]) -> Path:
+    """Write a head card as readable, key-sorted JSON (atomically). It must record ``"trunk"``."""
+    from core.io import write_json_atomic
+
+    if not isinstance(card.get("trunk"), Mapping) or not card["trunk"]:
+        raise ValueError("a head card must record the trunk's component versions under 'trunk'")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_json_atomic(path, json.loads(json.dumps(card, sort_keys=True)))

@@ -1,0 +1,59 @@
+"""core.heads: per-trunk head folders and their lookup."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.heads import card_matches, find_head, head_dir_for, search_dirs, write_card
+from core.testing import make_fake_trunk
+
+
+@pytest.fixture(scope="module")
+def trunk():
+    return make_fake_trunk(0)
+
+
+def _card(trunk, **extra):
+    return {"task": "demo", "trunk": dict(trunk.component_versions), **extra}
+
+
+def test_user_folder_wins_over_shipped(tmp_path: Path, trunk) -> None:
+    shipped = tmp_path / "shipped"
+    write_card(shipped / "head.json", _card(trunk))
+    user = tmp_path / "heads"
+    write_card(head_dir_for(user, "demo", trunk) / "head.json", _card(trunk, steps=5))
+    found = find_head("demo", trunk, "head.json", shipped=shipped, search=[user])
+    assert found == head_dir_for(user, "demo", trunk)
+
+
+def test_foreign_cards_are_skipped(tmp_path: Path, trunk) -> None:
+    shipped = tmp_path / "shipped"
+    write_card(shipped / "head.json", {"trunk": {"image": "another-tower"}})
+    assert find_head("demo", trunk, "head.json", shipped=shipped, search=[tmp_path / "none"]) is None
+    ablated = make_fake_trunk(0, ablation="random")
+    assert find_head("demo", ablated, "head.json", shipped=shipped) == shipped
+
+
+def test_unreadable_or_trunkless_cards_do_not_match(tmp_path: Path, trunk) -> None:
+    (tmp_path / "head.json").write_text("{not json", encoding="utf-8")
+    assert find_head("demo", trunk, "head.json", shipped=tmp_path) is None
+    assert not card_matches({"task": "demo"}, trunk)
+    with pytest.raises(ValueError, match="trunk"):
+        write_card(tmp_path / "x.json", {"task": "demo"})
+
+
+def test_card_is_plain_sorted_json(tmp_path: Path, trunk) -> None:
+    path = write_card(tmp_path / "c.json", _card(trunk, b=1, a=2))
+    assert list(json.loads(path.read_text(encoding="utf-8"))) == ["a", "b", "task", "trunk"]
+
+
+def test_search_dirs_follow_option_then_environment(monkeypatch, tmp_path: Path) -> None:
+    import argparse
+
+    assert search_dirs(argparse.Namespace(heads=str(tmp_path))) == (tmp_path,)
+    monkeypatch.setenv("FUSIONBRAIN_HEADS", str(tmp_path / "env"))
+    assert search_dirs(argparse.Namespace(heads=None)) == (tmp_path / "env",)
+    assert search_dirs(None) == (tmp_path / "env",)
