@@ -277,10 +277,12 @@ def train(
     device: str = "cpu",
     progress: bool = True,
     real_repeat: int = REAL_REPEAT,
+    grow: Mapping[str, int] | None = None,
 ) -> None:
     """Train on the shards of ``cache`` and of the ``extra`` caches; dev and checkpoint live in ``cache``.
 
-    ``init`` warm-starts from a checkpoint or a head folder (``load_init``). Real
+    ``init`` warm-starts from a checkpoint or a head folder (``load_init``), optionally
+    grown by ``grow`` (e.g. ``{"blocks": 3}``: more residual context blocks). Real
     handwriting shards (``real_*``) are seen ``real_repeat`` times per epoch.
     Logs seconds per 1k steps at every evaluation.
     """
@@ -299,7 +301,7 @@ def train(
     dev = load_shards([cache / "dev.npz"])
     warm = load_init(init) if init is not None else None
     if warm is not None:
-        head = HtrHead(**warm["config"])
+        head = HtrHead(**{**warm["config"], **(grow or {})})
     else:
         first = load_shards(list_shards(cache, extra)[:1])
         c8, rows = first["s8"].shape[1:3]
@@ -320,8 +322,11 @@ def train(
         rng = state["rng"]
         log.info("resumed from step %d", step)
     elif warm is not None:
-        # Warm start: the head's weights from an earlier run, a fresh optimiser and schedule.
-        head.load_state_dict(warm["head"])
+        # Warm start: the head's weights from an earlier run, a fresh optimiser and schedule. A grown
+        # head (``grow``) keeps every old weight; its new blocks start as the identity.
+        missing, unexpected = head.load_state_dict(warm["head"], strict=not grow)
+        if unexpected or any(not k.startswith("more.") for k in missing):
+            raise SystemExit(f"{init} does not fit the head: missing {missing}, unexpected {unexpected}")
         log.info("initialised the head from %s", init)
     head.train()
     bar = tqdm(total=steps, initial=step, desc="train htr head", unit="step", disable=not progress)
@@ -425,11 +430,14 @@ def export(
     pen_shares = sorted(
         {json.loads((d / "mix.json").read_text())["pen_share"] for d in (cache, *extra) if (d / "mix.json").exists()}
     )
+    blocks = state["config"].get("blocks", 1)
+    more = f" + {blocks - 1} grouped residual conv blocks" if blocks > 1 else ""
     card = {
         "task": "htr",
         "model": (
             "HtrHead: stride-8 + upsampled stride-16 trunk maps -> 1x1 conv -> rows folded into channels -> linear"
-            f" -> residual conv1d -> BiLSTM({state['config']['hidden']}) -> CTC over {len(CHARSET)} chars + blank;"
+            f" -> residual conv1d{more} -> BiLSTM({state['config']['hidden']})"
+            f" -> CTC over {len(CHARSET)} chars + blank;"
             " plus an upright logit"
         ),
         "config": state["config"],
@@ -616,6 +624,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--init", default=None, help="warm start: checkpoint or head folder ('auto' for --stage all)")
     parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more caches whose shards to train on")
     parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
+    parser.add_argument("--blocks", type=int, default=None, help="grow a warm-started head to this many context blocks")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.stage == "all":
@@ -655,6 +664,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra=args.extra,
             hidden=args.hidden,
             device=args.device,
+            grow={"blocks": args.blocks} if args.blocks else None,
         )
     if args.stage == "export":
         export(args.cache, args.out or WEIGHTS_DIR, args.extra, seed=args.seed)
