@@ -1,20 +1,34 @@
-"""Train the zsOD verifier and calibrate the decision: ``python -m plugins.zsod.train``.
+"""Train the zsOD heads for one trunk: ``train_head(...)``, or ``python -m plugins.zsod.train``.
 
-Data: the train half of ``../shared/data/zsod_coco_dev`` (the same split as
-``core.train_trunk.zsod_split``, whose other half is held out for reporting).
-Steps, all seeded:
+Heads: the grounding head (``plugins.zsod.head``: region-phrase scorer over the trunk's
+stride-32 map), the verifier (``plugins.zsod.verifier``: stage 1 over every proposal,
+stage 2 over crops, shipped only when it wins out-of-fold) and the decision's
+calibration (``plugins.zsod.decision``). Written into ``out_dir``: ``verifier.safetensors``
+(all heads, fp16), ``verifier.json`` (the card) and ``calibration.json``.
 
-1. stage-1 features of every (grid box, phrase) pair with the frozen trunk
-   (cached under ``--cache``, keyed by the trunk version and the grid);
-2. the stage-1 head on the whole train half; its best boxes per phrase are
-   re-scored from crops (stage-2 features);
-3. 3-fold out-of-fold stage-2 probabilities on the train half, on which the
-   decision thresholds are chosen to maximise the official F1
-   (``core.metrics.zsod``); then the stage-2 head on the whole train half.
+Data sources (``data``: name -> paths; a name left out defaults to the matching sets of
+``../shared/data`` when they exist):
 
-Writes ``plugins/zsod/data/{verifier.safetensors, verifier.json, calibration.json}``
-and prints F1 of the held-out half and of ``fb_sample`` (evaluation only; never
-used for fitting or calibration).
+* ``coco_captions``: captioned images, the weak part (phrases mined from the captions,
+  ``plugins.zsod.phrases``; multiple-instance learning, ``plugins.zsod.weak_train``). A path
+  is a COCO captions JSON (``{"images": [{"id", "file_name"}], "annotations":
+  [{"image_id", "caption"}]}``; images under ``coco_images`` or beside the JSON) or a
+  folder with ``captions_en.json`` (``{file_name: [caption, ...]}``, optionally
+  ``captions_ru_machine.json``) and ``images/``. Default: ``trunk_pairs/coco_val`` and
+  ``trunk_pairs/flickr8k`` without the trunk's held-out images (``core.train_trunk.split``).
+* ``challenge``: sets in the challenge layout (``input/zsOD`` + ``true/zsOD``). Each set is
+  split by the sha1 rule of ``zsod_split``: one half trains (boxes: the strong part) and
+  calibrates, the other half is the card's dev score. Default: ``zsod_coco_dev``.
+* ``coco_instances`` (+ ``coco_images``): a COCO instances JSON: each image's category
+  names are present phrases with their boxes, absent categories (half of them from the
+  same supercategory) are negatives, as in ``zsod_coco_dev``. Trains like a challenge
+  train half.
+* ``vg_regions`` (+ ``vg_images``): Visual Genome ``region_descriptions.json``: each
+  region's phrase with its box; phrases of other images are negatives.
+
+Other names (VQA, HTR) are ignored. Trunk features are cached under ``cache`` (default
+``out_dir/cache``) in resumable shards; with ``resume`` a trained grounding head in
+``out_dir`` is reused. Everything is seeded.
 """
 
 from __future__ import annotations
@@ -23,20 +37,28 @@ import argparse
 import hashlib
 import json
 import logging
+import random
 import time
-from collections.abc import Sequence
-from dataclasses import asdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from plugins.zsod.boxes import as_box_list, iou_matrix
 
+if TYPE_CHECKING:
+    from core.trunk import Trunk
+
 log = logging.getLogger("plugins.zsod.train")
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data"
+CARD = "verifier.json"
+WEIGHTS = "verifier.safetensors"
+GROUNDING_CKPT = "grounding_checkpoint.pt"
+WEAK_EPOCHS = 4
+VERIFIER_STEPS = 300
 
 
 class ImageData(NamedTuple):
@@ -52,10 +74,22 @@ class ImageData(NamedTuple):
     extra: dict[str, np.ndarray]  # stage-1 sims / image_sims for stage 2
 
 
-def zsod_split(data: Path) -> tuple[list[str], list[str]]:
-    """(train, held_out) images of ``zsod_coco_dev``: core.train_trunk's rule (sha1 order, first half held out)."""
-    gold = json.loads((data / "zsod_coco_dev" / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
-    order = sorted(gold, key=lambda n: hashlib.sha1(n.encode()).hexdigest())
+class Labelled(NamedTuple):
+    """One image with gold boxes per phrase: the strong part and the calibration data."""
+
+    sample: Any  # plugins.zsod.task.ZsodSample
+    gold: dict[str, list[list[float]]]  # phrase -> [[x, y, w, h], ...] ([] = absent)
+    source: str
+
+
+def zsod_split(data: Path = DATA, set_name: str = "zsod_coco_dev") -> tuple[list[str], list[str]]:
+    """(train, held_out) images of a challenge set: core.train_trunk's rule (sha1 order, first half held out)."""
+    gold = json.loads((Path(data) / set_name / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
+    return split_names(gold)
+
+
+def split_names(names: Sequence[str] | Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    order = sorted(names, key=lambda n: hashlib.sha1(n.encode()).hexdigest())
     n_held = len(order) // 2 + len(order) % 2
     return sorted(order[n_held:]), sorted(order[:n_held])
 
@@ -69,79 +103,259 @@ def labels_for(boxes: np.ndarray, phrases: Sequence[str], gold: dict[str, Any]) 
     return labels
 
 
-def samples_of(set_dir: Path, names: Sequence[str] | None, task: Any) -> list[Any]:
+# -- data sources ------------------------------------------------------------------------------------
+def default_sources(data_root: Path = DATA) -> dict[str, list[Path]]:
+    """The sets of ``../shared/data`` each source name defaults to (only those present)."""
+    out: dict[str, list[Path]] = {}
+    pairs = [data_root / "trunk_pairs" / n for n in ("coco_val", "flickr8k")]
+    if all((p / "captions_en.json").exists() for p in pairs):
+        out["coco_captions"] = pairs
+    if (data_root / "zsod_coco_dev" / "true" / "zsOD").is_dir():
+        out["challenge"] = [data_root / "zsod_coco_dev"]
+    return out
+
+
+def challenge_sets(paths: Sequence[Path]) -> tuple[list[Labelled], list[Labelled]]:
+    """(train half, dev half) of every challenge-layout set."""
+    from core.io import read_json_object
+    from plugins.zsod.task import ZsodSample, ZsodTask
+
+    train, dev = [], []
+    for path in paths:
+        gold = read_json_object(Path(path) / "true" / "zsOD" / "true_zsOD.json")
+        samples = [s for s in ZsodTask().discover(Path(path) / "input") if isinstance(s, ZsodSample)]
+        tr, _ = split_names([s.key for s in samples])
+        for s in samples:
+            if s.image_path is None or s.key not in gold:
+                continue
+            (train if s.key in tr else dev).append(Labelled(s, gold[s.key], f"challenge:{Path(path).name}"))
+    return train, dev
+
+
+def coco_instances(paths: Sequence[Path], images: Sequence[Path], seed: int) -> list[Labelled]:
+    """COCO instances JSON -> labelled images: category names with their boxes; absent categories as negatives."""
     from plugins.zsod.task import ZsodSample
 
-    samples = [s for s in task.discover(set_dir / "input") if isinstance(s, ZsodSample)]
-    return [s for s in samples if names is None or s.key in names]
+    rng = random.Random(seed)
+    out = []
+    for path in paths:
+        js = json.loads(Path(path).read_text(encoding="utf-8"))
+        cats = {c["id"]: c for c in js.get("categories", [])}
+        boxes: dict[int, dict[str, list]] = {}
+        for a in js.get("annotations", []):
+            if a.get("iscrowd"):
+                continue
+            boxes.setdefault(a["image_id"], {}).setdefault(cats[a["category_id"]]["name"], []).append(
+                [float(v) for v in a["bbox"]]
+            )
+        folders = [Path(d) for d in images] or [Path(path).parent]
+        for im in js.get("images", []):
+            file = next((d / im["file_name"] for d in folders if (d / im["file_name"]).is_file()), None)
+            present = boxes.get(im["id"], {})
+            if file is None or not present:
+                continue
+            supers = {cats[c]["supercategory"] for c in cats if cats[c]["name"] in present}
+            absent = [c["name"] for c in cats.values() if c["name"] not in present]
+            near = [n for n in absent if any(cats[c]["supercategory"] in supers for c in cats if cats[c]["name"] == n)]
+            k = max(1, len(present) // 2)
+            negs = rng.sample(near, min(k, len(near))) + rng.sample(absent, min(k, len(absent)))
+            gold = {**present, **{n: [] for n in negs}}
+            out.append(Labelled(ZsodSample(im["file_name"], file, tuple(gold)), gold, "coco_instances"))
+    return out
 
 
-def extract(set_dir: Path, names: Sequence[str] | None, task: Any, trunk: Any, cache: Path) -> list[ImageData]:
-    """Stage-1 features and labels of the images ``names`` (all when None) of one set."""
+def vg_regions(paths: Sequence[Path], images: Sequence[Path], seed: int, per_image: int = 8) -> list[Labelled]:
+    """Visual Genome region_descriptions.json -> labelled images (regions' phrases + other images' phrases)."""
+    from plugins.zsod.task import ZsodSample
+
+    rng = random.Random(seed)
+    entries = []
+    for path in paths:
+        js = json.loads(Path(path).read_text(encoding="utf-8"))
+        folders = [Path(d) for d in images] or [Path(path).parent]
+        for item in js:
+            regions = item.get("regions", [])
+            if not regions:
+                continue
+            image_id = regions[0].get("image_id", item.get("id"))
+            file = next((d / f"{image_id}.jpg" for d in folders if (d / f"{image_id}.jpg").is_file()), None)
+            if file is None:
+                continue
+            gold: dict[str, list] = {}
+            for r in regions:
+                phrase = " ".join(str(r.get("phrase", "")).split()).lower()
+                if phrase:
+                    gold.setdefault(phrase, []).append(
+                        [float(r["x"]), float(r["y"]), float(r["width"]), float(r["height"])]
+                    )
+            entries.append((file, dict(rng.sample(sorted(gold.items()), min(per_image, len(gold))))))
+    all_phrases = [p for _, g in entries for p in g]
+    out = []
+    for file, gold in entries:
+        negs = [p for p in rng.sample(all_phrases, min(len(all_phrases), 3 * len(gold))) if p not in gold][: len(gold)]
+        gold = {**gold, **{n: [] for n in negs}}
+        out.append(Labelled(ZsodSample(file.name, file, tuple(gold)), gold, "vg_regions"))
+    return out
+
+
+def caption_sources(paths: Sequence[Path], images: Sequence[Path]) -> dict[str, dict[str, list[str]]]:
+    """Captioned images ``{key: {"en", "ru", "path"}}`` from COCO captions JSONs and trunk_pairs-style folders."""
+    from plugins.zsod.weak import caption_sets
+
+    out: dict[str, dict[str, list[str]]] = {}
+    for path in map(Path, paths):
+        if path.is_dir():
+            out.update(caption_sets([path]))
+            continue
+        js = json.loads(path.read_text(encoding="utf-8"))
+        names = {im["id"]: im["file_name"] for im in js.get("images", [])}
+        folders = [Path(d) for d in images] or [path.parent]
+        caps: dict[int, list[str]] = {}
+        for a in js.get("annotations", []):
+            caps.setdefault(a["image_id"], []).append(str(a["caption"]))
+        for image_id, cs in caps.items():
+            name = names.get(image_id)
+            file = next((d / name for d in folders if name and (d / name).is_file()), None)
+            if file is not None:
+                out[f"{path.stem}/{name}"] = {"en": cs, "ru": [], "path": [str(file)]}
+    return out
+
+
+def trunk_held_out(keys: Sequence[str]) -> set[str]:
+    """The default caption sets' images held out by ``core.train_trunk`` (kept out of training here too)."""
+    from core.train_trunk import HELD_OUT_COCO, HELD_OUT_FLICKR, split
+
+    held: set[str] = set()
+    for prefix, n in (("flickr8k/", HELD_OUT_FLICKR), ("coco_val/", HELD_OUT_COCO)):
+        names = [k[len(prefix) :] for k in keys if k.startswith(prefix)]
+        held |= {prefix + n for n in split(names, n)[1]} if names else set()
+    return held
+
+
+# -- trunk features -------------------------------------------------------------------------------------
+def region_cache(items: Sequence[Labelled], trunk: Trunk, cache: Path, progress: bool) -> list[dict[str, Any]]:
+    """Per labelled image: proposals, pooled features, region/phrase/image embeddings (cached npz)."""
     import torch
     from tqdm import tqdm
 
-    from plugins.zsod.task import pair_data
+    from plugins.zsod.pipeline import region_data
+    from plugins.zsod.task import ZsodTask
 
-    gold_all = json.loads((set_dir / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
-    from plugins.zsod.verifier import FEATURE_NAMES
-
-    key = f"{trunk.version}|{task.grid}|{task.version}|{FEATURE_NAMES}"
-    tag = hashlib.sha1(key.encode()).hexdigest()[:10]
-    folder = cache / tag / set_dir.name
+    task = ZsodTask()
+    folder = cache / f"regions-{trunk.version}-{hashlib.sha1(repr(task.grid).encode()).hexdigest()[:8]}"
     folder.mkdir(parents=True, exist_ok=True)
     out = []
-    for sample in tqdm(samples_of(set_dir, names, task), desc=f"stage 1 {set_dir.name}", unit="img"):
-        path = folder / f"{sample.key}.npz"
+    for lab in tqdm(items, desc="zsod labelled images", unit="img", disable=not progress):
+        s = lab.sample
+        name = hashlib.sha1(f"{s.image_path}|{s.phrases}".encode()).hexdigest()[:16]
+        path = folder / f"{name}.npz"
         if not path.exists():
-            (item,) = task.preprocess([sample], trunk)
+            (item,) = task.preprocess([s], trunk)
             if item is None:
                 continue
             with torch.inference_mode():
-                pair = pair_data(item, trunk)
+                rd = region_data(trunk, item.image.size, item.pixels, item.whole, item.boxes, item.tokens)
+            tmp = path.with_suffix(".tmp.npz")
             np.savez(
-                path,
-                boxes=pair.boxes,
-                feats=pair.feats,
-                sims=pair.sims,
-                image_sims=pair.image_sims,
+                tmp,
+                boxes=rd.boxes,
+                pooled=rd.pooled.numpy().astype(np.float16),
+                regions=rd.regions.numpy(),
+                texts=rd.texts.numpy(),
+                image=rd.image.numpy(),
                 size=np.array(item.image.size),
             )
+            tmp.rename(path)
         z = np.load(path)
-        gold = gold_all[sample.key]
+        out.append(
+            {
+                "lab": lab,
+                "boxes": z["boxes"],
+                "pooled": z["pooled"].astype(np.float32),
+                "regions": z["regions"],
+                "texts": z["texts"],
+                "image": z["image"],
+                "size": (int(z["size"][0]), int(z["size"][1])),
+                "labels": labels_for(z["boxes"], s.phrases, lab.gold),
+                "present": np.array([1.0 if lab.gold.get(p) else 0.0 for p in s.phrases], np.float32),
+            }
+        )
+    return out
+
+
+def text_embedder(trunk: Trunk, cache: Path) -> Any:
+    """``embed(texts) -> [n, D] fp16``, with a persistent cache (texts sorted by length: less padding)."""
+    import torch
+
+    path = cache / f"texts-{trunk.version}.npz"
+    table: dict[str, np.ndarray] = {}
+    if path.exists():
+        z = np.load(path)
+        table = dict(zip((str(t) for t in z["texts"]), z["emb"], strict=True))
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        todo = sorted({t for t in texts if t not in table}, key=len)
+        with torch.inference_mode():
+            for i in range(0, len(todo), 128):
+                part = todo[i : i + 128]
+                for t, e in zip(part, trunk.embed_texts(part).numpy().astype(np.float16), strict=True):
+                    table[t] = e
+        if todo:
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, texts=np.array(list(table)), emb=np.stack(list(table.values())))
+            tmp.rename(path)
+        return np.stack([table[t] for t in texts]) if texts else np.zeros((0, trunk.embed_dim), np.float16)
+
+    return embed
+
+
+# -- stage-1/2 data and the verifier --------------------------------------------------------------------
+def stage1_data(regions: Sequence[dict[str, Any]], grounding: Any) -> list[ImageData]:
+    """Stage-1 features (with the grounding head's logits) and labels of every labelled image."""
+    import torch
+
+    from plugins.zsod.verifier import pair_features
+
+    out = []
+    for r in regions:
+        lab = r["lab"]
+        sims = r["regions"] @ r["texts"].T
+        image_sims = r["texts"] @ r["image"]
+        with torch.inference_mode():
+            g = grounding(torch.from_numpy(r["pooled"]), torch.from_numpy(r["texts"])).numpy()
+        feats = pair_features(sims, image_sims, r["boxes"], r["size"], lab.sample.phrases, g)
         out.append(
             ImageData(
-                sample.key,
-                sample.phrases,
-                (int(z["size"][0]), int(z["size"][1])),
-                z["boxes"],
-                z["feats"],
-                labels_for(z["boxes"], sample.phrases, gold),
-                gold,
-                {"sims": z["sims"], "image_sims": z["image_sims"]},
+                lab.sample.key,
+                lab.sample.phrases,
+                r["size"],
+                r["boxes"],
+                feats,
+                r["labels"],
+                lab.gold,
+                {"sims": sims, "image_sims": image_sims, "texts": r["texts"]},
             )
         )
     return out
 
 
-def stage2(set_dir: Path, data: Sequence[ImageData], head1: Any, task: Any, trunk: Any) -> list[ImageData]:
+def stage2(items: Sequence[Labelled], data: Sequence[ImageData], head1: Any, trunk: Trunk, progress: bool) -> list:
     """Crop re-scoring of each image's stage-1 candidates (as at inference)."""
     import torch
     from tqdm import tqdm
 
-    from plugins.zsod.task import PairData, crop_stage
+    from plugins.zsod.task import PairData, ZsodTask, crop_stage
     from plugins.zsod.verifier import run_head
 
-    by_key = {s.key: s for s in samples_of(set_dir, [d.key for d in data], task)}
+    task = ZsodTask()
     out = []
-    for d in tqdm(data, desc=f"stage 2 {set_dir.name}", unit="img"):
-        (item,) = task.preprocess([by_key[d.key]], trunk)
+    for lab, d in tqdm(list(zip(items, data, strict=True)), desc="zsod stage 2", unit="img", disable=not progress):
+        (item,) = task.preprocess([lab.sample], trunk)
         logits1 = run_head(head1, d.feats)
-        pair = PairData(d.boxes, d.feats, d.extra["sims"], d.extra["image_sims"])
+        pair = PairData(d.boxes, d.feats, d.extra["sims"], d.extra["image_sims"], torch.from_numpy(d.extra["texts"]))
         with torch.inference_mode():
             cands, feats2 = crop_stage(item, trunk, pair, logits1)
-        boxes = d.boxes[cands]
-        out.append(ImageData(d.key, d.phrases, d.size, boxes, feats2, d.labels[cands], d.gold, {}))
+        out.append(ImageData(d.key, d.phrases, d.size, d.boxes[cands], feats2, d.labels[cands], d.gold, {}))
     return out
 
 
@@ -237,111 +451,212 @@ def show(name: str, s: dict[str, float]) -> None:
     )
 
 
-def fit_stage(
-    stages: str, train: list, held: list, fb: list, provenance: dict, args: argparse.Namespace
-) -> tuple[Any, Any, dict[str, dict[str, float]]]:
-    """Calibrate out-of-fold on ``train``, fit the head on all of it, report F1 on every split."""
-    oof = out_of_fold(train, args.seed, args.steps)
+def fit_stage(stages: str, train: list, dev: list, seed: int, provenance: dict) -> tuple[Any, Any, dict]:
+    """Calibrate out-of-fold on ``train``, fit the head on all of it, report F1 on both splits."""
+    oof = out_of_fold(train, seed, VERIFIER_STEPS)
     cal = calibrate(train, oof, dict(provenance, stages=stages))
-    head = fit_head(train, args.seed, args.steps)
-    held_probs = probabilities(head, held)
-    scores = {
-        "coco_train_oof": f1_of(train, oof, cal),
-        "coco_heldout": f1_of(held, held_probs, cal),
-        "coco_all": f1_of(train + held, oof + held_probs, cal),
-        "fb_sample": f1_of(fb, probabilities(head, fb), cal),
-    }
+    head = fit_head(train, seed, VERIFIER_STEPS)
+    scores = {"train_oof": f1_of(train, oof, cal)}
+    if dev:
+        scores["dev"] = f1_of(dev, probabilities(head, dev), cal)
     for name, s in scores.items():
-        show(f"stage{stages[-1]} " + name, s)
+        show(f"stage{stages} {name}", s)
     return head, cal, scores
+
+
+def train_grounding(
+    trunk: Trunk,
+    captions: Mapping[str, Mapping[str, list[str]]],
+    strong: Sequence[dict[str, Any]],
+    cache: Path,
+    *,
+    seed: int,
+    epochs: int,
+    max_images: int | None,
+    progress: bool,
+    use_default_held_out: bool = True,
+) -> tuple[Any, dict[str, Any]]:
+    """Cache caption images' maps, mine phrases, train the grounding head (weak MIL + strong boxes)."""
+    import torch
+
+    from plugins.zsod import weak_train as wt
+    from plugins.zsod.weak import cache_dir_for, cache_features, hash_order
+
+    groups: dict[str, list[str]] = {}
+    for k in captions:  # per source, in the order given, each in hash order: a stable shard layout
+        groups.setdefault(k.split("/", 1)[0], []).append(k)
+    order = [k for g in groups.values() for k in hash_order(g)]
+    order = order[:max_images] if max_images else order
+    shards = cache_features(trunk, [(k, Path(captions[k]["path"][0])) for k in order], cache_dir_for(cache, trunk))
+    held = trunk_held_out(order) if use_default_held_out else set()
+    cached = {str(k) for s in shards for k in np.load(s)["keys"]}
+    keys = [k for k in order if k in cached and k not in held]
+    weak, text_emb, texts = wt.build_phrases(captions, keys, text_embedder(trunk, cache), seed)
+    fmaps = wt.load_fmaps(shards, keys)
+    strong_images = [
+        wt.StrongImage(r["lab"].sample.key, r["pooled"], r["texts"], r["labels"], r["present"]) for r in strong
+    ]
+    torch.set_num_threads(torch.get_num_threads())
+    head = wt.fit_grounding(
+        fmaps, weak, text_emb.astype(np.float32), strong_images, epochs=epochs, seed=seed, progress=progress
+    )
+    info = {
+        "caption_images": len(keys),
+        "phrases": int(sum(sum(w.labels) for w in weak)),
+        "negatives": int(sum(len(w.labels) - sum(w.labels) for w in weak)),
+        "epochs": epochs,
+        "strong_images": len(strong_images),
+    }
+    return head, info
+
+
+def train_head(
+    trunk: Trunk,
+    data: Mapping[str, Sequence[Path]],
+    out_dir: Path,
+    *,
+    seed: int = 0,
+    device: str = "cpu",
+    resume: bool = True,
+    progress: bool = True,
+    cache: Path | None = None,
+    epochs: int = WEAK_EPOCHS,
+    max_caption_images: int | None = None,
+    data_root: Path = DATA,
+) -> Path:
+    """Train the zsOD heads for ``trunk`` from ``data`` (see the module doc); returns the card's path.
+
+    ``device`` is accepted for the shared interface; these heads are small and train on the CPU.
+    """
+    import torch
+
+    from core.heads import write_card
+    from plugins.zsod.verifier import FEATURE_NAMES, GROUNDING_FEATURES, STAGE2_FEATURES, save_verifier
+
+    start = time.time()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cache = Path(cache) if cache else out_dir / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    if device != "cpu":
+        log.info("zsod heads train on the CPU (small heads over cached features); device %s not used", device)
+    sources = {**default_sources(data_root), **{k: [Path(p) for p in v] for k, v in data.items()}}
+    used = {
+        k: [str(p) for p in v]
+        for k, v in sources.items()
+        if k in {"coco_captions", "challenge", "coco_instances", "vg_regions"}
+    }
+    train_l, dev_l = challenge_sets(sources.get("challenge", []))
+    train_l += coco_instances(sources.get("coco_instances", []), sources.get("coco_images", []), seed)
+    train_l += vg_regions(sources.get("vg_regions", []), sources.get("vg_images", []), seed)
+    if not train_l:
+        raise ValueError("zsod needs labelled boxes: a 'challenge' set, 'coco_instances' or 'vg_regions'")
+    train_r = region_cache(train_l, trunk, cache, progress)
+    dev_r = region_cache(dev_l, trunk, cache, progress)
+
+    captions = caption_sources(sources.get("coco_captions", []), sources.get("coco_images", []))
+    ckpt = out_dir / GROUNDING_CKPT
+    if resume and ckpt.exists():
+        from plugins.zsod.head import build_grounding_head
+
+        saved = torch.load(ckpt, weights_only=True)
+        grounding = build_grounding_head(*saved["dims"].tolist()).eval()
+        grounding.load_state_dict(saved["state"])
+        ginfo = json.loads(bytes(saved["info"].tolist()).decode())
+        log.info("zsod: reusing the grounding head in %s", ckpt)
+    else:
+        grounding, ginfo = train_grounding(
+            trunk,
+            captions,
+            train_r,
+            cache,
+            seed=seed,
+            epochs=epochs,
+            max_images=max_caption_images,
+            progress=progress,
+            use_default_held_out="coco_captions" not in data,
+        )
+        dims = [grounding.wf.in_features, grounding.wt.in_features, grounding.code, grounding.out.in_features]
+        info = torch.tensor(list(json.dumps(ginfo).encode()), dtype=torch.uint8)
+        torch.save({"state": grounding.state_dict(), "dims": torch.tensor(dims), "info": info}, ckpt)
+    train = stage1_data(train_r, grounding)
+    dev = stage1_data(dev_r, grounding)
+    provenance = {
+        "data": {k: len(v) for k, v in used.items()},
+        "labelled_train_images": len(train),
+        "dev_images": len(dev),
+        "trunk": trunk.component_versions,
+        "grid": "plugins.zsod.proposals.GridSpec()",
+        "seed": seed,
+    }
+    head1, cal1, scores1 = fit_stage("1", train, dev, seed, provenance)
+    train2 = stage2(train_l[: len(train)], train, head1, trunk, progress)
+    dev2 = stage2(dev_l[: len(dev)], dev, head1, trunk, progress)
+    head2, cal2, scores2 = fit_stage("1+2", train2, dev2, seed, provenance)
+    use2 = scores2["train_oof"]["f1"] > scores1["train_oof"]["f1"]  # chosen on training data only
+    cal, scores = (cal2, scores2) if use2 else (cal1, scores1)
+    heads = {"grounding": grounding, "stage1": head1, **({"stage2": head2} if use2 else {})}
+    card = {
+        "task": "zsod",
+        "what": "grounding head (region-phrase scorer over the stride-32 map), stage-1 verifier over grid boxes"
+        + (", stage-2 verifier over crops" if use2 else ""),
+        "features": list(FEATURE_NAMES + GROUNDING_FEATURES),
+        "stage2_features": list(STAGE2_FEATURES) if use2 else [],
+        "stages": "1+2" if use2 else "1",
+        "trunk": trunk.component_versions,
+        "data": {**provenance["data"], "used": used, "grounding": ginfo, "labelled_train_images": len(train)},
+        "steps": {"verifier": VERIFIER_STEPS, "grounding_epochs": ginfo.get("epochs")},
+        "seed": seed,
+        "dev_scores": {k: {m: round(float(v), 4) for m, v in s.items()} for k, s in scores.items()},
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": round(time.time() - start, 1),
+    }
+    save_verifier(heads, card, out_dir / WEIGHTS, out_dir / "verifier.tmp.json")
+    (out_dir / "verifier.tmp.json").unlink()
+    cal.save(out_dir / "calibration.json")
+    path = write_card(out_dir / CARD, card)
+    print(f"wrote {out_dir}/{WEIGHTS}, {CARD}, calibration.json")
+    return path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/zsod/cache"))
     parser.add_argument("--trunk", default="default", help="run.py --trunk spec")
-    parser.add_argument("--ablate-trunk", default="none", help="'random' for the ablation run (never saved)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("data"))
-    parser.add_argument("--no-save", action="store_true", help="report only, write nothing")
+    parser.add_argument("--data", action="append", default=[], metavar="NAME=PATH", help="a data source (repeatable)")
+    parser.add_argument("--cache", type=Path, default=None, help="trunk feature cache (default OUT/cache)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--epochs", type=int, default=WEAK_EPOCHS)
+    parser.add_argument("--max-caption-images", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--no-resume", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
 
     import torch
 
     from core.trunk import TrunkConfig, load_trunk
-    from plugins.zsod.decision import Calibration
-    from plugins.zsod.task import ZsodTask
-    from plugins.zsod.verifier import FEATURE_NAMES, STAGE2_FEATURES, save_verifier
 
     torch.set_num_threads(args.threads)
-    np.random.seed(args.seed)
-    start = time.time()
-    trunk = load_trunk(TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk))
-    task = ZsodTask(calibration=Calibration())
-    task.setup(trunk)
-    train_names, held_names = zsod_split(args.data)
-    coco, fb_dir = args.data / "zsod_coco_dev", args.data / "fb_sample"
-    train = extract(coco, train_names, task, trunk, args.cache)
-    held = extract(coco, held_names, task, trunk, args.cache)
-    fb = extract(fb_dir, None, task, trunk, args.cache)
-    provenance = {
-        "set": "zsod_coco_dev",
-        "split": f"train half ({len(train)} images; core.train_trunk.zsod_split rule), 3-fold out-of-fold",
-        "trunk_versions": trunk.component_versions,
-        "grid": repr(task.grid),
-        "seed": args.seed,
-    }
-
-    # Stage 1 alone: its own out-of-fold calibration, the baseline stage 2 must beat.
-    head1, cal1, scores1 = fit_stage("1", train, held, fb, provenance, args)
-    # Stage 2: crops of the stage-1 candidates.
-    train2 = stage2(coco, train, head1, task, trunk)
-    held2 = stage2(coco, held, head1, task, trunk)
-    fb2 = stage2(fb_dir, fb, head1, task, trunk)
-    head2, cal2, scores2 = fit_stage("1+2", train2, held2, fb2, provenance, args)
-    for name, d2 in (("coco held-out", held2), ("fb_sample", fb2)):
-        pos = [
-            (d.labels[:, j].max() if len(d.boxes) else 0.0)
-            for d in d2
-            for j, ph in enumerate(d.phrases)
-            if d.gold.get(ph)
-        ]
-        print(
-            f"candidate recall {name}: {np.mean(pos):.3f} of positive phrases; "
-            f"{np.mean([len(d.boxes) for d in d2]):.1f} candidates/image"
-        )
-    # Model selection on training data only: keep stage 2 when its out-of-fold F1 is higher.
-    use2 = scores2["coco_train_oof"]["f1"] > scores1["coco_train_oof"]["f1"]
-    cal, scores = (cal2, scores2) if use2 else (cal1, scores1)
-    heads = {"stage1": head1, "stage2": head2} if use2 else {"stage1": head1}
-    print(
-        "shipping stages",
-        "1+2" if use2 else "1",
-        "calibration:",
-        {k: v for k, v in asdict(cal).items() if k != "provenance"},
+    data: dict[str, list[Path]] = {}
+    for item in args.data:
+        name, _, path = item.partition("=")
+        data.setdefault(name, []).append(Path(path))
+    trunk = load_trunk(TrunkConfig.parse(args.trunk))
+    train_head(
+        trunk,
+        data,
+        args.out,
+        seed=args.seed,
+        device=args.device,
+        resume=not args.no_resume,
+        cache=args.cache,
+        epochs=args.epochs,
+        max_caption_images=args.max_caption_images,
     )
-    if args.no_save or args.ablate_trunk != "none":
-        return 0
-    card = {
-        "what": "zsod region-phrase verifier: stage 1 over grid boxes (pooled features), stage 2 over crops",
-        "features": list(FEATURE_NAMES),
-        "stage2_features": list(STAGE2_FEATURES) if use2 else [],
-        "stages": "1+2" if use2 else "1",
-        "data": provenance["split"] + " of zsod_coco_dev",
-        "steps": args.steps,
-        "seed": args.seed,
-        "dev_scores": {k: {m: round(float(v), 4) for m, v in s.items()} for k, s in scores.items()},
-        "trunk_versions": {k: trunk.component_versions[k] for k in ("image", "text", "joint")},
-        "seconds": round(time.time() - start, 1),
-    }
-    args.out.mkdir(parents=True, exist_ok=True)
-    save_verifier(heads, card, args.out / "verifier.safetensors", args.out / "verifier.json")
-    cal.save(args.out / "calibration.json")
-    print(f"wrote {args.out}/verifier.safetensors, verifier.json, calibration.json")
     return 0
 
 

@@ -42,23 +42,37 @@ FEATURE_NAMES = (
     "center_dy",  # |box center y - image center y| / height
     "cyrillic",  # 1 if the phrase has Cyrillic letters
 )
+GROUNDING_FEATURES = (  # appended when a grounding head is used (heads trained since it exists)
+    "g_logit",  # the grounding head's logit (plugins.zsod.head)
+    "g_z_boxes",  # its z-score over the image's boxes, per phrase
+    "g_gap_top",  # its gap to the phrase's best box
+    "g_image",  # the grounding head's image-level logit of the phrase (soft maximum over boxes)
+    "g_image_minus_mean",  # that minus its mean over the image's phrases
+)
 # No phrase-length feature on purpose: the heads learn on 1-3 word COCO class
 # names, the test phrases are long Visual Genome descriptions; they would extrapolate.
 HIDDEN = 32
 
 
 def pair_features(
-    sims: np.ndarray, image_sims: np.ndarray, boxes: np.ndarray, size: tuple[int, int], phrases: Sequence[str]
+    sims: np.ndarray,
+    image_sims: np.ndarray,
+    boxes: np.ndarray,
+    size: tuple[int, int],
+    phrases: Sequence[str],
+    grounding: np.ndarray | None = None,
 ) -> np.ndarray:
     """``[N, P, F]`` features for ``N`` boxes x ``P`` phrases of one image.
 
     :param sims: ``[N, P]`` cosine of each region with each phrase.
+    :param grounding: ``[N, P]`` grounding-head logits; when given, the ``GROUNDING_FEATURES`` follow.
     :param image_sims: ``[P]`` cosine of the whole image with each phrase.
     :param boxes: ``[N, 4]`` xyxy in pixels of an image of ``size = (width, height)``.
     """
     n, p = sims.shape
     w, h = size
-    out = np.zeros((n, p, len(FEATURE_NAMES)), dtype=np.float32)
+    names = FEATURE_NAMES + (GROUNDING_FEATURES if grounding is not None else ())
+    out = np.zeros((n, p, len(names)), dtype=np.float32)
     if n == 0 or p == 0:
         return out
     mean_b = sims.mean(0, keepdims=True)
@@ -78,6 +92,15 @@ def pair_features(
     out[..., 9] = (np.abs((boxes[:, 0] + boxes[:, 2]) / 2 - w / 2) / w)[:, None]
     out[..., 10] = (np.abs((boxes[:, 1] + boxes[:, 3]) / 2 - h / 2) / h)[:, None]
     out[..., 11] = np.array([any("\u0400" <= c <= "\u04ff" for c in t) for t in phrases], dtype=np.float32)[None, :]
+    if grounding is None:
+        return out
+    g = grounding.astype(np.float64)
+    g_image = np.logaddexp.reduce(g, axis=0) - np.log(n)
+    out[..., 12] = g
+    out[..., 13] = (g - g.mean(0, keepdims=True)) / (g.std(0, keepdims=True) + 1e-6)
+    out[..., 14] = g - g.max(0, keepdims=True)
+    out[..., 15] = g_image[None, :]
+    out[..., 16] = (g_image - g_image.mean())[None, :]
     return out
 
 
@@ -188,11 +211,18 @@ def build_head(num_features: int = len(FEATURE_NAMES)) -> torch.nn.Module:
 
 
 class Verifier:
-    """Loaded heads: ``stage1`` over every proposal, ``stage2`` over the crop-scored candidates."""
+    """Loaded heads: the grounding head, ``stage1`` over every proposal, ``stage2`` over the crop-scored candidates."""
 
-    def __init__(self, stage1: torch.nn.Module, stage2: torch.nn.Module | None, card: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        stage1: torch.nn.Module,
+        stage2: torch.nn.Module | None,
+        card: Mapping[str, Any],
+        grounding: torch.nn.Module | None = None,
+    ) -> None:
         self.stage1 = stage1.eval().requires_grad_(False)
         self.stage2 = stage2.eval().requires_grad_(False) if stage2 is not None else None
+        self.grounding = grounding.eval().requires_grad_(False) if grounding is not None else None
         self.card = dict(card)
 
     def logits1(self, features: np.ndarray) -> np.ndarray:
@@ -217,21 +247,36 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def load_verifier(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = CARD_FILE) -> Verifier:
-    """Load the shipped verifier; ``TrunkError`` if it was trained on another trunk."""
+    """Load the heads of one folder; ``TrunkError`` if they were trained on another trunk."""
     from safetensors.torch import load_file
 
+    from core.errors import TrunkError
+    from core.heads import card_matches
+    from plugins.zsod.head import build_grounding_head
+
     card = json.loads(card_path.read_text(encoding="utf-8"))
-    trunk.check_compatible(card["trunk_versions"], what="zsod verifier")
-    if tuple(card["features"]) != FEATURE_NAMES or tuple(card.get("stage2_features", ())) not in ((), STAGE2_FEATURES):
+    card.setdefault("trunk", card.get("trunk_versions"))  # cards written before core.heads
+    if not card_matches(card, trunk):
+        raise TrunkError(f"zsod heads in {card_path.parent} were trained on trunk {card.get('trunk')}")
+    features = tuple(card["features"])
+    if features not in (FEATURE_NAMES, FEATURE_NAMES + GROUNDING_FEATURES) or tuple(
+        card.get("stage2_features", ())
+    ) not in ((), STAGE2_FEATURES):
         raise ValueError(f"{card_path}: feature list differs from this code's; retrain the verifier")
-    state = load_file(weights)
+    state = {k: v.float() for k, v in load_file(weights).items()}
     heads = {}
-    for stage, names in (("stage1", FEATURE_NAMES), ("stage2", STAGE2_FEATURES)):
+    for stage, names in (("stage1", features), ("stage2", STAGE2_FEATURES)):
         part = {k.split(".", 1)[1]: v for k, v in state.items() if k.startswith(stage + ".")}
         if part:
             heads[stage] = build_head(len(names))
             heads[stage].load_state_dict(part)
-    return Verifier(heads["stage1"], heads.get("stage2"), card)
+    part = {k.split(".", 1)[1]: v for k, v in state.items() if k.startswith("grounding.")}
+    grounding = None
+    if features != FEATURE_NAMES:
+        code, feature_dim = part["wf.weight"].shape
+        grounding = build_grounding_head(feature_dim, part["wt.weight"].shape[1], code, part["au.weight"].shape[0])
+        grounding.load_state_dict(part)
+    return Verifier(heads["stage1"], heads.get("stage2"), card, grounding)
 
 
 def save_verifier(
@@ -240,10 +285,17 @@ def save_verifier(
     weights: Path = WEIGHTS_FILE,
     card_path: Path = CARD_FILE,
 ) -> None:
-    """Write the heads (one safetensors file, keys ``stage1.*``/``stage2.*``) and the card (JSON)."""
+    """Write the heads (one fp16 safetensors file, keys ``grounding.*``/``stage1.*``/``stage2.*``) and the card."""
+    import torch
     from safetensors.torch import save_file
 
+    from core.heads import write_card
+
     weights.parent.mkdir(parents=True, exist_ok=True)
-    state = {f"{stage}.{k}": v.contiguous() for stage, head in heads.items() for k, v in head.state_dict().items()}
+    state = {
+        f"{stage}.{k}": v.detach().to(torch.float16).contiguous()
+        for stage, head in heads.items()
+        for k, v in head.state_dict().items()
+    }
     save_file(state, weights)
-    card_path.write_text(json.dumps(dict(card), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_card(card_path, card)

@@ -59,7 +59,7 @@ def _write_random_verifier(trunk, folder: Path) -> None:  # type: ignore[no-unty
     card = {
         "features": list(FEATURE_NAMES),
         "stage2_features": list(STAGE2_FEATURES),
-        "trunk_versions": dict(trunk.component_versions),
+        "trunk": dict(trunk.component_versions),
     }
     save_verifier(heads, card, folder / "v.safetensors", folder / "v.json")
 
