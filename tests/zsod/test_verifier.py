@@ -7,7 +7,6 @@ import pytest
 import torch
 
 from core.errors import TrunkError
-from core.heads import head_dir_for
 from plugins.zsod.decision import Calibration
 from plugins.zsod.task import ZsodTask
 from plugins.zsod.verifier import (
@@ -60,17 +59,16 @@ def _write_random_verifier(trunk, folder: Path) -> None:  # type: ignore[no-unty
     card = {
         "features": list(FEATURE_NAMES),
         "stage2_features": list(STAGE2_FEATURES),
-        "trunk": dict(trunk.component_versions),
         "trunk_versions": dict(trunk.component_versions),
     }
-    save_verifier(heads, card, folder / "verifier.safetensors", folder / "verifier.json")
+    save_verifier(heads, card, folder / "v.safetensors", folder / "v.json")
 
 
 def test_two_stage_pipeline_answers_every_phrase(fake_trunk, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    task = ZsodTask(calibration=Calibration(present=0.0, extra=0.0, max_boxes=2), search=[tmp_path / "heads"])
-    _write_random_verifier(fake_trunk, head_dir_for(tmp_path / "heads", "zsod", fake_trunk))
+    _write_random_verifier(fake_trunk, tmp_path)
+    task = ZsodTask(calibration=Calibration(present=0.0, extra=0.0, max_boxes=2))
     task.setup(fake_trunk)
-    assert task.loaded().verifier is not None
+    task.verifier = load_verifier(fake_trunk, tmp_path / "v.safetensors", tmp_path / "v.json")
     samples = task.discover(DATA)
     with torch.inference_mode():
         raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
@@ -86,4 +84,4 @@ def test_a_verifier_for_another_trunk_refuses_to_load(fake_trunk, tmp_path: Path
     other = make_fake_trunk(seed=1)
     other._backend.component_versions = {"image": "fake-image-1", "text": "fake-text-1", "joint": "fake-joint-2"}
     with pytest.raises(TrunkError, match="joint"):
-        load_verifier(other, tmp_path / "verifier.safetensors", tmp_path / "verifier.json")
+        load_verifier(other, tmp_path / "v.safetensors", tmp_path / "v.json")
