@@ -23,9 +23,20 @@ class HtrHead(nn.Module):
     train on two shared CPU cores: about 16 M multiply-adds per word.
     """
 
-    def __init__(self, c8: int, c16: int, num_classes: int, rows: int = 8, width: int = 96, hidden: int = 96) -> None:
+    def __init__(
+        self,
+        c8: int,
+        c16: int,
+        num_classes: int,
+        rows: int = 8,
+        width: int = 96,
+        hidden: int = 96,
+        blocks: int = 1,
+    ) -> None:
         super().__init__()
         self.config = {"c8": c8, "c16": c16, "num_classes": num_classes, "rows": rows, "width": width, "hidden": hidden}
+        if blocks != 1:  # heads saved before ``blocks`` existed have one context block
+            self.config["blocks"] = blocks
         self.norm8 = nn.BatchNorm2d(c8, affine=False)
         self.norm16 = nn.BatchNorm2d(c16, affine=False)
         self.mix = nn.Sequential(
@@ -37,6 +48,20 @@ class HtrHead(nn.Module):
             nn.BatchNorm1d(2 * hidden),
             nn.ReLU(inplace=True),
         )
+        # More residual context blocks (capacity); each starts as the identity (zero BatchNorm scale),
+        # so a head grown from a trained one reads exactly as before until training moves them.
+        self.more = nn.ModuleList(
+            nn.Sequential(
+                nn.Conv1d(2 * hidden, 2 * hidden, 5, padding=2, groups=4, bias=False),
+                nn.BatchNorm1d(2 * hidden),
+                nn.ReLU(inplace=True),
+                nn.Conv1d(2 * hidden, 2 * hidden, 1, bias=False),
+                nn.BatchNorm1d(2 * hidden),
+            )
+            for _ in range(blocks - 1)
+        )
+        for block in self.more:
+            nn.init.zeros_(block[-1].weight)
         self.rnn = nn.LSTM(2 * hidden, hidden, num_layers=1, bidirectional=True, batch_first=True)
         self.dropout = nn.Dropout(0.15)
         self.classifier = nn.Linear(2 * hidden, num_classes)
@@ -49,6 +74,8 @@ class HtrHead(nn.Module):
         b, c, h, t = x.shape
         seq = self.fold(x.permute(0, 3, 1, 2).reshape(b, t, c * h))  # [B, T, 2 * hidden]
         seq = seq + self.context(seq.transpose(1, 2)).transpose(1, 2)
+        for block in self.more:
+            seq = seq + block(seq.transpose(1, 2)).transpose(1, 2)
         seq, _ = self.rnn(seq)
         seq = self.dropout(seq)
         log_probs = torch.log_softmax(self.classifier(seq), dim=-1)

@@ -129,6 +129,7 @@ def find_fonts(root: Path = FONT_ROOT, npm_dir: Path | None = None) -> list[Font
     from fontTools.ttLib import TTFont
 
     from plugins.htr import fontsource
+    from plugins.htr.heldout import is_heldout_font
 
     npm_dir = fontsource.FONT_DIR if npm_dir is None else npm_dir
     candidates = [(path, weight) for pattern, weight in FONT_GLOBS for path in sorted(root.glob(pattern))]
@@ -137,6 +138,9 @@ def find_fonts(root: Path = FONT_ROOT, npm_dir: Path | None = None) -> list[Font
     fonts = []
     for path, weight in candidates:
         if path in seen or not path.exists():
+            continue
+        if is_heldout_font(path):  # the style-held-out dev set's families never train
+            log.warning("skipping held-out font %s", path)
             continue
         seen.add(path)
         try:
@@ -179,29 +183,40 @@ class WordRenderer:
         size = rng.randint(36, 60)
         ink = _ink_mask(text, self._font(font.path, size), rng)
         ink = _distort(ink, rng, nrng, size)
-        ys, xs = np.nonzero(ink > 40)
-        if len(xs) == 0:
-            ink = np.zeros((size, size), np.uint8)
-            ys, xs = np.array([0]), np.array([0])
-        x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
-        text_h = max(y1 - y0, size // 2)
-        # Margins around the word, like the annotators' loose polygons.
-        ml, mr = (int(text_h * rng.uniform(0.05, 0.6)) for _ in range(2))
-        mt, mb = (int(text_h * rng.uniform(0.05, 0.5)) for _ in range(2))
-        h, w = y1 - y0 + mt + mb, x1 - x0 + ml + mr
-        alpha = np.zeros((h, w), np.float32)
-        alpha[mt : mt + y1 - y0, ml : ml + x1 - x0] = ink[y0:y1, x0:x1].astype(np.float32) / 255.0
-        paper = _paper(h, w, text_h, rng, nrng)
-        colour = _ink_colour(rng)
-        strength = rng.uniform(0.75, 1.0)
-        img = paper * (1 - alpha[..., None] * strength) + colour[None, None, :] * alpha[..., None] * strength
-        img = _lighting(img, rng, nrng)
-        if rng.random() < 0.85:
-            img = _polygon_cut(img, (ml, mt, mr, mb), rng)
-        if rng.random() < 0.35:  # the whole crop tilted, as photographed words often are
-            img = _rotate(img, rng.uniform(-12, 12) if rng.random() < 0.8 else rng.uniform(-40, 40))
-        img = _camera(img, rng, nrng, text_h)
-        return Image.fromarray(np.clip(img, 0, 255).astype(np.uint8), "RGB")
+        return Image.fromarray(finish(ink, size, rng, nrng), "RGB")
+
+
+def finish(
+    ink: np.ndarray, size: int, rng: random.Random, nrng: np.random.Generator, colour: np.ndarray | None = None
+) -> np.ndarray:
+    """A grayscale ink mask (255 = ink) as a copybook crop: paper, ink colour, lighting, cut, tilt, camera.
+
+    ``size`` is the writing's scale in pixels (the font size); ``colour`` the ink's RGB (default drawn).
+    Returns uint8 RGB. Shared by the font renderer and the pen-stroke renderer (``plugins.htr.pen``).
+    """
+    ys, xs = np.nonzero(ink > 40)
+    if len(xs) == 0:
+        ink = np.zeros((size, size), np.uint8)
+        ys, xs = np.array([0]), np.array([0])
+    x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
+    text_h = max(y1 - y0, size // 2)
+    # Margins around the word, like the annotators' loose polygons.
+    ml, mr = (int(text_h * rng.uniform(0.05, 0.6)) for _ in range(2))
+    mt, mb = (int(text_h * rng.uniform(0.05, 0.5)) for _ in range(2))
+    h, w = y1 - y0 + mt + mb, x1 - x0 + ml + mr
+    alpha = np.zeros((h, w), np.float32)
+    alpha[mt : mt + y1 - y0, ml : ml + x1 - x0] = ink[y0:y1, x0:x1].astype(np.float32) / 255.0
+    paper = _paper(h, w, text_h, rng, nrng)
+    colour = _ink_colour(rng) if colour is None else colour
+    strength = rng.uniform(0.75, 1.0)
+    img = paper * (1 - alpha[..., None] * strength) + colour[None, None, :] * alpha[..., None] * strength
+    img = _lighting(img, rng, nrng)
+    if rng.random() < 0.85:
+        img = _polygon_cut(img, (ml, mt, mr, mb), rng)
+    if rng.random() < 0.35:  # the whole crop tilted, as photographed words often are
+        img = _rotate(img, rng.uniform(-12, 12) if rng.random() < 0.8 else rng.uniform(-40, 40))
+    img = _camera(img, rng, nrng, text_h)
+    return np.clip(img, 0, 255).astype(np.uint8)
 
 
 def _ink_mask(text: str, font: ImageFont.FreeTypeFont, rng: random.Random) -> np.ndarray:

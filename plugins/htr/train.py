@@ -1,23 +1,40 @@
-"""Train the HTR CTC head on rendered words: ``python -m plugins.htr.train``.
+"""Train the HTR CTC head: ``train_head(...)``, and ``python -m plugins.htr.train`` over it.
 
 Set-up (training only; inference needs no fonts):
 
-    apt-get update && apt-get install -y <FONT_PACKAGES from plugins/htr/render.py>
+    apt-get update && apt-get install -y <FONT_PACKAGES from plugins/htr/render.py> hershey-fonts-data
     python -m plugins.htr.fontsource     # handwriting faces from npm (needs npm)
     pip install wordfreq==3.1.1
 
-Stages (``--stage``, default ``all``):
+Data (``train_head(trunk, data, out_dir)``; CLI ``--data NAME=PATH``, repeatable):
 
-* ``produce``: render words (``plugins.htr.render``), run them through the
-  frozen trunk once and cache its stride-8/16 maps as fp16 shards under
-  ``--cache``. The trunk is frozen, so one forward pass per rendered crop is
-  all it ever needs; existing shards are kept (resumable), and several
+* rendered words are always the base: the font renderer (``plugins.htr.render``)
+  and, for ``pen_share`` of the words (default 0.5), the pen-stroke renderer
+  (``plugins.htr.pen``, Hershey single-stroke glyphs). The style-held-out dev set's
+  fonts, Hershey sets and pen styles (``plugins.htr.heldout``) are refused here.
+* ``htr=DIR``: real handwriting, a folder of word images plus ``labels.tsv``
+  (``file<TAB>text`` per line) or ``labels.json`` (``{"file": "text"}``); images
+  may sit in the folder or in its ``images/``.
+* ``challenge=DIR``: a set in the challenge layout (``input/HTR/images/*`` and
+  ``true/HTR/true_HTR.json``); sets without an HTR part are skipped.
+* every other source name (``coco_*``, ``vqa_*``, ``vg_*``) is ignored. No source
+  defaults to ``../shared/data``: its only HTR words are ``fb_sample``, the test sample.
+
+``python -m plugins.htr.train --out DIR [--data ...] [--trunk SPEC] [--device cuda]``
+runs ``train_head`` end to end (seeded, resumable, tqdm progress), warm-starting
+from the shipped head when it was made for the trunk's image tower. Its steps,
+for staged runs on a shared machine, are also ``--stage``:
+
+* ``produce``: render words, run them through the frozen trunk once and cache
+  its stride-8/16 maps as fp16 shards under ``--cache`` (``--pen-share`` of them
+  pen-stroke words). Existing shards are kept (resumable), and several
   ``--worker i --workers n`` processes can fill one cache in parallel.
-* ``train``: Adam on the head with ``ctc_loss`` over every shard present
+* ``train``: AdamW on the head with ``ctc_loss`` over every shard present
   (re-listed each epoch, so training can start while producers still run),
-  checkpointing to ``--cache/checkpoint.pt`` (resumable).
-* ``export``: write ``weights/htr_head.safetensors`` (fp16) and the JSON card
-  with the dev score on a separately seeded rendered dev shard.
+  checkpointing to ``--cache/checkpoint.pt`` (resumable); ``--init`` warm-starts
+  from a checkpoint or a head folder.
+* ``export``: write ``htr_head.safetensors`` (fp16) and the JSON card with the
+  dev score on a separately seeded rendered dev shard.
 """
 
 from __future__ import annotations
@@ -27,7 +44,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +58,11 @@ WEIGHTS_DIR = Path(__file__).parent / "weights"
 SHARD_SIZE = 256
 DEV_SEED = 999_983
 ROTATED_SHARE = 0.12  # sideways crops teach the upright score; no CTC loss on them
+DEFAULT_SHARDS = 160  # 40,960 rendered crops
+DEFAULT_STEPS = 6000  # from scratch
+DEFAULT_STEPS_WARM = 3000  # warm-started from the shipped head
+DEFAULT_PEN_SHARE = 0.5
+REAL_REPEAT = 4  # real handwriting (when given) is seen this many times per epoch of rendered words
 
 
 def build_trunk(spec: str, ablation: str = "none"):  # noqa: ANN201 - Trunk, imported lazily
@@ -54,21 +76,32 @@ def build_trunk(spec: str, ablation: str = "none"):  # noqa: ANN201 - Trunk, imp
 
 
 def render_batch(
-    n: int, seed: int, *, rotated_share: float = ROTATED_SHARE, height: int = HEIGHT
+    n: int, seed: int, *, rotated_share: float = ROTATED_SHARE, height: int = HEIGHT, pen_share: float = 0.0
 ) -> tuple[list[np.ndarray], list[str], list[int]]:
-    """``n`` fitted word arrays, their texts and upright flags, deterministic in ``seed``."""
+    """``n`` fitted word arrays, their texts and upright flags, deterministic in ``seed``.
+
+    A ``pen_share`` of the words is written by the pen-stroke renderer (``plugins.htr.pen``,
+    training styles only), the rest with the training fonts; 0 reproduces the font-only shards.
+    """
     from plugins.htr.render import WordRenderer, find_fonts
     from plugins.htr.words import WordSampler, load_word_lists
 
-    global _RENDER_STATE
+    global _RENDER_STATE, _PEN
     if _RENDER_STATE is None:
         _RENDER_STATE = (WordRenderer(find_fonts()), WordSampler(load_word_lists()))
+    if pen_share > 0 and _PEN is None:
+        from plugins.htr.pen import PenRenderer
+
+        _PEN = PenRenderer(training=True)
     renderer, sampler = _RENDER_STATE
     rng = random.Random(seed)
     words, texts, upright = [], [], []
     for _ in range(n):
         text = sampler.sample(rng)
-        img = renderer.render(text, rng)
+        if pen_share > 0 and rng.random() < pen_share and _PEN.can_write(text):
+            img = _PEN.render(text, rng)
+        else:
+            img = renderer.render(text, rng)
         up = 1
         if rng.random() < rotated_share:
             img = img.rotate(rng.choice((90, 270)), expand=True)
@@ -80,39 +113,66 @@ def render_batch(
 
 
 _RENDER_STATE = None
+_PEN = None
 
 
-def produce(cache: Path, shards: int, worker: int, workers: int, trunk_spec: str, height: int = HEIGHT) -> None:
+def produce(
+    cache: Path,
+    shards: int,
+    worker: int,
+    workers: int,
+    trunk_spec: str,
+    height: int = HEIGHT,
+    *,
+    pen_share: float = 0.0,
+    trunk=None,  # noqa: ANN001 - a built Trunk instead of trunk_spec
+    progress: bool = True,
+) -> None:
     """Fill ``cache`` with shards ``worker, worker + workers, ...`` below ``shards`` (plus the dev shard).
 
     Crops are fitted to ``height`` x ``4 * height`` pixels; the size is kept in
-    ``input.json`` and a cache refuses shards of another size.
+    ``input.json`` and a cache refuses shards of another size. ``pen_share`` of the
+    words are pen-stroke words (``render_batch``); it is kept in ``mix.json``, and a
+    cache refuses another share (the dev shard is always font-only, as before).
     """
     import torch
     from tqdm import tqdm
 
     torch.set_num_threads(1)
     cache.mkdir(parents=True, exist_ok=True)
-    trunk = build_trunk(trunk_spec)
+    trunk = build_trunk(trunk_spec) if trunk is None else trunk
     (cache / "trunk.json").write_text(json.dumps(trunk.component_versions))
     size = {"height": height, "width": height * WIDTH // HEIGHT}
     if cache_input(cache, default=size) != size:
         raise SystemExit(f"{cache} holds crops of {cache_input(cache)}, not {size}; use another --cache")
     (cache / "input.json").write_text(json.dumps(size))
+    mix_path = cache / "mix.json"
+    mix = {"pen_share": pen_share}
+    if mix_path.exists() and json.loads(mix_path.read_text()) != mix:
+        raise SystemExit(f"{cache} was made with {mix_path.read_text().strip()}, not {mix}; use another --cache")
+    mix_path.write_text(json.dumps(mix))
     todo = [("dev", DEV_SEED)] if worker == 0 else []
     todo += [(f"train_{i:05d}", i) for i in range(worker, shards, workers)]
     todo = [(name, seed) for name, seed in todo if not (cache / f"{name}.npz").exists()]
-    for name, seed in tqdm(todo, desc=f"produce w{worker}", unit="shard"):
-        words, texts, upright = render_batch(SHARD_SIZE, seed, height=height)
-        s8, s16 = [], []
-        with torch.inference_mode():
-            for i in range(0, len(words), 64):
-                maps = trunk.image_feature_maps(to_pixels(words[i : i + 64], trunk)).maps
-                s8.append(maps[0].half().numpy())
-                s16.append(maps[1].half().numpy())
-        tmp = cache / f".{name}.tmp.npz"
-        np.savez(tmp, s8=np.concatenate(s8), s16=np.concatenate(s16), texts=np.array(texts), upright=np.array(upright))
-        tmp.replace(cache / f"{name}.npz")
+    for name, seed in tqdm(todo, desc=f"produce w{worker}", unit="shard", disable=not progress):
+        share = 0.0 if name == "dev" else pen_share
+        words, texts, upright = render_batch(SHARD_SIZE, seed, height=height, pen_share=share)
+        save_shard(cache / f"{name}.npz", trunk, words, texts, upright)
+
+
+def save_shard(path: Path, trunk, words, texts, upright) -> None:  # noqa: ANN001
+    """Trunk stride-8/16 maps of ``words`` (fp16) with their labels, written atomically."""
+    import torch
+
+    s8, s16 = [], []
+    with torch.inference_mode():
+        for i in range(0, len(words), 64):
+            maps = trunk.image_feature_maps(to_pixels(words[i : i + 64], trunk)).maps
+            s8.append(maps[0].half().cpu().numpy())
+            s16.append(maps[1].half().cpu().numpy())
+    tmp = path.with_name(f".{path.stem}.tmp.npz")
+    np.savez(tmp, s8=np.concatenate(s8), s16=np.concatenate(s16), texts=np.array(texts), upright=np.array(upright))
+    tmp.replace(path)
 
 
 def cache_input(cache: Path, default: dict[str, int] | None = None) -> dict[str, int]:
@@ -124,13 +184,35 @@ def cache_input(cache: Path, default: dict[str, int] | None = None) -> dict[str,
 
 
 def list_shards(cache: Path, extra: Sequence[Path] = ()) -> list[Path]:
-    """The training shards of ``cache`` and of the ``extra`` caches."""
-    return sorted(p for d in (cache, *extra) for p in d.glob("train_*.npz"))
+    """The training shards of ``cache`` and of the ``extra`` caches (rendered ``train_*``, real ``real_*``)."""
+    return sorted(p for d in (cache, *extra) for pattern in ("train_*.npz", "real_*.npz") for p in d.glob(pattern))
+
+
+def load_init(path: Path) -> dict:
+    """A warm start: a training ``checkpoint.pt``, or a head folder (``htr_head.safetensors`` + card)."""
+    import torch
+
+    path = Path(path)
+    if path.is_dir():
+        from safetensors.torch import load_file
+
+        card = json.loads((path / "htr_head.json").read_text(encoding="utf-8"))
+        state = {
+            k: v.float() if v.is_floating_point() else v
+            for k, v in load_file(str(path / "htr_head.safetensors")).items()
+        }
+        return {"config": card["config"], "head": state, "trunk": card.get("trunk")}
+    return torch.load(path, weights_only=False)
 
 
 def load_shards(paths: Sequence[Path]) -> dict[str, np.ndarray]:
+    """Concatenated shards; ``real`` marks the samples of real-handwriting shards."""
     parts = [np.load(p) for p in paths]
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("s8", "s16", "texts", "upright")}
+    out = {k: np.concatenate([p[k] for p in parts]) for k in ("s8", "s16", "texts", "upright")}
+    out["real"] = np.concatenate(
+        [np.full(len(p["texts"]), Path(n).name.startswith("real_")) for p, n in zip(parts, paths, strict=True)]
+    )
+    return out
 
 
 def ctc_targets(texts: Sequence[str]):  # noqa: ANN201
@@ -142,7 +224,9 @@ def ctc_targets(texts: Sequence[str]):  # noqa: ANN201
     return flat, lengths
 
 
-def evaluate(head, data: dict[str, np.ndarray], *, beam: bool = False, batch: int = 128) -> dict[str, float]:  # noqa: ANN001
+def evaluate(  # noqa: ANN001
+    head, data: dict[str, np.ndarray], *, beam: bool = False, batch: int = 128, device: str = "cpu"
+) -> dict[str, float]:
     """Exact-match accuracy and CER on the upright samples of ``data``; upright-score accuracy on all."""
     import torch
 
@@ -155,8 +239,11 @@ def evaluate(head, data: dict[str, np.ndarray], *, beam: bool = False, batch: in
     up_ok = 0
     with torch.no_grad():
         for i in range(0, len(data["texts"]), batch):
-            out = head(torch.from_numpy(data["s8"][i : i + batch]), torch.from_numpy(data["s16"][i : i + batch]))
-            lp = out.log_probs.numpy()
+            out = head(
+                torch.from_numpy(data["s8"][i : i + batch]).to(device),
+                torch.from_numpy(data["s16"][i : i + batch]).to(device),
+            )
+            lp = out.log_probs.float().cpu().numpy()
             for j, text in enumerate(data["texts"][i : i + batch]):
                 up = int(data["upright"][i + j])
                 up_ok += int((float(out.upright[j]) > 0) == bool(up))
@@ -187,27 +274,39 @@ def train(
     *,
     extra: Sequence[Path] = (),
     hidden: int = 96,
+    device: str = "cpu",
+    progress: bool = True,
+    real_repeat: int = REAL_REPEAT,
+    grow: Mapping[str, int] | None = None,
 ) -> None:
-    """Train on the shards of ``cache`` and of the ``extra`` caches; dev and checkpoint live in ``cache``."""
+    """Train on the shards of ``cache`` and of the ``extra`` caches; dev and checkpoint live in ``cache``.
+
+    ``init`` warm-starts from a checkpoint or a head folder (``load_init``), optionally
+    grown by ``grow`` (e.g. ``{"blocks": 3}``: more residual context blocks). Real
+    handwriting shards (``real_*``) are seen ``real_repeat`` times per epoch.
+    Logs seconds per 1k steps at every evaluation.
+    """
     import torch
     from tqdm import tqdm
 
     from plugins.htr.model import HtrHead
 
-    torch.set_num_threads(1)
+    if device == "cpu":
+        torch.set_num_threads(1)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     sizes = {json.dumps(cache_input(d), sort_keys=True) for d in (cache, *extra)}
     if len(sizes) > 1:
         raise SystemExit(f"caches hold crops of different sizes: {sorted(sizes)}")
     dev = load_shards([cache / "dev.npz"])
-    warm = torch.load(init, weights_only=False) if init is not None else None
+    warm = load_init(init) if init is not None else None
     if warm is not None:
-        head = HtrHead(**warm["config"])
+        head = HtrHead(**{**warm["config"], **(grow or {})})
     else:
         first = load_shards(list_shards(cache, extra)[:1])
         c8, rows = first["s8"].shape[1:3]
         head = HtrHead(c8, first["s16"].shape[1], NUM_CLASSES, rows=rows, hidden=hidden)
+    head.to(device)
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=lr, total_steps=steps, pct_start=min(0.3, max(0.05, 10 / steps))
@@ -215,7 +314,7 @@ def train(
     ckpt = cache / "checkpoint.pt"
     step = 0
     if ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+        state = torch.load(ckpt, weights_only=False, map_location=device)
         head.load_state_dict(state["head"])
         opt.load_state_dict(state["opt"])
         sched.load_state_dict(state["sched"])
@@ -223,11 +322,15 @@ def train(
         rng = state["rng"]
         log.info("resumed from step %d", step)
     elif warm is not None:
-        # Warm start: the head's weights from an earlier run, a fresh optimiser and schedule.
-        head.load_state_dict(warm["head"])
+        # Warm start: the head's weights from an earlier run, a fresh optimiser and schedule. A grown
+        # head (``grow``) keeps every old weight; its new blocks start as the identity.
+        missing, unexpected = head.load_state_dict(warm["head"], strict=not grow)
+        if unexpected or any(not k.startswith("more.") for k in missing):
+            raise SystemExit(f"{init} does not fit the head: missing {missing}, unexpected {unexpected}")
         log.info("initialised the head from %s", init)
     head.train()
-    bar = tqdm(total=steps, initial=step, desc="train htr head", unit="step")
+    bar = tqdm(total=steps, initial=step, desc="train htr head", unit="step", disable=not progress)
+    clock, clock_step = time.perf_counter(), step
     data: dict[str, np.ndarray] = {}
     n_loaded = 0
     order = np.zeros(0, dtype=np.int64)
@@ -238,21 +341,26 @@ def train(
             if len(shards) != n_loaded:
                 data = load_shards(shards)
                 n_loaded = len(shards)
-            order = rng.permutation(len(data["texts"]))
+            real = np.flatnonzero(data["real"])
+            order = rng.permutation(np.concatenate([np.arange(len(data["texts"]))] + [real] * (real_repeat - 1)))
             pos = 0
         idx = np.sort(order[pos : pos + batch])
         pos += batch
-        s8 = torch.from_numpy(data["s8"][idx]).float()
-        s16 = torch.from_numpy(data["s16"][idx]).float()
+        s8 = torch.from_numpy(data["s8"][idx]).float().to(device)
+        s16 = torch.from_numpy(data["s16"][idx]).float().to(device)
         # Feature noise: a cheap extra augmentation on cached maps.
         s8 = s8 * (1 + 0.1 * torch.randn_like(s8))
         s16 = s16 * (1 + 0.1 * torch.randn_like(s16))
         texts = [str(t) for t in data["texts"][idx]]
-        upright = torch.from_numpy(data["upright"][idx].astype(np.float32))
+        upright = torch.from_numpy(data["upright"][idx].astype(np.float32)).to(device)
         out = head(s8, s16)
         keep = upright.bool()
         flat, lengths = ctc_targets([t for t, k in zip(texts, keep.tolist(), strict=True) if k])
-        lp = out.log_probs[keep].transpose(0, 1)
+        lp = (
+            out.log_probs[keep].transpose(0, 1).float().cpu()
+            if device != "cpu"
+            else out.log_probs[keep].transpose(0, 1)
+        )
         frames = torch.full((lp.shape[1],), lp.shape[0], dtype=torch.long)
         loss_ctc = torch.nn.functional.ctc_loss(lp, flat, frames, lengths, blank=0, zero_infinity=True)
         loss_up = torch.nn.functional.binary_cross_entropy_with_logits(out.upright, upright)
@@ -277,24 +385,37 @@ def train(
                 },
                 ckpt,
             )
-            scores = evaluate(head, dev)
-            log.info("step %d: dev %s (train samples %d)", step, scores, len(data["texts"]))
-            bar.write(f"step {step}: dev {scores} train samples {len(data['texts'])}")
+            per_1k = 1000 * (time.perf_counter() - clock) / max(step - clock_step, 1)
+            scores = evaluate(head, dev, device=device)
+            log.info(
+                "step %d: dev %s (train samples %d, %.0f s per 1k steps)", step, scores, len(data["texts"]), per_1k
+            )
+            if progress:
+                bar.write(f"step {step}: dev {scores} train samples {len(data['texts'])}, {per_1k:.0f} s/1k steps")
+            clock, clock_step = time.perf_counter(), step
     bar.close()
 
 
-def export(cache: Path, out_dir: Path, extra: Sequence[Path] = ()) -> None:
-    """Checkpoint -> fp16 safetensors + card (with the dev score, greedy and beam)."""
+def export(
+    cache: Path,
+    out_dir: Path,
+    extra: Sequence[Path] = (),
+    *,
+    real: Mapping[str, int] | None = None,
+    seed: int | None = None,
+) -> Path:
+    """Checkpoint -> fp16 safetensors + card (with the dev score, greedy and beam); returns the card path."""
     import torch
     from safetensors.torch import save_file
 
+    from core.heads import write_card
     from plugins.htr.fontsource import FONT_DIR
     from plugins.htr.model import HtrHead
     from plugins.htr.render import FONT_PACKAGES, find_fonts
 
     manifest = FONT_DIR / "manifest.json"
     npm_versions = json.loads(manifest.read_text()) if manifest.exists() else {}
-    state = torch.load(cache / "checkpoint.pt", weights_only=False)
+    state = torch.load(cache / "checkpoint.pt", weights_only=False, map_location="cpu")
     head = HtrHead(**state["config"])
     head.load_state_dict(state["head"])
     dev = load_shards([cache / "dev.npz"])
@@ -304,12 +425,19 @@ def export(cache: Path, out_dir: Path, extra: Sequence[Path] = ()) -> None:
     tensors = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in head.state_dict().items()}
     save_file(tensors, str(out_dir / "htr_head.safetensors"))
     trunk_versions = json.loads((cache / "trunk.json").read_text())
-    n_train = sum(len(np.load(p)["texts"]) for p in list_shards(cache, extra))
+    shards = list_shards(cache, extra)
+    n_train = sum(len(np.load(p)["texts"]) for p in shards if p.name.startswith("train_"))
+    pen_shares = sorted(
+        {json.loads((d / "mix.json").read_text())["pen_share"] for d in (cache, *extra) if (d / "mix.json").exists()}
+    )
+    blocks = state["config"].get("blocks", 1)
+    more = f" + {blocks - 1} grouped residual conv blocks" if blocks > 1 else ""
     card = {
         "task": "htr",
         "model": (
             "HtrHead: stride-8 + upsampled stride-16 trunk maps -> 1x1 conv -> rows folded into channels -> linear"
-            f" -> residual conv1d -> BiLSTM({state['config']['hidden']}) -> CTC over {len(CHARSET)} chars + blank;"
+            f" -> residual conv1d{more} -> BiLSTM({state['config']['hidden']})"
+            f" -> CTC over {len(CHARSET)} chars + blank;"
             " plus an upright logit"
         ),
         "config": state["config"],
@@ -318,59 +446,228 @@ def export(cache: Path, out_dir: Path, extra: Sequence[Path] = ()) -> None:
         "trunk": {"image": trunk_versions["image"]},
         "data": {
             "kind": (
-                "rendered words only (no real handwriting): Debian fonts and Fontsource handwriting fonts from npm;"
-                " fb_sample never used for training"
+                "rendered words (Debian fonts, Fontsource handwriting fonts from npm, Hershey pen strokes)"
+                + (" + real handwriting" if real else "; no real handwriting")
+                + "; fb_sample never used for training; style-held-out fonts/sets/pen styles never used"
             ),
             "words": "wordfreq 3.1.1 top 40k ru + top 40k en, casing/punctuation/abbreviations/numbers mixed in",
             "train_samples": n_train,
+            "real_samples": dict(real or {}),
+            "pen_share": pen_shares,
             "rotated_share": ROTATED_SHARE,
             "fonts": sorted(Path(f.path).name for f in find_fonts()),
             "font_sources": {"debian": FONT_PACKAGES, "npm_fontsource": npm_versions},
         },
         "steps": state["step"],
+        "seed": seed,
         "dev": {"set": f"rendered, seed {DEV_SEED}, {len(dev['texts'])} crops", "greedy": greedy, "beam": beam},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    (out_dir / "htr_head.json").write_text(json.dumps(card, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    path = out_dir / "htr_head.json"
+    write_card(path, card)
     print(json.dumps(card["dev"], indent=1))
+    return path
+
+
+def read_real(data: Mapping[str, Sequence[Path]]) -> dict[str, list[tuple[Path, str]]]:
+    """Real handwriting ``(image, text)`` pairs per source, from the ``htr`` and ``challenge`` sources.
+
+    * ``htr``: a folder with ``labels.tsv`` (``file<TAB>text`` per line) or
+      ``labels.json`` (``{"file": "text"}``); files are relative to the folder or its ``images/``.
+    * ``challenge``: a set in the challenge layout, ``input/HTR/images/*`` with gold in
+      ``true/HTR/true_HTR.json``; sets without an HTR part are skipped.
+
+    Other sources are ignored. Missing images are skipped with a warning.
+    """
+    out: dict[str, list[tuple[Path, str]]] = {}
+    for source in ("htr", "challenge"):
+        for root in data.get(source, ()):
+            root = Path(root)
+            if source == "htr":
+                tsv, js = root / "labels.tsv", root / "labels.json"
+                if tsv.exists():
+                    rows = [ln.split("\t", 1) for ln in tsv.read_text(encoding="utf-8").splitlines() if "\t" in ln]
+                    labels = {name.strip(): text for name, text in rows}
+                elif js.exists():
+                    labels = json.loads(js.read_text(encoding="utf-8"))
+                else:
+                    raise SystemExit(f"htr source {root} has neither labels.tsv nor labels.json")
+                dirs = [root, root / "images"]
+            else:
+                gold = root / "true" / "HTR" / "true_HTR.json"
+                if not gold.exists():
+                    log.info("challenge set %s has no HTR part; skipped", root)
+                    continue
+                labels = json.loads(gold.read_text(encoding="utf-8"))
+                dirs = [root / "input" / "HTR" / "images", root / "input" / "HTR"]
+            pairs = []
+            for name, text in labels.items():
+                path = next((d / name for d in dirs if (d / name).is_file()), None)
+                if path is None:
+                    log.warning("%s: no image %s; skipped", root, name)
+                    continue
+                pairs.append((path, str(text)))
+            out.setdefault(source, []).extend(pairs)
+            log.info("%s %s: %d labelled word images", source, root, len(pairs))
+    return out
+
+
+def produce_real(cache: Path, trunk, pairs: Sequence[tuple[Path, str]], height: int = HEIGHT) -> None:  # noqa: ANN001
+    """Cache trunk maps of real ``(image, text)`` pairs as ``real_*`` shards (redone when the list changes)."""
+    import hashlib
+
+    from core.io import load_image
+
+    key = hashlib.sha256(json.dumps([(str(p), t) for p, t in pairs], ensure_ascii=False).encode()).hexdigest()
+    stamp = cache / "real.json"
+    if stamp.exists() and json.loads(stamp.read_text()).get("sha256") == key:
+        return
+    for old in cache.glob("real_*.npz"):
+        old.unlink()
+    for k in range(0, len(pairs), SHARD_SIZE):
+        chunk = pairs[k : k + SHARD_SIZE]
+        words = [fit_word(load_image(p), height, height * WIDTH // HEIGHT) for p, _ in chunk]
+        save_shard(cache / f"real_{k // SHARD_SIZE:05d}.npz", trunk, words, [t for _, t in chunk], [1] * len(chunk))
+    stamp.write_text(json.dumps({"sha256": key, "n": len(pairs)}))
+
+
+def train_head(
+    trunk,  # noqa: ANN001 - core.trunk.Trunk
+    data: Mapping[str, Sequence[Path]],
+    out_dir: Path,
+    *,
+    seed: int = 0,
+    device: str = "cpu",
+    resume: bool = True,
+    progress: bool = True,
+    shards: int = DEFAULT_SHARDS,
+    steps: int | None = None,
+    pen_share: float = DEFAULT_PEN_SHARE,
+    init: Path | str | None = "auto",
+    lr: float | None = None,
+    batch: int = 64,
+) -> Path:
+    """Train an HTR head for ``trunk`` into ``out_dir``; returns its card path.
+
+    Rendered words (fonts + pen strokes, ``pen_share``) are always the base; real
+    handwriting from the ``htr`` and ``challenge`` sources of ``data`` (``read_real``)
+    is added and seen ``REAL_REPEAT`` times per epoch. No source defaults to
+    ``../shared/data``: its only HTR words are ``fb_sample``, the test sample.
+    Trunk maps are cached in ``out_dir/cache`` (rendered shard ``i`` is always drawn
+    with seed ``i``; ``seed`` sets the head's initialisation and batch order).
+    ``init="auto"`` warm-starts from the shipped head when it was trained on this
+    trunk's image tower, else the head starts from scratch; ``resume`` continues
+    from ``out_dir/cache/checkpoint.pt``.
+    """
+    from core.heads import card_matches
+
+    out_dir = Path(out_dir)
+    cache = out_dir / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    recorded = cache / "trunk.json"
+    if recorded.exists() and json.loads(recorded.read_text()).get("image") != trunk.component_versions.get("image"):
+        log.info("%s holds another trunk's features; starting it afresh", cache)
+        for f in cache.glob("*"):
+            f.unlink()
+    if not resume and (cache / "checkpoint.pt").exists():
+        (cache / "checkpoint.pt").unlink()
+    real = read_real(data)
+    produce(cache, shards, 0, 1, "", pen_share=pen_share, trunk=trunk, progress=progress)
+    produce_real(cache, trunk, [pair for pairs in real.values() for pair in pairs])
+    if init == "auto":
+        card = json.loads((WEIGHTS_DIR / "htr_head.json").read_text(encoding="utf-8"))
+        init = WEIGHTS_DIR if card_matches(card, trunk) else None
+    init = Path(init) if init is not None else None
+    if steps is None:
+        steps = DEFAULT_STEPS_WARM if init is not None else DEFAULT_STEPS
+    if lr is None:
+        lr = 5e-4 if init is not None else 2e-3
+    train(cache, steps, batch, lr, seed, 250, init, hidden=160, device=device, progress=progress)
+    return export(cache, out_dir, real={k: len(v) for k, v in real.items()}, seed=seed)
+
+
+def parse_data(items: Sequence[str]) -> dict[str, list[Path]]:
+    """``NAME=PATH`` items (repeatable) -> ``{name: [paths]}``."""
+    data: dict[str, list[Path]] = {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise SystemExit(f"--data wants NAME=PATH, not {item!r}")
+        data.setdefault(name, []).append(Path(path))
+    return data
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--stage", choices=("produce", "train", "export", "all"), default="all")
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/htr_cache"))
+    parser.add_argument(
+        "--stage",
+        choices=("produce", "train", "export", "all"),
+        default="all",
+        help="all (default): train_head end to end into --out; the others are its steps, for staged runs",
+    )
+    parser.add_argument("--data", action="append", default=[], metavar="NAME=PATH", help="htr=DIR or challenge=DIR")
+    parser.add_argument("--out", type=Path, default=None, help="head folder (all: required; export: default shipped)")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/htr_cache"), help="feature cache of the steps")
     parser.add_argument("--trunk", default="default", help="trunk spec as for run.py, or 'fake'")
-    parser.add_argument("--shards", type=int, default=160, help=f"training shards of {SHARD_SIZE} crops")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--no-resume", action="store_true")
+    parser.add_argument("--shards", type=int, default=DEFAULT_SHARDS, help=f"training shards of {SHARD_SIZE} crops")
     parser.add_argument("--height", type=int, default=HEIGHT, help="crop height (width is 4x) of new shards")
+    parser.add_argument("--pen-share", type=float, default=None, help="share of pen-stroke words in new shards")
     parser.add_argument("--worker", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=6000)
+    parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--lr", type=float, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eval-every", type=int, default=250)
-    parser.add_argument("--init", type=Path, default=None, help="warm-start the head from this checkpoint")
+    parser.add_argument("--init", default=None, help="warm start: checkpoint or head folder ('auto' for --stage all)")
     parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more caches whose shards to train on")
     parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
-    parser.add_argument("--out", type=Path, default=WEIGHTS_DIR)
+    parser.add_argument("--blocks", type=int, default=None, help="grow a warm-started head to this many context blocks")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if args.stage in ("produce", "all"):
-        produce(args.cache, args.shards, args.worker, args.workers, args.trunk, args.height)
-    if args.stage in ("train", "all"):
+    if args.stage == "all":
+        if args.out is None:
+            parser.error("--stage all writes a head folder: give --out DIR")
+        card = train_head(
+            build_trunk(args.trunk),
+            parse_data(args.data),
+            args.out,
+            seed=args.seed,
+            device=args.device,
+            resume=not args.no_resume,
+            shards=args.shards,
+            steps=args.steps,
+            pen_share=DEFAULT_PEN_SHARE if args.pen_share is None else args.pen_share,
+            init=args.init or "auto",
+            lr=args.lr,
+            batch=args.batch,
+        )
+        print(f"head card: {card}")
+        return 0
+    if args.stage == "produce":
+        pen_share = 0.0 if args.pen_share is None else args.pen_share
+        produce(args.cache, args.shards, args.worker, args.workers, args.trunk, args.height, pen_share=pen_share)
+    if args.stage == "train":
+        init = Path(args.init) if args.init else None
+        steps = args.steps or (DEFAULT_STEPS_WARM if init else DEFAULT_STEPS)
+        lr = args.lr or (5e-4 if init else 2e-3)
         train(
             args.cache,
-            args.steps,
+            steps,
             args.batch,
-            args.lr,
+            lr,
             args.seed,
             args.eval_every,
-            args.init,
+            init,
             extra=args.extra,
             hidden=args.hidden,
+            device=args.device,
+            grow={"blocks": args.blocks} if args.blocks else None,
         )
-    if args.stage in ("export", "all"):
-        export(args.cache, args.out, args.extra)
+    if args.stage == "export":
+        export(args.cache, args.out or WEIGHTS_DIR, args.extra, seed=args.seed)
     return 0
 
 

@@ -1,0 +1,365 @@
+"""Expressions: Java expressions, literals and calls -> Python tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from plugins.c2c.java_types import (
+    _CHAR_METHODS,
+    _COLLECTIONS,
+    _DEFAULTS,
+    _FLOAT_TYPES,
+    _INT_TYPES,
+    _MAPS,
+    _MATH_BUILTIN,
+    _MAX_CONST,
+    _MIN_CONST,
+    _SETS,
+    _STRING_METHODS,
+)
+from plugins.c2c.style import DIV_OPTIONS
+from plugins.c2c.syntax import Tokens, _base_type
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+
+class ExpressionsMixin:
+    """Translates expressions (uses the type mixin and the translator's emission state)."""
+
+    def expr(self, node: Node | None) -> Tokens:
+        """One Java expression -> Python tokens."""
+        if node is None:
+            return []
+        handler = getattr(self, f"_ex_{node.type}", None)
+        if handler is not None:
+            return handler(node)
+        if node.type in (
+            "decimal_integer_literal",
+            "hex_integer_literal",
+            "octal_integer_literal",
+            "binary_integer_literal",
+        ):
+            text = self.text(node).replace("_", "")
+            text = text.rstrip("lL")
+            if node.type == "octal_integer_literal" and len(text) > 1 and text.startswith("0") and text[1].isdigit():
+                text = "0o" + text[1:]
+            return [text]
+        if node.type in ("decimal_floating_point_literal", "hex_floating_point_literal"):
+            text = self.text(node).rstrip("fFdD")
+            return [text + "0" if text.endswith(".") else text]
+        if node.type in ("string_literal", "character_literal", "text_block"):
+            return [self.text(node)]
+        if node.type == "true":
+            return ["True"]
+        if node.type == "false":
+            return ["False"]
+        if node.type == "null_literal":
+            return ["None"]
+        if node.type in ("identifier", "type_identifier"):
+            return [self.text(node)]
+        if node.type == "this":
+            return ["self"]
+        self.unknown += 1
+        return self.text(node).split()
+
+    def _ex_parenthesized_expression(self, node: Node) -> Tokens:
+        inner = node.named_children[0] if node.named_children else None
+        return ["(", *self.expr(inner), ")"]
+
+    def _ex_binary_expression(self, node: Node) -> Tokens:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        op = self.text(node.child_by_field_name("operator"))
+        if op in ("&&", "||"):
+            return [*self.expr(left), "and" if op == "&&" else "or", *self.expr(right)]
+        lt, rt = self.type_of(left), self.type_of(right)
+        if op == "+" and (lt == "String" or rt == "String"):
+            return [*self._as_str(left), "+", *self._as_str(right)]
+        lx, rx = self.expr(left), self.expr(right)
+        if op in ("+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=") and (lt == "char") != (rt == "char"):
+            if lt == "char" and (op not in ("==", "!=") or rt in _INT_TYPES):
+                lx = ["ord", "(", *lx, ")"]
+            if rt == "char" and (op not in ("==", "!=") or lt in _INT_TYPES):
+                rx = ["ord", "(", *rx, ")"]
+        elif op in ("+", "-", "*", "/", "%") and lt == "char" and rt == "char":
+            lx, rx = ["ord", "(", *lx, ")"], ["ord", "(", *rx, ")"]
+        if op == "/" and self._is_int(left) and self._is_int(right):
+            choice = self._decide("div", node, DIV_OPTIONS, "cast" if self.style.int_cast_div else "floor")
+            if choice == "cast":
+                return ["int", "(", *lx, "/", *rx, ")"]
+            op = "//" if choice == "floor" else "/"
+        if op == ">>>":
+            op = ">>"
+        return [*lx, op, *rx]
+
+    def _ex_unary_expression(self, node: Node) -> Tokens:
+        op = self.text(node.child_by_field_name("operator"))
+        operand = node.child_by_field_name("operand")
+        if op == "!":
+            negated = self._not_in(operand)
+            return negated if negated is not None else ["not", *self.expr(operand)]
+        return [op, *self.expr(operand)]
+
+    def _not_in(self, node: Node | None) -> Tokens | None:
+        """`! m . containsKey ( k )` -> `k not in m` (the references' idiom)."""
+        if node is None or node.type != "method_invocation":
+            return None
+        obj, name, args = self._call_parts(node)
+        if obj is None or name not in ("contains", "containsKey") or len(args) != 1:
+            return None
+        return [*self.expr(args[0]), "not", "in", *self.expr(obj)]
+
+    def _ex_update_expression(self, node: Node) -> Tokens:
+        target = node.named_children[0]
+        tt = self.expr(target)
+        upd = self._update_tokens(node)
+        if self.text(node).strip().startswith(("++", "--")):
+            self.pre.append(upd)
+        else:
+            self.post.append(upd)
+        return tt
+
+    def _ex_assignment_expression(self, node: Node) -> Tokens:
+        left = node.child_by_field_name("left")
+        if left.type == "identifier" and self.text(node.child_by_field_name("operator")) == "=":
+            return ["(", self.text(left), ":=", *self.expr(node.child_by_field_name("right")), ")"]
+        self.pre.append(self._assignment(node))
+        return self.expr(left)
+
+    def _ex_ternary_expression(self, node: Node) -> Tokens:
+        cond = node.child_by_field_name("condition")
+        return [
+            *self.expr(node.child_by_field_name("consequence")),
+            "if",
+            *self.expr(cond),
+            "else",
+            *self.expr(node.child_by_field_name("alternative")),
+        ]
+
+    def _ex_cast_expression(self, node: Node) -> Tokens:
+        typ = self._type_name(node.child_by_field_name("type"))
+        value = node.child_by_field_name("value")
+        vt = self.type_of(value)
+        inner = self.expr(value)
+        bare = (
+            inner[1:-1]
+            if inner[:1] == ["("] and inner[-1:] == [")"] and value.type == "parenthesized_expression"
+            else inner
+        )
+        if typ == "char" and vt != "char":
+            return ["chr", "(", *bare, ")"]
+        if typ in _INT_TYPES and vt == "char":
+            return ["ord", "(", *bare, ")"]
+        if typ in _INT_TYPES and vt in _FLOAT_TYPES | {"?"}:
+            return ["int", "(", *bare, ")"]
+        if typ in _FLOAT_TYPES and vt in _INT_TYPES and value.type not in ("identifier", "decimal_integer_literal"):
+            return ["float", "(", *bare, ")"]
+        return inner
+
+    def _ex_array_access(self, node: Node) -> Tokens:
+        return [*self.expr(node.child_by_field_name("array")), "[", *self.expr(node.child_by_field_name("index")), "]"]
+
+    def _ex_field_access(self, node: Node) -> Tokens:
+        obj, field = node.child_by_field_name("object"), self.text(node.child_by_field_name("field"))
+        ot = self.text(obj)
+        if (ot, field) in _MAX_CONST:
+            return ["sys", ".", "maxsize"]
+        if (ot, field) in _MIN_CONST:
+            return ["-", "sys", ".", "maxsize"]
+        if ot == "Math" and field == "PI":
+            return ["math", ".", "pi"]
+        if ot == "Math" and field == "E":
+            return ["math", ".", "e"]
+        if field == "length" and self.type_of(obj).endswith("[]"):
+            return ["len", "(", *self.expr(obj), ")"]
+        if field == "length":
+            return ["len", "(", *self.expr(obj), ")"]
+        return [*self.expr(obj), ".", field]
+
+    def _ex_array_creation_expression(self, node: Node) -> Tokens:
+        init = node.child_by_field_name("value")
+        if init is not None:
+            return self._array_initializer(init)
+        base = self._type_name(node.child_by_field_name("type"))
+        sizes = [
+            c.named_children[0]
+            for c in node.children_by_field_name("dimensions")
+            if c.type == "dimensions_expr" and c.named_children
+        ]
+        fill = _DEFAULTS.get(base, "0" if base in _INT_TYPES | _FLOAT_TYPES else "None")
+        if not sizes:
+            return ["[", "]"]
+        out: Tokens = [fill]
+        loop_vars = ["i", "j", "k", "l", "m"]
+        for depth, size in enumerate(reversed(sizes)):
+            st = self.expr(size)
+            if depth == 0 and not self.style.comp_array:
+                out = ["[", *out, "]", "*", *(st if len(st) == 1 else ["(", *st, ")"])]
+            else:
+                var = loop_vars[min(len(sizes) - 1 - depth, 4)]
+                out = ["[", *out, "for", var, "in", "range", "(", *st, ")", "]"]
+        return out
+
+    def _array_initializer(self, node: Node) -> Tokens:
+        items: Tokens = []
+        for i, child in enumerate(node.named_children):
+            items += ([","] if i else []) + (
+                self._array_initializer(child) if child.type == "array_initializer" else self.expr(child)
+            )
+        return ["[", *items, "]"]
+
+    def _ex_array_initializer(self, node: Node) -> Tokens:
+        return self._array_initializer(node)
+
+    def _ex_object_creation_expression(self, node: Node) -> Tokens:
+        base = _base_type(self._type_name(node.child_by_field_name("type")))
+        args = self._args(node.child_by_field_name("arguments"))
+        if base in _MAPS:
+            return ["{", "}"]
+        if base in _SETS:
+            return ["set", "(", *self._arg_tokens(args), ")"]
+        if base in _COLLECTIONS:
+            return (
+                ["list", "(", *self._arg_tokens(args), ")"] if args and self.type_of(args[0]) != "int" else ["[", "]"]
+            )
+        if base in ("StringBuilder", "StringBuffer", "String"):
+            return self.expr(args[0]) if args and self.type_of(args[0]) == "String" else ['" "']
+        if base in ("Integer", "Long", "Double"):
+            return self.expr(args[0]) if args else ["0"]
+        return [base, "(", *self._arg_tokens(args), ")"]
+
+    def _ex_lambda_expression(self, node: Node) -> Tokens:
+        self.unknown += 1
+        return ["lambda", ":", "None"]
+
+    def _ex_instanceof_expression(self, node: Node) -> Tokens:
+        return ["isinstance", "(", *self.expr(node.named_children[0]), ",", self.text(node.named_children[1]), ")"]
+
+    def _ex_method_invocation(self, node: Node) -> Tokens:
+        obj, name, args = self._call_parts(node)
+        a = [self.expr(x) for x in args]
+        flat = self._arg_tokens(args)
+        if obj is None:
+            return [name, "(", *flat, ")"]
+        ot = self.text(obj)
+        if ot == "Math":
+            if name in _MATH_BUILTIN:
+                return [_MATH_BUILTIN[name], "(", *flat, ")"]
+            if name == "cbrt" and a:
+                return ["(", *a[0], ")", "**", "(", "1", "/", "3", ")"]
+            if name in ("floor", "ceil", "round") and a:
+                return (
+                    ["math", ".", name if name != "round" else "floor", "(", *flat, ")"]
+                    if name != "round"
+                    else ["round", "(", *flat, ")"]
+                )
+            if name == "random":
+                return ["random", ".", "random", "(", ")"]
+            return ["math", ".", name, "(", *flat, ")"]
+        if ot in ("Integer", "Long", "Short", "Byte") and name in ("parseInt", "parseLong", "valueOf") and a:
+            return ["int", "(", *flat, ")"]
+        if ot in ("Double", "Float") and name in ("parseDouble", "parseFloat", "valueOf") and a:
+            return ["float", "(", *flat, ")"]
+        if ot in ("Integer", "Long") and name == "bitCount" and a:
+            return ["bin", "(", *a[0], ")", ".", "count", "(", "'1'", ")"]
+        if ot in ("Integer", "Long") and name in ("max", "min") and a:
+            return [name, "(", *flat, ")"]
+        if ot in ("String", "Integer", "Long", "Double", "Character") and name in ("valueOf", "toString") and a:
+            return ["str", "(", *flat, ")"]
+        if ot == "Character" and name in _CHAR_METHODS and a:
+            return [*a[0], ".", _CHAR_METHODS[name], "(", ")"]
+        if ot == "Character" and name == "getNumericValue" and a:
+            return ["int", "(", *a[0], ")"]
+        if ot == "Arrays" and name == "asList":
+            return ["[", *flat, "]"]
+        if ot == "Arrays" and name == "toString" and a:
+            return ["str", "(", *a[0], ")"]
+        if ot == "Collections" and name in ("max", "min") and a:
+            return [name, "(", *a[0], ")"]
+        otype = self.type_of(obj)
+        base = _base_type(otype)
+        o = self.expr(obj)
+        if name == "length" and not a:
+            return ["len", "(", *o, ")"]
+        if name == "charAt" and len(a) == 1:
+            return [*o, "[", *a[0], "]"]
+        if name == "equals" and len(a) == 1:
+            return [*o, "==", *a[0]]
+        if name == "compareTo" and len(a) == 1:
+            return ["(", *o, ">", *a[0], ")", "-", "(", *o, "<", *a[0], ")"]
+        if name in ("size",) and not a:
+            return ["len", "(", *o, ")"]
+        if name == "isEmpty" and not a:
+            return ["len", "(", *o, ")", "==", "0"]
+        if name == "toString" and not a:
+            return o if base in ("StringBuilder", "String") else ["str", "(", *o, ")"]
+        if name == "toCharArray" and not a:
+            return ["list", "(", *o, ")"]
+        if name == "reverse" and not a and base == "StringBuilder":
+            return [*o, "[", ":", ":", "-", "1", "]"]
+        if name == "reverse" and not a and obj.type == "object_creation_expression":
+            return [*o, "[", ":", ":", "-", "1", "]"]
+        if name == "substring" and 1 <= len(a) <= 2:
+            return [*o, "[", *a[0], ":", *(a[1] if len(a) == 2 else []), "]"]
+        if name in ("contains", "containsKey") and len(a) == 1:
+            return [*a[0], "in", *o]
+        if name == "containsValue" and len(a) == 1:
+            return [*a[0], "in", *o, ".", "values", "(", ")"]
+        if name == "get" and len(a) == 1 and (base in _MAPS | _COLLECTIONS or otype == "?"):
+            return [*o, "[", *a[0], "]"]
+        if name == "getOrDefault" and len(a) == 2:
+            return [*o, ".", "get", "(", *flat, ")"]
+        if name == "add" and base in _COLLECTIONS | {"?"} and len(a) == 1:
+            return [*o, ".", "append", "(", *a[0], ")"]
+        if name in ("push", "addLast", "offer", "offerLast") and len(a) == 1:
+            return [*o, ".", "append", "(", *a[0], ")"]
+        if name in ("pop", "removeLast", "pollLast") and not a:
+            return [*o, ".", "pop", "(", ")"]
+        if name in ("poll", "remove", "removeFirst", "pollFirst") and not a:
+            return [*o, ".", "pop", "(", "0", ")"]
+        if name in ("peek", "peekLast", "getLast", "lastElement") and not a:
+            return [*o, "[", "-", "1", "]"]
+        if name in ("peekFirst", "getFirst", "firstElement", "element") and not a:
+            return [*o, "[", "0", "]"]
+        if name == "remove" and len(a) == 1:
+            return (
+                [*o, ".", "pop", "(", *a[0], ")"]
+                if base in _MAPS | _COLLECTIONS
+                else [*o, ".", "remove", "(", *a[0], ")"]
+            )
+        if name == "keySet" and not a:
+            return [*o, ".", "keys", "(", ")"]
+        if name == "values" and not a:
+            return [*o, ".", "values", "(", ")"]
+        if name == "entrySet" and not a:
+            return [*o, ".", "items", "(", ")"]
+        if name == "getKey" and not a:
+            return [*o, "[", "0", "]"]
+        if name == "getValue" and not a:
+            return [*o, "[", "1", "]"]
+        if name == "append" and len(a) == 1:
+            return [*o, "+", *self._as_str(args[0])]
+        if name in ("intValue", "longValue", "doubleValue") and not a:
+            return o
+        if name in _STRING_METHODS and base == "String":
+            return [*o, ".", _STRING_METHODS[name], "(", *flat, ")"]
+        return [*o, ".", name, "(", *flat, ")"]
+
+    def _call_parts(self, node: Node) -> tuple[Node | None, str, list[Node]]:
+        obj = node.child_by_field_name("object")
+        name = self.text(node.child_by_field_name("name"))
+        return obj, name, self._args(node.child_by_field_name("arguments"))
+
+    def _args(self, node: Node | None) -> list[Node]:
+        return (
+            [c for c in node.named_children if c.type not in ("line_comment", "block_comment")]
+            if node is not None
+            else []
+        )
+
+    def _arg_tokens(self, args: Sequence[Node]) -> Tokens:
+        out: Tokens = []
+        for i, arg in enumerate(args):
+            out += ([","] if i else []) + self.expr(arg)
+        return out

@@ -1,0 +1,206 @@
+"""Java types for the translator: the tables of known types and calls, and best-effort static typing."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_INT_TYPES = {"int", "long", "short", "byte", "Integer", "Long", "Short", "Byte", "BigInteger"}
+_FLOAT_TYPES = {"double", "float", "Double", "Float"}
+_DEFAULTS = {"boolean": "False", "Boolean": "False", "char": "0", "String": '" "'}
+_MATH_BUILTIN = {"max": "max", "min": "min", "abs": "abs", "pow": "pow"}
+_MATH_DOUBLE = {
+    "sqrt",
+    "pow",
+    "log",
+    "log10",
+    "exp",
+    "sin",
+    "cos",
+    "tan",
+    "atan",
+    "atan2",
+    "asin",
+    "acos",
+    "hypot",
+    "random",
+}
+_MAX_CONST = {
+    ("Integer", "MAX_VALUE"),
+    ("Long", "MAX_VALUE"),
+    ("Double", "MAX_VALUE"),
+    ("Float", "MAX_VALUE"),
+    ("Short", "MAX_VALUE"),
+}
+_MIN_CONST = {
+    ("Integer", "MIN_VALUE"),
+    ("Long", "MIN_VALUE"),
+    ("Double", "MIN_VALUE"),
+    ("Float", "MIN_VALUE"),
+    ("Short", "MIN_VALUE"),
+}
+_CHAR_METHODS = {
+    "isDigit": "isdigit",
+    "isLetter": "isalpha",
+    "isAlphabetic": "isalpha",
+    "isLetterOrDigit": "isalnum",
+    "isUpperCase": "isupper",
+    "isLowerCase": "islower",
+    "isWhitespace": "isspace",
+    "toUpperCase": "upper",
+    "toLowerCase": "lower",
+}
+_STRING_METHODS = {
+    "toUpperCase": "upper",
+    "toLowerCase": "lower",
+    "trim": "strip",
+    "indexOf": "find",
+    "lastIndexOf": "rfind",
+    "startsWith": "startswith",
+    "endsWith": "endswith",
+    "split": "split",
+    "replace": "replace",
+}
+_COLLECTIONS = {"ArrayList", "LinkedList", "List", "Vector", "Stack", "ArrayDeque", "Deque", "Queue", "PriorityQueue"}
+_MAPS = {"HashMap", "TreeMap", "LinkedHashMap", "Map"}
+_SETS = {"HashSet", "TreeSet", "LinkedHashSet", "Set"}
+
+
+class TypesMixin:
+    """Type names, scopes and ``type_of`` (a Java expression's static type, "?" when unknown)."""
+
+    def _type_name(self, node: Node | None) -> str:
+        if node is None:
+            return "?"
+        if node.type == "array_type":
+            elem = self._type_name(node.child_by_field_name("element"))
+            return elem + "[]" * self.text(node.child_by_field_name("dimensions")).count("[")
+        if node.type == "generic_type":
+            return self.text(node.named_children[0]) + "<>"
+        return self.text(node)
+
+    def lookup(self, name: str) -> str:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return "?"
+
+    def type_of(self, node: Node | None) -> str:
+        """Best-effort static type of a Java expression ("?" when unknown)."""
+        if node is None:
+            return "?"
+        k = node.type
+        if k in ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"):
+            return "int"
+        if k == "decimal_floating_point_literal":
+            return "double"
+        if k == "character_literal":
+            return "char"
+        if k == "string_literal":
+            return "String"
+        if k in ("true", "false"):
+            return "boolean"
+        if k == "identifier":
+            return self.lookup(self.text(node))
+        if k == "parenthesized_expression":
+            return self.type_of(node.named_children[0]) if node.named_children else "?"
+        if k == "array_access":
+            t = self.type_of(node.child_by_field_name("array"))
+            return t[:-2] if t.endswith("[]") else "?"
+        if k == "cast_expression":
+            return self._type_name(node.child_by_field_name("type"))
+        if k == "binary_expression":
+            op = self.text(node.child_by_field_name("operator"))
+            if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||", "instanceof"):
+                return "boolean"
+            lt = self.type_of(node.child_by_field_name("left"))
+            rt = self.type_of(node.child_by_field_name("right"))
+            if op == "+" and "String" in (lt, rt):
+                return "String"
+            if lt in _FLOAT_TYPES or rt in _FLOAT_TYPES:
+                return "double"
+            if lt == "?" or rt == "?":
+                return "?"
+            if op in ("<<", ">>", ">>>", "&", "|", "^") and lt == "boolean":
+                return "boolean"
+            return "long" if "long" in (lt, rt) else "int"
+        if k == "unary_expression":
+            return (
+                "boolean"
+                if self.text(node.child_by_field_name("operator")) == "!"
+                else self.type_of(node.child_by_field_name("operand"))
+            )
+        if k == "update_expression":
+            return self.type_of(node.named_children[0])
+        if k == "ternary_expression":
+            a = self.type_of(node.child_by_field_name("consequence"))
+            return a if a != "?" else self.type_of(node.child_by_field_name("alternative"))
+        if k == "assignment_expression":
+            return self.type_of(node.child_by_field_name("left"))
+        if k == "field_access":
+            field = self.text(node.child_by_field_name("field"))
+            if field == "length":
+                return "int"
+            obj = self.text(node.child_by_field_name("object"))
+            if obj in ("Integer", "Long", "Short"):
+                return "int"
+            if obj in ("Math", "Double"):
+                return "double"
+            return "?"
+        if k == "method_invocation":
+            obj, name, args = self._call_parts(node)
+            ot = self.text(obj) if obj is not None else ""
+            if ot == "Math":
+                if name in ("max", "min", "abs"):
+                    ts = [self.type_of(a) for a in args]
+                    if any(t in _FLOAT_TYPES for t in ts):
+                        return "double"
+                    return "int" if ts and all(t in _INT_TYPES for t in ts) else "?"
+                if name in ("floor", "ceil", "cbrt") or name in _MATH_DOUBLE:
+                    return "double"
+                if name == "round":
+                    return "long"
+                return "?"
+            if name in (
+                "length",
+                "size",
+                "indexOf",
+                "lastIndexOf",
+                "compareTo",
+                "parseInt",
+                "bitCount",
+                "getNumericValue",
+                "parseLong",
+            ):
+                return "int"
+            if name == "charAt":
+                return "char"
+            if name in (
+                "substring",
+                "toString",
+                "valueOf",
+                "toUpperCase",
+                "toLowerCase",
+                "trim",
+                "reverse",
+            ) and ot not in ("Integer", "Long", "Double"):
+                return "String" if name != "reverse" or self.type_of(obj) in ("StringBuilder", "String") else "?"
+            if (
+                name in ("equals", "contains", "containsKey", "isEmpty", "startsWith", "endsWith")
+                or ot == "Character"
+                and name.startswith("is")
+            ):
+                return "boolean"
+            if ot == "Character" and name in ("toUpperCase", "toLowerCase"):
+                return "char"
+            if obj is None:
+                return self.method_types.get(name, "?")
+            return "?"
+        if k == "object_creation_expression":
+            return self._type_name(node.child_by_field_name("type"))
+        return "?"
+
+    def _is_int(self, node: Node) -> bool:
+        return self.type_of(node) in _INT_TYPES
