@@ -52,7 +52,7 @@ UPRIGHT_WEIGHT = 2.0
 
 @dataclass(frozen=True, slots=True)
 class HtrSample(Sample):
-    path: Path  # the word image; may turn out unreadable (then the answer is "")
+    path: Path | None  # the word image (None: refused at discovery); may turn out unreadable (answer "")
 
 
 class HtrBatch(NamedTuple):
@@ -138,21 +138,20 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
     # -- stages -------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[HtrSample]:
         """Every image file under ``HTR/images`` (or directly under ``HTR``), keyed by file name."""
-        from core.io import find_task_dir
+        from core.io import find_task_dir, scan_input_folder
 
         task_dir = find_task_dir(Path(input_dir), *self.info.folders())
         if task_dir is None:
             return []
         image_dir = task_dir / "images" if (task_dir / "images").is_dir() else task_dir
-        files = [p for p in image_dir.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES]
+        entries = scan_input_folder(image_dir, suffixes=IMAGE_SUFFIXES, root=input_dir)
         samples: list[HtrSample] = []
-        for path in sorted(files, key=_numeric_first):
-            try:
-                if path.stat().st_size == 0:
-                    log.warning("htr: %s is empty; it will get the empty answer", path)
-            except OSError as exc:
-                log.warning("htr: cannot stat %s: %s", path, exc)
-            samples.append(HtrSample(path.name, path))
+        for entry in sorted(entries, key=lambda e: _numeric_first(e.path)):
+            if not entry.ok:  # a pipe, a folder, a link leaving the input: never opened, answered ""
+                log.warning("htr: %s; it gets the empty answer", entry.problem)
+            elif entry.path.stat().st_size == 0:
+                log.warning("htr: %s is empty; it will get the empty answer", entry.path)
+            samples.append(HtrSample(entry.path.name, entry.path if entry.ok else None))
         return samples
 
     def preprocess(self, samples: Sequence[HtrSample], trunk: Trunk) -> HtrBatch:
@@ -164,6 +163,8 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         height, width = reader.size
         words, owner, rotation = [], [], []
         for i, sample in enumerate(samples if reader.head is not None else ()):
+            if sample.path is None:
+                continue
             try:
                 image = load_image(sample.path)
             except InputError as exc:

@@ -18,6 +18,7 @@ fallback "yes"/"да"; each problem is logged.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.errors import InputError
 from core.heads import find_head
-from core.io import find_task_dir, load_image, read_request
+from core.io import find_task_dir, load_image, model_safe_text, read_request, resolve_input_file
 from core.task import Prediction, Sample, TaskBase, TaskInfo
 from plugins.vqa.question import ParsedQuestion, detect_language, parse_question
 
@@ -69,13 +70,18 @@ def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | 
         return None
     name = str(name).strip()
     path = images_dir / name
-    if path.suffix.lower() in _IMAGE_SUFFIXES or path.exists():
-        return path
+    if path.suffix.lower() in _IMAGE_SUFFIXES or os.path.lexists(path):
+        try:
+            return resolve_input_file(images_dir, name)
+        except InputError as exc:
+            log.warning("VQA question %s: %s; answering from the question", qid, exc)
+            return None
     # An older image_id may be a bare number: "42" -> "42.jpg" or whatever suffix exists.
     for suffix in _IMAGE_SUFFIXES:
-        if (images_dir / f"{name}{suffix}").exists():
-            return images_dir / f"{name}{suffix}"
-    return path
+        if os.path.lexists(images_dir / f"{name}{suffix}"):
+            return _resolve_image(images_dir, {"file_name": f"{name}{suffix}"}, qid)
+    log.warning("VQA question %s: image %s is missing; answering from the question", qid, path)
+    return None
 
 
 class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
@@ -130,7 +136,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         task_dir = find_task_dir(input_dir, *self.info.folders())
         if task_dir is None:
             return []
-        entries = read_request(task_dir, "questions.json")
+        entries = read_request(task_dir, "questions.json", root=input_dir)
         images_dir = task_dir / "images"
         samples: list[VqaSample] = []
         for qid, entry in entries.items():
@@ -148,8 +154,6 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
             if question and lang is None:
                 log.warning("VQA question %s: language unknown (%r); answering in English", qid, question)
             image = _resolve_image(images_dir, entry, qid)
-            if image is not None and not image.is_file():
-                log.warning("VQA question %s: image %s is missing; answering from the question", qid, image)
             samples.append(VqaSample(qid, image, question.strip(), lang or "en"))
         return samples
 
@@ -162,7 +166,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         images: dict[Path, int | None] = {}  # image -> its row of the pixel stack; None: unreadable
         pixels: list[torch.Tensor] = []
         for s in samples:
-            parsed.append(parse_question(s.question, s.lang) if s.question else None)
+            parsed.append(parse_question(model_safe_text(s.question), s.lang) if s.question else None)
             if s.image is not None and s.image not in images:
                 try:
                     pixels.append(trunk.image_transform(load_image(s.image)))

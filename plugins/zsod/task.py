@@ -25,7 +25,7 @@ import numpy as np
 
 from core.errors import InputError, TrunkError
 from core.heads import find_head
-from core.io import find_task_dir, load_image, read_request
+from core.io import find_task_dir, load_image_and_info, model_safe_text, read_request, resolve_input_file
 from core.task import Prediction, RunContext, Sample, TaskBase, TaskInfo
 from plugins.zsod.boxes import EXIF_ORIENTATION_TAG, scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
@@ -141,11 +141,13 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             return []
         images_dir = root / "images" if (root / "images").is_dir() else root
         samples: list[ZsodSample] = []
-        for key, value in read_request(root, "requests.json").items():
+        for key, value in read_request(root, "requests.json", root=input_dir).items():
             phrases, problems = clean_phrases(value)
-            path: Path | None = images_dir / key
-            if not path.is_file():
-                problems.append("image file missing")
+            path: Path | None
+            try:
+                path = resolve_input_file(images_dir, key)
+            except InputError as exc:
+                problems.append(f"image not usable ({exc})")
                 path = None
             problem = "; ".join(problems) or None
             if problem:
@@ -164,8 +166,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                 items.append(None)
                 continue
             try:
-                image = load_image(sample.image_path)
-                geometry = read_geometry(sample.image_path, image.size)
+                image, stored = load_image_and_info(sample.image_path)
             except InputError as exc:
                 log.warning("zsod %s: %s; every phrase gets []", sample.key, exc)
                 items.append(None)
@@ -181,9 +182,9 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                     pixels=feature_input(image, trunk, FEATURE_LONG_SIDE),
                     whole=trunk.image_transform(image),
                     boxes=grid_proposals(*image.size, self.grid),
-                    tokens=trunk.tokenize(phrases),
+                    tokens=trunk.tokenize([model_safe_text(p) for p in phrases]),  # a bad phrase costs only itself
                     phrases=phrases,
-                    geometry=geometry,
+                    geometry=geometry_of(stored.size, stored.orientation, image.size),
                 )
             )
         return items
@@ -269,18 +270,25 @@ def clean_phrases(value: Any) -> tuple[tuple[str, ...], list[str]]:
     return tuple(phrases), problems
 
 
+def geometry_of(stored: tuple[int, int], orientation: int, loaded: tuple[int, int]) -> Geometry:
+    """The map from the loaded (EXIF-upright, maybe reduced) image back to the file's stored grid."""
+    upright = (stored[1], stored[0]) if orientation in (5, 6, 7, 8) else stored
+    return Geometry(stored, orientation, (upright[0] / loaded[0], upright[1] / loaded[1]))
+
+
 def read_geometry(path: Path, loaded_size: tuple[int, int]) -> Geometry:
     """Stored size and EXIF orientation of ``path``; scale from the loaded image to full resolution."""
     from PIL import Image
 
-    with Image.open(path) as img:
+    from core.io import open_input_file
+
+    with open_input_file(path) as fh, Image.open(fh) as img:
         stored = img.size
         try:
             orientation = int(img.getexif().get(EXIF_ORIENTATION_TAG, 1) or 1)
         except (TypeError, ValueError, SyntaxError):
             orientation = 1
-    upright = (stored[1], stored[0]) if orientation in (5, 6, 7, 8) else stored
-    return Geometry(stored, orientation, (upright[0] / loaded_size[0], upright[1] / loaded_size[1]))
+    return geometry_of(stored, orientation, loaded_size)
 
 
 def to_stored(boxes: np.ndarray, geo: Geometry) -> list[list[float]]:
