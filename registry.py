@@ -24,7 +24,7 @@ import pluggy
 
 from core import hookspecs
 from core.errors import PluginError
-from core.task import Task
+from core.task import Task, TaskInfo, protocol_members
 
 log = logging.getLogger(__name__)
 
@@ -140,36 +140,25 @@ def collect_tasks(
             continue
         for task in found:
             _validate_task(task, origin)
-            if task.name in tasks:
-                raise PluginError(f"task {task.name!r} is registered twice: by {owners[task.name]!r} and by {origin!r}")
-            tasks[task.name] = task
-            owners[task.name] = origin
+            name = task.info.name
+            if name in tasks:
+                raise PluginError(f"task {name!r} is registered twice: by {owners[name]!r} and by {origin!r}")
+            tasks[name] = task
+            owners[name] = origin
     return tasks
 
 
 def _validate_task(task: object, origin: str) -> None:
     if not isinstance(task, Task):
-        missing = [
-            name
-            for name in (
-                "name",
-                "version",
-                "batch_size",
-                "folder",
-                "output_name",
-                "setup",
-                "discover",
-                "preprocess",
-                "predict",
-                "postprocess",
-                "fallback",
-                "write",
-            )
-            if not hasattr(task, name)
-        ]
+        missing = [name for name in protocol_members() if not hasattr(task, name)]
         raise PluginError(f"plugin {origin!r} registered {task!r}, which is not a Task (missing: {missing})")
-    if not task.name or task.name != task.name.lower():
-        raise PluginError(f"plugin {origin!r}: task names are lowercase identifiers, got {task.name!r}")
+    info = task.info
+    if not isinstance(info, TaskInfo):
+        raise PluginError(f"plugin {origin!r}: {type(task).__name__}.info must be a core.task.TaskInfo")
+    if not info.name or info.name != info.name.lower() or not info.name.isidentifier():
+        raise PluginError(f"plugin {origin!r}: task names are lowercase identifiers, got {info.name!r}")
+    if info.batch_size < 1:
+        raise PluginError(f"plugin {origin!r}: task {info.name!r} needs a positive batch_size")
 
 
 def add_plugin_options(pm: PluginManager, parser: argparse.ArgumentParser) -> None:

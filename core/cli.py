@@ -5,16 +5,29 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from core.errors import ProjectError
 from core.task import Task
 
+if TYPE_CHECKING:
+    from core.runner import TaskReport
+    from registry import PluginManager
+
 DEFAULT_TRUNK = "default"
 
 
+def plugin_loading(argv: Sequence[str]) -> dict[str, bool]:
+    """How to load plugins, decided before parsing (plugins add options to the parser).
+
+    Only the two flags that govern loading are looked up, as exact tokens.
+    """
+    return {"load_entrypoints": "--no-plugins" not in argv, "strict": "--strict" in argv}
+
+
 def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
-    """The ``run.py`` parser; ``add_help=False`` for the first pass, before plugins add options."""
+    """The ``run.py`` parser, before plugins add their options."""
     parser = argparse.ArgumentParser(
         prog="run.py",
         add_help=add_help,
@@ -41,6 +54,12 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="overall time limit; when spent, remaining samples get fallback answers",
     )
+    parser.add_argument(
+        "--heads",
+        default=None,
+        metavar="DIR",
+        help="heads trained by train.py for other trunks (default: $FUSIONBRAIN_HEADS or ~/.cache/fusionbrain/heads)",
+    )
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (default: all cores)")
     parser.add_argument("--strict", action="store_true", help="abort on the first error instead of falling back")
     parser.add_argument("--list-tasks", action="store_true", help="list the registered tasks and exit")
@@ -61,7 +80,13 @@ def select_tasks(tasks: Mapping[str, Task], wanted: str) -> list[Task]:
 
 
 def describe_tasks(tasks: Mapping[str, Task]) -> str:
-    return "\n".join(f"{t.name:8s} v{t.version:8s} reads {t.folder}/  writes {t.output_name}" for t in tasks.values())
+    """``--list-tasks``: one line per task from its declared info."""
+    lines = []
+    for task in tasks.values():
+        i = task.info
+        aliases = f" (or {', '.join(i.folder_aliases)})" if i.folder_aliases else ""
+        lines.append(f"{i.name:8s} v{i.version:8s} reads {i.folder}/{aliases}  writes {i.output}")
+    return "\n".join(lines)
 
 
 def setup_logging(verbose: bool) -> None:
@@ -76,3 +101,26 @@ def set_threads(threads: int) -> None:
     import torch
 
     torch.set_num_threads(threads or os.cpu_count() or 1)
+
+
+def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: PluginManager) -> list[TaskReport]:
+    """Plan the tasks present under ``--input``, build the trunk once, run them; the reports."""
+    from pathlib import Path
+
+    from core import runner
+    from core.trunk import TrunkConfig, load_trunk
+
+    planned = runner.plan(tasks, Path(args.input), strict=args.strict)
+    if not planned:
+        logging.getLogger("run").warning("no task folder found under %s; nothing to do", args.input)
+        return []
+    set_threads(args.threads)
+    trunk = load_trunk(TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk))
+    return runner.run(
+        planned,
+        trunk,
+        Path(args.output),
+        strict=args.strict,
+        time_budget=args.time_budget,
+        on_written=lambda name, path: pm.hook.predictions_written(task_name=name, path=path),
+    )

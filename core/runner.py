@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import InputError, PluginError
-from core.task import Prediction, Sample, Task
+from core.task import Prediction, RunContext, Sample, Task, TaskInfo, write_outputs
 
 if TYPE_CHECKING:
     from core.trunk import Trunk
@@ -33,6 +33,7 @@ class Planned:
 
     task: Task
     samples: tuple[Sample, ...]
+    folder: str  # the folder name the input was found under (``TaskInfo.folder`` or an alias)
     error: str | None = None  # set when discovery failed (the file is then written empty)
 
 
@@ -66,21 +67,23 @@ def plan(tasks: Mapping[str, Task] | Sequence[Task], input_dir: Path, *, strict:
     items = tasks.values() if isinstance(tasks, Mapping) else tasks
     planned: list[Planned] = []
     for task in items:
+        info = task.info
+        found = find_task_dir(input_dir, *info.folders())
+        if found is None:
+            log.info("%s: no input under %s, skipped", info.name, input_dir)
+            continue
+        folder = found.name if found.name in info.folders() else info.folder  # Cyrillic spellings: the canonical name
         try:
             samples = task.discover(input_dir)
         except InputError as exc:
             if strict:
                 raise
-            log.error("%s: cannot read the request: %s; writing an empty prediction file", task.name, exc)
-            planned.append(Planned(task, (), error=str(exc)))
+            log.error("%s: cannot read the request: %s; writing an empty prediction file", info.name, exc)
+            planned.append(Planned(task, (), folder, error=str(exc)))
             continue
-        if samples:
-            planned.append(Planned(task, tuple(samples)))
-        elif find_task_dir(input_dir, task.folder, *getattr(task, "folder_aliases", ())) is not None:
-            log.warning("%s: its folder is present but asks nothing; writing an empty prediction file", task.name)
-            planned.append(Planned(task, ()))
-        else:
-            log.info("%s: no input under %s, skipped", task.name, input_dir)
+        if not samples:
+            log.warning("%s: its folder is present but asks nothing; writing an empty prediction file", info.name)
+        planned.append(Planned(task, tuple(samples), folder))
     return planned
 
 
@@ -102,14 +105,29 @@ def run(
     :param on_written: called with ``(task_name, path)`` after each file is written.
     """
     deadline = time.monotonic() + time_budget if time_budget else None
+    for item in planned:
+        clear_stale_outputs(item.task.info, out_dir)
     reports = []
     for item in planned:
         report = _run_task(item, trunk, out_dir, strict=strict, deadline=deadline, progress=progress)
         if report.path is not None and on_written is not None:
-            on_written(item.task.name, report.path)
+            on_written(item.task.info.name, report.path)
         log.info(report.summary())
         reports.append(report)
     return reports
+
+
+def clear_stale_outputs(info: TaskInfo, out_dir: Path) -> None:
+    """Remove the files an earlier run left for a task about to run (logged).
+
+    A run that then fails to write must leave no file rather than an old one that
+    looks like this run's answer.
+    """
+    for name in dict.fromkeys((info.output, *info.folder_aliases.values())):
+        stale = out_dir / name
+        if stale.is_file() or stale.is_symlink():
+            log.warning("%s: removing %s left by an earlier run", info.name, stale)
+            stale.unlink(missing_ok=True)
 
 
 def _run_task(
@@ -118,7 +136,7 @@ def _run_task(
     from tqdm import tqdm
 
     task, samples = item.task, item.samples
-    report = TaskReport(task.name, items=len(samples))
+    report = TaskReport(task.info.name, items=len(samples))
     if item.error:
         report.errors.append(item.error)
     start = time.monotonic()
@@ -131,29 +149,39 @@ def _run_task(
             if strict:
                 raise
             ready = False
-            log.exception("%s: setup failed; every sample gets the fallback answer", task.name)
+            log.exception("%s: setup failed; every sample gets the fallback answer", task.info.name)
             report.errors.append(f"setup: {exc}")
         # disable=None lets tqdm decide: bars on a terminal, none in logs.
-        bar = tqdm(total=len(samples), desc=task.name, unit="item", disable=None if progress is None else not progress)
-        for batch in _chunks(samples, max(1, task.batch_size)):
+        bar = tqdm(
+            total=len(samples), desc=task.info.name, unit="item", disable=None if progress is None else not progress
+        )
+        for batch in chunks(samples, max(1, task.info.batch_size)):
             if not ready or (deadline is not None and time.monotonic() > deadline):
                 if ready:
-                    log.warning("%s: time budget spent; the remaining samples get fallbacks", task.name)
+                    log.warning("%s: time budget spent; the remaining samples get fallbacks", task.info.name)
                     ready = False
-                predictions.extend(_fallbacks(task, batch, report))
+                predictions.extend(fallback_batch(task, batch, report))
             else:
-                predictions.extend(_solve(task, batch, trunk, report, strict=strict))
+                predictions.extend(solve_batch(task, batch, trunk, report, strict=strict))
             bar.update(len(batch))
         bar.close()
         trunk.assert_frozen()
     finally:
         if not strict or len(predictions) == len(samples):
-            _write(task, predictions, samples, out_dir, report)
+            _write(task, predictions, samples, RunContext(out_dir, item.folder), report)
         report.seconds = time.monotonic() - start
     return report
 
 
-def _solve(task: Task, batch: Sequence[Sample], trunk: Trunk, report: TaskReport, *, strict: bool) -> list[Prediction]:
+def solve_batch(
+    task: Task, batch: Sequence[Sample], trunk: Trunk, report: TaskReport, *, strict: bool
+) -> list[Prediction]:
+    """One batch through preprocess -> predict -> postprocess, with the error policy.
+
+    A failing batch is retried one sample at a time; a sample that still fails gets
+    its fallback (logged, counted in ``report``). ``strict`` re-raises instead. Every
+    engine (local, Ray) solves batches through here, so the policy lives in one place.
+    """
     import torch
 
     try:
@@ -161,37 +189,47 @@ def _solve(task: Task, batch: Sequence[Sample], trunk: Trunk, report: TaskReport
             raw = task.predict(task.preprocess(batch, trunk), trunk)
         predictions = task.postprocess(raw, batch)
         if len(predictions) != len(batch):
-            raise PluginError(f"{task.name}.postprocess gave {len(predictions)} predictions for {len(batch)} samples")
+            raise PluginError(
+                f"{task.info.name}.postprocess gave {len(predictions)} predictions for {len(batch)} samples"
+            )
         return predictions
     except Exception as exc:
         if strict:
             raise
         if len(batch) > 1:
-            log.warning("%s: a batch of %d failed (%s); retrying one by one", task.name, len(batch), exc)
-            return [p for sample in batch for p in _solve(task, [sample], trunk, report, strict=False)]
-        log.error("%s: sample %r failed (%s: %s); using the fallback", task.name, batch[0].key, type(exc).__name__, exc)
+            log.warning("%s: a batch of %d failed (%s); retrying one by one", task.info.name, len(batch), exc)
+            return [p for sample in batch for p in solve_batch(task, [sample], trunk, report, strict=False)]
+        log.error(
+            "%s: sample %r failed (%s: %s); using the fallback", task.info.name, batch[0].key, type(exc).__name__, exc
+        )
         report.errors.append(f"{batch[0].key}: {exc}")
-        return _fallbacks(task, batch, report)
+        return fallback_batch(task, batch, report)
 
 
-def _fallbacks(task: Task, batch: Sequence[Sample], report: TaskReport) -> list[Prediction]:
+def fallback_batch(task: Task, batch: Sequence[Sample], report: TaskReport) -> list[Prediction]:
+    """Every sample's fallback answer, counted in ``report``."""
     report.fallbacks += len(batch)
     return [task.fallback(sample) for sample in batch]
 
 
 def _write(
-    task: Task, predictions: list[Prediction], samples: Sequence[Sample], out_dir: Path, report: TaskReport
+    task: Task, predictions: list[Prediction], samples: Sequence[Sample], ctx: RunContext, report: TaskReport
 ) -> None:
     done = {p.key for p in predictions}
     missing = [s for s in samples if s.key not in done]
     if missing:
-        predictions = predictions + _fallbacks(task, missing, report)
+        predictions = predictions + fallback_batch(task, missing, report)
     try:
-        report.path = task.write(predictions, out_dir)
-    except Exception:
-        log.exception("%s: writing the prediction file failed", task.name)
-        report.errors.append("write failed")
+        report.path = task.write(predictions, samples, ctx)
+    except Exception as exc:
+        log.exception("%s: the task's writer failed; writing the plain prediction file instead", task.info.name)
+        report.errors.append(f"write: {exc}")
+        try:
+            report.path = write_outputs(task.info, predictions, ctx)
+        except Exception:
+            log.exception("%s: writing the prediction file failed", task.info.name)
+            report.errors.append("write failed")
 
 
-def _chunks(items: Sequence[Sample], size: int) -> list[Sequence[Sample]]:
+def chunks(items: Sequence[Sample], size: int) -> list[Sequence[Sample]]:
     return [items[i : i + size] for i in range(0, len(items), size)]

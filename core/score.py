@@ -1,11 +1,13 @@
 """The official scorer: ``python -m core.score --pred OUT_DIR --true TRUE_DIR [--json]``.
 
-Each task present in TRUE_DIR is scored against ``OUT_DIR/prediction_<TASK>.json``
-with the organizers' rules (see ``core/metrics``), and the integral score S is
-the sum of the task scores, each rounded to 3 decimals. Gold files are found as
-``TRUE/<TASK>/true_<TASK>.json`` or ``TRUE/true_<TASK>.json`` (older ``OD`` names
-mean zsOD). A task whose prediction is missing or unscorable gets 0 and an
-``error`` message; the other tasks are still scored.
+Every registered task that declares a metric (``TaskInfo.metric``) and has a gold
+file in TRUE_DIR is scored against its output file in OUT_DIR; the built-in tasks
+bring the organizers' four metrics (``core/metrics``), a plugin task brings its
+own. The integral score S is the sum of the task scores, each rounded to 3
+decimals. Gold files are ``TRUE/<FOLDER>/true_<FOLDER>.json`` or
+``TRUE/true_<FOLDER>.json``, a folder alias's name counting too. A task whose
+prediction is missing or unscorable gets 0 and an ``error`` message; the other
+tasks are still scored.
 """
 
 from __future__ import annotations
@@ -14,139 +16,98 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from core.errors import InputError
 from core.io import read_json_object
+from core.metrics import Metric, describe_parts
+from core.task import TaskInfo, resolve
 
 log = logging.getLogger(__name__)
 
-TASKS = ("C2C", "HTR", "zsOD", "VQA")
-# Older rule texts called zsOD "OD"; accept those file names too.
-_ALIASES = {"zsOD": ("zsOD", "OD")}
 
-
-def _names(task: str) -> tuple[str, ...]:
-    return _ALIASES.get(task, (task,))
-
-
-def find_true_file(true_dir: Path, task: str) -> Path | None:
-    """``TRUE/<TASK>/true_<TASK>.json`` or ``TRUE/true_<TASK>.json``, or None."""
-    for name in _names(task):
+def find_true_file(true_dir: Path, info: TaskInfo) -> Path | None:
+    """``TRUE/<FOLDER>/true_<FOLDER>.json`` or ``TRUE/true_<FOLDER>.json`` (aliases too), or None."""
+    for name in info.folders():
         for path in (true_dir / name / f"true_{name}.json", true_dir / f"true_{name}.json"):
             if path.is_file():
                 return path
     return None
 
 
-def find_prediction_file(pred_dir: Path, task: str) -> Path | None:
-    """``OUT/prediction_<TASK>.json`` (or inside ``OUT/<TASK>/``), or None."""
-    for name in _names(task):
-        for path in (pred_dir / f"prediction_{name}.json", pred_dir / name / f"prediction_{name}.json"):
+def find_prediction_file(pred_dir: Path, info: TaskInfo) -> Path | None:
+    """The task's output file in ``OUT`` (or inside ``OUT/<FOLDER>/``), an alias's file too, or None."""
+    outputs = dict.fromkeys((info.output, *info.folder_aliases.values()))
+    for name in outputs:
+        for path in (pred_dir / name, pred_dir / info.folder / name):
             if path.is_file():
                 return path
     return None
 
 
-def _score_c2c(gold: dict[str, Any], pred: dict[str, Any]) -> dict[str, Any]:
-    from core.metrics.codebleu import parser_name, score_c2c
-
-    bad = [k for k in gold if not isinstance(pred.get(k, ""), str)]
-    if bad:
-        raise InputError(f"C2C predictions must be strings; not for keys {bad[:5]}")
-    parts = score_c2c(gold, pred)
-    return {"score": parts.pop("codebleu"), **parts, "parser": parser_name()}
-
-
-def _score_htr(gold: dict[str, Any], pred: dict[str, Any]) -> dict[str, Any]:
-    from core.metrics.htr import accuracy_cer
-
-    parts = accuracy_cer(gold, pred)
-    return {"score": parts["accuracy"], **parts}
-
-
-def _score_zsod(gold: dict[str, Any], pred: dict[str, Any]) -> dict[str, Any]:
-    from core.metrics.zsod import f1_counts
-
-    parts = f1_counts(gold, pred)
-    return {"score": parts["f1"], **parts}
-
-
-def _score_vqa(gold: dict[str, Any], pred: dict[str, Any]) -> dict[str, Any]:
-    from core.metrics.vqa import accuracy
-
-    parts = accuracy(gold, pred)
-    return {"score": parts["accuracy"], **parts}
-
-
-SCORERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
-    "C2C": _score_c2c,
-    "HTR": _score_htr,
-    "zsOD": _score_zsod,
-    "VQA": _score_vqa,
-}
-
-
-def score_task(task: str, pred_file: Path | None, true_file: Path) -> dict[str, Any]:
+def score_task(info: TaskInfo, pred_file: Path | None, true_file: Path) -> dict[str, Any]:
     """One task's result dict: ``{"score", ...parts}``, or ``{"score": 0.0, "error": ...}``."""
     if pred_file is None:
-        return {"score": 0.0, "error": f"no prediction file prediction_{task}.json"}
+        return {"score": 0.0, "error": f"no prediction file {info.output}"}
     try:
         gold = read_json_object(true_file)
         pred = read_json_object(pred_file)
-        return SCORERS[task](gold, pred)
+        return _metric(info).score(gold, pred)
     except (InputError, ValueError, KeyError, TypeError) as exc:
         # The organizers' script would crash here; we report it and keep scoring the other tasks.
-        log.debug("scoring %s failed", task, exc_info=True)
+        log.debug("scoring %s failed", info.name, exc_info=True)
         return {"score": 0.0, "error": f"{type(exc).__name__}: {exc}"}
 
 
-def score_dirs(pred_dir: Path | str, true_dir: Path | str) -> dict[str, Any]:
-    """Score every task that has a gold file in ``true_dir``; same dict as ``--json`` prints."""
+def registered_infos() -> list[TaskInfo]:
+    """The declared info of every registered task that brings a metric, in registration order."""
+    from registry import collect_tasks, get_plugin_manager
+
+    tasks = collect_tasks(get_plugin_manager())
+    return [t.info for t in tasks.values() if t.info.metric]
+
+
+def score_dirs(pred_dir: Path | str, true_dir: Path | str, infos: Sequence[TaskInfo] | None = None) -> dict[str, Any]:
+    """Score every task that has a gold file in ``true_dir``; same dict as ``--json`` prints.
+
+    ``infos``: the tasks to look for (default: every registered task with a metric).
+    Results are keyed by each task's folder name (``"C2C"``, ``"zsOD"``...).
+    """
     pred_dir, true_dir = Path(pred_dir), Path(true_dir)
     if not true_dir.is_dir():
         raise InputError("gold folder not found", true_dir)
     result: dict[str, Any] = {}
-    for task in TASKS:
-        true_file = find_true_file(true_dir, task)
+    for info in registered_infos() if infos is None else infos:
+        true_file = find_true_file(true_dir, info)
         if true_file is not None:
-            result[task] = score_task(task, find_prediction_file(pred_dir, task), true_file)
+            result[info.folder] = score_task(info, find_prediction_file(pred_dir, info), true_file)
     result["S"] = round(sum(round(float(r["score"]), 3) for r in result.values()), 3)
     return result
 
 
-def _parts_line(task: str, r: dict[str, Any]) -> str:
-    if "error" in r:
-        return f"ERROR: {r['error']}"
-    if task == "C2C":
-        return (
-            f"CodeBLEU = 0.25*(BLEU {r['bleu']:.6f} + weighted {r['weighted_bleu']:.6f} + "
-            f"syntax {r['syntax']:.6f} + data-flow {r['dataflow']:.6f}); {r['n']} programs"
-            + (f" (stopped at key {r['stopped_at']!r}: no prediction)" if "stopped_at" in r else "")
-        )
-    if task == "HTR":
-        return f"accuracy {r['accuracy']:.6f} ({r['correct']}/{r['n']}), CER {r['cer']:.6f}"
-    if task == "zsOD":
-        return (
-            f"P {r['precision']:.6f}  R {r['recall']:.6f}  F1 {r['f1']:.6f}  (TP {r['tp']}, FP {r['fp']}, FN {r['fn']})"
-        )
-    langs = ", ".join(
-        f"{lang} {s['accuracy']:.3f} ({s['correct']}/{s['n']})" for lang, s in sorted(r["per_lang"].items())
-    )
-    return f"accuracy {r['accuracy']:.3f} ({r['correct']}/{r['n']}); {langs}"
-
-
-def format_table(result: dict[str, Any]) -> str:
+def format_table(result: dict[str, Any], infos: Sequence[TaskInfo] | None = None) -> str:
     """The human-readable report."""
+    by_folder = {i.folder: i for i in (registered_infos() if infos is None else infos)}
     lines = [f"{'task':<5} {'score':>9}  parts"]
-    for task in TASKS:
-        if task in result:
-            r = result[task]
-            lines.append(f"{task:<5} {float(r['score']):>9.6f}  {_parts_line(task, r)}")
+    for folder, r in result.items():
+        if folder == "S":
+            continue
+        if "error" in r:
+            parts = f"ERROR: {r['error']}"
+        else:
+            info = by_folder.get(folder)
+            parts = _metric(info).describe(r) if info is not None else describe_parts(r)
+        lines.append(f"{folder:<5} {float(r['score']):>9.6f}  {parts}")
     lines.append(f"{'S':<5} {result['S']:>9.3f}  (sum of the task scores, each rounded to 3 decimals)")
     return "\n".join(lines)
+
+
+def _metric(info: TaskInfo) -> Metric:
+    if not info.metric:
+        raise KeyError(f"task {info.name!r} declares no metric")
+    return resolve(info.metric)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -163,7 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if len(result) == 1:
-        print(f"error: no true_<TASK>.json for any of {', '.join(TASKS)} under {args.true}", file=sys.stderr)
+        names = ", ".join(i.folder for i in registered_infos())
+        print(f"error: no true_<TASK>.json for any of {names} under {args.true}", file=sys.stderr)
         return 2
     print(json.dumps(result, ensure_ascii=False) if args.json else format_table(result))
     return 0

@@ -1,17 +1,27 @@
-"""The Task protocol: where every plugin's pre- and post-processing lives.
+"""The task contract: ``Task[S, B, R]``, where every plugin's pre- and post-processing lives.
 
-A task runs as ``discover -> preprocess -> predict -> postprocess -> write``,
-the same shape as a transformers pipeline (pre, forward, post) followed by a
-writer. The runner (``core.runner``) owns batching, timing, the error policy and
+A task runs as ``discover -> preprocess -> predict -> postprocess -> write``, the
+shape of a transformers pipeline (pre, forward, post) followed by a writer. The
+runner (``core.runner``) owns batching, timing, the error policy and
 ``torch.inference_mode``; a task never loops over the dataset itself.
+
+Stages are functions of their typed arguments. ``setup(trunk)`` is the one place
+anything loads (heads, label embeddings); after it, nothing passes from one stage
+to the next on ``self``: what a later stage needs travels in the value the earlier
+stage returned. The sample ``S`` carries what ``discover`` found (paths, texts), the
+batch ``B`` what ``preprocess`` made, the raw output ``R`` what ``postprocess``
+needs. So one task object can serve two inputs at once (Ray actors, a server), and
+``core.testing.assert_task_conforms`` checks exactly that by interleaving two.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+
+from core.errors import PluginError
 
 if TYPE_CHECKING:
     from core.trunk import Trunk
@@ -23,8 +33,8 @@ JSONValue = Any  # str | list | dict | float | int | None, nested; kept loose fo
 class Sample:
     """One unit of work as discovered in the input folder.
 
-    Tasks usually subclass this (frozen, slotted) to add typed fields, e.g. an
-    image path and a question. ``key`` is the key the output file uses.
+    Tasks subclass this (frozen, slotted) to add typed fields, e.g. an image path
+    and a question. ``key`` is the key the output file uses.
     """
 
     key: str
@@ -40,69 +50,127 @@ class Prediction:
 
 @dataclass(frozen=True, slots=True)
 class TaskInfo:
-    """What ``--list-tasks`` shows about a registered task."""
+    """What a task declares about itself; the runner, the scorer and ``--list-tasks`` read it.
+
+    :param name: lowercase identifier, the same everywhere (``--tasks``, entry point).
+    :param folder: input sub-folder the task reads, e.g. ``"zsOD"``; gold files are
+        ``true_<folder>.json`` and the scorer reports the task under this name.
+    :param output: the output file, e.g. ``"prediction_zsOD.json"``.
+    :param folder_aliases: older spellings of the folder, each with the output file
+        written *in addition* when the input came in that folder, e.g.
+        ``{"OD": "prediction_OD.json"}``. The scorer accepts those files too.
+    :param metric: ``"module:function"`` scoring ``(gold, pred)`` mappings into a dict
+        with ``"score"`` (and parts); ``None`` when the task has no metric.
+    :param trainer: ``"module:function"``, the ``train_head`` that ``train.py`` calls
+        to train the task's head for a trunk; ``None`` when there is nothing to train.
+    """
 
     name: str
     version: str
-    folder: str  # input sub-folder the task reads, e.g. "zsOD"
-    output: str  # output file name, e.g. "prediction_zsOD.json"
-    plugin: str  # distribution or module that registered it
+    folder: str
+    output: str
+    batch_size: int = 32
+    folder_aliases: Mapping[str, str] = field(default_factory=dict)
+    metric: str | None = None
+    trainer: str | None = None
+
+    def folders(self) -> tuple[str, ...]:
+        """The folder and its aliases, in the order they are looked for."""
+        return (self.folder, *self.folder_aliases)
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """What ``write`` needs to know about the run besides the predictions."""
+
+    out_dir: Path
+    input_folder: str | None = None  # the folder name the input was found under, e.g. "OD"
+
+
+S = TypeVar("S", bound=Sample)
+B = TypeVar("B")
+R = TypeVar("R")
 
 
 @runtime_checkable
-class Task(Protocol):
-    """A task plugin's behaviour. Class attributes: ``name``, ``version``,
-    ``batch_size``, ``folder`` (input sub-folder) and ``output_name``; optionally
-    ``folder_aliases`` (older spellings of the folder, e.g. ``("OD",)``)."""
+class Task(Protocol[S, B, R]):
+    """A task plugin's behaviour. ``info`` is a class attribute; ``TaskBase`` gives the usual ``write``."""
 
-    name: str
-    version: str
-    batch_size: int
-    folder: str
-    output_name: str
+    info: ClassVar[TaskInfo]
 
     def setup(self, trunk: Trunk) -> None:
-        """One-time work before the first batch: load heads, cache label embeddings.
+        """The one place anything loads (heads, caches of label embeddings), once per trunk.
 
-        Heavy third-party imports belong here, not at module import.
+        Heavy third-party imports belong here, not at module import. Every stage
+        may assume it ran; a stage called before it raises ``PluginError``.
         """
 
-    def discover(self, input_dir: Path) -> list[Sample]:
-        """Find and validate this task's inputs under ``input_dir / self.folder``.
+    def discover(self, input_dir: Path) -> list[S]:
+        """Find and validate this task's inputs under ``input_dir / info.folder`` (or an alias).
 
-        Returns ``[]`` when the folder is absent or empty (the runner writes an
-        empty prediction file for a present folder: ``core.runner.plan``). Every
-        requested key must produce a sample, even a broken one (the runner then
-        falls back); problems are logged, never silently dropped. Raises
-        ``InputError`` only when the request file itself is unusable and there is
-        nothing to key on (``core.io.read_request`` does both checks).
+        Returns ``[]`` when the folder is absent or empty. Every requested key must
+        produce a sample, even a broken one (the runner then falls back); problems are
+        logged, never silently dropped. Raises ``InputError`` only when the request file
+        itself is unusable and there is nothing to key on (``core.io.read_request``).
         """
 
-    def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> Any:
+    def preprocess(self, samples: Sequence[S], trunk: Trunk) -> B:
         """CPU-side batching: decode, resize, tokenize with ``trunk``'s transforms."""
 
-    def predict(self, batch: Any, trunk: Trunk) -> Any:
+    def predict(self, batch: B, trunk: Trunk) -> R:
         """The only stage that runs models; called under ``torch.inference_mode``."""
 
-    def postprocess(self, raw: Any, samples: Sequence[Sample]) -> list[Prediction]:
+    def postprocess(self, raw: R, samples: Sequence[S]) -> list[Prediction]:
         """Pure conversion of model output into one JSON-ready prediction per sample."""
 
-    def fallback(self, sample: Sample) -> Prediction:
+    def fallback(self, sample: S) -> Prediction:
         """The valid, cheap answer used when a sample's own pipeline failed."""
 
-    def write(self, predictions: Sequence[Prediction], out_dir: Path) -> Path:
-        """Write the task's one output file atomically; return its path."""
+    def write(self, predictions: Sequence[Prediction], samples: Sequence[S], ctx: RunContext) -> Path:
+        """Write the task's output file (and any alias file) atomically; return the main path."""
 
 
-class JsonOutput:
-    """Mixin giving a task the standard ``write``: one JSON object, written atomically."""
+def protocol_members() -> tuple[str, ...]:
+    """The attributes and methods a task must have (read off ``Task`` itself)."""
+    methods = [n for n, v in vars(Task).items() if callable(v) and not n.startswith("_")]
+    return tuple(sorted({*Task.__annotations__, *methods}))
 
-    output_name: str
 
-    def write(self, predictions: Sequence[Prediction], out_dir: Path) -> Path:
-        from core.io import write_json_atomic
+class TaskBase(Generic[S, B, R]):
+    """What most tasks share: ``name``, the standard ``write`` and the setup guard.
 
-        return write_json_atomic(out_dir / self.output_name, output_mapping(predictions))
+    ``write`` puts ``{key: value}`` (sample order) into ``info.output`` and, when the
+    input came in an aliased folder, into that alias's file too. Subclasses that
+    load something in ``setup`` keep it with ``self._loaded = ...`` and read it with
+    ``self.loaded()``, which names the task when ``setup`` has not run.
+    """
+
+    info: ClassVar[TaskInfo]
+    _loaded: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    def loaded(self) -> Any:
+        if self._loaded is None:
+            raise PluginError(f"{self.info.name}: setup(trunk) must run before the other stages")
+        return self._loaded
+
+    def write(self, predictions: Sequence[Prediction], samples: Sequence[S], ctx: RunContext) -> Path:
+        return write_outputs(self.info, predictions, ctx)
+
+
+def write_outputs(info: TaskInfo, predictions: Sequence[Prediction], ctx: RunContext) -> Path:
+    """The standard writer behind ``TaskBase.write``: main file, plus the alias file if any."""
+    from core.io import write_json_atomic
+
+    mapping = output_mapping(predictions)
+    path = write_json_atomic(ctx.out_dir / info.output, mapping)
+    alias_output = info.folder_aliases.get(ctx.input_folder or "")
+    if alias_output and alias_output != info.output:
+        write_json_atomic(ctx.out_dir / alias_output, mapping)
+    return path
 
 
 def output_mapping(predictions: Sequence[Prediction]) -> dict[str, JSONValue]:
@@ -118,3 +186,16 @@ def as_mapping(value: Any) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise TypeError(f"expected a JSON object, got {type(value).__name__}")
     return value
+
+
+def resolve(ref: str) -> Any:
+    """Import ``"module:attr"`` (``TaskInfo.metric`` and ``.trainer``) lazily."""
+    import importlib
+
+    module, _, attr = ref.partition(":")
+    if not module or not attr:
+        raise PluginError(f"expected 'module:attribute', got {ref!r}")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise PluginError(f"cannot load {ref!r}: {exc}") from exc

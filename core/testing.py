@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import tempfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from core.task import Prediction, Sample, Task
+from core.task import Prediction, RunContext, Sample, Task, TaskInfo
 
 if TYPE_CHECKING:
     import torch
@@ -27,7 +27,7 @@ def _fake_backend_class() -> type:
     import torch
     from torch import nn
 
-    from core.trunk import FeatureMaps, TextTokens, TokenStates
+    from core.trunk_types import FeatureMaps, TextTokens, TokenStates
 
     class FakeBackend(nn.Module):
         """Seeded tiny towers: 3 strided convs (strides 8/16/32) and a hashed embedding bag."""
@@ -69,6 +69,11 @@ def _fake_backend_class() -> type:
             s32 = torch.relu(self.down32(s16))
             return FeatureMaps((s8, s16, s32), (8, 16, 32))
 
+        can_pool_regions = True
+
+        def pool_map(self, maps: torch.Tensor) -> torch.Tensor:
+            return maps.mean(dim=(2, 3))
+
         def project(self, pooled: torch.Tensor) -> torch.Tensor:
             return self.image_proj(pooled)
 
@@ -93,32 +98,88 @@ def make_fake_trunk(seed: int = 0, *, ablation: str = "none") -> Trunk:
     return Trunk(backend, TrunkConfig(backend="fake", model_name=f"fake-{seed}", ablation=ablation))
 
 
-def assert_task_conforms(task: Task, sample_dir: Path, trunk: Trunk) -> list[Prediction]:
+def assert_task_conforms(
+    task: Task, sample_dir: Path, trunk: Trunk, *, other_dir: Path | None = None
+) -> list[Prediction]:
     """Run ``task`` through every stage on ``sample_dir`` and check the contract.
 
-    Checks: ``discover`` on an empty dir returns ``[]``; discover on
-    ``sample_dir`` finds samples; every stage returns its declared type;
-    ``postprocess`` gives one prediction per sample with the sample's key and a
-    value that survives a JSON round trip; ``fallback`` does too; ``write``
-    produces exactly one file, named ``task.output_name``, holding every key.
-    Returns the predictions for further, task-specific assertions.
+    Checks: ``info`` is a ``TaskInfo``; ``discover`` on an empty dir returns ``[]``;
+    on ``sample_dir`` it finds samples; ``postprocess`` gives one prediction per sample
+    with the sample's key and a value that survives a JSON round trip; ``fallback``
+    does too; ``write`` produces the declared output file holding every key, and
+    nothing else.
+
+    Statelessness: two inputs (``sample_dir`` and ``other_dir``; without one, the
+    two halves of ``sample_dir``'s samples) are run through one task object with
+    their stages interleaved (discover A, discover B, preprocess B, preprocess A,
+    predict A, predict B, postprocess B, postprocess A, write A, write B), and each
+    output must equal the one from running that input alone. Anything kept between
+    stages on ``self`` shows up as a difference.
+
+    Returns the predictions for ``sample_dir``, for task-specific assertions.
     """
     import torch
 
-    for attr in ("name", "version", "folder", "output_name"):
-        assert isinstance(getattr(task, attr, None), str), f"{attr} must be a str class attribute"
-    assert isinstance(task.batch_size, int) and task.batch_size > 0, "batch_size must be a positive int"
+    info = getattr(task, "info", None)
+    assert isinstance(info, TaskInfo), "a task declares its info as a core.task.TaskInfo class attribute"
+    assert info.batch_size > 0, "batch_size must be a positive int"
     with tempfile.TemporaryDirectory() as empty:
         assert task.discover(Path(empty)) == [], "discover() on an empty dir must return []"
 
     task.setup(trunk)
-    samples = task.discover(sample_dir)
-    assert samples, f"discover() found nothing in {sample_dir}"
-    assert all(isinstance(s, Sample) for s in samples), "discover() must return Sample objects"
-    batch = task.preprocess(samples, trunk)
-    with torch.inference_mode():
-        raw = task.predict(batch, trunk)
-    predictions = task.postprocess(raw, samples)
+
+    def stages(samples: Sequence[Sample]) -> tuple[Callable[[], Any], ...]:
+        box: dict[str, Any] = {}
+
+        def pre() -> None:
+            box["batch"] = task.preprocess(samples, trunk)
+
+        def pred() -> None:
+            with torch.inference_mode():
+                box["raw"] = task.predict(box["batch"], trunk)
+
+        def post() -> None:
+            box["out"] = task.postprocess(box["raw"], samples)
+
+        return pre, pred, post, lambda: box["out"]
+
+    samples_a = task.discover(sample_dir)
+    assert samples_a, f"discover() found nothing in {sample_dir}"
+    assert all(isinstance(s, Sample) for s in samples_a), "discover() must return Sample objects"
+    if other_dir is not None:
+        samples_b = task.discover(other_dir)
+        assert samples_b, f"discover() found nothing in {other_dir}"
+    else:
+        half = max(1, len(samples_a) // 2)
+        samples_a, samples_b = samples_a[:half], samples_a[half:] or samples_a[:half]
+    alone = []
+    for samples in (samples_a, samples_b):
+        pre, pred, post, result = stages(samples)
+        pre(), pred(), post()
+        alone.append(result())
+
+    a, b = stages(samples_a), stages(samples_b)
+    for step in (b[0], a[0], a[1], b[1], b[2], a[2]):
+        step()
+    mixed = [a[3](), b[3]()]
+    for name, samples, solo, inter in zip(("first", "second"), (samples_a, samples_b), alone, mixed, strict=True):
+        _check_predictions(task, samples, inter)
+        assert _as_json(inter) == _as_json(solo), (
+            f"the {name} input's predictions change when another input's stages are interleaved with its own: "
+            "some stage keeps per-input state on the task object"
+        )
+
+    for samples, predictions in zip((samples_a, samples_b), mixed, strict=True):
+        with tempfile.TemporaryDirectory() as out:
+            path = task.write(predictions, samples, RunContext(Path(out), info.folder))
+            files = sorted(p.name for p in Path(out).iterdir())
+            assert files == [info.output], f"write() must produce exactly {info.output}, got {files}"
+            written = json.loads(path.read_text(encoding="utf-8"))
+            assert set(written) == {s.key for s in samples}, "the output file must hold every sample key"
+    return mixed[0] if other_dir is not None else mixed[0] + mixed[1]
+
+
+def _check_predictions(task: Task, samples: Sequence[Sample], predictions: Any) -> None:
     assert isinstance(predictions, list) and len(predictions) == len(samples), "one prediction per sample"
     for sample, pred in zip(samples, predictions, strict=True):
         assert isinstance(pred, Prediction) and pred.key == sample.key, f"prediction for {sample.key!r} is off"
@@ -127,10 +188,6 @@ def assert_task_conforms(task: Task, sample_dir: Path, trunk: Trunk) -> list[Pre
         assert isinstance(fb, Prediction) and fb.key == sample.key, "fallback must keep the sample key"
         assert json.loads(json.dumps(fb.value)) == fb.value, "fallback value must be JSON"
 
-    with tempfile.TemporaryDirectory() as out:
-        path = task.write(predictions, Path(out))
-        files = sorted(p.name for p in Path(out).iterdir())
-        assert files == [task.output_name], f"write() must produce exactly {task.output_name}, got {files}"
-        written = json.loads(path.read_text(encoding="utf-8"))
-        assert set(written) == {s.key for s in samples}, "the output file must hold every sample key"
-    return predictions
+
+def _as_json(predictions: Sequence[Prediction]) -> str:
+    return json.dumps([[p.key, p.value] for p in predictions], sort_keys=True)

@@ -21,89 +21,26 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING
 
 from core.errors import TrunkError
+from core.trunk_types import FeatureMaps, RegionPooling, TextTokens, TokenStates, TrunkBackend, TrunkConfig
+
+__all__ = [
+    "FeatureMaps",
+    "RegionPooling",
+    "TextTokens",
+    "TokenStates",
+    "Trunk",
+    "TrunkBackend",
+    "TrunkConfig",
+    "load_trunk",
+]
 
 if TYPE_CHECKING:
     import numpy as np
     import torch
     from PIL import Image
-
-
-class TextTokens(NamedTuple):
-    """Tokenized texts, ready for the text tower."""
-
-    ids: torch.Tensor  # [B, T] int64 token ids, padded
-    mask: torch.Tensor  # [B, T] bool, True on real tokens
-
-
-class FeatureMaps(NamedTuple):
-    """Spatial image-tower features, finest first."""
-
-    maps: tuple[torch.Tensor, ...]  # each [B, C_i, H / s_i, W / s_i], float32
-    strides: tuple[int, ...]  # s_i in input pixels, e.g. (8, 16, 32)
-
-
-class TokenStates(NamedTuple):
-    """Per-token text-tower states."""
-
-    states: torch.Tensor  # [B, T, C] float32
-    mask: torch.Tensor  # [B, T] bool, True on real tokens
-
-
-class TrunkBackend(Protocol):
-    """What a backend module provides; ``Trunk`` adds freezing and normalisation."""
-
-    embed_dim: int  # joint-space width
-    image_size: int  # square side the image transform produces
-    component_versions: Mapping[str, str]  # {"image": ..., "text": ..., "joint": ...}
-
-    def image_transform(self, image: Image.Image) -> torch.Tensor: ...
-    def tokenize(self, texts: Sequence[str]) -> TextTokens: ...
-    def encode_images(self, pixels: torch.Tensor) -> torch.Tensor: ...
-    def image_feature_maps(self, pixels: torch.Tensor) -> FeatureMaps: ...
-    def encode_texts(self, tokens: TextTokens) -> torch.Tensor: ...
-    def text_token_states(self, tokens: TextTokens) -> TokenStates: ...
-
-
-@dataclass(frozen=True, slots=True)
-class TrunkConfig:
-    """How to build the trunk.
-
-    ``backend`` is ``"default"`` or ``"openclip"``. For ``default``,
-    ``model_name`` picks the image tower (``efficientnet_lite0``...) and
-    ``pretrained`` optionally names a joint-projection file (the shipped one
-    when empty). For ``openclip``, ``model_name`` is the open_clip architecture
-    and ``pretrained`` the local checkpoint path; ``text_tower_dir`` is a local
-    Hugging Face folder for architectures with an HF text tower.
-    ``ablation="random"`` replaces every feature by seeded noise of the same
-    shape: the control run that shows what the trunk contributes.
-    """
-
-    backend: str = "default"
-    model_name: str = ""
-    pretrained: str = ""
-    text_tower_dir: str = ""
-    device: str = "cpu"
-    precision: str = "fp32"
-    ablation: str = "none"
-
-    @classmethod
-    def parse(cls, spec: str, *, ablation: str = "none") -> TrunkConfig:
-        """Parse ``run.py --trunk``: ``default``, ``default:efficientnet_lite2``,
-        ``openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]``."""
-        parts = spec.split(":") if spec else ["default"]
-        backend = parts[0] or "default"
-        if backend == "default" and len(parts) <= 3:
-            return cls("default", *(parts[1:3]), ablation=ablation)
-        if backend == "openclip" and len(parts) in (3, 4):
-            return cls("openclip", *parts[1:], ablation=ablation)
-        raise TrunkError(
-            f"bad trunk spec {spec!r}: use 'default[:IMAGE_TOWER[:PROJECTION]]' "
-            "or 'openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]'"
-        )
 
 
 class Trunk:
@@ -127,6 +64,8 @@ class Trunk:
         self.config = config
         self._pixel_affine: tuple[np.ndarray, np.ndarray] | None = None
         self.assert_frozen()
+        # Declared capability, decided once: may regions of one feature pass be embedded?
+        self.can_pool_regions = isinstance(backend, RegionPooling) and bool(backend.can_pool_regions)
 
     # -- identity -----------------------------------------------------------------
     @property
@@ -223,19 +162,18 @@ class Trunk:
     def project_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
         """Region embeddings: ``[N, C]`` means of ``image_feature_maps().maps[-1]`` over
         regions, or ``[N, C, h, w]`` region maps (e.g. its ``roi_align``; pooled like the
-        whole map in ``encode_images``: mean, or mean | max) -> ``[N, embed_dim]`` unit vectors.
+        whole map in ``encode_images``) -> ``[N, embed_dim]`` unit vectors.
 
-        ``encode_images`` is this applied to the whole map's mean, so region and
-        image embeddings are comparable (zsOD scores many boxes from one pass).
-        Raises ``TrunkError`` when the backend cannot (e.g. attention-pooled towers).
+        ``encode_images`` is this applied to the whole map, so region and image
+        embeddings are comparable (zsOD scores many boxes from one pass). Only where
+        ``can_pool_regions``; elsewhere ``TrunkError``.
         """
-        project = getattr(self._backend, "project", None)
-        if project is None:
+        if not self.can_pool_regions:
             raise TrunkError(f"{type(self._backend).__name__} cannot project pooled region features")
+        backend: RegionPooling = self._backend  # type: ignore[assignment]
         if pooled.dim() == 4:  # region maps: pool them as encode_images pools the whole map
-            pool_map = getattr(self._backend, "pool_map", None)
-            pooled = pool_map(pooled) if pool_map is not None else pooled.mean(dim=(2, 3))
-        return _l2(self._ablate(project(pooled), pooled))
+            pooled = backend.pool_map(pooled)
+        return _l2(self._ablate(backend.project(pooled), pooled))
 
     def text_token_states(self, tokens: TextTokens) -> TokenStates:
         ts = self._backend.text_token_states(tokens)

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from core.trunk import TextTokens, TokenStates
+from core.trunk_types import TextTokens, TokenStates
 
 log = logging.getLogger(__name__)
 

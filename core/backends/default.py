@@ -36,7 +36,7 @@ from core.backends._bridge import WEIGHTS, BridgeJoint, load_class_matrix
 from core.backends._tower import DEFAULT_TOWER, MEAN, STD, STRIDES, LiteTower
 from core.backends._use import TEXT_VERSION, UseTextTower
 from core.errors import TrunkError
-from core.trunk import FeatureMaps, TextTokens, TokenStates, TrunkConfig
+from core.trunk_types import FeatureMaps, TextTokens, TokenStates, TrunkConfig
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -85,6 +85,8 @@ class DefaultBackend(nn.Module):
             raise TrunkError(f"image side {h}x{w} must be a multiple of {STRIDES[-1]}")
         # Plain NCHW-contiguous maps: heads may .view() them.
         return FeatureMaps(tuple(m.contiguous() for m in self.tower(pixels)), STRIDES)
+
+    can_pool_regions = True  # the image embedding is a projection of the pooled stride-32 map
 
     def pool_map(self, head: torch.Tensor) -> torch.Tensor:
         """Stride-32 head map ``[B, 1280, h, w]`` -> the joint projection's input.

@@ -53,7 +53,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from core.errors import TrunkError
-from core.trunk import FeatureMaps, TextTokens, TokenStates, TrunkConfig
+from core.trunk_types import FeatureMaps, TextTokens, TokenStates, TrunkConfig
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -149,6 +149,21 @@ class OpenClipBackend(nn.Module):
             f"image_feature_maps is not supported for the {type(visual).__name__} image tower "
             "(supported: open_clip VisionTransformer, ModifiedResNet, timm towers)"
         )
+
+    @property
+    def can_pool_regions(self) -> bool:
+        """True where ``encode_images`` is ``project`` of the mean map (checked once, on a random image)."""
+        if self._project_exact is None:
+            try:
+                head = self._pooled_head()
+            except TrunkError:
+                head = None
+            self._project_exact = head is not None and self._check_project(head)
+        return self._project_exact
+
+    def pool_map(self, maps: torch.Tensor) -> torch.Tensor:
+        """``[N, C, h, w]`` region maps -> ``[N, C]`` means, as the whole map is pooled."""
+        return maps.mean(dim=(2, 3))
 
     def project(self, pooled: torch.Tensor) -> torch.Tensor:
         """``[N, C]`` means of ``image_feature_maps().maps[-1]`` -> joint space (not normalised).

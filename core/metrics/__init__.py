@@ -10,3 +10,26 @@ this package is cheap: tree-sitter and pymorphy load on first use.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+Scores = dict[str, Any]
+
+
+class Metric(NamedTuple):
+    """A task's metric, named by ``TaskInfo.metric`` (``"module:NAME"``).
+
+    ``score(gold, pred)`` takes the parsed gold and prediction files and returns
+    ``{"score": float, ...parts}``; it raises ``InputError``/``ValueError``/``KeyError``/
+    ``TypeError`` on a file it cannot score. ``describe(result)`` is the one-line
+    summary of the parts that ``python -m core.score`` prints.
+    """
+
+    score: Callable[[Mapping[str, Any], Mapping[str, Any]], Scores]
+    describe: Callable[[Scores], str]
+
+
+def describe_parts(result: Scores) -> str:
+    """A plain summary of a result's numeric parts, for metrics that bring no ``describe``."""
+    return "  ".join(f"{k} {v:.6f}" if isinstance(v, float) else f"{k} {v}" for k, v in result.items() if k != "score")

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from core.metrics import Metric
 from core.metrics._dataflow import get_data_flow_from_tree, normalize_dataflow
 
 if TYPE_CHECKING:
@@ -284,3 +285,24 @@ def score_c2c(gold: Mapping[str, str], pred: Mapping[str, str]) -> dict[str, Any
     if stopped_at is not None:
         result["stopped_at"] = stopped_at
     return result
+
+
+def _score(gold: Mapping[str, Any], pred: Mapping[str, Any]) -> dict[str, Any]:
+    from core.errors import InputError
+
+    bad = [k for k in gold if not isinstance(pred.get(k, ""), str)]
+    if bad:
+        raise InputError(f"C2C predictions must be strings; not for keys {bad[:5]}")
+    parts = score_c2c(gold, pred)
+    return {"score": parts.pop("codebleu"), **parts, "parser": parser_name()}
+
+
+def _describe(r: dict[str, Any]) -> str:
+    return (
+        f"CodeBLEU = 0.25*(BLEU {r['bleu']:.6f} + weighted {r['weighted_bleu']:.6f} + "
+        f"syntax {r['syntax']:.6f} + data-flow {r['dataflow']:.6f}); {r['n']} programs"
+        + (f" (stopped at key {r['stopped_at']!r}: no prediction)" if "stopped_at" in r else "")
+    )
+
+
+METRIC = Metric(_score, _describe)

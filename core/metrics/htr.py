@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+
+from core.metrics import Metric
 
 
 def levenshtein(a: str, b: str) -> int:
@@ -39,3 +42,15 @@ def accuracy_cer(gold: Mapping[str, str], pred: Mapping[str, object]) -> dict[st
         "correct": correct,
         "n": n,
     }
+
+
+def _score(gold: Mapping[str, Any], pred: Mapping[str, Any]) -> dict[str, Any]:
+    parts = accuracy_cer(gold, pred)
+    return {"score": parts["accuracy"], **parts}
+
+
+def _describe(r: dict[str, Any]) -> str:
+    return f"accuracy {r['accuracy']:.6f} ({r['correct']}/{r['n']}), CER {r['cer']:.6f}"
+
+
+METRIC = Metric(_score, _describe)

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from core.metrics import Metric
+
 CONTRACTIONS = {
     "aint": "ain't", "arent": "aren't", "cant": "can't", "couldve": "could've", "couldnt": "couldn't",
     "couldn'tve": "couldn't've", "couldnt've": "couldn't've", "didnt": "didn't", "doesnt": "doesn't",
@@ -133,3 +135,18 @@ def accuracy(gold: Mapping[str, Mapping[str, Any]], pred: Mapping[str, Any]) -> 
     n = len(gold)
     raw = correct / n if n else 0.0
     return {"accuracy": round(raw, 3), "accuracy_raw": raw, "correct": correct, "n": n, "per_lang": per_lang}
+
+
+def _score(gold: Mapping[str, Any], pred: Mapping[str, Any]) -> dict[str, Any]:
+    parts = accuracy(gold, pred)
+    return {"score": parts["accuracy"], **parts}
+
+
+def _describe(r: dict[str, Any]) -> str:
+    langs = ", ".join(
+        f"{lang} {s['accuracy']:.3f} ({s['correct']}/{s['n']})" for lang, s in sorted(r["per_lang"].items())
+    )
+    return f"accuracy {r['accuracy']:.3f} ({r['correct']}/{r['n']}); {langs}"
+
+
+METRIC = Metric(_score, _describe)

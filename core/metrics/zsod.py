@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.metrics import Metric
+
 IOU_THRESHOLD = 0.5
 
 
@@ -89,3 +91,15 @@ def f1_counts(gold: Mapping[str, Mapping[str, Any]], pred: Mapping[str, Mapping[
     recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision > 0 or recall > 0 else 0.0
     return {"f1": f1, "precision": precision, "recall": recall, "tp": tp, "fp": fp, "fn": fn}
+
+
+def _score(gold: Mapping[str, Any], pred: Mapping[str, Any]) -> dict[str, Any]:
+    parts = f1_counts(gold, pred)
+    return {"score": parts["f1"], **parts}
+
+
+def _describe(r: dict[str, Any]) -> str:
+    return f"P {r['precision']:.6f}  R {r['recall']:.6f}  F1 {r['f1']:.6f}  (TP {r['tp']}, FP {r['fp']}, FN {r['fn']})"
+
+
+METRIC = Metric(_score, _describe)

@@ -9,8 +9,10 @@ selector head (``selector.py``) picks one candidate per program; ``postprocess``
 keeps it, or the default translation when the chosen one would not compile, and
 repairs what still does not compile.
 
-Without a usable head (weights missing) the default style is used and this is
-logged; a request that cannot be translated at all gets a minimal valid program.
+Without a selector for the trunk (none trained for it, or its weights missing)
+the translator alone runs, in its default style: this is logged once, and no
+sample falls back for it. A request that cannot be translated at all gets a
+minimal valid program.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from core.heads import find_head
 from core.io import find_task_dir, read_request
-from core.task import JsonOutput, Prediction, Sample
+from core.task import Prediction, Sample, TaskBase, TaskInfo
 from plugins.c2c.detok import compiles, repair
 from plugins.c2c.selector import Candidates, all_texts, choose, features, make_candidates
 from plugins.c2c.translate import parses_cleanly, translate
@@ -39,7 +42,6 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 MAX_CHARS = 100_000  # longer requests are cut at a token boundary (AVATAR programs are < 10k)
 MINIMAL_PROGRAM = "def f ( ) : NEW_LINE INDENT pass NEW_LINE DEDENT"
 _ENCODE_CHUNK = 64
-_CACHE_SIZE = 50_000  # embeddings kept across batches (~100 MB at 512-d); cleared when full
 # what a translator bug on odd input can raise; anything else is a real bug and surfaces to the runner
 _TRANSLATION_ERRORS = (RecursionError, ValueError, TypeError, AttributeError, IndexError, KeyError, UnicodeError)
 # whitespace the public data smuggles into tokens; the translator wants plain spaces
@@ -57,7 +59,7 @@ class C2cBatch(NamedTuple):
     """What ``preprocess`` hands to ``predict``."""
 
     candidates: list[Candidates | None]  # None: the translator failed on that sample
-    texts: list[str]  # distinct texts the text tower has not encoded yet in this run
+    texts: list[str]  # distinct texts of the batch the selector reads ([] without a selector)
     tokens: list[tuple[list[int], TextTokens]]  # length-sorted chunks: (indices into texts, tokens)
 
 
@@ -105,29 +107,37 @@ def finalize(tokens: str) -> str:
     return tokens
 
 
-class C2cTask(JsonOutput):
+class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
     """Java -> Python translation (SPEC "C2C")."""
 
-    name = "c2c"
-    version = "1.0"
-    batch_size = 64
-    folder = "C2C"
-    output_name = "prediction_C2C.json"
+    info = TaskInfo(
+        name="c2c",
+        version="1.0",
+        folder="C2C",
+        output="prediction_C2C.json",
+        batch_size=64,
+        metric="core.metrics.codebleu:METRIC",
+        trainer="plugins.c2c.train:train_head",
+    )
 
-    def __init__(self, weights_dir: Path = WEIGHTS_DIR) -> None:
+    def __init__(self, weights_dir: Path = WEIGHTS_DIR, *, search: Sequence[Path] = ()) -> None:
+        """``weights_dir``: the shipped selector; ``search``: user heads folders (``core.heads``)."""
         self.weights_dir = weights_dir
-        self._head: torch.nn.Module | None = None
-        # text -> embedding for this run: lines like `i += 1` recur in many programs
-        self._cache: dict[str, torch.Tensor] = {}
+        self.search = tuple(search)
 
     def setup(self, trunk: Trunk) -> None:
-        """Load the style selector, refusing one trained on another text tower."""
-        self._head = load_selector(trunk, self.weights_dir)
-        self._cache = {}
+        """Load the style selector made for this trunk; without one the translator runs alone."""
+        head = None
+        folder = find_head(self.info.name, trunk, "selector.json", shipped=self.weights_dir, search=self.search)
+        if folder is not None:
+            head = load_selector(trunk, folder)
+        if head is None:
+            log.warning("C2C: no style selector for this trunk; the translator runs alone (default style)")
+        self._loaded = _Selector(head)
 
-    def discover(self, input_dir: Path) -> list[Sample]:
+    def discover(self, input_dir: Path) -> list[C2cSample]:
         """Every key of ``requests.json``, cleaned; problems logged, none dropped."""
-        task_dir = find_task_dir(input_dir, self.folder)
+        task_dir = find_task_dir(input_dir, *self.info.folders())
         if task_dir is None:
             return []
         entries = read_request(task_dir, "requests.json")
@@ -137,21 +147,19 @@ class C2cTask(JsonOutput):
                 log.warning("C2C request %s is not valid Java; translating what parses", sample.key)
         return samples
 
-    def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> C2cBatch:
+    def preprocess(self, samples: Sequence[C2cSample], trunk: Trunk) -> C2cBatch:
         """Translate with every style candidate and tokenize the pieces the selector reads."""
         cands: list[Candidates | None] = []
         for sample in samples:
-            java = sample.java if isinstance(sample, C2cSample) else ""
-            if not java:
+            if not sample.java:
                 cands.append(None)
                 continue
             try:
-                cands.append(make_candidates(java))
+                cands.append(make_candidates(sample.java))
             except _TRANSLATION_ERRORS as exc:
                 log.warning("C2C request %s: translator failed (%s: %s)", sample.key, type(exc).__name__, exc)
                 cands.append(None)
-        texts = all_texts([c for c in cands if c is not None]) if self._head is not None else []
-        texts = [t for t in texts if t not in self._cache]
+        texts = all_texts([c for c in cands if c is not None]) if self.loaded().head is not None else []
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         chunks = []
         for start in range(0, len(order), _ENCODE_CHUNK):
@@ -163,25 +171,23 @@ class C2cTask(JsonOutput):
         """Encode the pieces with the text tower and let the head pick each program's candidate."""
         import torch
 
+        head = self.loaded().head
         valid = [c for c in batch.candidates if c is not None]
-        if self._head is None or not valid:
+        if head is None or not valid:
             return C2cRaw(batch.candidates, [0] * len(batch.candidates))
         emb = torch.zeros(len(batch.texts), trunk.embed_dim)
         for idx, tokens in batch.tokens:
             emb[idx] = trunk.encode_texts(tokens).float()
-        if len(self._cache) > _CACHE_SIZE:
-            self._cache.clear()
-        self._cache.update(zip(batch.texts, emb, strict=True))
-        x, mask = features(valid, self._cache, trunk.embed_dim)
-        picks = iter(choose(self._head(x).squeeze(-1), mask))
+        x, mask = features(valid, dict(zip(batch.texts, emb, strict=True)), trunk.embed_dim)
+        picks = iter(choose(head(x).squeeze(-1), mask))
         return C2cRaw(batch.candidates, [next(picks) if c is not None else 0 for c in batch.candidates])
 
-    def postprocess(self, raw: C2cRaw, samples: Sequence[Sample]) -> list[Prediction]:
+    def postprocess(self, raw: C2cRaw, samples: Sequence[C2cSample]) -> list[Prediction]:
         """The chosen candidate; the default one when the chosen one does not compile."""
         out = []
         for sample, cand, k in zip(samples, raw.candidates, raw.chosen, strict=True):
             if cand is None:
-                out.append(Prediction(sample.key, safe_translate(sample.java if isinstance(sample, C2cSample) else "")))
+                out.append(Prediction(sample.key, safe_translate(sample.java)))
                 continue
             text = cand.texts[k] or cand.default
             if text != cand.default and not compiles(text):
@@ -192,13 +198,20 @@ class C2cTask(JsonOutput):
             out.append(Prediction(sample.key, final))
         return out
 
-    def fallback(self, sample: Sample) -> Prediction:
+    def fallback(self, sample: C2cSample) -> Prediction:
         """The default-style translation (no trunk), or a minimal program."""
-        return Prediction(sample.key, safe_translate(sample.java if isinstance(sample, C2cSample) else ""))
+        return Prediction(sample.key, safe_translate(sample.java))
+
+
+class _Selector(NamedTuple):
+    """What ``setup`` loads: the style selector, or None (the translator alone)."""
+
+    head: torch.nn.Module | None
 
 
 def load_selector(trunk: Trunk, weights_dir: Path = WEIGHTS_DIR) -> torch.nn.Module | None:
-    """The trained selector head, or None (logged) when no weights ship; raises ``TrunkError`` on a mismatch."""
+    """The trained selector head in ``weights_dir``, or None (logged) when it is missing or does not fit;
+    raises ``TrunkError`` when its card names another trunk."""
     from plugins.c2c.selector import build_head
 
     card_path, weights_path = weights_dir / "selector.json", weights_dir / "selector.safetensors"

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.errors import InputError, PluginError
-from core.task import JsonOutput, Prediction, Sample
+from core.heads import find_head
+from core.task import Prediction, Sample, TaskBase, TaskInfo
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,112 +52,119 @@ UPRIGHT_WEIGHT = 2.0
 
 @dataclass(frozen=True, slots=True)
 class HtrSample(Sample):
-    path: Path  # the word image; may turn out unreadable (then the answer is "")
+    path: Path | None  # the word image (None: refused at discovery); may turn out unreadable (answer "")
 
 
 class HtrBatch(NamedTuple):
+    """What ``preprocess`` hands to ``predict``."""
+
     pixels: torch.Tensor  # [N, 3, 64, 256] normalised; N >= number of readable samples
     owner: tuple[int, ...]  # per row: index of its sample in the batch
     rotation: tuple[int, ...]  # per row: degrees counter-clockwise applied before fitting
 
 
 class HtrRaw(NamedTuple):
-    log_probs: np.ndarray  # [N, T, C] per candidate row
-    upright: np.ndarray  # [N] upright logits
+    """What ``predict`` hands to ``postprocess``; ``log_probs`` is None without a head."""
+
+    log_probs: np.ndarray | None  # [N, T, C] per candidate row
+    upright: np.ndarray | None  # [N] upright logits
     owner: tuple[int, ...]
     rotation: tuple[int, ...]
 
 
-class HtrTask(JsonOutput):
+class HtrReader(NamedTuple):
+    """What ``setup`` loads: the CTC head made for the trunk (None: there is none) and its decoders."""
+
+    head: Any  # plugins.htr.model.HtrHead | None
+    size: tuple[int, int]  # (height, width) of the crops the head was trained on, from its card
+    lexicon: Lexicon | None
+    constrained: LexiconDecoder | None
+
+
+class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
     """The HTR task plugin."""
 
-    name = "htr"
-    version = "1.0"
-    batch_size = 64
-    folder = "HTR"
-    output_name = "prediction_HTR.json"
+    info = TaskInfo(
+        name="htr",
+        version="1.0",
+        folder="HTR",
+        output="prediction_HTR.json",
+        batch_size=64,
+        metric="core.metrics.htr:METRIC",
+        trainer="plugins.htr.train:train_head",
+    )
 
     def __init__(
-        self, weights_dir: Path | None = None, *, lexicon_weight: float = LEXICON_WEIGHT, decoder: str = DECODER
+        self,
+        weights_dir: Path | None = None,
+        *,
+        lexicon_weight: float = LEXICON_WEIGHT,
+        decoder: str = DECODER,
+        search: Sequence[Path] = (),
     ) -> None:
         if decoder not in DECODERS:
             raise PluginError(f"htr decoder must be one of {DECODERS}, not {decoder!r}")
         self.weights_dir = Path(weights_dir) if weights_dir is not None else WEIGHTS_DIR
+        self.search = tuple(search)
         self.lexicon_weight = lexicon_weight
         self.decoder = decoder
-        self._lexicon: Lexicon | None = None
-        self._constrained: LexiconDecoder | None = None
-        self._head: Any = None
-        self._trunk_id: int | None = None
-        self._size: tuple[int, int] | None = None  # (height, width) the head was trained on, from its card
 
     # -- set-up -------------------------------------------------------------------
     def setup(self, trunk: Trunk) -> None:
-        """Load the head for this trunk (refusing one made for another image tower)."""
-        if self._head is not None and self._trunk_id == id(trunk):
-            return
-        from safetensors.torch import load_file
-
-        from plugins.htr.model import HtrHead
+        """Load the head made for this trunk. Without one HTR cannot read: say so, answer ""."""
         from plugins.htr.preprocess import HEIGHT, WIDTH
 
-        card_path = self.weights_dir / "htr_head.json"
-        weights_path = self.weights_dir / "htr_head.safetensors"
-        if not card_path.is_file() or not weights_path.is_file():
-            raise PluginError(f"HTR head weights missing in {self.weights_dir}; run python -m plugins.htr.train")
-        card = json.loads(card_path.read_text(encoding="utf-8"))
-        trunk.check_compatible(card["trunk"], what="htr head")
-        head = HtrHead(**card["config"])
-        size = card.get("input", {"height": HEIGHT, "width": WIDTH})
-        self._size = (int(size["height"]), int(size["width"]))
-        state = {k: v.float() if v.is_floating_point() else v for k, v in load_file(str(weights_path)).items()}
-        head.load_state_dict(state)
-        head.eval()
-        head.requires_grad_(False)
-        self._head = head
-        self._trunk_id = id(trunk)
-        if self.decoder == "lexicon" and self._constrained is None:
+        folder = find_head(self.info.name, trunk, "htr_head.json", shipped=self.weights_dir, search=self.search)
+        if folder is None:
+            log.error(
+                "htr: no recognizer head for this trunk, and HTR cannot read without one: every word is "
+                "answered with the empty string. Train one with: python train.py --trunk SPEC --tasks htr"
+            )
+            self._loaded = HtrReader(None, (HEIGHT, WIDTH), None, None)
+            return
+        head, size = load_head(folder)
+        lexicon = constrained = None
+        if self.decoder == "lexicon":
             from plugins.htr.lexdecode import shared_decoder
 
-            self._constrained = shared_decoder()
-        if self.decoder == "beam" and self.lexicon_weight > 0:
+            constrained = shared_decoder()
+        elif self.lexicon_weight > 0:
             from plugins.htr.lexicon import Lexicon
 
-            self._lexicon = Lexicon(self.lexicon_weight)
-            self._lexicon.prior("the") + self._lexicon.prior("и")  # load both frequency tables now
+            lexicon = Lexicon(self.lexicon_weight)
+            lexicon.prior("the") + lexicon.prior("и")  # load both frequency tables now
+        self._loaded = HtrReader(head, size, lexicon, constrained)
 
     # -- stages -------------------------------------------------------------------
-    def discover(self, input_dir: Path) -> list[Sample]:
+    def discover(self, input_dir: Path) -> list[HtrSample]:
         """Every image file under ``HTR/images`` (or directly under ``HTR``), keyed by file name."""
-        from core.io import find_task_dir
+        from core.io import find_task_dir, scan_input_folder
 
-        task_dir = find_task_dir(Path(input_dir), self.folder)
+        task_dir = find_task_dir(Path(input_dir), *self.info.folders())
         if task_dir is None:
             return []
         image_dir = task_dir / "images" if (task_dir / "images").is_dir() else task_dir
-        files = [p for p in image_dir.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES]
-        samples: list[Sample] = []
-        for path in sorted(files, key=_numeric_first):
-            try:
-                if path.stat().st_size == 0:
-                    log.warning("htr: %s is empty; it will get the empty answer", path)
-            except OSError as exc:
-                log.warning("htr: cannot stat %s: %s", path, exc)
-            samples.append(HtrSample(path.name, path))
+        entries = scan_input_folder(image_dir, suffixes=IMAGE_SUFFIXES, root=input_dir)
+        samples: list[HtrSample] = []
+        for entry in sorted(entries, key=lambda e: _numeric_first(e.path)):
+            if not entry.ok:  # a pipe, a folder, a link leaving the input: never opened, answered ""
+                log.warning("htr: %s; it gets the empty answer", entry.problem)
+            elif entry.path.stat().st_size == 0:
+                log.warning("htr: %s is empty; it will get the empty answer", entry.path)
+            samples.append(HtrSample(entry.path.name, entry.path if entry.ok else None))
         return samples
 
-    def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> HtrBatch:
+    def preprocess(self, samples: Sequence[HtrSample], trunk: Trunk) -> HtrBatch:
         """Load, orient and fit each crop; unreadable images get no row (answer "")."""
         from core.io import load_image
         from plugins.htr.preprocess import fit_word, orientations, to_pixels
 
-        if self._head is None:
-            self.setup(trunk)
-        height, width = self._size
+        reader: HtrReader = self.loaded()
+        height, width = reader.size
         words, owner, rotation = [], [], []
-        for i, sample in enumerate(samples):
-            if not isinstance(sample, HtrSample):
-                raise PluginError(f"htr got a foreign sample {sample!r}")
+        for i, sample in enumerate(samples if reader.head is not None else ()):
+            if sample.path is None:
+                continue
             try:
                 image = load_image(sample.path)
             except InputError as exc:
@@ -176,19 +184,45 @@ class HtrTask(JsonOutput):
 
     def predict(self, batch: HtrBatch, trunk: Trunk) -> HtrRaw:
         """Trunk maps -> head log-probabilities and upright scores for every candidate row."""
+        reader: HtrReader = self.loaded()
+        if reader.head is None:
+            return HtrRaw(None, None, (), ())
         maps = trunk.image_feature_maps(batch.pixels).maps
-        out = self._head(maps[0], maps[1])
+        out = reader.head(maps[0], maps[1])
         return HtrRaw(
             out.log_probs.float().cpu().numpy(), out.upright.float().cpu().numpy(), batch.owner, batch.rotation
         )
 
-    def postprocess(self, raw: HtrRaw, samples: Sequence[Sample]) -> list[Prediction]:
-        """Per sample: the upright-most candidate, read by the chosen decoder (``self.decoder``)."""
-        texts = pick_readings(raw.log_probs, raw.upright, raw.owner, len(samples), self._lexicon, self._constrained)
+    def postprocess(self, raw: HtrRaw, samples: Sequence[HtrSample]) -> list[Prediction]:
+        """Per sample: the upright-most candidate, read by the chosen decoder ("" without a head)."""
+        if raw.log_probs is None or raw.upright is None:
+            return [Prediction(s.key, "") for s in samples]
+        reader: HtrReader = self.loaded()
+        texts = pick_readings(raw.log_probs, raw.upright, raw.owner, len(samples), reader.lexicon, reader.constrained)
         return [Prediction(s.key, t) for s, t in zip(samples, texts, strict=True)]
 
-    def fallback(self, sample: Sample) -> Prediction:
+    def fallback(self, sample: HtrSample) -> Prediction:
         return Prediction(sample.key, "")
+
+
+def load_head(folder: Path) -> tuple[Any, tuple[int, int]]:
+    """The frozen CTC head in ``folder`` and the (height, width) of the crops it reads."""
+    from safetensors.torch import load_file
+
+    from plugins.htr.model import HtrHead
+    from plugins.htr.preprocess import HEIGHT, WIDTH
+
+    card = json.loads((folder / "htr_head.json").read_text(encoding="utf-8"))
+    weights_path = folder / "htr_head.safetensors"
+    if not weights_path.is_file():
+        raise PluginError(f"HTR head weights missing in {folder}; run python train.py --tasks htr")
+    head = HtrHead(**card["config"])
+    size = card.get("input", {"height": HEIGHT, "width": WIDTH})
+    state = {k: v.float() if v.is_floating_point() else v for k, v in load_file(str(weights_path)).items()}
+    head.load_state_dict(state)
+    head.eval()
+    head.requires_grad_(False)
+    return head, (int(size["height"]), int(size["width"]))
 
 
 def pick_readings(

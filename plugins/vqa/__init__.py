@@ -6,8 +6,9 @@ from core import hookimpl
 
 
 @hookimpl
-def register_tasks(register):  # type: ignore[no-untyped-def]
+def register_tasks(register, options):  # type: ignore[no-untyped-def]
     """Register the VQA task (constructed cheaply; weights load in ``setup``)."""
+    from core.heads import search_dirs
     from plugins.vqa.task import VqaTask
 
-    register(VqaTask())
+    register(VqaTask(search=search_dirs(options)))

@@ -3,10 +3,11 @@
 Pipeline: ``discover`` reads ``VQA/questions.json`` (``file_name``, or the
 older ``image_id``) and validates every entry without dropping any;
 ``preprocess`` parses the question (language, type, choices, subject) and
-loads only images not seen before; ``predict`` encodes those images once
-(embeddings are cached per image for the whole run, since VQA asks several
-questions per picture) and embeds the question texts; the ``Answerer`` then
-picks yes/no, one of the quoted choices, or the best vocabulary answer.
+loads each image of the batch once (VQA asks several questions per picture);
+``predict`` encodes those images and embeds the question texts; the
+``Answerer`` then picks yes/no, one of the quoted choices, or the best
+vocabulary answer. Without a head trained for the trunk, hand-set weights
+answer from the trunk's embeddings and the question rules alone (logged).
 
 Bad input never loses a question: a missing or unreadable image is answered
 from the question alone (the image embedding is replaced by the mean image,
@@ -17,14 +18,16 @@ fallback "yes"/"да"; each problem is logged.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.errors import InputError
-from core.io import find_task_dir, load_image, read_request
-from core.task import JsonOutput, Prediction, Sample
+from core.heads import find_head
+from core.io import find_task_dir, load_image, model_safe_text, read_request, resolve_input_file
+from core.task import Prediction, Sample, TaskBase, TaskInfo
 from plugins.vqa.question import ParsedQuestion, detect_language, parse_question
 
 N_REGIONS = 6  # rows of ``head.region_pool``
@@ -53,9 +56,8 @@ class VqaBatch(NamedTuple):
     """What ``preprocess`` hands to ``predict``."""
 
     parsed: list[ParsedQuestion | None]  # None for an empty question
-    image_keys: list[str | None]  # cache key per sample; None: answer without the image
-    new_keys: list[str]  # images to encode in this batch
-    pixels: torch.Tensor | None  # [len(new_keys), 3, S, S]
+    image_rows: list[int | None]  # per sample: its image's row of ``pixels``; None: answer without the image
+    pixels: torch.Tensor | None  # [distinct readable images of the batch, 3, S, S]
 
 
 def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | None:
@@ -68,64 +70,75 @@ def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | 
         return None
     name = str(name).strip()
     path = images_dir / name
-    if path.suffix.lower() in _IMAGE_SUFFIXES or path.exists():
-        return path
+    if path.suffix.lower() in _IMAGE_SUFFIXES or os.path.lexists(path):
+        try:
+            return resolve_input_file(images_dir, name)
+        except InputError as exc:
+            log.warning("VQA question %s: %s; answering from the question", qid, exc)
+            return None
     # An older image_id may be a bare number: "42" -> "42.jpg" or whatever suffix exists.
     for suffix in _IMAGE_SUFFIXES:
-        if (images_dir / f"{name}{suffix}").exists():
-            return images_dir / f"{name}{suffix}"
-    return path
+        if os.path.lexists(images_dir / f"{name}{suffix}"):
+            return _resolve_image(images_dir, {"file_name": f"{name}{suffix}"}, qid)
+    log.warning("VQA question %s: image %s is missing; answering from the question", qid, path)
+    return None
 
 
-class VqaTask(JsonOutput):
+class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
     """Visual question answering in Russian and English (SPEC "VQA")."""
 
-    name = "vqa"
-    version = "1.0"
-    batch_size = 64
-    folder = "VQA"
-    output_name = "prediction_VQA.json"
+    info = TaskInfo(
+        name="vqa",
+        version="1.0",
+        folder="VQA",
+        output="prediction_VQA.json",
+        batch_size=64,
+        metric="core.metrics.vqa:METRIC",
+        trainer="plugins.vqa.train:train_head",
+    )
 
-    def __init__(self, head_weights: Path | None = None) -> None:
+    def __init__(self, head_weights: Path | None = None, *, search: Sequence[Path] = ()) -> None:
         """``head_weights``: a head's safetensors file (its card beside it, same stem, ``.json``);
-        default the shipped one. A missing file means the hand-set head."""
+        default: the head made for the trunk (``search``'s heads folders, then the shipped one).
+        A missing file means the hand-set head."""
         self._head_weights = head_weights
-        self._answerer: Answerer | None = None
-        self._image_cache: dict[str, torch.Tensor] = {}  # image path -> joint embedding
-        self._bad_images: set[str] = set()
+        self.search = tuple(search)
 
     def num_parameters(self) -> int:
         """The head's weights (plain tensors, not an ``nn.Module``); counted by ``core.params``."""
-        head = self._answerer.head
+        head = self.loaded().head
         return sum(t.numel() for t in (head.mean_image, head.yesno_w, head.yesno_b, head.open_w))
 
     def setup(self, trunk: Trunk) -> None:
-        """Load the head (refusing one made for another trunk) and embed the answer vocabulary."""
+        """Load the head made for this trunk (hand-set weights when there is none) and embed the answers."""
         from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts
-        from plugins.vqa.head import load_head
+        from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head, untrained_head
 
-        if self._head_weights is None:
-            head = load_head(trunk)
-        else:
+        if self._head_weights is not None:
             head = load_head(trunk, self._head_weights, self._head_weights.with_suffix(".json"))
+        else:
+            folder = find_head(self.info.name, trunk, CARD_FILE.name, shipped=CARD_FILE.parent, search=self.search)
+            if folder is None:
+                log.warning("VQA: no trained head for this trunk; answering with hand-set weights (no-head mode)")
+                head = untrained_head(trunk.embed_dim)
+            else:
+                head = load_head(trunk, folder / WEIGHTS_FILE.name, folder / CARD_FILE.name)
         candidates = build_candidates(head)
         en, ru = candidate_texts(candidates)
         unique = list(dict.fromkeys(en + ru))
         emb = _embed_in_chunks(trunk, unique)
         row = {t: i for i, t in enumerate(unique)}
-        self._answerer = Answerer(head, candidates, emb[[row[t] for t in en]], emb[[row[t] for t in ru]])
-        self._image_cache = {}
-        self._bad_images = set()
+        self._loaded = Answerer(head, candidates, emb[[row[t] for t in en]], emb[[row[t] for t in ru]])
         log.info("VQA: %d candidate answers, head card %s", len(candidates), head.card.get("heldout_accuracy", "none"))
 
-    def discover(self, input_dir: Path) -> list[Sample]:
+    def discover(self, input_dir: Path) -> list[VqaSample]:
         """Every question id of ``questions.json``, validated; problems logged, none dropped."""
-        task_dir = find_task_dir(input_dir, self.folder)
+        task_dir = find_task_dir(input_dir, *self.info.folders())
         if task_dir is None:
             return []
-        entries = read_request(task_dir, "questions.json")
+        entries = read_request(task_dir, "questions.json", root=input_dir)
         images_dir = task_dir / "images"
-        samples: list[Sample] = []
+        samples: list[VqaSample] = []
         for qid, entry in entries.items():
             if not isinstance(entry, dict):
                 log.warning(
@@ -141,42 +154,37 @@ class VqaTask(JsonOutput):
             if question and lang is None:
                 log.warning("VQA question %s: language unknown (%r); answering in English", qid, question)
             image = _resolve_image(images_dir, entry, qid)
-            if image is not None and not image.is_file():
-                log.warning("VQA question %s: image %s is missing; answering from the question", qid, image)
             samples.append(VqaSample(qid, image, question.strip(), lang or "en"))
         return samples
 
-    def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> VqaBatch:
-        """Parse the questions; load and transform the images not encoded before."""
+    def preprocess(self, samples: Sequence[VqaSample], trunk: Trunk) -> VqaBatch:
+        """Parse the questions; load and transform each distinct image of the batch once."""
         import torch
 
         parsed: list[ParsedQuestion | None] = []
-        keys: list[str | None] = []
-        new: dict[str, torch.Tensor] = {}
+        rows: list[int | None] = []
+        images: dict[Path, int | None] = {}  # image -> its row of the pixel stack; None: unreadable
+        pixels: list[torch.Tensor] = []
         for s in samples:
-            assert isinstance(s, VqaSample)
-            parsed.append(parse_question(s.question, s.lang) if s.question else None)
-            key = str(s.image) if s.image is not None else None
-            if key is not None and key not in self._image_cache and key not in new and key not in self._bad_images:
+            parsed.append(parse_question(model_safe_text(s.question), s.lang) if s.question else None)
+            if s.image is not None and s.image not in images:
                 try:
-                    new[key] = trunk.image_transform(load_image(Path(key)))
+                    pixels.append(trunk.image_transform(load_image(s.image)))
+                    images[s.image] = len(pixels) - 1
                 except InputError as exc:
                     log.warning("VQA question %s: %s; answering from the question", s.key, exc)
-                    self._bad_images.add(key)
-            keys.append(None if key is None or key in self._bad_images else key)
-        pixels = torch.stack(list(new.values())) if new else None
-        return VqaBatch(parsed, keys, list(new), pixels)
+                    images[s.image] = None
+            rows.append(None if s.image is None else images[s.image])
+        return VqaBatch(parsed, rows, torch.stack(pixels) if pixels else None)
 
     def predict(self, batch: VqaBatch, trunk: Trunk) -> list[str | None]:
-        """Encode new images, embed the question texts, answer; None where only the fallback fits."""
+        """Encode the images, embed the question texts, answer; None where only the fallback fits."""
         import torch
 
         from plugins.vqa.answerer import Embedded
 
-        answerer = self._require_answerer()
-        if batch.pixels is not None:
-            for key, emb in zip(batch.new_keys, encode_regions(trunk, batch.pixels), strict=True):
-                self._image_cache[key] = emb.clone()
+        answerer: Answerer = self.loaded()
+        images = encode_regions(trunk, batch.pixels) if batch.pixels is not None else None
         texts = list(
             dict.fromkeys(t for p in batch.parsed if p is not None for t in (p.text, p.subject or p.text, *p.choices))
         )
@@ -185,10 +193,10 @@ class VqaTask(JsonOutput):
         mean = torch.nn.functional.normalize(answerer.head.mean_image, dim=0).expand(N_REGIONS, -1)
         todo: list[int] = []
         items = []
-        for i, (p, key) in enumerate(zip(batch.parsed, batch.image_keys, strict=True)):
+        for i, (p, image_row) in enumerate(zip(batch.parsed, batch.image_rows, strict=True)):
             if p is None:
                 continue
-            image = self._image_cache[key] if key is not None else mean
+            image = images[image_row] if images is not None and image_row is not None else mean
             choices = emb[[row[c] for c in p.choices]] if p.choices else emb[:0]
             items.append(Embedded(image, emb[row[p.text]], emb[row[p.subject or p.text]], choices))
             todo.append(i)
@@ -198,20 +206,15 @@ class VqaTask(JsonOutput):
             answers[i] = answer
         return answers
 
-    def postprocess(self, raw: list[str | None], samples: Sequence[Sample]) -> list[Prediction]:
+    def postprocess(self, raw: list[str | None], samples: Sequence[VqaSample]) -> list[Prediction]:
         """One answer string per question; the fallback where none was computed."""
         return [self.fallback(s) if a is None else Prediction(s.key, a) for a, s in zip(raw, samples, strict=True)]
 
-    def fallback(self, sample: Sample) -> Prediction:
+    def fallback(self, sample: VqaSample) -> Prediction:
         """ "yes" in the question's language ("да" for Russian)."""
         from plugins.vqa.answerer import fallback_answer
 
-        return Prediction(sample.key, fallback_answer(getattr(sample, "lang", "en")))
-
-    def _require_answerer(self) -> Answerer:
-        if self._answerer is None:
-            raise RuntimeError("VqaTask.setup(trunk) must run before predict")
-        return self._answerer
+        return Prediction(sample.key, fallback_answer(sample.lang))
 
 
 def encode_regions(trunk: Trunk, pixels: torch.Tensor) -> torch.Tensor:
@@ -222,15 +225,13 @@ def encode_regions(trunk: Trunk, pixels: torch.Tensor) -> torch.Tensor:
     ``encode_images``). A trunk that cannot project regions gives the whole-image
     embedding in every row.
     """
-    from core.errors import TrunkError
     from plugins.vqa.head import region_pool
 
+    if not trunk.can_pool_regions:
+        return trunk.encode_images(pixels).unsqueeze(1).expand(-1, N_REGIONS, -1).clone()
     pooled = region_pool(trunk.image_feature_maps(pixels).maps[-1])
     b, r, c = pooled.shape
-    try:
-        return trunk.project_pooled(pooled.reshape(b * r, c)).reshape(b, r, -1)
-    except TrunkError:
-        return trunk.encode_images(pixels).unsqueeze(1).expand(b, r, -1).clone()
+    return trunk.project_pooled(pooled.reshape(b * r, c)).reshape(b, r, -1)
 
 
 def _embed_in_chunks(trunk: Trunk, texts: Sequence[str], size: int = 256) -> torch.Tensor:

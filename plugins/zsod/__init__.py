@@ -28,7 +28,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 @hookimpl
 def register_tasks(register: Callable[[Task], None], options: argparse.Namespace) -> None:
     """Register the zsOD task."""
+    from core.heads import search_dirs
     from plugins.zsod.task import ZsodTask
 
     folder = getattr(options, "zsod_visualize", None)
-    register(ZsodTask(visualize_dir=Path(folder) if folder else None))
+    register(ZsodTask(visualize_dir=Path(folder) if folder else None, search=search_dirs(options)))

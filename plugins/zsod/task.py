@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from core.errors import InputError, TrunkError
-from core.io import find_task_dir, load_image, read_request
-from core.task import JsonOutput, Prediction, Sample
+from core.heads import find_head
+from core.io import find_task_dir, load_image_and_info, model_safe_text, read_request, resolve_input_file
+from core.task import Prediction, RunContext, Sample, TaskBase, TaskInfo
 from plugins.zsod.boxes import EXIF_ORIENTATION_TAG, scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
 from plugins.zsod.proposals import GridSpec, grid_proposals
@@ -62,6 +63,7 @@ class ImageItem(NamedTuple):
     boxes: np.ndarray  # [N, 4] xyxy proposals in ``image`` pixels
     tokens: TextTokens | None  # the phrases, tokenised (None when there are none)
     phrases: tuple[str, ...]
+    geometry: Geometry  # how boxes map back to the file's stored pixel grid
 
 
 class Geometry(NamedTuple):
@@ -77,77 +79,94 @@ class Scored(NamedTuple):
 
     boxes: np.ndarray  # [N, 4] xyxy in loaded-image pixels
     probs: np.ndarray  # [N, P] verifier probabilities
+    geometry: Geometry  # from the ImageItem: maps ``boxes`` to the stored pixel grid
 
 
-class ZsodTask(JsonOutput):
+class Scorer(NamedTuple):
+    """What ``setup`` loads: the verifier made for the trunk (None: the weight-free scorer) and the calibration."""
+
+    verifier: Verifier | None
+    calibration: Calibration
+
+
+class ZsodTask(TaskBase[ZsodSample, list, list]):
     """Zero-shot detection from free-text phrases (SPEC: zsOD)."""
 
-    name = "zsod"
-    version = "1"
-    batch_size = 4
-    folder = "zsOD"
-    folder_aliases = ("OD",)  # the older rules' name (SPEC, "Older forms")
-    output_name = "prediction_zsOD.json"
+    info = TaskInfo(
+        name="zsod",
+        version="1",
+        folder="zsOD",
+        output="prediction_zsOD.json",
+        batch_size=4,
+        folder_aliases={"OD": "prediction_OD.json"},  # the older rules' name (SPEC, "Older forms")
+        metric="core.metrics.zsod:METRIC",
+        trainer="plugins.zsod.train:train_head",
+    )
 
-    def __init__(self, visualize_dir: Path | None = None, calibration: Calibration | None = None) -> None:
+    def __init__(
+        self,
+        visualize_dir: Path | None = None,
+        calibration: Calibration | None = None,
+        *,
+        search: Sequence[Path] = (),
+    ) -> None:
         self.visualize_dir = visualize_dir
         self.calibration = calibration
-        self.verifier: Verifier | None = None
+        self.search = tuple(search)
         self.grid = GridSpec()
-        self._geometry: dict[str, Geometry] = {}
-        self._paths: dict[str, Path | None] = {}
-        self._legacy_folder = False  # input came in the older ``OD/`` folder
 
     # -- setup ----------------------------------------------------------------------------
     def setup(self, trunk: Trunk) -> None:
-        """Load the verifier and the calibration."""
-        from plugins.zsod.verifier import load_verifier
+        """Load the verifier made for this trunk and the calibration."""
+        from plugins.zsod.verifier import CARD_FILE, WEIGHTS_FILE, load_verifier
 
-        if self.calibration is None:
-            self.calibration = Calibration.load()
-        try:
-            self.verifier = load_verifier(trunk)
-        except (TrunkError, OSError, KeyError, ValueError) as exc:
-            # Refuse a head made for another trunk, but keep answering: the
-            # heuristic scorer below needs no weights (it is much weaker).
-            log.error("zsod verifier not used (%s); falling back to the cosine heuristic", exc)
-            self.verifier = None
+        calibration = self.calibration if self.calibration is not None else Calibration.load()
+        verifier = None
+        folder = find_head(self.info.name, trunk, CARD_FILE.name, shipped=CARD_FILE.parent, search=self.search)
+        if folder is not None:
+            try:
+                verifier = load_verifier(trunk, folder / WEIGHTS_FILE.name, folder / CARD_FILE.name)
+            except (TrunkError, OSError, KeyError, ValueError) as exc:
+                log.error("zsod verifier in %s not used (%s)", folder, exc)
+        if verifier is None:
+            # The weight-free scorer needs no head (it is much weaker).
+            log.warning("zsod: no verifier for this trunk; scoring with the weight-free cosine rule (no-head mode)")
+        self._loaded = Scorer(verifier, calibration)
 
     # -- discover ---------------------------------------------------------------------------
-    def discover(self, input_dir: Path) -> list[Sample]:
+    def discover(self, input_dir: Path) -> list[ZsodSample]:
         """One sample per requested image; broken entries become samples with a ``problem``."""
-        root = find_task_dir(input_dir, self.folder, *self.folder_aliases)
+        root = find_task_dir(input_dir, *self.info.folders())
         if root is None:
             return []
-        self._legacy_folder = root.name == "OD"
         images_dir = root / "images" if (root / "images").is_dir() else root
-        samples: list[Sample] = []
-        for key, value in read_request(root, "requests.json").items():
+        samples: list[ZsodSample] = []
+        for key, value in read_request(root, "requests.json", root=input_dir).items():
             phrases, problems = clean_phrases(value)
-            path: Path | None = images_dir / key
-            if not path.is_file():
-                problems.append("image file missing")
+            path: Path | None
+            try:
+                path = resolve_input_file(images_dir, key)
+            except InputError as exc:
+                problems.append(f"image not usable ({exc})")
                 path = None
             problem = "; ".join(problems) or None
             if problem:
                 log.warning("zsod %s: %s", key, problem)
-            self._paths[key] = path
             samples.append(ZsodSample(key, path, phrases, problem if path is None else None))
         return samples
 
     # -- preprocess -------------------------------------------------------------------------
-    def preprocess(self, samples: Sequence[Sample], trunk: Trunk) -> list[ImageItem | None]:
+    def preprocess(self, samples: Sequence[ZsodSample], trunk: Trunk) -> list[ImageItem | None]:
         """Load images, make proposals and feature-pass inputs, tokenise phrases (CPU only)."""
         from plugins.zsod.features import feature_input
 
         items: list[ImageItem | None] = []
         for sample in samples:
-            if not isinstance(sample, ZsodSample) or sample.image_path is None or not sample.phrases:
+            if sample.image_path is None or not sample.phrases:
                 items.append(None)
                 continue
             try:
-                image = load_image(sample.image_path)
-                self._geometry[sample.key] = read_geometry(sample.image_path, image.size)
+                image, stored = load_image_and_info(sample.image_path)
             except InputError as exc:
                 log.warning("zsod %s: %s; every phrase gets []", sample.key, exc)
                 items.append(None)
@@ -163,8 +182,9 @@ class ZsodTask(JsonOutput):
                     pixels=feature_input(image, trunk, FEATURE_LONG_SIDE),
                     whole=trunk.image_transform(image),
                     boxes=grid_proposals(*image.size, self.grid),
-                    tokens=trunk.tokenize(phrases),
+                    tokens=trunk.tokenize([model_safe_text(p) for p in phrases]),  # a bad phrase costs only itself
                     phrases=phrases,
+                    geometry=geometry_of(stored.size, stored.orientation, image.size),
                 )
             )
         return items
@@ -172,63 +192,56 @@ class ZsodTask(JsonOutput):
     # -- predict ----------------------------------------------------------------------------
     def predict(self, batch: Sequence[ImageItem | None], trunk: Trunk) -> list[Scored | None]:
         """Score every (proposal, phrase) pair of every image."""
-        return [None if item is None else self._score(item, trunk) for item in batch]
-
-    def _score(self, item: ImageItem, trunk: Trunk) -> Scored:
-        from plugins.zsod.verifier import sigmoid
-
-        pair = pair_data(item, trunk)
-        if pair.feats.size == 0:
-            return Scored(pair.boxes, np.zeros(pair.feats.shape[:2], dtype=np.float32))
-        if self.verifier is None:
-            return Scored(pair.boxes, heuristic_probabilities(pair.feats).astype(np.float32))
-        logits1 = self.verifier.logits1(pair.feats)
-        if self.verifier.stage2 is None:
-            return Scored(pair.boxes, sigmoid(logits1).astype(np.float32))
-        cands, feats2 = crop_stage(item, trunk, pair, logits1)
-        return Scored(pair.boxes[cands], sigmoid(self.verifier.logits2(feats2)).astype(np.float32))
+        verifier = self.loaded().verifier
+        return [None if item is None else score_image(item, trunk, verifier) for item in batch]
 
     # -- postprocess ------------------------------------------------------------------------
-    def postprocess(self, raw: Sequence[Scored | None], samples: Sequence[Sample]) -> list[Prediction]:
+    def postprocess(self, raw: Sequence[Scored | None], samples: Sequence[ZsodSample]) -> list[Prediction]:
         """Per phrase: the calibrated decision, boxes in stored-image ``[x, y, w, h]``."""
-        cal = self.calibration or Calibration()
+        cal = self.loaded().calibration
         out = []
         for scored, sample in zip(raw, samples, strict=True):
-            phrases = sample.phrases if isinstance(sample, ZsodSample) else ()
-            value: dict[str, list[list[float]]] = {p: [] for p in phrases}
-            geo = self._geometry.get(sample.key)
-            if scored is not None and geo is not None:
-                for j, phrase in enumerate(phrases[: scored.probs.shape[1]]):
+            value: dict[str, list[list[float]]] = {p: [] for p in sample.phrases}
+            if scored is not None:
+                for j, phrase in enumerate(sample.phrases[: scored.probs.shape[1]]):
                     chosen = choose_boxes(scored.boxes, scored.probs[:, j], cal)
-                    value[phrase] = to_stored(scored.boxes[chosen], geo)
+                    value[phrase] = to_stored(scored.boxes[chosen], scored.geometry)
             out.append(Prediction(sample.key, value))
         return out
 
-    def fallback(self, sample: Sample) -> Prediction:
+    def fallback(self, sample: ZsodSample) -> Prediction:
         """Every phrase absent: ``[]`` costs nothing on negatives, one FN on positives."""
-        phrases = sample.phrases if isinstance(sample, ZsodSample) else ()
-        return Prediction(sample.key, {p: [] for p in phrases})
+        return Prediction(sample.key, {p: [] for p in sample.phrases})
 
     # -- write ------------------------------------------------------------------------------
-    def write(self, predictions: Sequence[Prediction], out_dir: Path) -> Path:
-        """The prediction file; with ``--zsod-visualize DIR`` also one drawing per image.
-
-        Input in the older ``OD/`` folder also gets ``prediction_OD.json`` (SPEC, "Older forms").
-        """
-        path = super().write(predictions, out_dir)
-        if self._legacy_folder:
-            from core.io import write_json_atomic
-            from core.task import output_mapping
-
-            write_json_atomic(out_dir / "prediction_OD.json", output_mapping(predictions))
+    def write(self, predictions: Sequence[Prediction], samples: Sequence[ZsodSample], ctx: RunContext) -> Path:
+        """The prediction file (and ``prediction_OD.json`` for input in ``OD/``); with
+        ``--zsod-visualize DIR`` also one drawing per image."""
+        path = super().write(predictions, samples, ctx)
         if self.visualize_dir is not None:
             from plugins.zsod.visualize import draw_predictions
 
             try:
-                draw_predictions(predictions, self._paths, self.visualize_dir)
+                draw_predictions(predictions, {s.key: s.image_path for s in samples}, self.visualize_dir)
             except Exception:  # a drawing must never cost the prediction file
                 log.exception("zsod: drawing the predictions into %s failed", self.visualize_dir)
         return path
+
+
+def score_image(item: ImageItem, trunk: Trunk, verifier: Verifier | None) -> Scored:
+    """Score every (proposal, phrase) pair of one image: verifier stages, or the weight-free rule."""
+    from plugins.zsod.verifier import sigmoid
+
+    pair = pair_data(item, trunk)
+    if pair.feats.size == 0:
+        return Scored(pair.boxes, np.zeros(pair.feats.shape[:2], dtype=np.float32), item.geometry)
+    if verifier is None:
+        return Scored(pair.boxes, heuristic_probabilities(pair.feats).astype(np.float32), item.geometry)
+    logits1 = verifier.logits1(pair.feats)
+    if verifier.stage2 is None:
+        return Scored(pair.boxes, sigmoid(logits1).astype(np.float32), item.geometry)
+    cands, feats2 = crop_stage(item, trunk, pair, logits1)
+    return Scored(pair.boxes[cands], sigmoid(verifier.logits2(feats2)).astype(np.float32), item.geometry)
 
 
 def clean_phrases(value: Any) -> tuple[tuple[str, ...], list[str]]:
@@ -257,18 +270,25 @@ def clean_phrases(value: Any) -> tuple[tuple[str, ...], list[str]]:
     return tuple(phrases), problems
 
 
+def geometry_of(stored: tuple[int, int], orientation: int, loaded: tuple[int, int]) -> Geometry:
+    """The map from the loaded (EXIF-upright, maybe reduced) image back to the file's stored grid."""
+    upright = (stored[1], stored[0]) if orientation in (5, 6, 7, 8) else stored
+    return Geometry(stored, orientation, (upright[0] / loaded[0], upright[1] / loaded[1]))
+
+
 def read_geometry(path: Path, loaded_size: tuple[int, int]) -> Geometry:
     """Stored size and EXIF orientation of ``path``; scale from the loaded image to full resolution."""
     from PIL import Image
 
-    with Image.open(path) as img:
+    from core.io import open_input_file
+
+    with open_input_file(path) as fh, Image.open(fh) as img:
         stored = img.size
         try:
             orientation = int(img.getexif().get(EXIF_ORIENTATION_TAG, 1) or 1)
         except (TypeError, ValueError, SyntaxError):
             orientation = 1
-    upright = (stored[1], stored[0]) if orientation in (5, 6, 7, 8) else stored
-    return Geometry(stored, orientation, (upright[0] / loaded_size[0], upright[1] / loaded_size[1]))
+    return geometry_of(stored, orientation, loaded_size)
 
 
 def to_stored(boxes: np.ndarray, geo: Geometry) -> list[list[float]]:

@@ -43,7 +43,7 @@ def test_training_writes_weights_and_card(selector_dir: Path) -> None:
 def test_conforms_with_selector(selector_dir: Path) -> None:
     task = C2cTask(weights_dir=selector_dir)
     preds = {p.key: p.value for p in assert_task_conforms(task, DATA / "input", make_fake_trunk())}
-    assert task._head is not None
+    assert task.loaded().head is not None
     assert set(preds) == {"0", "1", "2", "3", "4", "5", "6"}
     assert all(isinstance(v, str) and compiles(v) for v in preds.values())
     assert preds["2"] == preds["3"] == MINIMAL_PROGRAM
@@ -53,7 +53,7 @@ def test_conforms_with_selector(selector_dir: Path) -> None:
 def test_conforms_without_weights_uses_default_style(tmp_path: Path) -> None:
     task = C2cTask(weights_dir=tmp_path)
     preds = {p.key: p.value for p in assert_task_conforms(task, DATA / "input", make_fake_trunk())}
-    assert task._head is None
+    assert task.loaded().head is None
     assert preds["0"] == FACT
     assert preds["1"] == "def isEven ( n ) : NEW_LINE INDENT return n % 2 == 0 NEW_LINE DEDENT"
     assert preds["5"] == 'def greet ( ) : NEW_LINE INDENT print ( " привет ▁ мир " ) NEW_LINE DEDENT'

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from core.io import find_task_dir, read_json_object
-from core.task import JsonOutput, Prediction, Sample
+from core.task import Prediction, Sample, TaskBase, TaskInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,14 +16,10 @@ class EchoSample(Sample):
     text: str
 
 
-class EchoTask(JsonOutput):
+class EchoTask(TaskBase[EchoSample, Any, list]):
     """Reads ``ECHO/requests.json`` ({key: text}); answers each text's trunk-embedding argmax."""
 
-    name = "echo"
-    version = "0"
-    batch_size = 2
-    folder = "ECHO"
-    output_name = "prediction_ECHO.json"
+    info = TaskInfo(name="echo", version="0", folder="ECHO", output="prediction_ECHO.json", batch_size=2)
 
     def __init__(self, fail_on: frozenset[str] = frozenset(), fail_setup: bool = False) -> None:
         self.fail_on = fail_on
@@ -34,9 +30,10 @@ class EchoTask(JsonOutput):
         self.setup_calls += 1
         if self.fail_setup:
             raise RuntimeError("head weights missing")
+        self._loaded = True
 
     def discover(self, input_dir: Path) -> list[Sample]:
-        root = find_task_dir(input_dir, self.folder)
+        root = find_task_dir(input_dir, *self.info.folders())
         if root is None:
             return []
         return [EchoSample(k, str(v)) for k, v in read_json_object(root / "requests.json").items()]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import types
 import warnings
 from importlib.metadata import EntryPoint
@@ -18,7 +19,7 @@ def _plugin(name: str, task_name: str = "echo") -> types.ModuleType:
     @hookimpl
     def register_tasks(register):  # type: ignore[no-untyped-def]
         task = EchoTask()
-        task.name = task_name
+        task.info = dataclasses.replace(EchoTask.info, name=task_name)
         register(task)
 
     module.register_tasks = register_tasks  # type: ignore[attr-defined]
@@ -46,7 +47,7 @@ def test_each_call_returns_a_new_manager_with_the_builtins() -> None:
 def test_builtin_tasks_are_registered_under_their_names(pm) -> None:  # type: ignore[no-untyped-def]
     tasks = registry.collect_tasks(pm)
     assert list(tasks) == ["c2c", "htr", "zsod", "vqa"]
-    assert [t.folder for t in tasks.values()] == ["C2C", "HTR", "zsOD", "VQA"]
+    assert [t.info.folder for t in tasks.values()] == ["C2C", "HTR", "zsOD", "VQA"]
 
 
 def test_duplicate_task_name_names_both_plugins() -> None:

@@ -80,8 +80,10 @@ def test_present_but_empty_folder_still_gets_its_file(tmp_path: Path, fake_trunk
 
 
 def test_folder_aliases_count_as_present(tmp_path: Path) -> None:
+    import dataclasses
+
     class OldEcho(EchoTask):
-        folder_aliases = ("OLD_ECHO",)
+        info = dataclasses.replace(EchoTask.info, folder_aliases={"OLD_ECHO": "prediction_OLD_ECHO.json"})
 
         def discover(self, input_dir: Path) -> list:
             return []

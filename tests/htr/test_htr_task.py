@@ -9,12 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from PIL import Image
 
-from core.errors import TrunkError
+from core.task import Prediction
 from core.testing import assert_task_conforms
 from plugins.htr.charset import NUM_CLASSES
-from plugins.htr.task import HtrTask
+from plugins.htr.task import HtrSample, HtrTask
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[2]
@@ -62,10 +63,14 @@ def test_crops_are_fitted_to_the_size_on_the_card(fake_trunk, tmp_path: Path) ->
     assert [p.key for p in task.postprocess(raw, samples)] == [s.key for s in samples]
 
 
-def test_refuses_head_of_another_trunk(fake_trunk, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    task = HtrTask(_write_head(tmp_path, "efficientnet_lite0-other"))
-    with pytest.raises(TrunkError, match="htr head"):
-        task.setup(fake_trunk)
+def test_head_of_another_trunk_is_not_used(fake_trunk, tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
+    task = HtrTask(_write_head(tmp_path, "efficientnet_lite0-other"), search=[tmp_path / "none"])
+    task.setup(fake_trunk)
+    assert task.loaded().head is None and "cannot read without one" in caplog.text
+    samples = [HtrSample("a.png", tmp_path / "a.png")]
+    with torch.inference_mode():
+        raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
+    assert task.postprocess(raw, samples) == [Prediction("a.png", "")]
 
 
 def _bad_images(root: Path) -> dict[str, str]:
@@ -118,6 +123,7 @@ def test_all_unreadable_batch_still_answers(fake_trunk, fake_head: Path, tmp_pat
     images.mkdir(parents=True)
     (images / "0.png").write_bytes(b"")
     task = HtrTask(fake_head)
+    task.setup(fake_trunk)
     samples = task.discover(tmp_path)
     with torch.inference_mode():
         preds = task.postprocess(task.predict(task.preprocess(samples, fake_trunk), fake_trunk), samples)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.task import Prediction
+from core.task import Prediction, RunContext
 from core.testing import assert_task_conforms
 from plugins.zsod.decision import Calibration
 from plugins.zsod.task import Geometry, ZsodSample, ZsodTask, clean_phrases, to_stored
@@ -87,7 +87,7 @@ def test_visualize_option_draws_every_readable_image(fake_trunk, tmp_path: Path)
     task.setup(fake_trunk)
     samples = task.discover(DATA)
     raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
-    task.write(task.postprocess(raw, samples), tmp_path / "out")
+    task.write(task.postprocess(raw, samples), samples, RunContext(tmp_path / "out", "zsOD"))
     drawn = sorted(p.name for p in (tmp_path / "viz").iterdir())
     assert drawn == ["0.png", "1.png", "2.png", "3.png", "4.png"]  # 5: truncated, 6 and 0b: no file
 
@@ -95,8 +95,8 @@ def test_visualize_option_draws_every_readable_image(fake_trunk, tmp_path: Path)
 def test_verifier_for_another_trunk_is_refused(fake_trunk, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
     task = ZsodTask()
     task.setup(fake_trunk)
-    assert task.verifier is None
-    assert "falling back" in caplog.text
+    assert task.loaded().verifier is None
+    assert "no verifier for this trunk" in caplog.text
 
 
 def test_importing_the_plugin_is_cheap() -> None:
@@ -123,7 +123,7 @@ def test_older_od_folder_also_gets_prediction_od(fake_trunk, tmp_path: Path) -> 
     task.setup(fake_trunk)
     samples = task.discover(tmp_path / "in")
     preds = task.postprocess(task.predict(task.preprocess(samples, fake_trunk), fake_trunk), samples)
-    task.write(preds, tmp_path / "out")
+    task.write(preds, samples, RunContext(tmp_path / "out", "OD"))
     files = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert files == ["prediction_OD.json", "prediction_zsOD.json"]
     assert (tmp_path / "out" / "prediction_OD.json").read_bytes() == (

@@ -10,7 +10,7 @@ from typing import Any
 
 from core.errors import InputError
 from core.io import find_task_dir, load_image, read_json
-from core.task import JsonOutput, Prediction, Sample
+from core.task import Prediction, Sample, TaskBase, TaskInfo
 
 log = logging.getLogger(__name__)
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
@@ -22,18 +22,14 @@ class TagSample(Sample):
     labels: tuple[str, ...]
 
 
-class TagTask(JsonOutput):
-    name = "tag"
-    version = "0.1.0"
-    batch_size = 16
-    folder = "TAG"
-    output_name = "prediction_TAG.json"
+class TagTask(TaskBase[TagSample, Any, list]):
+    info = TaskInfo(name="tag", version="0.1.0", folder="TAG", output="prediction_TAG.json", batch_size=16)
 
     def setup(self, trunk: Any) -> None:
-        self._label_cache: dict[tuple[str, ...], Any] = {}
+        self._loaded = True  # nothing to load: labels come with each input
 
-    def discover(self, input_dir: Path) -> list[Sample]:
-        root = find_task_dir(input_dir, self.folder)
+    def discover(self, input_dir: Path) -> list[TagSample]:
+        root = find_task_dir(input_dir, self.info.folder)
         if root is None:
             return []
         labels = read_json(root / "labels.json")
@@ -42,22 +38,19 @@ class TagTask(JsonOutput):
         images = sorted(p for p in (root / "images").glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
         return [TagSample(p.name, p, tuple(labels)) for p in images]
 
-    def preprocess(self, samples: Sequence[Sample], trunk: Any) -> Any:
+    def preprocess(self, samples: Sequence[TagSample], trunk: Any) -> Any:
         import torch
 
-        pixels = [trunk.image_transform(load_image(s.image)) for s in samples if isinstance(s, TagSample)]
-        return torch.stack(pixels), samples[0].labels if isinstance(samples[0], TagSample) else ()
+        pixels = torch.stack([trunk.image_transform(load_image(s.image)) for s in samples])
+        return pixels, samples[0].labels
 
-    def predict(self, batch: Any, trunk: Any) -> Any:
+    def predict(self, batch: Any, trunk: Any) -> list[str]:
         pixels, labels = batch
-        if labels not in self._label_cache:
-            self._label_cache[labels] = trunk.embed_texts(labels)
-        scores = trunk.encode_images(pixels) @ self._label_cache[labels].T
+        scores = trunk.encode_images(pixels) @ trunk.embed_texts(labels).T
         return [labels[i] for i in scores.argmax(dim=1).tolist()]
 
-    def postprocess(self, raw: Any, samples: Sequence[Sample]) -> list[Prediction]:
+    def postprocess(self, raw: list[str], samples: Sequence[TagSample]) -> list[Prediction]:
         return [Prediction(s.key, label) for s, label in zip(samples, raw, strict=True)]
 
-    def fallback(self, sample: Sample) -> Prediction:
-        labels = sample.labels if isinstance(sample, TagSample) else ("",)
-        return Prediction(sample.key, labels[0])
+    def fallback(self, sample: TagSample) -> Prediction:
+        return Prediction(sample.key, sample.labels[0])

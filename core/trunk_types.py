@@ -1,0 +1,115 @@
+"""Value types and protocols of the trunk, in a module the backends import without a cycle.
+
+``core.trunk`` (the facade) and ``core.backends.*`` both import from here; this module
+imports neither, nor torch at import time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
+
+from core.errors import TrunkError
+
+if TYPE_CHECKING:
+    import torch
+    from PIL import Image
+
+
+class TextTokens(NamedTuple):
+    """Tokenized texts, ready for the text tower."""
+
+    ids: torch.Tensor  # [B, T] int64 token ids, padded
+    mask: torch.Tensor  # [B, T] bool, True on real tokens
+
+
+class FeatureMaps(NamedTuple):
+    """Spatial image-tower features, finest first."""
+
+    maps: tuple[torch.Tensor, ...]  # each [B, C_i, H / s_i, W / s_i], float32
+    strides: tuple[int, ...]  # s_i in input pixels, e.g. (8, 16, 32)
+
+
+class TokenStates(NamedTuple):
+    """Per-token text-tower states."""
+
+    states: torch.Tensor  # [B, T, C] float32
+    mask: torch.Tensor  # [B, T] bool, True on real tokens
+
+
+class TrunkBackend(Protocol):
+    """What a backend module provides; ``Trunk`` adds freezing and normalisation."""
+
+    embed_dim: int  # joint-space width
+    image_size: int  # square side the image transform produces
+    component_versions: Mapping[str, str]  # {"image": ..., "text": ..., "joint": ...}
+
+    def image_transform(self, image: Image.Image) -> torch.Tensor: ...
+    def tokenize(self, texts: Sequence[str]) -> TextTokens: ...
+    def encode_images(self, pixels: torch.Tensor) -> torch.Tensor: ...
+    def image_feature_maps(self, pixels: torch.Tensor) -> FeatureMaps: ...
+    def encode_texts(self, tokens: TextTokens) -> torch.Tensor: ...
+    def text_token_states(self, tokens: TextTokens) -> TokenStates: ...
+
+
+@runtime_checkable
+class RegionPooling(Protocol):
+    """Capability of backends whose image embedding is a projection of the pooled last map.
+
+    Such a backend embeds any region of one feature pass (``Trunk.project_pooled``):
+    zsOD scores hundreds of boxes from one pass, VQA looks at image regions.
+    Attention-pooled towers (open_clip ViTs) lack it; ``Trunk.can_pool_regions`` says
+    which, checked once when the trunk is built.
+    """
+
+    @property
+    def can_pool_regions(self) -> bool:
+        """False when this instance's architecture turns out not to pool (decided once)."""
+        ...
+
+    def project(self, pooled: torch.Tensor) -> torch.Tensor:
+        """``[N, C]`` pooled last-map features -> ``[N, embed_dim]`` (not normalised)."""
+        ...
+
+    def pool_map(self, maps: torch.Tensor) -> torch.Tensor:
+        """``[N, C, h, w]`` region maps -> ``[N, C]``, pooled as the whole map is."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TrunkConfig:
+    """How to build the trunk.
+
+    ``backend`` is ``"default"`` or ``"openclip"``. For ``default``,
+    ``model_name`` picks the image tower (``efficientnet_lite0``...) and
+    ``pretrained`` optionally names a joint-projection file (the shipped one
+    when empty). For ``openclip``, ``model_name`` is the open_clip architecture
+    and ``pretrained`` the local checkpoint path; ``text_tower_dir`` is a local
+    Hugging Face folder for architectures with an HF text tower.
+    ``ablation="random"`` replaces every feature by seeded noise of the same
+    shape: the control run that shows what the trunk contributes.
+    """
+
+    backend: str = "default"
+    model_name: str = ""
+    pretrained: str = ""
+    text_tower_dir: str = ""
+    device: str = "cpu"
+    precision: str = "fp32"
+    ablation: str = "none"
+
+    @classmethod
+    def parse(cls, spec: str, *, ablation: str = "none") -> TrunkConfig:
+        """Parse ``run.py --trunk``: ``default``, ``default:efficientnet_lite2``,
+        ``openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]``."""
+        parts = spec.split(":") if spec else ["default"]
+        backend = parts[0] or "default"
+        if backend == "default" and len(parts) <= 3:
+            return cls("default", *(parts[1:3]), ablation=ablation)
+        if backend == "openclip" and len(parts) in (3, 4):
+            return cls("openclip", *parts[1:], ablation=ablation)
+        raise TrunkError(
+            f"bad trunk spec {spec!r}: use 'default[:IMAGE_TOWER[:PROJECTION]]' "
+            "or 'openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]'"
+        )
