@@ -1,22 +1,38 @@
-"""VQA benchmark: questions/s on 2 cores, and accuracy when the set has a gold file.
+"""VQA benchmark: quality against the baselines on every evaluation set, and questions/s on 2 cores.
 
-    python bench/vqa.py [--set ../shared/data/vqa_okvqa_dev] [--ablation random]
-                        [--threads 2] [--out /tmp/vqa_bench] [--head FILE | --hand-set-head]
+    python bench/vqa.py [--data ../shared/data] [--cache /work/cache/vqa] [--head FILE] [--threads 1]
+    python bench/vqa.py --speed [--set ../shared/data/vqa_okvqa_dev] [--ablation random] [--head FILE]
 
-Runs the task through ``core.runner`` exactly as ``run.py`` does and times it
-(trunk construction excluded, task setup included). Image embeddings are
-cached per image, so the rate depends on questions per image: the dev sets
-have 1.1 (yes/no) and 1.0 (OK-VQA) questions per image, a worst case; VQA v2
-averages about 5.4. The report therefore also gives the rate for questions
-whose image is already encoded and the image encoding rate, and the estimate
-for the public test (5,446 questions at 5.4 per image).
-Accuracy uses ``core.metrics.vqa`` when present, else ``plugins.vqa.normalize``
-(the same rules, ../shared/SCORER.md).
+Quality (default): for each evaluation set (the held-out part of ``vqa_yesno_dev`` and of
+``vqa_okvqa_dev``, see ``plugins.vqa.data.is_heldout``, and all of ``fb_sample``) it prints
+
+* **model**: the head (the shipped one, or ``--head``) on the embedded trunk;
+* **best constant**: the best single answer per language, chosen *on the evaluation set
+  itself* (an oracle, so a bar at least as high as any constant a model could learn);
+* **prior alone**: the head's question-only model (no image feature; what the wording
+  of the question predicts), when the head has one;
+* **ablated**: the head on ``--ablate-trunk random`` features (every trunk feature,
+  image and text, replaced by seeded noise);
+* **no head**: the weight-free mode used when no trained head matches the trunk.
+
+Embeddings come from ``plugins.vqa.train.EmbeddingCache`` (the task's own encoding:
+region pooling of one tower pass, ``project_pooled``), cached under ``--cache``; the
+answers are ``Answerer.answer_batch``'s, exactly what the task emits. ``run.py`` +
+``python -m core.score`` on ``python -m plugins.vqa.data SRC DST`` held-out sets gives
+the same figures end to end.
+
+``--speed`` runs the task through ``core.runner`` exactly as ``run.py`` does and times it
+(trunk construction excluded, task setup included). Image embeddings are cached per
+image, so the rate depends on questions per image: the dev sets have 1.1 (yes/no) and 1.0
+(OK-VQA) questions per image, a worst case; VQA v2 averages about 5.4. The report
+therefore also gives the rate for questions whose image is already encoded, the image
+encoding rate, and the estimate for the public test (5,446 questions at 5.4 per image).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import sys
 import time
@@ -27,6 +43,8 @@ sys.path.insert(0, str(REPO))
 
 PUBLIC_QUESTIONS = 5446
 PUBLIC_PER_IMAGE = 5.4
+EVAL_SETS = ("vqa_yesno_dev", "vqa_okvqa_dev", "fb_sample")
+MIN_SET = 100  # below this many questions a difference of a few answers tells nothing
 
 
 def accuracy(pred: dict[str, str], true_file: Path) -> float:
@@ -40,18 +58,86 @@ def accuracy(pred: dict[str, str], true_file: Path) -> float:
     return hits / max(1, len(gold))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", type=Path, default=REPO.parent / "shared" / "data" / "vqa_okvqa_dev")
-    parser.add_argument("--ablation", default="none", choices=["none", "random"])
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=Path("/tmp/vqa_bench"))
-    parser.add_argument("--head", type=Path, default=None, help="a head's safetensors (default: the shipped one)")
-    parser.add_argument(
-        "--hand-set-head", action="store_true", help="no trained head: the weight-free rules of head.untrained_head"
-    )
-    args = parser.parse_args()
+def best_constant(questions: list) -> tuple[float, dict[str, str]]:  # list[DevQuestion]
+    """The oracle constant: per language, the gold answer that is right most often on this set."""
+    by_lang: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for q in questions:
+        by_lang[q.lang].update(set(q.answers))
+    hits = 0
+    best = {}
+    for lang, counts in sorted(by_lang.items()):
+        answer, n = counts.most_common(1)[0]
+        best[lang] = answer
+        hits += n
+    return hits / max(1, len(questions)), best
 
+
+def score(answers: list[str], questions: list) -> float:
+    """Organizers' accuracy: the normalized answer is one of the gold answers."""
+    from plugins.vqa.normalize import normalize_answer
+
+    hits = sum(normalize_answer(a, q.lang) in q.answers for a, q in zip(answers, questions, strict=True))
+    return hits / max(1, len(questions))
+
+
+def evaluation_sets(data: Path) -> dict[str, list]:
+    from plugins.vqa.data import is_heldout, load_dev_set
+
+    out = {}
+    for name in EVAL_SETS:
+        qs = load_dev_set(data / name)
+        out[name] = qs if name == "fb_sample" else [q for q in qs if is_heldout(q.image.name)]
+    return out
+
+
+def quality(args: argparse.Namespace) -> int:
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from core.trunk import TrunkConfig, load_trunk
+    from plugins.vqa.answerer import make_answerer
+    from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head, untrained_head
+    from plugins.vqa.train import EmbeddingCache, embed_questions
+
+    weights = args.head or WEIGHTS_FILE
+    card = weights.with_suffix(".json") if args.head else CARD_FILE
+    sets = evaluation_sets(args.data)
+    columns: dict[str, dict[str, float]] = collections.defaultdict(dict)
+    for ablation in ("none", "random"):
+        trunk = load_trunk(TrunkConfig(ablation=ablation))
+        cache = EmbeddingCache(trunk, args.cache)
+        head = load_head(trunk, weights, card)
+        answerers = {"model": make_answerer(head, cache.text)}
+        if ablation == "none":
+            if head.has_prior:
+                answerers["prior alone"] = make_answerer(head, cache.text, mode="prior")
+            answerers["no head"] = make_answerer(untrained_head(trunk.embed_dim), cache.text)
+        for name, qs in sets.items():
+            parsed, items = embed_questions(cache, qs)
+            for label, answerer in answerers.items():
+                column = "ablated" if ablation == "random" else label
+                columns[column][name] = score(answerer.answer_batch(parsed, items), qs)
+        cache.save()
+    print(f"head: {weights} ({weights.stat().st_size if weights.exists() else 0:,} bytes)")
+    header = f"{'set':<26}{'n':>5}  {'model':>7}{'best const':>11}{'prior alone':>12}{'ablated':>9}{'no head':>9}"
+    print(header)
+    print("-" * len(header))
+    for name, qs in sets.items():
+        const, answers = best_constant(qs)
+        part = "all" if name == "fb_sample" else "held-out"
+        cells = [columns["model"].get(name, float("nan"))]
+        cells += [const] + [columns[c].get(name, float("nan")) for c in ("prior alone", "ablated", "no head")]
+        label = f"{name} ({part})"
+        print(
+            f"{label:<26}{len(qs):>5}  "
+            + "".join(f"{v:>{w}.3f}" for v, w in zip(cells, (7, 11, 12, 9, 9), strict=True))
+        )
+        note = "too small to tell models apart" if len(qs) < MIN_SET else ""
+        print(f"{'':<33}best constant: {answers} {note}")
+    return 0
+
+
+def speed(args: argparse.Namespace) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
@@ -60,7 +146,7 @@ def main() -> int:
     from plugins.vqa.task import VqaTask
 
     trunk = load_trunk(TrunkConfig(ablation=args.ablation))
-    # A head file that does not exist makes the task fall back to the hand-set weights (logged).
+    # A head file that does not exist makes the task use the no-head mode (logged).
     task = VqaTask(args.out / "no_head.safetensors" if args.hand_set_head else args.head)
     planned = plan([task], args.set / "input")
     samples = planned[0].samples
@@ -91,6 +177,21 @@ def main() -> int:
         pred = json.loads((args.out / task.output_name).read_text(encoding="utf-8"))
         print(f"accuracy (all questions, incl. training part): {accuracy(pred, true_file):.3f}")
     return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--cache", type=Path, default=Path("/work/cache/vqa"), help="embedding cache folder")
+    parser.add_argument("--head", type=Path, default=None, help="a head's safetensors (default: the shipped one)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--speed", action="store_true", help="time the task through core.runner instead")
+    parser.add_argument("--set", type=Path, default=REPO.parent / "shared" / "data" / "vqa_okvqa_dev")
+    parser.add_argument("--ablation", default="none", choices=["none", "random"])
+    parser.add_argument("--hand-set-head", action="store_true", help="--speed: the no-head mode (no trained head)")
+    parser.add_argument("--out", type=Path, default=Path("/tmp/vqa_bench"))
+    args = parser.parse_args()
+    return speed(args) if args.speed else quality(args)
 
 
 if __name__ == "__main__":

@@ -6,14 +6,15 @@ evaluation). Pure torch on embeddings that the trunk already produced.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from plugins.vqa.answers import Answer, vocabulary
-from plugins.vqa.head import VqaHead, open_features, yesno_features
+from plugins.vqa.head import ANSWER_TYPES, VqaHead, open_features, yesno_features
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType
 
@@ -67,6 +68,27 @@ _OPEN_EXCLUDED = ("yesno", "count", "color")  # only asked-for types get these
 _OPEN_POOLS = ("learned", "imagenet")  # uncategorised answers, allowed for every open question
 
 
+# The answer-type step drops candidates whose type the question makes this unlikely.
+TYPE_FLOOR = 0.03
+_TYPE_OF_CATEGORY = {"yesno": "yesno", "count": "count", "color": "color", "sport": "sport", "place": "place"}
+_TYPE_OF_CATEGORY["room"] = "place"
+
+
+def answer_type(answer: str, category: str = "") -> str:
+    """The answer type (``head.ANSWER_TYPES``) of an English answer: by its vocabulary category,
+    digits for counts, else "other"."""
+    if answer in ("yes", "no"):
+        return "yesno"
+    if answer.isdigit():
+        return "count"
+    if not category:
+        category = _VOCAB_CATEGORY.get(answer, "")
+    return _TYPE_OF_CATEGORY.get(category, "other")
+
+
+_VOCAB_CATEGORY = {a.en: a.category for a in reversed(vocabulary())}  # first category wins
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """An answer the scorer can pick, with its texts in both languages."""
@@ -102,6 +124,7 @@ def build_candidates(head: VqaHead) -> list[Candidate]:
     return out
 
 
+@functools.cache
 def imagenet_names() -> list[str]:
     """The first name of every ImageNet-1k class (timm's bundled table), as the scorer writes it.
 
@@ -181,6 +204,7 @@ class Answerer:
         self.log_prior = torch.tensor([c.log_prior for c in self.candidates])
         self.reference = emb_en  # the vocabulary a subject is ranked against
         self._masks: dict[tuple[str, QType, str], torch.Tensor] = {}
+        self.types = torch.tensor([ANSWER_TYPES.index(answer_type(c.en, c.category)) for c in self.candidates])
 
     def yesno_logits(self, items: Sequence[Embedded]) -> torch.Tensor:
         """``[B]`` logits of "yes"."""
@@ -198,14 +222,35 @@ class Answerer:
 
         All questions must share one language (the candidate texts differ by language).
         """
+        feats, mask = self.open_inputs(parsed, items)
+        return self.head.open_scores(feats).masked_fill(~mask, float("-inf"))
+
+    def open_inputs(
+        self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``[B, N, N_OPEN]`` candidate features and the ``[B, N]`` mask of allowed candidates.
+
+        The mask is the question-type rules' (``candidate_mask``) and the answer-type step's:
+        a candidate whose answer type gets probability below ``TYPE_FLOOR`` from the head's
+        type classifier is dropped, unless that drops every candidate the rules allow.
+        """
+        import math
+
         import torch
 
         emb = self.emb["ru" if parsed[0].lang == "ru" else "en"]
         inq = torch.tensor([in_question(p, self.candidates) for p in parsed])
         img = torch.stack([e.image for e in items])
         questions = torch.stack([e.question for e in items])
-        scores = self.head.open_scores(open_features(img, questions, emb, self.head.mean_image, self.log_prior, inq))
-        return scores.masked_fill(~torch.stack([self._mask(p) for p in parsed]), float("-inf"))
+        lm = self.head.language_model(questions, emb, self.log_prior)
+        type_lp = self.head.type_log_probs(questions)[:, self.types]  # [B, N]
+        feats = open_features(img, questions, emb, self.head.mean_image, self.log_prior, inq, lm, type_lp)
+        rules = torch.stack([self._mask(p) for p in parsed])
+        if self.head.type_w is None:
+            return feats, rules
+        mask = rules & (type_lp > math.log(TYPE_FLOOR))
+        empty = ~mask.any(-1, keepdim=True)
+        return feats, torch.where(empty, rules, mask)
 
     def _mask(self, parsed: ParsedQuestion) -> torch.Tensor:
         import torch
@@ -246,9 +291,23 @@ class Answerer:
         return out
 
 
+def make_answerer(head: VqaHead, embed: Callable[[Sequence[str]], torch.Tensor], *, mode: str = "model") -> Answerer:
+    """An ``Answerer`` for ``head`` with candidate texts embedded by ``embed`` (texts -> ``[N, D]``).
+
+    ``mode``: "model" (the head as shipped) or "prior" (its prior-only model: no image feature).
+    """
+    if mode == "prior":
+        head = head.prior_only()
+    elif mode != "model":
+        raise ValueError(f"unknown answerer mode {mode!r}")
+    candidates = build_candidates(head)
+    en, ru = candidate_texts(candidates)
+    return Answerer(head, candidates, embed(en), embed(ru))
+
+
 def fallback_answer(lang: str | None) -> str:
     """The answer given when nothing else can be computed: "yes" in the question's language."""
     return YES.get(lang or "en", "yes")
 
 
-__all__ = ["Answer", "Answerer", "Candidate", "Embedded", "build_candidates", "fallback_answer"]
+__all__ = ["Answer", "Answerer", "Candidate", "Embedded", "build_candidates", "fallback_answer", "make_answerer"]

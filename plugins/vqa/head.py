@@ -38,7 +38,6 @@ CARD_FILE = WEIGHTS_DIR / "vqa_head.json"
 DEPENDS_ON = ("image", "text", "joint")
 
 N_SCALAR = 6
-N_OPEN = 7
 
 
 def region_pool(coarse: torch.Tensor) -> torch.Tensor:
@@ -68,7 +67,8 @@ def region_pool(coarse: torch.Tensor) -> torch.Tensor:
 def yesno_features(
     img: torch.Tensor, question: torch.Tensor, subject: torch.Tensor, mean_image: torch.Tensor, reference: torch.Tensor
 ) -> torch.Tensor:
-    """``[B, 6 + 2D]`` features of yes/no questions.
+    """``[B, 6 + 3D]`` features of yes/no questions: 6 image-evidence scalars, the question embedding
+    (the language prior), the image-subject product and the image-question product.
 
     :param img: ``[B, R, D]`` region embeddings (row 0: whole image); ``question``/``subject``:
         ``[B, D]`` text embeddings of the question and of the phrase it asks about;
@@ -95,7 +95,31 @@ def yesno_features(
         ],
         -1,
     )
-    return torch.cat([scalars, question, centred * subject * 10], -1)
+    return torch.cat([scalars, question, centred * subject * 10, centred * question * 10], -1)
+
+
+def yesno_image_mask(dim: int) -> torch.Tensor:
+    """``[6 + 3D]`` 1.0 at the yes/no features that read the image, 0.0 at the question-only ones."""
+    import torch
+
+    return torch.cat([torch.ones(N_SCALAR), torch.zeros(dim), torch.ones(2 * dim)])
+
+
+# Open-answer features (``open_features``); the image-reading ones are zeroed by the prior-only model.
+OPEN_FEATURES = (
+    "image fit",
+    "image z",
+    "question fit",
+    "question z",
+    "log prior",
+    "in question",
+    "region fit",
+    "language model",
+    "answer type",
+)
+OPEN_IMAGE = (0, 1, 6)
+N_OPEN = len(OPEN_FEATURES)
+ANSWER_TYPES = ("yesno", "count", "color", "sport", "place", "other")
 
 
 def open_features(
@@ -105,12 +129,16 @@ def open_features(
     mean_image: torch.Tensor,
     log_prior: torch.Tensor,
     in_question: torch.Tensor,
+    lm: torch.Tensor | None = None,
+    type_fit: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """``[B, N, 7]`` features of every candidate answer for every question.
+    """``[B, N, 9]`` features of every candidate answer for every question (``OPEN_FEATURES``).
 
     :param img: ``[B, R, D]`` region embeddings; ``answers``: ``[N, D]`` candidate embeddings;
         ``log_prior``: ``[N]``; ``in_question``: ``[B, N]`` 1.0 where the answer's words occur
-        in the question.
+        in the question; ``lm``: ``[B, N]`` log-probabilities of the answers given the question
+        (``VqaHead.language_model``); ``type_fit``: ``[B, N]`` log-probability of each answer's
+        type given the question (``VqaHead.type_log_probs``). Missing ones are zeros.
     """
     import torch
 
@@ -122,19 +150,72 @@ def open_features(
     q_fit = question @ answers.T
     z_q = (q_fit - q_fit.mean(-1, keepdim=True)) / q_fit.std(-1, keepdim=True).clamp(min=1e-6)
     prior = log_prior.unsqueeze(0).expand_as(img_fit)
-    return torch.stack([img_fit * 10, z_img, q_fit * 10, z_q, prior, in_question, region_fit * 10], -1)
+    zero = torch.zeros_like(img_fit)
+    lm = zero if lm is None else lm
+    type_fit = zero if type_fit is None else type_fit
+    return torch.stack([img_fit * 10, z_img, q_fit * 10, z_q, prior, in_question, region_fit * 10, lm, type_fit], -1)
+
+
+def open_image_mask() -> torch.Tensor:
+    """``[N_OPEN]`` 1.0 at the open features that read the image."""
+    import torch
+
+    mask = torch.zeros(N_OPEN)
+    mask[list(OPEN_IMAGE)] = 1.0
+    return mask
+
+
+# Tensors of a head file. The prior-only model (``prior_*``: the same model fitted without any
+# image feature) ships beside the model, for the benchmark's "prior alone" and as the fallback.
+TENSORS = (
+    "mean_image", "yesno_w", "yesno_b", "open_w", "prior_yesno_w", "prior_yesno_b", "prior_open_w",
+    "type_w", "type_b", "lm_q", "lm_a",
+)  # fmt: skip
+HALF = ("lm_q", "lm_a", "type_w")  # stored as float16 (their precision does not matter)
 
 
 @dataclass(slots=True)
 class VqaHead:
-    """Weights of the head plus what its card records."""
+    """Weights of the head plus what its card records.
+
+    ``lm_q``/``lm_a`` (``[D, r]`` each) are the learned language model: the log-probability of
+    answer ``a`` for question ``q`` is a softmax over the candidates of ``(q @ lm_q) . (e_a @ lm_a)``
+    plus the answer's log prior (``e_a``: the answer's text embedding, so it reaches answers and
+    Russian forms never seen in training). ``type_w``/``type_b`` (``[T, D]``, ``[T]``) classify the
+    question's answer type (``ANSWER_TYPES``) from its embedding.
+    """
 
     mean_image: torch.Tensor  # [D]
-    yesno_w: torch.Tensor  # [6 + 2D]
+    yesno_w: torch.Tensor  # [6 + 3D]
     yesno_b: torch.Tensor  # [1]
-    open_w: torch.Tensor  # [7]
+    open_w: torch.Tensor  # [N_OPEN]
     answer_counts: dict[str, int] = field(default_factory=dict)  # English answers seen in training, with counts
     card: dict[str, Any] = field(default_factory=dict)
+    prior_yesno_w: torch.Tensor | None = None
+    prior_yesno_b: torch.Tensor | None = None
+    prior_open_w: torch.Tensor | None = None
+    type_w: torch.Tensor | None = None
+    type_b: torch.Tensor | None = None
+    lm_q: torch.Tensor | None = None
+    lm_a: torch.Tensor | None = None
+
+    @property
+    def has_prior(self) -> bool:
+        """True when the head carries its prior-only model."""
+        return self.prior_yesno_w is not None and self.prior_open_w is not None
+
+    def prior_only(self) -> VqaHead:
+        """The same head with the prior-only weights in place of the model's."""
+        if not self.has_prior:
+            raise ValueError("this head has no prior-only model")
+        assert self.prior_yesno_w is not None and self.prior_yesno_b is not None and self.prior_open_w is not None
+        out = VqaHead(**{name: getattr(self, name) for name in self.__slots__})  # type: ignore[attr-defined]
+        out.yesno_w, out.yesno_b, out.open_w = self.prior_yesno_w, self.prior_yesno_b, self.prior_open_w
+        return out
+
+    def num_parameters(self) -> int:
+        """Every weight of the head."""
+        return sum(int(t.numel()) for name in TENSORS if (t := getattr(self, name)) is not None)
 
     def yesno_logit(self, feats: torch.Tensor) -> torch.Tensor:
         """``[B]`` logits of "yes"."""
@@ -144,51 +225,84 @@ class VqaHead:
         """``[B, N]`` scores of candidate answers."""
         return feats @ self.open_w
 
+    def language_model(self, question: torch.Tensor, answers: torch.Tensor, log_prior: torch.Tensor) -> torch.Tensor:
+        """``[B, N]`` log-probabilities of the answers given the questions (zeros without a model)."""
+        import torch
+
+        if self.lm_q is None or self.lm_a is None:
+            return torch.zeros(question.shape[0], answers.shape[0])
+        logits = (question @ self.lm_q.float()) @ (answers @ self.lm_a.float()).T + log_prior
+        return torch.log_softmax(logits, -1)
+
+    def type_log_probs(self, question: torch.Tensor) -> torch.Tensor:
+        """``[B, T]`` log-probabilities of the answer types (uniform without a classifier)."""
+        import math
+
+        import torch
+
+        if self.type_w is None or self.type_b is None:
+            return torch.full((question.shape[0], len(ANSWER_TYPES)), -math.log(len(ANSWER_TYPES)))
+        return torch.log_softmax(question @ self.type_w.float().T + self.type_b, -1)
+
     def save(self, weights: Path = WEIGHTS_FILE, card_path: Path = CARD_FILE) -> None:
         """Write the safetensors weights and the JSON card."""
+        import torch
         from safetensors.torch import save_file
 
         weights.parent.mkdir(parents=True, exist_ok=True)
-        tensors = {
-            "mean_image": self.mean_image,
-            "yesno_w": self.yesno_w,
-            "yesno_b": self.yesno_b,
-            "open_w": self.open_w,
-        }
-        save_file({k: v.detach().contiguous().float() for k, v in tensors.items()}, str(weights))
+        tensors = {}
+        for name in TENSORS:
+            t = getattr(self, name)
+            if t is not None:
+                dtype = torch.float16 if name in HALF else torch.float32
+                tensors[name] = t.detach().to(dtype).contiguous().clone()
+        save_file(tensors, str(weights))
         weights.chmod(0o644)  # safetensors writes 0600; the file ships in the repo
         card = dict(self.card, answer_counts=self.answer_counts)
         card_path.write_text(json.dumps(card, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        card_path.chmod(0o644)
 
 
 def untrained_head(dim: int) -> VqaHead:
-    """Hand-set weights used when no trained head fits the trunk: subject fit decides yes/no,
-    image and question affinity plus the prior rank open answers."""
+    """The no-head mode's weights (no training, any trunk): the subject's fit to the image against the
+    vocabulary decides yes/no; image and question affinity plus the hand prior rank open answers."""
     import torch
 
-    yesno_w = torch.zeros(N_SCALAR + 2 * dim)
+    yesno_w = torch.zeros(N_SCALAR + 3 * dim)
     yesno_w[2] = 1.0  # z-score of the subject against the vocabulary
-    open_w = torch.tensor([0.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0])
-    return VqaHead(torch.zeros(dim), yesno_w, torch.tensor([-1.0]), open_w)
+    open_w = torch.tensor([0.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0])
+    return VqaHead(torch.zeros(dim), yesno_w, torch.tensor([-1.0]), open_w, card={"mode": "no head"})
 
 
 def load_head(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = CARD_FILE) -> VqaHead:
-    """Load the shipped head, refusing one trained on another trunk (``TrunkError``).
+    """Load a head, refusing one trained on another trunk (``TrunkError``).
 
-    Falls back to ``untrained_head`` (logged) when no weights ship.
+    Falls back to ``untrained_head`` (logged: the no-head mode) when the files are missing.
+    Heads written before the image-question features and the learned priors (``6 + 2D`` yes/no
+    and 7 open weights) load with zeros for the missing weights.
     """
     if not weights.exists() or not card_path.exists():
-        log.warning("no trained VQA head at %s; using hand-set weights", weights)
+        log.warning("no trained VQA head at %s; no-head mode (answer retrieval and question rules)", weights)
         return untrained_head(trunk.embed_dim)
+    import torch
     from safetensors.torch import load_file
 
     card = json.loads(card_path.read_text(encoding="utf-8"))
-    versions: Mapping[str, str] = card.get("trunk_versions", {})
-    trunk.check_compatible(versions, what="VQA head")
-    t = load_file(str(weights))
-    if t["mean_image"].shape[0] != trunk.embed_dim:
+    versions: Mapping[str, str] = card.get("trunk") or card.get("trunk_versions", {})
+    trunk.check_compatible({k: versions[k] for k in DEPENDS_ON if k in versions}, what="VQA head")
+    t = {k: v.float() for k, v in load_file(str(weights)).items()}
+    dim = t["mean_image"].shape[0]
+    if dim != trunk.embed_dim:
         from core.errors import TrunkError
 
-        raise TrunkError(f"VQA head expects {t['mean_image'].shape[0]}-d features, trunk has {trunk.embed_dim}")
+        raise TrunkError(f"VQA head expects {dim}-d features, trunk has {trunk.embed_dim}")
+    width = N_SCALAR + 3 * dim
+    for name in ("yesno_w", "prior_yesno_w"):
+        if name in t and t[name].shape[0] < width:
+            t[name] = torch.cat([t[name], torch.zeros(width - t[name].shape[0])])
+    for name in ("open_w", "prior_open_w"):
+        if name in t and t[name].shape[0] < N_OPEN:
+            t[name] = torch.cat([t[name], torch.zeros(N_OPEN - t[name].shape[0])])
     counts = {str(k): int(v) for k, v in card.get("answer_counts", {}).items()}
-    return VqaHead(t["mean_image"], t["yesno_w"], t["yesno_b"], t["open_w"], counts, card)
+    extra = {name: t.get(name) for name in TENSORS if name not in ("mean_image", "yesno_w", "yesno_b", "open_w")}
+    return VqaHead(t["mean_image"], t["yesno_w"], t["yesno_b"], t["open_w"], counts, card, **extra)

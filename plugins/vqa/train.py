@@ -1,29 +1,79 @@
-"""Fit the VQA head on frozen trunk features: ``python -m plugins.vqa.train``.
+"""Fit the VQA head on frozen trunk features: ``train_head`` (what ``train.py`` calls) and its CLI.
 
-Trains on the training part of ``vqa_yesno_dev`` and ``vqa_okvqa_dev`` (see
-``data.is_heldout`` for the fixed split by image), reports accuracy on the
-held-out part of each and on ``fb_sample`` (evaluation only, never trained on),
-and writes ``weights/vqa_head.safetensors`` + ``weights/vqa_head.json``.
-Image and text embeddings are cached per trunk version under ``--cache``, so a
-re-run on the same trunk takes seconds. Seeded and deterministic.
+    python -m plugins.vqa.train [--data NAME=PATH ...] [--out plugins/vqa/weights] [--cache DIR]
+
+Data sources (``data`` maps a name to paths; an absent name defaults to the matching sets of
+``../shared/data`` when present):
+
+* ``challenge``: sets in the challenge layout, ``<set>/input/VQA/questions.json``
+  (``{qid: {"question", "file_name"}}``, images in ``<set>/input/VQA/images/``) and
+  ``<set>/true/VQA/true_VQA.json`` (``{qid: {"answer": str | [str], "lang"}}``).
+  Default: ``vqa_yesno_train``, ``vqa_yesno_dev``, ``vqa_okvqa_dev``.
+* ``vqa_questions`` + ``vqa_annotations`` + ``vqa_images``: VQA v2 JSONs
+  (``{"questions": [{"question_id", "image_id", "question"}]}``, ``{"annotations":
+  [{"question_id", "answers": [{"answer"}], "multiple_choice_answer"}]}``) and the folder
+  holding their COCO images (``*_<12-digit image_id>.jpg`` or ``<image_id>.jpg``), paired by
+  position. Gold answers: those given by at least 2 annotators, else the majority answer.
+* ``okvqa_jsonl``: OK-VQA questions as text, one ``{"question", "answers": [...],
+  "image_id"}`` a line (no images). Default: ``vqa_okvqa_train_text/qa.jsonl``.
+* ``coco_captions`` + ``coco_images``: captions (COCO captions JSON, or ``{file_name:
+  [caption, ...]}``) from which yes/no questions are made; default ``trunk_pairs/coco_val``.
+* ``eval``: challenge-layout sets only scored (default ``fb_sample``), never trained on.
+
+Every question whose image is held out (``data.is_heldout``: ``sha1(file_name) % 10 < 3``,
+about 30 % of the images of every set, with all their questions) is left out of training;
+the card's ``heldout_accuracy`` is measured on them (and on ``eval``).
+
+What is fitted (all on frozen embeddings, cached per trunk version in ``cache_dir``):
+
+1. the answer vocabulary: English answers of the open questions, normalised as the scorer
+   does, kept when given at least twice, plus the hand bilingual vocabulary and ImageNet names;
+2. a language model: the probability of each answer given the question's embedding (a
+   low-rank bilinear form over question and answer embeddings, fitted on the text questions);
+3. the answer-type classifier (yes/no, count, colour, sport, place, other) on question embeddings;
+4. the yes/no logistic model over question, image evidence and their products, and the open
+   answer scorer mixing language model, answer type, priors and image-answer fit.
+
+Models and penalties are chosen by 5-fold cross-validation grouped by image on the
+training questions only. The check against constants: when, on those folds, the model
+does not beat both the best constant answer and its own prior-only variant (fitted
+without any image feature), the prior-only variant ships instead (the card says so).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import json
 import logging
 import math
 import random
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from plugins.vqa.answerer import Answerer, Embedded, build_candidates, candidate_mask, candidate_texts, in_question
+from plugins.vqa.answerer import (
+    Answerer,
+    Embedded,
+    answer_type,
+    build_candidates,
+    candidate_texts,
+)
 from plugins.vqa.data import HELDOUT_BELOW, HELDOUT_MOD, DevQuestion, is_heldout, load_dev_set
-from plugins.vqa.head import DEPENDS_ON, N_SCALAR, open_features, untrained_head, yesno_features
+from plugins.vqa.head import (
+    ANSWER_TYPES,
+    N_OPEN,
+    N_SCALAR,
+    OPEN_FEATURES,
+    open_image_mask,
+    untrained_head,
+    yesno_features,
+)
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType, parse_question
 
@@ -35,7 +85,93 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-SETS = ("vqa_yesno_dev", "vqa_okvqa_dev")
+WEIGHTS_NAME = "vqa_head.safetensors"
+CARD_NAME = "vqa_head.json"
+DEFAULT_CHALLENGE = ("vqa_yesno_train", "vqa_yesno_dev", "vqa_okvqa_dev")
+MIN_ANSWER_COUNT = 2  # learned answers given fewer times are left out of the vocabulary
+LM_RANK = 64
+FOLDS = 5
+
+
+# ----------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True, slots=True)
+class TextQuestion:
+    """A question with answers but no image (OK-VQA text)."""
+
+    question: str
+    answers: tuple[str, ...]
+    group: str  # image id: folds never split one image's questions
+    lang: str = "en"
+
+
+def default_data(root: Path = DATA) -> dict[str, list[Path]]:
+    """The sources of ``../shared/data`` that exist."""
+    out: dict[str, list[Path]] = {}
+    sets = [root / name for name in DEFAULT_CHALLENGE if (root / name / "true" / "VQA").is_dir()]
+    if sets:
+        out["challenge"] = sets
+    if (root / "vqa_okvqa_train_text" / "qa.jsonl").is_file():
+        out["okvqa_jsonl"] = [root / "vqa_okvqa_train_text" / "qa.jsonl"]
+    coco = root / "trunk_pairs" / "coco_val"
+    if (coco / "captions_en.json").is_file():
+        out["coco_captions"] = [coco / "captions_en.json"]
+        out["coco_images"] = [coco / "images"]
+    if (root / "fb_sample" / "true" / "VQA").is_dir():
+        out["eval"] = [root / "fb_sample"]
+    return out
+
+
+def read_vqa_v2(questions: Path, annotations: Path, images: Path) -> list[DevQuestion]:
+    """VQA v2 question + annotation JSONs with their image folder -> questions with gold answers."""
+    qs = json.loads(questions.read_text(encoding="utf-8"))["questions"]
+    anns = {a["question_id"]: a for a in json.loads(annotations.read_text(encoding="utf-8"))["annotations"]}
+    by_id: dict[int, Path] = {}
+    for path in images.iterdir():
+        digits = re.findall(r"\d+", path.stem)
+        if digits:
+            by_id.setdefault(int(digits[-1]), path)
+    out = []
+    for q in qs:
+        ann = anns.get(q["question_id"])
+        image = by_id.get(int(q["image_id"]))
+        if ann is None or image is None:
+            continue
+        given = collections.Counter(normalize_answer(a["answer"], "en") for a in ann.get("answers", []))
+        answers = tuple(a for a, n in given.items() if n >= 2) or (
+            normalize_answer(ann.get("multiple_choice_answer", ""), "en"),
+        )
+        out.append(DevQuestion(str(q["question_id"]), image, q["question"], answers, "en"))
+    log.info("VQA v2: %d questions with an image and annotations from %s", len(out), questions)
+    return out
+
+
+def read_okvqa_jsonl(path: Path) -> list[TextQuestion]:
+    """OK-VQA questions as text: one ``{"question", "answers", "image_id"}`` a line."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            answers = tuple(dict.fromkeys(normalize_answer(a, "en") for a in row["answers"]))
+            out.append(TextQuestion(row["question"], answers, f"okvqa{row.get('image_id', row['question'])}"))
+    return out
+
+
+def read_captions(path: Path) -> dict[str, list[str]]:
+    """``{file_name: [caption, ...]}`` from a COCO captions JSON or that mapping itself."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(raw, dict) and "annotations" in raw:
+        names = {im["id"]: im["file_name"] for im in raw.get("images", [])}
+        out: dict[str, list[str]] = collections.defaultdict(list)
+        for ann in raw["annotations"]:
+            if ann["image_id"] in names:
+                out[names[ann["image_id"]]].append(ann["caption"])
+        return dict(out)
+    return {str(k): list(v) for k, v in raw.items()}
+
+
+# ----------------------------------------------------------------------------- embeddings
 
 
 class EmbeddingCache:
@@ -45,26 +181,31 @@ class EmbeddingCache:
     (the trunk's learned projection) needs no second pass over the images.
     """
 
-    def __init__(self, trunk: Trunk, root: Path) -> None:
+    def __init__(self, trunk: Trunk, root: Path, *, progress: bool = True) -> None:
         import torch
 
         self.trunk = trunk
+        self.progress = progress
         v = trunk.component_versions
         self.image_path = root / f"pooled_{_slug(v['image'])}.pt"
         self.text_path = root / f"text_{_slug(v['text'])}.pt"
         self.pooled: dict[str, torch.Tensor] = torch.load(self.image_path) if self.image_path.exists() else {}
         self.texts: dict[str, torch.Tensor] = torch.load(self.text_path) if self.text_path.exists() else {}
         self.joint: dict[str, torch.Tensor] = {}
+        self._dirty = False
 
     def save(self) -> None:
         import torch
 
+        if not self._dirty:
+            return
         self.image_path.parent.mkdir(parents=True, exist_ok=True)
         torch.save(self.pooled, self.image_path)
         torch.save(self.texts, self.text_path)
+        self._dirty = False
 
     def image(self, paths: Sequence[Path]) -> torch.Tensor:
-        """``[N, R, D]`` joint region embeddings of ``paths``."""
+        """``[N, R, D]`` joint region embeddings of ``paths`` (saved every 500 new images: resumable)."""
         import torch
         from tqdm import tqdm
 
@@ -72,13 +213,16 @@ class EmbeddingCache:
         from plugins.vqa.head import region_pool
 
         todo = sorted({str(p) for p in paths if str(p) not in self.pooled})
-        for i in tqdm(range(0, len(todo), 32), desc="images", disable=not todo):
+        for i in tqdm(range(0, len(todo), 32), desc="images", disable=not todo or not self.progress):
             chunk = todo[i : i + 32]
             with torch.inference_mode():
                 pixels = torch.stack([self.trunk.image_transform(load_image(Path(p))) for p in chunk])
                 pooled = region_pool(self.trunk.image_feature_maps(pixels).maps[-1])
             for p, e in zip(chunk, pooled, strict=True):
                 self.pooled[p] = e.clone()
+            self._dirty = True
+            if (i // 32) % 16 == 15:
+                self.save()
         need = sorted({str(p) for p in paths if str(p) not in self.joint})
         if need:
             with torch.inference_mode():
@@ -86,9 +230,12 @@ class EmbeddingCache:
                 b, r, c = stacked.shape
                 joint = self.trunk.project_pooled(stacked.reshape(b * r, c)).reshape(b, r, -1)
             self.joint.update({p: e.clone() for p, e in zip(need, joint, strict=True)})
+        if not paths:
+            return torch.zeros(0, 1, self.trunk.embed_dim)
         return torch.stack([self.joint[str(p)] for p in paths])
 
     def text(self, texts: Sequence[str]) -> torch.Tensor:
+        """``[N, D]`` text embeddings."""
         import torch
 
         todo = sorted({t for t in texts if t not in self.texts})
@@ -97,6 +244,7 @@ class EmbeddingCache:
             with torch.inference_mode():
                 for t, e in zip(chunk, self.trunk.embed_texts(chunk), strict=True):
                     self.texts[t] = e.clone()
+            self._dirty = True
         if not texts:
             return torch.zeros(0, self.trunk.embed_dim)
         return torch.stack([self.texts[t] for t in texts])
@@ -107,38 +255,33 @@ def _slug(version: str) -> str:
 
 
 def embed_questions(cache: EmbeddingCache, qs: Sequence[DevQuestion]) -> tuple[list[ParsedQuestion], list[Embedded]]:
-    """Parse and embed dev questions the way the task does."""
+    """Parse and embed questions the way the task does."""
     parsed = [parse_question(q.question, q.lang) for q in qs]
     images = cache.image([q.image for q in qs])
     questions = cache.text([p.text for p in parsed])
     subjects = cache.text([p.subject or p.text for p in parsed])
+    choices = cache.text(sorted({c for p in parsed for c in p.choices}))
+    row = {c: i for i, c in enumerate(sorted({c for p in parsed for c in p.choices}))}
     items = []
     for i, p in enumerate(parsed):
-        items.append(Embedded(images[i], questions[i], subjects[i], cache.text(list(p.choices))))
+        items.append(Embedded(images[i], questions[i], subjects[i], choices[[row[c] for c in p.choices]]))
     return parsed, items
 
+
+# ----------------------------------------------------------------------------- caption-made questions
 
 _SYN_TEMPLATES = {
     "en": ("Is there a {} in the picture?", "Could this be {}?", "Is this a {}?", "Are there any {}?"),
     "ru": ("Здесь есть {}?", "Это {}?", "На фото есть {}?"),
 }
-_SYN_CATEGORIES = (
-    "animal",
-    "sport",
-    "food",
-    "room",
-    "place",
-    "vehicle",
-    "clothing",
-    "tool",
-    "person",
-    "weather",
-    "time",
-)
+_SYN_CATEGORIES = ("animal", "sport", "food", "room", "place", "vehicle", "clothing", "tool", "person", "weather")
+_SYN_CATEGORIES += ("time",)
 
 
-def synthetic_yesno(data: Path, per_image: int, seed: int) -> list[tuple[Path, str, str, bool]]:
-    """Yes/no questions made from COCO captions (``trunk_pairs/coco_val``; none of its images is in a VQA set).
+def synthetic_yesno(
+    captions: Mapping[str, Sequence[str]], images: Path, per_image: int, seed: int
+) -> list[DevQuestion]:
+    """Yes/no questions made from captions (none of ``trunk_pairs/coco_val``'s images is in a VQA set).
 
     A vocabulary phrase named by one of the image's captions gives a "yes"
     question; a phrase that other images' captions name but none of this
@@ -146,13 +289,8 @@ def synthetic_yesno(data: Path, per_image: int, seed: int) -> list[tuple[Path, s
     cheap and plentiful). Half the questions are Russian (the phrase's Russian
     form), so the head sees both languages.
     """
-    import json
-    import re
-
     from plugins.vqa.answers import vocabulary
 
-    root = data / "trunk_pairs" / "coco_val"
-    captions = json.loads((root / "captions_en.json").read_text(encoding="utf-8"))
     rng = random.Random(seed)
     entries = [a for a in vocabulary() if a.category in _SYN_CATEGORIES and len(a.en) > 2]
     named: dict[str, list[int]] = {}
@@ -163,14 +301,27 @@ def synthetic_yesno(data: Path, per_image: int, seed: int) -> list[tuple[Path, s
     pool = [i for i, n in frequent.items() if n >= 5]
     out = []
     for image, idx in sorted(named.items()):
+        if not (images / image).is_file():
+            continue
         present = set(idx)
         pos = rng.sample(sorted(present), min(len(present), per_image // 2))
-        neg = rng.sample([i for i in pool if i not in present], per_image // 2)
+        neg = rng.sample(
+            [i for i in pool if i not in present], min(per_image // 2, len(pool) - len(present & set(pool)))
+        )
         for i, label in [(i, True) for i in pos] + [(i, False) for i in neg]:
             lang = rng.choice(("en", "ru"))
-            phrase = entries[i].text(lang)
-            out.append((root / "images" / image, rng.choice(_SYN_TEMPLATES[lang]).format(phrase), lang, label))
+            text = rng.choice(_SYN_TEMPLATES[lang]).format(entries[i].text(lang))
+            answer = ("yes" if label else "no") if lang == "en" else ("да" if label else "нет")
+            out.append(DevQuestion(f"syn{len(out)}", images / image, text, (answer,), lang))
     return out
+
+
+# ----------------------------------------------------------------------------- fitting helpers
+
+
+def group_fold(key: str, k: int = FOLDS) -> int:
+    """The cross-validation fold of an image (or other group) name."""
+    return int(hashlib.md5(key.encode()).hexdigest(), 16) % k
 
 
 def fit_logistic(
@@ -193,12 +344,34 @@ def fit_logistic(
     return w.detach(), b.detach()
 
 
+def yesno_groups(dim: int) -> dict[str, torch.Tensor]:
+    """Feature groups of ``yesno_features`` the cross-validation chooses among."""
+    import torch
+
+    width = N_SCALAR + 3 * dim
+    question = torch.zeros(width)
+    question[N_SCALAR : N_SCALAR + dim] = 1.0
+    evidence = question.clone()
+    evidence[:N_SCALAR] = 1.0
+    return {"question (prior)": question, "question+evidence": evidence, "all": torch.ones(width)}
+
+
 def yesno_penalty(dim: int, strength: float) -> torch.Tensor:
     import torch
 
-    l2 = torch.full((N_SCALAR + 2 * dim,), strength)
+    l2 = torch.full((N_SCALAR + 3 * dim,), strength)
     l2[:N_SCALAR] = 1e-3
     return l2
+
+
+@dataclass(slots=True)
+class YesNoFit:
+    """A fitted yes/no model and its cross-validated accuracy on real questions."""
+
+    w: torch.Tensor
+    b: torch.Tensor
+    name: str
+    cv: float
 
 
 def fit_yesno(
@@ -206,136 +379,498 @@ def fit_yesno(
     labels: torch.Tensor,
     groups: Sequence[str],
     dim: int,
-    extra: tuple[torch.Tensor, torch.Tensor, Sequence[str]] | None = None,
-) -> tuple[torch.Tensor, torch.Tensor, str, float]:
-    """Choose the feature groups and penalty by 5-fold cross-validation grouped by image, then
-    fit on everything.
+    extra: tuple[torch.Tensor, torch.Tensor, Sequence[str]] | None,
+    progress: bool = True,
+) -> tuple[YesNoFit, YesNoFit, float, list[dict[str, Any]]]:
+    """Choose feature group, penalty and whether to add the caption-made questions by 5-fold CV
+    (grouped by image) on the real questions; refit on everything.
 
-    Feature groups: none (the answer prior alone), the 6 image-evidence scalars, scalars +
-    question embedding (language prior), everything. With ``extra`` (caption-made questions
-    and their image names) the model is trained on both kinds and chosen by the mean of its
-    accuracy on held-out real questions and on held-out caption-made ones: the dev set's
-    three templates alone are too narrow a picture of the questions a test asks.
+    Returns the best model, the best question-only (prior) model, the CV accuracy of the best
+    constant answer (the training folds' majority) and the whole grid.
     """
     import torch
+    from tqdm import tqdm
 
-    width = feats.shape[1]
-    groups_of = {
-        "prior": torch.zeros(width),
-        "evidence": torch.cat([torch.ones(N_SCALAR), torch.zeros(width - N_SCALAR)]),
-        "evidence+question": torch.cat([torch.ones(N_SCALAR + dim), torch.zeros(width - N_SCALAR - dim)]),
-        "all": torch.ones(width),
-    }
-    folds = torch.tensor([hash_fold(g) for g in groups])
-    extra_folds = torch.tensor([hash_fold(g) for g in extra[2]]) if extra is not None else None
-    best = (-1.0, "prior", 1.0)
-    for name, keep in groups_of.items():
-        for strength in (1e-3, 1e-2, 1e-1, 1.0) if name != "prior" else (1.0,):
-            real_hits = syn_hits = 0
-            for k in range(5):
-                tr = folds != k
-                x, y = feats[tr], labels[tr]
-                if extra is not None and extra_folds is not None:
-                    x, y = torch.cat([x, extra[0][extra_folds != k]]), torch.cat([y, extra[1][extra_folds != k]])
-                w, b = fit_logistic(x * keep, y, yesno_penalty(dim, strength))
-                real_hits += int((((feats[~tr] * keep @ w + b) > 0).float() == labels[~tr]).sum())
-                if extra is not None and extra_folds is not None:
-                    te = extra_folds == k
-                    syn_hits += int((((extra[0][te] * keep @ w + b) > 0).float() == extra[1][te]).sum())
-            real_acc = real_hits / len(folds)
-            acc = real_acc if extra is None else (real_acc + syn_hits / len(extra[1])) / 2
-            log.info("yes/no %s, penalty %g: cv accuracy %.3f (real questions %.3f)", name, strength, acc, real_acc)
+    folds = torch.tensor([group_fold(g) for g in groups])
+    extra_folds = torch.tensor([group_fold(g) for g in extra[2]]) if extra is not None else None
+    const_hits = 0
+    for k in range(FOLDS):
+        tr = folds != k
+        majority = float(labels[tr].mean() >= 0.5)
+        const_hits += int((labels[~tr] == majority).sum())
+    const_cv = const_hits / len(labels)
+    grid = []
+    options = [
+        (name, strength, syn)
+        for name in yesno_groups(dim)
+        for strength in (1e-3, 1e-2, 1e-1)
+        for syn in ((False, True) if extra is not None else (False,))
+    ]
+    for name, strength, syn in tqdm(options, desc="yes/no CV", disable=not progress):
+        keep = yesno_groups(dim)[name]
+        hits = 0
+        for k in range(FOLDS):
+            tr = folds != k
+            x, y = feats[tr], labels[tr]
+            if syn and extra is not None and extra_folds is not None:
+                x, y = torch.cat([x, extra[0][extra_folds != k]]), torch.cat([y, extra[1][extra_folds != k]])
+            w, b = fit_logistic(x * keep, y, yesno_penalty(dim, strength))
+            hits += int((((feats[~tr] * keep @ w + b) > 0).float() == labels[~tr]).sum())
+        grid.append({"features": name, "penalty": strength, "captions": syn, "cv": round(hits / len(labels), 4)})
+        log.info("yes/no %s, penalty %g, caption questions %s: cv accuracy %.4f", name, strength, syn, grid[-1]["cv"])
+
+    def refit(row: Mapping[str, Any]) -> YesNoFit:
+        keep = yesno_groups(dim)[row["features"]]
+        x, y = feats, labels
+        if row["captions"] and extra is not None:
+            x, y = torch.cat([feats, extra[0]]), torch.cat([labels, extra[1]])
+        w, b = fit_logistic(x * keep, y, yesno_penalty(dim, row["penalty"]))
+        label = f"{row['features']}, penalty {row['penalty']:g}, caption questions {row['captions']}"
+        return YesNoFit(w * keep, b, label, row["cv"])
+
+    best = max(grid, key=lambda r: r["cv"])
+    best_prior = max((r for r in grid if r["features"] == "question (prior)"), key=lambda r: r["cv"])
+    return refit(best), refit(best_prior), const_cv, grid
+
+
+def fit_types(x: torch.Tensor, targets: torch.Tensor, l2: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
+    """Multinomial logistic regression ``[N, D] -> [N, T]`` soft targets (the answer-type step)."""
+    import torch
+
+    w = torch.zeros(targets.shape[1], x.shape[1], requires_grad=True)
+    b = torch.zeros(targets.shape[1], requires_grad=True)
+    opt = torch.optim.LBFGS([w, b], max_iter=200, line_search_fn="strong_wolfe")
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = -(targets * torch.log_softmax(x @ w.T + b, -1)).sum(-1).mean() + l2 * (w * w).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return w.detach(), b.detach()
+
+
+def type_targets(answer_sets: Sequence[Sequence[str]]) -> torch.Tensor:
+    """``[N, T]`` share of each question's gold answers per answer type."""
+    import torch
+
+    out = torch.zeros(len(answer_sets), len(ANSWER_TYPES))
+    for i, answers in enumerate(answer_sets):
+        for a in answers or ("",):
+            out[i, ANSWER_TYPES.index(answer_type(a))] += 1.0 / max(1, len(answers))
+    return out
+
+
+def fit_language_model(
+    questions: torch.Tensor,
+    targets: torch.Tensor,
+    answers: torch.Tensor,
+    log_prior: torch.Tensor,
+    groups: Sequence[str],
+    seed: int,
+    progress: bool = True,
+) -> tuple[torch.Tensor, torch.Tensor, dict[str, Any]]:
+    """Fit ``lm_q``, ``lm_a`` (``[D, r]``): softmax over candidate answers of question-answer affinity.
+
+    :param questions: ``[N, D]``; ``targets``: ``[N, A]`` bool, the gold candidates of each question;
+        ``answers``: ``[A, D]`` candidate embeddings; ``log_prior``: ``[A]``.
+    The number of Adam steps and the weight decay are chosen on one fold held out by group
+    (top-1 accuracy), then the model is refitted on everything.
+    """
+    import torch
+    from tqdm import tqdm
+
+    folds = torch.tensor([group_fold(g) for g in groups])
+
+    def train(x: torch.Tensor, t: torch.Tensor, decay: float, steps: int, check: Callable[..., float] | None):
+        gen = torch.Generator().manual_seed(seed)
+        dim = x.shape[1]
+        u = (torch.randn(dim, LM_RANK, generator=gen) * 0.01).requires_grad_(True)
+        v = (torch.randn(dim, LM_RANK, generator=gen) * 0.01).requires_grad_(True)
+        opt = torch.optim.Adam([u, v], lr=0.01)
+        curve = []
+        for step in tqdm(range(steps), desc="language model", disable=not progress):
+            opt.zero_grad()
+            logits = (x @ u) @ (answers @ v).T + log_prior
+            lse = torch.logsumexp(logits, -1)
+            gold = torch.logsumexp(logits.masked_fill(~t, float("-inf")), -1)
+            loss = (lse - gold).mean() + decay * ((u * u).sum() + (v * v).sum())
+            loss.backward()
+            opt.step()
+            if check is not None and (step + 1) % 25 == 0:
+                curve.append((step + 1, check(u.detach(), v.detach())))
+        return u.detach(), v.detach(), curve
+
+    val = folds == 0
+    xv, tv = questions[val], targets[val]
+
+    def top1(u: torch.Tensor, v: torch.Tensor) -> float:
+        pred = ((xv @ u) @ (answers @ v).T + log_prior).argmax(-1)
+        return float(tv[torch.arange(len(pred)), pred].float().mean())
+
+    prior_top1 = float(tv[:, int(log_prior.argmax())].float().mean())
+    best = (-1.0, 1e-4, 25)
+    report: dict[str, Any] = {"prior_only_top1": round(prior_top1, 4), "grid": []}
+    for decay in (1e-4, 1e-3):
+        _, _, curve = train(questions[~val], targets[~val], decay, 300, top1)
+        for step, acc in curve:
+            report["grid"].append({"decay": decay, "steps": step, "top1": round(acc, 4)})
             if acc > best[0]:
-                best = (acc, name, strength)
-    acc, name, strength = best
-    keep = groups_of[name]
-    x, y = (feats, labels) if extra is None else (torch.cat([feats, extra[0]]), torch.cat([labels, extra[1]]))
-    w, b = fit_logistic(x * keep, y, yesno_penalty(dim, strength))
-    return w * keep, b, f"{name}, penalty {strength:g}", acc
+                best = (acc, decay, step)
+    acc, decay, steps = best
+    report.update(chosen={"decay": decay, "steps": steps, "top1": round(acc, 4)})
+    log.info("language model: held-out-fold top-1 %.4f (answer prior alone %.4f), decay %g, %d steps",
+             acc, prior_top1, decay, steps)  # fmt: skip
+    u, v, _ = train(questions, targets, decay, steps, None)
+    return u, v, report
 
 
-def hash_fold(key: str, k: int = 5) -> int:
-    import hashlib
+@dataclass(slots=True)
+class OpenQuestion:
+    """An open training question's candidate features, gold mask and allowed mask."""
 
-    return int(hashlib.md5(key.encode()).hexdigest(), 16) % k
+    feats: torch.Tensor  # [N, N_OPEN]
+    gold: torch.Tensor  # [N] bool
+    mask: torch.Tensor  # [N] bool
+    group: str
+    lang: str
 
 
-def fit_open(
-    answerer: Answerer,
-    parsed: Sequence[ParsedQuestion],
-    items: Sequence[Embedded],
-    golds: Sequence[tuple[str, ...]],
-    steps: int = 300,
-) -> torch.Tensor:
-    """Fit the open-answer weights: maximise the softmax mass on gold candidates."""
+def open_training_rows(
+    answerer: Answerer, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded], qs: Sequence[DevQuestion]
+) -> list[OpenQuestion]:
+    """Features of the open training questions, their own answers' counts left out of the prior."""
     import torch
 
     counts = answerer.head.answer_counts
     total = sum(counts.values()) or 1
-    feats, targets, masks = [], [], []
-    for p, e, gold in zip(parsed, items, golds, strict=True):
+    rows = []
+    for p, e, q in zip(parsed, items, qs, strict=True):
         lang = "ru" if p.lang == "ru" else "en"
         texts = [c.ru if lang == "ru" and c.ru else c.en for c in answerer.candidates]
-        target = torch.tensor([t in gold for t in texts])
-        mask = torch.tensor(candidate_mask(p, answerer.candidates))
+        gold = torch.tensor([t in q.answers for t in texts])
         # Leave-one-out: the question's own answers must not lend it their training counts,
         # and answers only it has seen are not in its vocabulary.
         prior = answerer.log_prior.clone()
+        keep = torch.ones(len(texts), dtype=torch.bool)
         for j, c in enumerate(answerer.candidates):
-            if c.en in gold and counts.get(c.en, 0) > 0:
-                rest = counts[c.en] - 1
-                if c.category == "learned" and rest == 0:
-                    mask[j] = False
+            if c.en in q.answers and counts.get(c.en, 0) > 0:
+                if c.category == "learned" and counts[c.en] - 1 < MIN_ANSWER_COUNT:
+                    keep[j] = False
                 else:
-                    prior[j] = math.log(math.exp(float(prior[j])) - 1 / total)
-        if not bool((target & mask).any()):
-            continue
-        inq = torch.tensor([in_question(p, answerer.candidates)])
-        feats.append(
-            open_features(e.image[None], e.question[None], answerer.emb[lang], answerer.head.mean_image, prior, inq)[0]
-        )
-        targets.append(target & mask)
-        masks.append(mask)
-    log.info("open answers: %d training questions have a reachable gold answer", len(feats))
-    if not feats:
-        return answerer.head.open_w.clone()
-    f, t, m = torch.stack(feats), torch.stack(targets), torch.stack(masks)
-    w = answerer.head.open_w.clone().requires_grad_(True)
-    opt = torch.optim.Adam([w], lr=0.05)
-    for _ in range(steps):
+                    prior[j] = math.log(max(math.exp(float(prior[j])) - 1 / total, 1e-6))
+        saved = answerer.log_prior
+        answerer.log_prior = prior
+        try:
+            feats, mask = answerer.open_inputs([p], [e])
+        finally:
+            answerer.log_prior = saved
+        rows.append(OpenQuestion(feats[0], gold, mask[0] & keep, q.image.name, lang))
+    return rows
+
+
+def fit_open_weights(rows: Sequence[OpenQuestion], start: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """Maximise the softmax mass on reachable gold candidates (features outside ``keep`` fixed at 0)."""
+    import torch
+
+    usable = [r for r in rows if bool((r.gold & r.mask).any())]
+    if not usable:
+        return start * keep
+    f = torch.stack([r.feats for r in usable]) * keep
+    t = torch.stack([r.gold & r.mask for r in usable])
+    m = torch.stack([r.mask for r in usable])
+    w = (start * keep).clone().requires_grad_(True)
+    opt = torch.optim.LBFGS([w], max_iter=60, line_search_fn="strong_wolfe")  # convex: converges fast
+
+    def closure() -> torch.Tensor:
         opt.zero_grad()
-        logits = (f @ w).masked_fill(~m, float("-inf"))
+        logits = (f @ (w * keep)).masked_fill(~m, float("-inf"))
         loss = -(torch.logsumexp(logits.masked_fill(~t, float("-inf")), -1) - torch.logsumexp(logits, -1)).mean()
-        (loss + 1e-3 * (w * w).sum()).backward()
-        opt.step()
-    return w.detach()
+        loss = loss + 1e-3 * (w * w).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return (w * keep).detach()
 
 
-def accuracy(
-    answerer: Answerer, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded], qs: Sequence[DevQuestion]
-) -> float:
-    """Organizers' accuracy: normalized prediction in the gold answers."""
+def open_accuracy(rows: Sequence[OpenQuestion], w: torch.Tensor) -> int:
+    """Hits of the argmax candidate."""
+    hits = 0
+    for r in rows:
+        best = int((r.feats @ w).masked_fill(~r.mask, float("-inf")).argmax())
+        hits += bool(r.gold[best])
+    return hits
+
+
+def cross_validate_open(
+    rows: Sequence[OpenQuestion], start: torch.Tensor, answer_texts: Sequence[str], questions: Sequence[DevQuestion]
+) -> dict[str, float]:
+    """5-fold CV (grouped by image) of the open scorer, its prior-only variant and the best constant."""
+    import torch
+
+    full, image = torch.ones(N_OPEN), open_image_mask()
+    hits = {"model": 0, "prior alone": 0, "constant": 0}
+    for k in range(FOLDS):
+        tr = [r for r in rows if group_fold(r.group) != k]
+        te = [r for r in rows if group_fold(r.group) == k]
+        te_q = [q for r, q in zip(rows, questions, strict=True) if group_fold(r.group) == k]
+        tr_q = [q for r, q in zip(rows, questions, strict=True) if group_fold(r.group) != k]
+        hits["model"] += open_accuracy(te, fit_open_weights(tr, start, full))
+        hits["prior alone"] += open_accuracy(te, fit_open_weights(tr, start, full - image))
+        majority = collections.Counter(a for q in tr_q for a in set(q.answers)).most_common(1)
+        if majority:
+            hits["constant"] += sum(majority[0][0] in q.answers for q in te_q)
+    return {k: round(v / max(1, len(rows)), 4) for k, v in hits.items()}
+
+
+def choose_model(model_cv: float, prior_cv: float, constant_cv: float) -> str:
+    """What ships: the model only when it beats both its prior-only variant and the best constant
+    on the cross-validation folds; else the prior alone when it beats the constant; else the constant."""
+    if model_cv > max(prior_cv, constant_cv):
+        return "model"
+    return "prior alone" if prior_cv > constant_cv else "constant"
+
+
+def score_answers(answers: Sequence[str], qs: Sequence[DevQuestion]) -> float:
+    """Organizers' accuracy: the normalized answer is one of the gold answers."""
     if not qs:
         return float("nan")
-    answers = answerer.answer_batch(parsed, items)
-    hits = sum(normalize_answer(a, q.lang) in q.answers for a, q in zip(answers, qs, strict=True))
-    return hits / len(qs)
+    return sum(normalize_answer(a, q.lang) in q.answers for a, q in zip(answers, qs, strict=True)) / len(qs)
+
+
+# ----------------------------------------------------------------------------- train_head
+
+
+def train_head(
+    trunk: Trunk,
+    data: Mapping[str, Sequence[Path]],
+    out_dir: Path,
+    *,
+    seed: int = 0,
+    device: str = "cpu",
+    resume: bool = True,
+    progress: bool = True,
+    cache_dir: Path | None = None,
+    synthetic_per_image: int = 4,
+) -> Path:
+    """Fit the VQA head for ``trunk`` on ``data`` (see the module docstring) and write it to ``out_dir``.
+
+    ``resume``: reuse the embeddings cached in ``cache_dir`` (default ``out_dir/cache``), the
+    expensive part; fitting itself takes a few minutes on one core. ``device`` is accepted for
+    the common interface; everything here runs on CPU (the features are small). Returns the
+    card path.
+    """
+    import torch
+
+    from core.heads import write_card
+
+    del device  # embeddings are cached once; the fits are tiny
+    start_time = time.time()
+    torch.manual_seed(seed)
+    random.seed(seed)
+    sources = {**default_data(), **{k: list(v) for k, v in data.items()}}
+    cache_dir = cache_dir or out_dir / "cache"
+    if not resume:
+        for path in cache_dir.glob("*.pt"):
+            path.unlink()
+    cache = EmbeddingCache(trunk, cache_dir, progress=progress)
+
+    # Image questions: training part (held-out images left out) and held-out evaluation part.
+    image_qs: dict[str, list[DevQuestion]] = {}
+    for root in sources.get("challenge", []):
+        image_qs[Path(root).name] = load_dev_set(Path(root))
+    for i, (qf, af, imf) in enumerate(
+        zip(
+            sources.get("vqa_questions", []),
+            sources.get("vqa_annotations", []),
+            sources.get("vqa_images", []),
+            strict=False,
+        )
+    ):
+        image_qs[f"vqa_v2_{i}"] = read_vqa_v2(Path(qf), Path(af), Path(imf))
+    train_qs = [q for qs in image_qs.values() for q in qs if not is_heldout(q.image.name)]
+    heldout = {name: [q for q in qs if is_heldout(q.image.name)] for name, qs in image_qs.items()}
+    heldout = {name: qs for name, qs in heldout.items() if qs}
+    for root in sources.get("eval", []):
+        heldout[Path(root).name] = load_dev_set(Path(root))
+    text_qs = [q for path in sources.get("okvqa_jsonl", []) for q in read_okvqa_jsonl(Path(path))]
+    log.info("image questions: %d for training; text questions: %d", len(train_qs), len(text_qs))
+
+    parsed, items = embed_questions(cache, train_qs)
+    cache.save()
+    is_yesno = [
+        p.qtype is QType.YESNO and q.answers[0] in ("yes", "no", "да", "нет")
+        for p, q in zip(parsed, train_qs, strict=True)
+    ]
+    is_open = [p.qtype not in (QType.YESNO, QType.CHOICE) for p in parsed]
+
+    # 1. The answer vocabulary and its counts.
+    counts: collections.Counter[str] = collections.Counter()
+    for q in text_qs:
+        counts.update(a for a in set(q.answers) if a and normalize_answer(a, "en") == a)
+    for q, op in zip(train_qs, is_open, strict=True):
+        if op and q.lang == "en":
+            counts.update(a for a in set(q.answers) if a and normalize_answer(a, "en") == a)
+    head = untrained_head(trunk.embed_dim)
+    head.mean_image = torch.stack([e.image[0] for e in items]).mean(0) if items else head.mean_image
+    head.answer_counts = {a: n for a, n in sorted(counts.items()) if n >= MIN_ANSWER_COUNT}
+    candidates = build_candidates(head)
+    en, ru = candidate_texts(candidates)
+    emb_en, emb_ru = cache.text(en), cache.text(ru)
+    answerer = Answerer(head, candidates, emb_en, emb_ru)
+    log.info("answer vocabulary: %d candidates (%d learned answers)", len(candidates), len(head.answer_counts))
+
+    # 2. Answer types (from every question we have) and 3. the language model (text questions).
+    type_texts = [q.question for q in text_qs] + [q.question for q in train_qs]
+    type_answers = [q.answers for q in text_qs] + [
+        ("yes",) if yn else (q.answers if q.lang == "en" else ("",)) for q, yn in zip(train_qs, is_yesno, strict=True)
+    ]
+    labelled = [i for i, a in enumerate(type_answers) if a != ("",)]
+    type_x = cache.text([type_texts[i] for i in labelled])
+    head.type_w, head.type_b = fit_types(type_x, type_targets([type_answers[i] for i in labelled]))
+    lm_report: dict[str, Any] = {}
+    if text_qs:
+        texts = [c.en for c in candidates]
+        index = {t: j for j, t in enumerate(texts)}
+        targets = torch.zeros(len(text_qs), len(texts), dtype=torch.bool)
+        for i, q in enumerate(text_qs):
+            for a in q.answers:
+                if a in index:
+                    targets[i, index[a]] = True
+        reach = targets.any(-1)
+        lm_x = cache.text([q.question for q in text_qs])[reach]
+        groups = [q.group for q, r in zip(text_qs, reach.tolist(), strict=True) if r]
+        head.lm_q, head.lm_a, lm_report = fit_language_model(
+            lm_x, targets[reach], emb_en, answerer.log_prior, groups, seed, progress
+        )
+    cache.save()
+
+    # 4a. Yes/no.
+    yn = [i for i, flag in enumerate(is_yesno) if flag]
+    stack = lambda idx, attr: torch.stack([getattr(items[i], attr) for i in idx])  # noqa: E731
+    feats = yesno_features(stack(yn, "image"), stack(yn, "question"), stack(yn, "subject"), head.mean_image, emb_en)
+    labels = torch.tensor([float(train_qs[i].answers[0] in ("yes", "да")) for i in yn])
+    extra = None
+    syn: list[DevQuestion] = []
+    if synthetic_per_image > 0 and sources.get("coco_captions") and sources.get("coco_images"):
+        for cap, imgs in zip(sources["coco_captions"], sources["coco_images"], strict=False):
+            syn += synthetic_yesno(read_captions(Path(cap)), Path(imgs), synthetic_per_image, seed)
+        if syn:
+            sparsed, sitems = embed_questions(cache, syn)
+            cache.save()
+            s_feats = yesno_features(
+                torch.stack([e.image for e in sitems]), torch.stack([e.question for e in sitems]),
+                torch.stack([e.subject for e in sitems]), head.mean_image, emb_en,
+            )  # fmt: skip
+            s_labels = torch.tensor([float(q.answers[0] in ("yes", "да")) for q in syn])
+            extra = (s_feats, s_labels, [q.image.name for q in syn])
+    model, prior, const_cv, grid = fit_yesno(
+        feats, labels, [train_qs[i].image.name for i in yn], trunk.embed_dim, extra, progress
+    )
+    head.prior_yesno_w, head.prior_yesno_b = prior.w, prior.b
+    yesno_choice = choose_model(model.cv, prior.cv, const_cv)
+    if yesno_choice == "model":
+        head.yesno_w, head.yesno_b = model.w, model.b
+    elif yesno_choice == "prior alone":
+        head.yesno_w, head.yesno_b = prior.w, prior.b
+    else:  # the majority answer, whatever the question and image
+        head.yesno_w = torch.zeros_like(prior.w)
+        head.yesno_b = torch.tensor([1.0 if float(labels.mean()) >= 0.5 else -1.0])
+    log.info("yes/no: model cv %.4f (%s), prior alone %.4f, constant %.4f -> ships %s",
+             model.cv, model.name, prior.cv, const_cv, yesno_choice)  # fmt: skip
+
+    # 4b. Open answers.
+    op = [i for i, flag in enumerate(is_open) if flag]
+    rows = open_training_rows(answerer, [parsed[i] for i in op], [items[i] for i in op], [train_qs[i] for i in op])
+    start = torch.tensor([0.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0])
+    open_cv = cross_validate_open(rows, start, en, [train_qs[i] for i in op]) if rows else {}
+    head.open_w = fit_open_weights(rows, start, torch.ones(N_OPEN))
+    head.prior_open_w = fit_open_weights(rows, start, torch.ones(N_OPEN) - open_image_mask())
+    open_choice = choose_model(open_cv["model"], open_cv["prior alone"], open_cv["constant"]) if open_cv else "model"
+    if open_choice == "prior alone":
+        head.open_w = head.prior_open_w
+    elif open_choice == "constant":  # the most frequent answer the question-type rules allow
+        head.open_w = torch.zeros(N_OPEN)
+        head.open_w[OPEN_FEATURES.index("log prior")] = 1.0
+    log.info("open: cv %s -> ships %s; weights %s", open_cv, open_choice, [round(float(v), 3) for v in head.open_w])
+
+    # Held-out evaluation (never used for any choice above).
+    scores: dict[str, dict[str, float]] = {}
+    prior_answerer = Answerer(head.prior_only(), candidates, emb_en, emb_ru)
+    for name, qs in heldout.items():
+        hp, hi = embed_questions(cache, qs)
+        scores[name] = {
+            "n": len(qs),
+            "model": round(score_answers(answerer.answer_batch(hp, hi), qs), 4),
+            "prior alone": round(score_answers(prior_answerer.answer_batch(hp, hi), qs), 4),
+        }
+        log.info("%s: held-out accuracy %s", name, scores[name])
+    cache.save()
+
+    head.card = {
+        "task": "vqa",
+        "trunk": trunk.component_versions,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "seed": seed,
+        "data": {
+            "image_questions": {
+                name: {
+                    "train": sum(not is_heldout(q.image.name) for q in qs),
+                    "heldout": len(qs) - sum(not is_heldout(q.image.name) for q in qs),
+                }
+                for name, qs in image_qs.items()
+            },
+            "text_questions": len(text_qs),
+            "caption_yesno_questions": len(syn),
+            "sources": {k: [str(p) for p in v] for k, v in sources.items()},
+        },
+        "heldout_split": f"sha1(file_name) mod {HELDOUT_MOD} < {HELDOUT_BELOW} (by image); eval sets scored whole",
+        "train_questions": {
+            "yesno": len(yn),
+            "open": len(op),
+            "open_reachable": sum(bool((r.gold & r.mask).any()) for r in rows),
+        },
+        "answer_vocabulary": {"candidates": len(candidates), "learned": len(head.answer_counts)},
+        "yesno": {
+            "ships": yesno_choice,
+            "model": model.name,
+            "cv": {"model": model.cv, "prior alone": prior.cv, "constant": round(const_cv, 4)},
+            "grid": grid,
+        },
+        "open": {
+            "ships": open_choice,
+            "cv": open_cv,
+            "weights": dict(zip(OPEN_FEATURES, [round(float(v), 4) for v in head.open_w], strict=True)),
+        },
+        "language_model": lm_report,
+        "heldout_accuracy": scores,
+        "steps": "L-BFGS (logistic, types), Adam (language model, open scorer); see the CV reports",
+        "seconds": round(time.time() - start_time, 1),
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    head.save(out_dir / WEIGHTS_NAME, out_dir / CARD_NAME)
+    card = dict(head.card, answer_counts=head.answer_counts)
+    write_card(out_dir / CARD_NAME, card)
+    (out_dir / CARD_NAME).chmod(0o644)
+    log.info("wrote the VQA head to %s (%d bytes)", out_dir, (out_dir / WEIGHTS_NAME).stat().st_size)
+    return out_dir / CARD_NAME
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA, help="folder holding the dev sets")
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/vqa_cache"), help="embedding cache folder")
-    parser.add_argument("--ablation", default="none", help="'random' trains and evaluates on noise features")
-    parser.add_argument("--no-save", action="store_true", help="evaluate only; do not write weights")
+    parser.add_argument("--data", action="append", default=[], metavar="NAME=PATH", help="a data source (repeatable)")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "weights")
     parser.add_argument(
-        "--projection", default="", help="trunk joint projection (TrunkConfig.pretrained; default: shipped)"
-    )
+        "--cache", type=Path, default=Path.home() / ".cache" / "fusionbrain" / "vqa_features",
+        help="embedding cache folder (resumable; outside the repository)",
+    )  # fmt: skip
+    parser.add_argument("--trunk", default="default", help="trunk spec, as run.py's --trunk")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--synthetic", type=int, default=4, help="caption-made yes/no questions per COCO image (0: none)"
-    )
+    parser.add_argument("--synthetic", type=int, default=4, help="caption-made yes/no questions per image (0: none)")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--no-resume", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -343,108 +878,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from core.trunk import TrunkConfig, load_trunk
 
-    torch.manual_seed(args.seed)
-    random.seed(args.seed)
     torch.set_num_threads(args.threads)
-    start = time.time()
-    trunk = load_trunk(TrunkConfig(pretrained=args.projection, ablation=args.ablation))
-    cache = EmbeddingCache(trunk, args.cache)
-    sets = {name: load_dev_set(args.data / name) for name in SETS}
-    sample = load_dev_set(args.data / "fb_sample")
-    embedded = {name: embed_questions(cache, qs) for name, qs in {**sets, "fb_sample": sample}.items()}
-    cache.save()
-
-    # Training part: everything not held out. The answer vocabulary learns from it too.
-    train = [(name, i) for name, qs in sets.items() for i, q in enumerate(qs) if not is_heldout(q.image.name)]
-    counts = collections.Counter(a for name, i in train if name == "vqa_okvqa_dev" for a in set(sets[name][i].answers))
-    train_images = cache.image(sorted({sets[n][i].image for n, i in train}))
-    head = untrained_head(trunk.embed_dim)
-    head.mean_image = train_images[:, 0].mean(0)
-    head.answer_counts = dict(sorted(counts.items()))
-    candidates = build_candidates(head)
-    en, ru = candidate_texts(candidates)
-    answerer = Answerer(head, candidates, cache.text(en), cache.text(ru))
-
-    yn = [(n, i) for n, i in train if embedded[n][0][i].qtype is QType.YESNO and sets[n][i].answers[0] in ("yes", "no")]
-    feats = yesno_features(
-        torch.stack([embedded[n][1][i].image for n, i in yn]),
-        torch.stack([embedded[n][1][i].question for n, i in yn]),
-        torch.stack([embedded[n][1][i].subject for n, i in yn]),
-        head.mean_image, answerer.reference,
+    data: dict[str, list[Path]] = collections.defaultdict(list)
+    for item in args.data:
+        name, _, path = item.partition("=")
+        data[name].append(Path(path))
+    trunk = load_trunk(TrunkConfig.parse(args.trunk))
+    card = train_head(
+        trunk, data, args.out, seed=args.seed, resume=not args.no_resume, cache_dir=args.cache,
+        synthetic_per_image=args.synthetic,
     )  # fmt: skip
-    labels = torch.tensor([float(sets[n][i].answers[0] == "yes") for n, i in yn])
-    extra = None
-    if args.synthetic > 0:
-        syn = synthetic_yesno(args.data, args.synthetic, args.seed)
-        sq = [
-            DevQuestion(f"syn{j}", path, text, ("yes" if label else "no",), lang)
-            for j, (path, text, lang, label) in enumerate(syn)
-        ]
-        sparsed, sitems = embed_questions(cache, sq)
-        cache.save()
-        extra = (
-            yesno_features(
-                torch.stack([e.image for e in sitems]), torch.stack([e.question for e in sitems]),
-                torch.stack([e.subject for e in sitems]), head.mean_image, answerer.reference,
-            ),
-            torch.tensor([float(label) for _, _, _, label in syn]),
-            [path.name for path, _, _, _ in syn],
-        )  # fmt: skip
-        log.info("synthetic yes/no questions: %d (%.2f yes)", len(syn), float(extra[1].mean()))
-    head.yesno_w, head.yesno_b, strength, cv = fit_yesno(
-        feats, labels, [sets[n][i].image.name for n, i in yn], trunk.embed_dim, extra
-    )
-
-    op = [(n, i) for n, i in train if embedded[n][0][i].qtype not in (QType.YESNO, QType.CHOICE)]
-    head.open_w = fit_open(
-        answerer,
-        [embedded[n][0][i] for n, i in op],
-        [embedded[n][1][i] for n, i in op],
-        [sets[n][i].answers for n, i in op],
-    )
-    log.info("open weights %s", [round(float(v), 3) for v in head.open_w])
-
-    scores = {}
-    for name, qs in {**sets, "fb_sample": sample}.items():
-        keep = [i for i, q in enumerate(qs) if name == "fb_sample" or is_heldout(q.image.name)]
-        parsed, items = embedded[name]
-        scores[name] = round(
-            accuracy(answerer, [parsed[i] for i in keep], [items[i] for i in keep], [qs[i] for i in keep]), 4
-        )
-        given = answerer.answer_batch([parsed[i] for i in keep], [items[i] for i in keep])
-        dump = {qs[i].qid: [qs[i].question, a, list(qs[i].answers)] for i, a in zip(keep, given, strict=True)}
-        (args.cache / f"pred_{name}_{args.ablation}.json").write_text(
-            json.dumps(dump, ensure_ascii=False, indent=0), encoding="utf-8"
-        )
-        log.info(
-            "%s: accuracy %.3f on %d %s questions",
-            name,
-            scores[name],
-            len(keep),
-            "all" if name == "fb_sample" else "held-out",
-        )
-    head.card = {
-        "task": "vqa",
-        "trunk_versions": {k: trunk.component_versions[k] for k in DEPENDS_ON},
-        "trunk_ablation": args.ablation,
-        "data": {
-            **{name: "training part (not held out)" for name in SETS},
-            "trunk_pairs/coco_val": "caption-made yes/no questions (its images are in no VQA set)",
-            "fb_sample": "evaluation only, all 10 questions",
-        },
-        "heldout_split": f"sha1(file_name) mod {HELDOUT_MOD} < {HELDOUT_BELOW} (by image)",
-        "train_questions": {"yesno": len(yn), "open": len(op)},
-        "yesno_model": strength,
-        "yesno_cv_accuracy": round(cv, 4),
-        "synthetic_yesno_per_image": args.synthetic,
-        "heldout_accuracy": scores,
-        "seed": args.seed,
-        "seconds": round(time.time() - start, 1),
-    }
-    if not args.no_save and args.ablation == "none":
-        head.save()
-        log.info("wrote the VQA head (%s)", ", ".join(f"{k}={v}" for k, v in scores.items()))
-    print(" ".join(f"{k}={v:.3f}" for k, v in scores.items()))
+    print(json.dumps(json.loads(card.read_text(encoding="utf-8"))["heldout_accuracy"]))
     return 0
 
 

@@ -98,7 +98,7 @@ def test_head_refuses_another_trunk(tmp_path: Path) -> None:
         load_head(trunk, tmp_path / "w.safetensors", tmp_path / "w.json")
     head.card = {"trunk_versions": dict(trunk.component_versions)}
     head.save(tmp_path / "w.safetensors", tmp_path / "w.json")
-    assert load_head(trunk, tmp_path / "w.safetensors", tmp_path / "w.json").yesno_w.shape == (6 + 2 * trunk.embed_dim,)
+    assert load_head(trunk, tmp_path / "w.safetensors", tmp_path / "w.json").yesno_w.shape == (6 + 3 * trunk.embed_dim,)
 
 
 def test_shipped_head_refuses_the_fake_trunk() -> None:

@@ -1,0 +1,122 @@
+"""VQA head training on tiny fixtures with the fake trunk: readers, the answer-type step, train_head."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from core.testing import make_fake_trunk
+
+QUESTIONS = [
+    ("Is there a dog?", "yes"),
+    ("Is this a kitchen?", "no"),
+    ("What color is the bus?", "white"),
+    ("How many people are there?", "2"),
+    ("What sport is this?", "tennis"),
+    ("What room is this?", "kitchen"),
+    ("What kind of tree is this?", "oak"),
+    ("Эта собака спит?", "да"),
+]
+
+
+def _write_set(root: Path, n_images: int = 30, seed: int = 0) -> None:
+    from PIL import Image
+
+    rng = random.Random(seed)
+    images = root / "input" / "VQA" / "images"
+    images.mkdir(parents=True)
+    (root / "true" / "VQA").mkdir(parents=True)
+    questions, gold = {}, {}
+    for i in range(n_images):
+        name = f"COCO_val2014_{i:012d}.jpg"
+        color = tuple(rng.randrange(256) for _ in range(3))
+        Image.new("RGB", (32, 32), color).save(images / name)
+        for j, (text, answer) in enumerate(rng.sample(QUESTIONS, 3)):
+            qid = str(i * 10 + j)
+            questions[qid] = {"question": text, "file_name": name}
+            if answer in ("yes", "no") and rng.random() < 0.5:
+                answer = "no" if answer == "yes" else "yes"
+            gold[qid] = {"answer": [answer], "lang": "ru" if answer == "да" else "en"}
+    (root / "input" / "VQA" / "questions.json").write_text(json.dumps(questions, ensure_ascii=False), "utf-8")
+    (root / "true" / "VQA" / "true_VQA.json").write_text(json.dumps(gold, ensure_ascii=False), "utf-8")
+
+
+def _write_okvqa(path: Path) -> None:
+    rows = [
+        {"question": text, "answers": [answer.upper()], "image_id": i}
+        for i, (text, answer) in enumerate(QUESTIONS[2:7] * 6)
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", "utf-8")
+
+
+@pytest.mark.parametrize(
+    ("answer", "kind"),
+    [("white", "color"), ("3", "count"), ("tennis", "sport"), ("kitchen", "place"), ("yes", "yesno"), ("oak", "other")],
+)
+def test_answer_type(answer: str, kind: str) -> None:
+    from plugins.vqa.answerer import answer_type
+
+    assert answer_type(answer) == kind
+
+
+def test_read_okvqa_jsonl_normalizes(tmp_path: Path) -> None:
+    from plugins.vqa.train import read_okvqa_jsonl
+
+    _write_okvqa(tmp_path / "qa.jsonl")
+    rows = read_okvqa_jsonl(tmp_path / "qa.jsonl")
+    assert len(rows) == 30 and rows[0].answers == ("white",) and rows[0].group == "okvqa0"
+
+
+def test_read_vqa_v2(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from plugins.vqa.train import read_vqa_v2
+
+    (tmp_path / "img").mkdir()
+    Image.new("RGB", (8, 8)).save(tmp_path / "img" / "COCO_val2014_000000000042.jpg")
+    qs = {"questions": [{"question_id": 1, "image_id": 42, "question": "Is it red?"}]}
+    qs["questions"].append({"question_id": 2, "image_id": 7, "question": "No image here?"})
+    given = ["Yes", "yes", "no", "maybe", "no", "yes", "yes", "yes", "yes", "yes"]
+    anns = {"annotations": [{"question_id": 1, "answers": [{"answer": a} for a in given]}]}
+    (tmp_path / "q.json").write_text(json.dumps(qs), "utf-8")
+    (tmp_path / "a.json").write_text(json.dumps(anns), "utf-8")
+    out = read_vqa_v2(tmp_path / "q.json", tmp_path / "a.json", tmp_path / "img")
+    assert len(out) == 1 and out[0].image.name.endswith("42.jpg")
+    assert set(out[0].answers) == {"yes", "no"}  # each given by at least 2 annotators
+
+
+def test_ship_rule_never_loses_to_a_constant() -> None:
+    from plugins.vqa.train import choose_model
+
+    assert choose_model(0.70, 0.65, 0.55) == "model"
+    assert choose_model(0.60, 0.65, 0.55) == "prior alone"
+    assert choose_model(0.54, 0.53, 0.55) == "constant"
+    assert choose_model(0.55, 0.50, 0.55) == "constant"  # a tie is not a win
+
+
+def test_train_head_writes_a_usable_head(tmp_path: Path) -> None:
+    from plugins.vqa.head import load_head
+    from plugins.vqa.task import VqaTask
+    from plugins.vqa.train import CARD_NAME, WEIGHTS_NAME, train_head
+
+    _write_set(tmp_path / "set")
+    _write_okvqa(tmp_path / "qa.jsonl")
+    trunk = make_fake_trunk()
+    data = {"challenge": [tmp_path / "set"], "okvqa_jsonl": [tmp_path / "qa.jsonl"], "eval": []}
+    data |= {"coco_captions": [], "coco_images": []}
+    card_path = train_head(trunk, data, tmp_path / "head", progress=False)
+    card = json.loads(card_path.read_text("utf-8"))
+    assert card_path.name == CARD_NAME and (tmp_path / "head" / WEIGHTS_NAME).is_file()
+    assert card["trunk"] == trunk.component_versions
+    assert card["data"]["text_questions"] == 30
+    assert card["yesno"]["ships"] in ("model", "prior alone", "constant")
+    assert "white" in card["answer_counts"]
+    head = load_head(trunk, tmp_path / "head" / WEIGHTS_NAME, card_path)
+    assert head.has_prior and head.lm_q is not None and head.type_w is not None
+    task = VqaTask(tmp_path / "head" / WEIGHTS_NAME)
+    task.setup(trunk)
+    # The cache makes a second run resume without encoding anything again.
+    assert any((tmp_path / "head" / "cache").glob("pooled_*.pt"))
