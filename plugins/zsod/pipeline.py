@@ -20,6 +20,7 @@ deviations). Nothing in it is fitted.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from core.trunk import Trunk
 
 NO_HEAD_Z = 2.5
+CROP_SIDE = 128  # crop side for stage 2 (a third of the trunk's 224 in cost per side^2; see README.md)
 BACKGROUND = (
     "a photo",
     "an object",
@@ -74,13 +76,11 @@ class RegionData(NamedTuple):
     image: Any  # torch [D] unit whole-image embedding
 
 
-def region_pooling(trunk: Trunk, pixels: torch.Tensor, boxes: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(pooled [N, C], embeddings [N, D])`` for ``xyxy`` ``boxes`` in ``pixels``' coordinates (one pass)."""
+def pool_boxes(trunk: Trunk, fmap: torch.Tensor, stride: int, boxes: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(pooled [N, C], embeddings [N, D])`` of ``xyxy`` ``boxes`` in feature-pass pixels on the stride-32 map."""
     import torch
     from torchvision.ops import roi_align
 
-    fmaps = trunk.image_feature_maps(pixels.unsqueeze(0))
-    fmap, stride = fmaps.maps[-1], fmaps.strides[-1]
     rois = torch.zeros(len(boxes), 5, dtype=fmap.dtype)
     rois[:, 1:] = torch.as_tensor(boxes, dtype=fmap.dtype)
     # 2x2 bins x 2 samples each: 16 bilinear taps spread over the box (as features.py pools them)
@@ -88,18 +88,92 @@ def region_pooling(trunk: Trunk, pixels: torch.Tensor, boxes: np.ndarray) -> tup
     return maps.mean(dim=(2, 3)), trunk.project_pooled(maps)
 
 
+def component_box(z: np.ndarray, delta: float) -> tuple[int, int, int, int]:
+    """Cell box ``(x0, y0, x1, y1)`` (exclusive ends) of the 4-connected component of ``z >= max - delta``
+    that holds the maximum."""
+    h, w = z.shape
+    y, x = np.unravel_index(int(np.argmax(z)), z.shape)
+    keep = z >= z[y, x] - delta
+    seen = np.zeros_like(keep)
+    seen[y, x] = True
+    stack, ys, xs = [(y, x)], [y], [x]
+    while stack:
+        cy, cx = stack.pop()
+        for ny, nx in ((cy - 1, cx), (cy + 1, cx), (cy, cx - 1), (cy, cx + 1)):
+            if 0 <= ny < h and 0 <= nx < w and keep[ny, nx] and not seen[ny, nx]:
+                seen[ny, nx] = True
+                stack.append((ny, nx))
+                ys.append(ny)
+                xs.append(nx)
+    return min(xs), min(ys), max(xs) + 1, max(ys) + 1
+
+
+def map_boxes(
+    grounding: torch.nn.Module, fmap: torch.Tensor, stride: int, texts: torch.Tensor, deltas: Sequence[float]
+) -> np.ndarray:
+    """Boxes that follow each phrase's grounding map: per phrase and ``delta``, the connected component of
+    cells within ``delta`` logits of its best cell (``[K, 4]`` xyxy, feature-pass pixels, deduplicated)."""
+    c, h, w = fmap.shape[1:]
+    if not len(deltas) or len(texts) == 0:
+        return np.zeros((0, 4))
+    logits = grounding(fmap[0].permute(1, 2, 0).reshape(h * w, c), texts).float().numpy()  # [h*w, P]
+    out = set()
+    for j in range(logits.shape[1]):
+        z = logits[:, j].reshape(h, w)
+        for d in deltas:
+            x0, y0, x1, y1 = component_box(z, d)
+            out.add((x0 * stride, y0 * stride, x1 * stride, y1 * stride))
+    return np.array(sorted(out), dtype=np.float64).reshape(-1, 4)
+
+
+MAP_DELTAS = (1.0, 2.5)  # grounding-map components added as proposals (see README.md, "Boxes that follow objects")
+
+
 def region_data(
-    trunk: Trunk, image_size: tuple[int, int], pixels: torch.Tensor, whole: torch.Tensor, boxes: np.ndarray, tokens: Any
+    trunk: Trunk,
+    image_size: tuple[int, int],
+    pixels: torch.Tensor,
+    whole: torch.Tensor,
+    boxes: np.ndarray,
+    tokens: Any,
+    grounding: torch.nn.Module | None = None,
+    deltas: Sequence[float] = MAP_DELTAS,
 ) -> RegionData:
-    """Everything the scorers need for one image (``boxes`` in loaded-image pixels)."""
+    """Everything the scorers need for one image (``boxes`` in loaded-image pixels).
+
+    With a ``grounding`` head, each phrase's map components (``map_boxes``) join the proposals.
+    """
     import torch
 
-    sx = pixels.shape[-1] / image_size[0]
-    sy = pixels.shape[-2] / image_size[1]
-    pooled, regions = region_pooling(trunk, pixels, boxes * np.array([sx, sy, sx, sy]))
+    fmaps = trunk.image_feature_maps(pixels.unsqueeze(0))
     texts = trunk.encode_texts(tokens) if tokens is not None else torch.zeros(0, trunk.embed_dim)
     image = trunk.encode_images(whole.unsqueeze(0))[0]
+    boxes, pooled, regions = regions_of(
+        trunk, fmaps.maps[-1], fmaps.strides[-1], image_size, boxes, texts, grounding, deltas
+    )
     return RegionData(boxes, pooled, regions, texts, image)
+
+
+def regions_of(
+    trunk: Trunk,
+    fmap: torch.Tensor,
+    stride: int,
+    image_size: tuple[int, int],
+    boxes: np.ndarray,
+    texts: torch.Tensor,
+    grounding: torch.nn.Module | None,
+    deltas: Sequence[float] = MAP_DELTAS,
+) -> tuple[np.ndarray, torch.Tensor, torch.Tensor]:
+    """Proposals (+ map boxes with a grounding head) in loaded-image pixels, their pooled features and embeddings."""
+    fh, fw = fmap.shape[-2] * stride, fmap.shape[-1] * stride
+    scale = np.array([fw / image_size[0], fh / image_size[1]] * 2)
+    if grounding is not None:
+        extra = map_boxes(grounding, fmap, stride, texts, deltas) / scale
+        extra[:, [0, 2]] = extra[:, [0, 2]].clip(0, image_size[0])
+        extra[:, [1, 3]] = extra[:, [1, 3]].clip(0, image_size[1])
+        boxes = np.concatenate([boxes, extra]) if len(extra) else boxes
+    pooled, regions = pool_boxes(trunk, fmap, stride, boxes * scale)
+    return boxes, pooled, regions
 
 
 def background_embeddings(trunk: Trunk) -> torch.Tensor:
@@ -125,6 +199,45 @@ def grounding_logits(head: torch.nn.Module, data: RegionData) -> np.ndarray:
     return head(data.pooled, data.texts).float().numpy()
 
 
+class PairData(NamedTuple):
+    """Stage-1 data of one image: every proposal against every phrase."""
+
+    boxes: np.ndarray  # [N, 4] xyxy, loaded-image pixels
+    feats: np.ndarray  # [N, P, F1] stage-1 verifier features
+    sims: np.ndarray  # [N, P] pooled-region cosine
+    image_sims: np.ndarray  # [P] whole-image cosine
+    texts: Any = None  # [P, D] phrase embeddings (torch), when at hand
+
+
+def crop_stage(item: Any, trunk: Trunk, pair: PairData, logits1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Re-score the stage-1 candidates from crops: (candidate indices into ``pair.boxes``, ``[M, P, F2]``)."""
+    from plugins.zsod.features import pixel_crop_embeddings
+    from plugins.zsod.verifier import FEATURE_NAMES, STAGE2_FEATURES, candidate_indices, stage2_features
+
+    cos_z = pair.feats[..., FEATURE_NAMES.index("cos_z_boxes")]
+    cands = candidate_indices(logits1, pair.boxes, cos_z)
+    boxes = pair.boxes[cands]
+    sx = item.pixels.shape[-1] / item.image.size[0]
+    sy = item.pixels.shape[-2] / item.image.size[1]
+    crops = pixel_crop_embeddings(trunk, item.pixels, boxes * np.array([sx, sy, sx, sy]), CROP_SIDE)
+    texts = pair.texts
+    if texts is None and item.tokens is not None:
+        texts = trunk.encode_texts(item.tokens)
+    if texts is None or len(cands) == 0:
+        return cands, np.zeros((len(cands), len(item.phrases), len(STAGE2_FEATURES)), np.float32)
+    crop_sims = (crops @ texts.T).numpy()
+    feats = stage2_features(
+        logits1[cands], crop_sims, pair.sims[cands], pair.image_sims, boxes, item.image.size, item.phrases
+    )
+    return cands, feats
+
+
+def no_head_calibration() -> Any:
+    from plugins.zsod.decision import Calibration
+
+    return Calibration(present=0.5, extra=1.01, max_boxes=1, provenance={"mode": "no-head", "z": NO_HEAD_Z})
+
+
 class Scores(NamedTuple):
     """``score_image`` output: the boxes kept and their probabilities per phrase."""
 
@@ -139,10 +252,10 @@ def score_image(item: Any, trunk: Trunk, verifier: Any, background: torch.Tensor
     features -> stage 1 (-> stage 2 over crops when the heads have one). Without: the
     no-head rule (``no_head_scores`` against ``background``).
     """
-    from plugins.zsod.task import PairData, crop_stage
     from plugins.zsod.verifier import pair_features, sigmoid
 
-    data = region_data(trunk, item.image.size, item.pixels, item.whole, item.boxes, item.tokens)
+    grounding = verifier.grounding if verifier is not None else None
+    data = region_data(trunk, item.image.size, item.pixels, item.whole, item.boxes, item.tokens, grounding)
     n, p = len(data.boxes), len(item.phrases)
     if n == 0 or p == 0 or item.tokens is None:
         return Scores(data.boxes, np.zeros((n, p), np.float32))

@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 
 FEATURE_LONG_SIDE = 512  # input side of the feature pass; see README.md for the measurement
 MAX_PHRASES = 256  # phrases beyond this many per image are answered [] (logged)
-CROP_SIDE = 128  # crop side for stage 2 (a third of the trunk's 224 in cost per side^2; see README.md)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +82,12 @@ class Scored(NamedTuple):
 
 
 class Scorer(NamedTuple):
-    """What ``setup`` loads: the verifier made for the trunk (None: the weight-free scorer) and the calibration."""
+    """What ``setup`` loads: the heads made for the trunk (None: the no-head mode), the calibration,
+    and the no-head mode's background vocabulary embeddings."""
 
     verifier: Verifier | None
     calibration: Calibration
+    background: torch.Tensor
 
 
 class ZsodTask(TaskBase[ZsodSample, list, list]):
@@ -117,21 +118,32 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
 
     # -- setup ----------------------------------------------------------------------------
     def setup(self, trunk: Trunk) -> None:
-        """Load the verifier made for this trunk and the calibration."""
+        """Find the heads made for this trunk (the user's heads folders first, then the shipped ones) and
+        their calibration; without heads, the no-head mode (``plugins.zsod.pipeline``)."""
+        import torch
+
+        from plugins.zsod.pipeline import background_embeddings, no_head_calibration
         from plugins.zsod.verifier import CARD_FILE, WEIGHTS_FILE, load_verifier
 
-        calibration = self.calibration if self.calibration is not None else Calibration.load()
-        verifier = None
+        verifier, calibration = None, self.calibration
         folder = find_head(self.info.name, trunk, CARD_FILE.name, shipped=CARD_FILE.parent, search=self.search)
         if folder is not None:
             try:
                 verifier = load_verifier(trunk, folder / WEIGHTS_FILE.name, folder / CARD_FILE.name)
+                if calibration is None:
+                    calibration = Calibration.load(folder / "calibration.json")
             except (TrunkError, OSError, KeyError, ValueError) as exc:
-                log.error("zsod verifier in %s not used (%s)", folder, exc)
+                log.error("zsod heads in %s not used (%s)", folder, exc)
+                verifier = None
         if verifier is None:
-            # The weight-free scorer needs no head (it is much weaker).
-            log.warning("zsod: no verifier for this trunk; scoring with the weight-free cosine rule (no-head mode)")
-        self._loaded = Scorer(verifier, calibration)
+            log.warning(
+                "zsod: no-head mode (region-phrase cosines z-scored against a background vocabulary, no labels); "
+                "heads for this trunk: python train.py --tasks zsod --trunk SPEC --heads DIR"
+            )
+            calibration = self.calibration or no_head_calibration()
+        with torch.inference_mode():
+            background = background_embeddings(trunk)
+        self._loaded = Scorer(verifier, calibration, background)
 
     # -- discover ---------------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[ZsodSample]:
@@ -192,8 +204,17 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
     # -- predict ----------------------------------------------------------------------------
     def predict(self, batch: Sequence[ImageItem | None], trunk: Trunk) -> list[Scored | None]:
         """Score every (proposal, phrase) pair of every image."""
-        verifier = self.loaded().verifier
-        return [None if item is None else score_image(item, trunk, verifier) for item in batch]
+        from plugins.zsod.pipeline import score_image
+
+        loaded = self.loaded()
+        out: list[Scored | None] = []
+        for item in batch:
+            if item is None:
+                out.append(None)
+                continue
+            scores = score_image(item, trunk, loaded.verifier, loaded.background)
+            out.append(Scored(scores.boxes, scores.probs, item.geometry))
+        return out
 
     # -- postprocess ------------------------------------------------------------------------
     def postprocess(self, raw: Sequence[Scored | None], samples: Sequence[ZsodSample]) -> list[Prediction]:
@@ -226,22 +247,6 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             except Exception:  # a drawing must never cost the prediction file
                 log.exception("zsod: drawing the predictions into %s failed", self.visualize_dir)
         return path
-
-
-def score_image(item: ImageItem, trunk: Trunk, verifier: Verifier | None) -> Scored:
-    """Score every (proposal, phrase) pair of one image: verifier stages, or the weight-free rule."""
-    from plugins.zsod.verifier import sigmoid
-
-    pair = pair_data(item, trunk)
-    if pair.feats.size == 0:
-        return Scored(pair.boxes, np.zeros(pair.feats.shape[:2], dtype=np.float32), item.geometry)
-    if verifier is None:
-        return Scored(pair.boxes, heuristic_probabilities(pair.feats).astype(np.float32), item.geometry)
-    logits1 = verifier.logits1(pair.feats)
-    if verifier.stage2 is None:
-        return Scored(pair.boxes, sigmoid(logits1).astype(np.float32), item.geometry)
-    cands, feats2 = crop_stage(item, trunk, pair, logits1)
-    return Scored(pair.boxes[cands], sigmoid(verifier.logits2(feats2)).astype(np.float32), item.geometry)
 
 
 def clean_phrases(value: Any) -> tuple[tuple[str, ...], list[str]]:
@@ -295,66 +300,3 @@ def to_stored(boxes: np.ndarray, geo: Geometry) -> list[list[float]]:
     """Loaded-image ``xyxy`` -> stored-image ``[[x, y, w, h], ...]``."""
     full = scale_boxes(boxes, *geo.scale)
     return to_output_boxes(unrotate_boxes(full, geo.orientation, geo.stored_size), *geo.stored_size)
-
-
-class PairData(NamedTuple):
-    """Stage-1 data of one image: every proposal against every phrase."""
-
-    boxes: np.ndarray  # [N, 4] xyxy, loaded-image pixels
-    feats: np.ndarray  # [N, P, F1] stage-1 verifier features
-    sims: np.ndarray  # [N, P] pooled-region cosine
-    image_sims: np.ndarray  # [P] whole-image cosine
-    texts: Any = None  # [P, D] phrase embeddings (torch), when at hand
-
-
-def pair_data(item: ImageItem, trunk: Trunk) -> PairData:
-    """Embed the proposals (one feature pass) and the phrases; stage-1 features."""
-    from plugins.zsod.features import region_embeddings
-    from plugins.zsod.verifier import FEATURE_NAMES, pair_features
-
-    regions, boxes = region_embeddings(trunk, item.image, item.pixels, item.boxes)
-    n, p = len(boxes), len(item.phrases)
-    if item.tokens is None or n == 0:
-        return PairData(
-            boxes,
-            np.zeros((n, p, len(FEATURE_NAMES)), np.float32),
-            np.zeros((n, p), np.float32),
-            np.zeros(p, np.float32),
-        )
-    texts = trunk.encode_texts(item.tokens)
-    whole = trunk.encode_images(item.whole.unsqueeze(0))
-    sims = (regions @ texts.T).numpy()
-    image_sims = (whole @ texts.T).numpy()[0]
-    feats = pair_features(sims, image_sims, boxes, item.image.size, item.phrases)
-    return PairData(boxes, feats, sims, image_sims, texts)
-
-
-def crop_stage(item: ImageItem, trunk: Trunk, pair: PairData, logits1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Re-score the stage-1 candidates from crops: (candidate indices into ``pair.boxes``, ``[M, P, F2]``)."""
-    from plugins.zsod.features import pixel_crop_embeddings
-    from plugins.zsod.verifier import FEATURE_NAMES, STAGE2_FEATURES, candidate_indices, stage2_features
-
-    cos_z = pair.feats[..., FEATURE_NAMES.index("cos_z_boxes")]
-    cands = candidate_indices(logits1, pair.boxes, cos_z)
-    boxes = pair.boxes[cands]
-    sx = item.pixels.shape[-1] / item.image.size[0]
-    sy = item.pixels.shape[-2] / item.image.size[1]
-    crops = pixel_crop_embeddings(trunk, item.pixels, boxes * np.array([sx, sy, sx, sy]), CROP_SIDE)
-    texts = pair.texts
-    if texts is None and item.tokens is not None:
-        texts = trunk.encode_texts(item.tokens)
-    if texts is None or len(cands) == 0:
-        return cands, np.zeros((len(cands), len(item.phrases), len(STAGE2_FEATURES)), np.float32)
-    crop_sims = (crops @ texts.T).numpy()
-    feats = stage2_features(
-        logits1[cands], crop_sims, pair.sims[cands], pair.image_sims, boxes, item.image.size, item.phrases
-    )
-    return cands, feats
-
-
-def heuristic_probabilities(features: np.ndarray) -> np.ndarray:
-    """Weight-free stand-in for the verifier: a squashed z-score of the cosine over boxes."""
-    from plugins.zsod.verifier import FEATURE_NAMES
-
-    z = features[..., FEATURE_NAMES.index("cos_z_boxes")]
-    return 1.0 / (1.0 + np.exp(-(z - 3.0)))

@@ -234,11 +234,10 @@ def trunk_held_out(keys: Sequence[str]) -> set[str]:
 
 # -- trunk features -------------------------------------------------------------------------------------
 def region_cache(items: Sequence[Labelled], trunk: Trunk, cache: Path, progress: bool) -> list[dict[str, Any]]:
-    """Per labelled image: proposals, pooled features, region/phrase/image embeddings (cached npz)."""
+    """Per labelled image: grid proposals, the stride-32 map, phrase and image embeddings (cached npz)."""
     import torch
     from tqdm import tqdm
 
-    from plugins.zsod.pipeline import region_data
     from plugins.zsod.task import ZsodTask
 
     task = ZsodTask()
@@ -254,15 +253,17 @@ def region_cache(items: Sequence[Labelled], trunk: Trunk, cache: Path, progress:
             if item is None:
                 continue
             with torch.inference_mode():
-                rd = region_data(trunk, item.image.size, item.pixels, item.whole, item.boxes, item.tokens)
+                fmaps = trunk.image_feature_maps(item.pixels.unsqueeze(0))
+                texts = trunk.encode_texts(item.tokens)
+                image = trunk.encode_images(item.whole.unsqueeze(0))[0]
             tmp = path.with_suffix(".tmp.npz")
             np.savez(
                 tmp,
-                boxes=rd.boxes,
-                pooled=rd.pooled.numpy().astype(np.float16),
-                regions=rd.regions.numpy(),
-                texts=rd.texts.numpy(),
-                image=rd.image.numpy(),
+                boxes=item.boxes,
+                fmap=fmaps.maps[-1].numpy().astype(np.float16),
+                stride=np.array(fmaps.strides[-1]),
+                texts=texts.numpy(),
+                image=image.numpy(),
                 size=np.array(item.image.size),
             )
             tmp.rename(path)
@@ -270,14 +271,44 @@ def region_cache(items: Sequence[Labelled], trunk: Trunk, cache: Path, progress:
         out.append(
             {
                 "lab": lab,
-                "boxes": z["boxes"],
-                "pooled": z["pooled"].astype(np.float32),
-                "regions": z["regions"],
+                "grid": z["boxes"],
+                "fmap": z["fmap"].astype(np.float32),
+                "stride": int(z["stride"]),
                 "texts": z["texts"],
                 "image": z["image"],
                 "size": (int(z["size"][0]), int(z["size"][1])),
-                "labels": labels_for(z["boxes"], s.phrases, lab.gold),
-                "present": np.array([1.0 if lab.gold.get(p) else 0.0 for p in s.phrases], np.float32),
+            }
+        )
+    return out
+
+
+def with_regions(trunk: Trunk, cached: Sequence[dict[str, Any]], grounding: Any = None) -> list[dict[str, Any]]:
+    """Add boxes (grid, + grounding-map boxes with a head), pooled features, embeddings and labels."""
+    import torch
+
+    from plugins.zsod.pipeline import regions_of
+
+    out = []
+    for r in cached:
+        with torch.inference_mode():
+            boxes, pooled, regions = regions_of(
+                trunk,
+                torch.from_numpy(r["fmap"]),
+                r["stride"],
+                r["size"],
+                r["grid"],
+                torch.from_numpy(r["texts"]),
+                grounding,
+            )
+        s = r["lab"].sample
+        out.append(
+            {
+                **r,
+                "boxes": boxes,
+                "pooled": pooled.numpy(),
+                "regions": regions.numpy(),
+                "labels": labels_for(boxes, s.phrases, r["lab"].gold),
+                "present": np.array([1.0 if r["lab"].gold.get(p) else 0.0 for p in s.phrases], np.float32),
             }
         )
     return out
@@ -344,7 +375,8 @@ def stage2(items: Sequence[Labelled], data: Sequence[ImageData], head1: Any, tru
     import torch
     from tqdm import tqdm
 
-    from plugins.zsod.task import PairData, ZsodTask, crop_stage
+    from plugins.zsod.pipeline import PairData, crop_stage
+    from plugins.zsod.task import ZsodTask
     from plugins.zsod.verifier import run_head
 
     task = ZsodTask()
@@ -553,8 +585,8 @@ def train_head(
     train_l += vg_regions(sources.get("vg_regions", []), sources.get("vg_images", []), seed)
     if not train_l:
         raise ValueError("zsod needs labelled boxes: a 'challenge' set, 'coco_instances' or 'vg_regions'")
-    train_r = region_cache(train_l, trunk, cache, progress)
-    dev_r = region_cache(dev_l, trunk, cache, progress)
+    train_c = region_cache(train_l, trunk, cache, progress)
+    dev_c = region_cache(dev_l, trunk, cache, progress)
 
     captions = caption_sources(sources.get("coco_captions", []), sources.get("coco_images", []))
     ckpt = out_dir / GROUNDING_CKPT
@@ -570,7 +602,7 @@ def train_head(
         grounding, ginfo = train_grounding(
             trunk,
             captions,
-            train_r,
+            with_regions(trunk, train_c),
             cache,
             seed=seed,
             epochs=epochs,
@@ -581,8 +613,8 @@ def train_head(
         dims = [grounding.wf.in_features, grounding.wt.in_features, grounding.code, grounding.out.in_features]
         info = torch.tensor(list(json.dumps(ginfo).encode()), dtype=torch.uint8)
         torch.save({"state": grounding.state_dict(), "dims": torch.tensor(dims), "info": info}, ckpt)
-    train = stage1_data(train_r, grounding)
-    dev = stage1_data(dev_r, grounding)
+    train = stage1_data(with_regions(trunk, train_c, grounding), grounding)
+    dev = stage1_data(with_regions(trunk, dev_c, grounding), grounding)
     provenance = {
         "data": {k: len(v) for k, v in used.items()},
         "labelled_train_images": len(train),
