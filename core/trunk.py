@@ -15,12 +15,19 @@ interface:
 Heads trained on trunk features record ``trunk.component_versions`` in their
 card and call ``trunk.check_compatible`` before loading: a head made for
 another image tower, text tower or joint space refuses to load.
+
+Devices: the backend lives on ``TrunkConfig.device`` (``cpu``, the default, or
+``cuda[:N]``). The facade moves every input there and hands back CPU float32
+tensors, so task heads run unchanged on the CPU whatever the trunk runs on. On
+CUDA the forward passes run under autocast (``TrunkConfig.precision``: ``auto``
+picks bf16 where the GPU has it, else fp16; ``fp32`` turns it off).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from core.errors import TrunkError
@@ -35,6 +42,7 @@ __all__ = [
     "TrunkBackend",
     "TrunkConfig",
     "load_trunk",
+    "resolve_device",
 ]
 
 if TYPE_CHECKING:
@@ -62,10 +70,16 @@ class Trunk:
         self._backend = backend
         self._module = module
         self.config = config
+        self.device = resolve_device(config.device)
+        self.autocast_dtype = autocast_dtype(self.device, config.precision)
         self._pixel_affine: tuple[np.ndarray, np.ndarray] | None = None
         self.assert_frozen()
         # Declared capability, decided once: may regions of one feature pass be embedded?
         self.can_pool_regions = isinstance(backend, RegionPooling) and bool(backend.can_pool_regions)
+        # "exact" (an image's embedding is the projection of its mean map), "approximate", or "none"
+        self.region_projection: str = getattr(
+            backend, "region_projection", "exact" if self.can_pool_regions else "none"
+        )
 
     # -- identity -----------------------------------------------------------------
     @property
@@ -144,20 +158,25 @@ class Trunk:
         return self._backend.tokenize(list(texts))
 
     # -- features ---------------------------------------------------------------------
+    # Inputs go to the trunk's device; outputs come back as CPU float32 (``_out``), and
+    # the ablation noise is made there from the caller's own inputs, as on a CPU trunk.
     def encode_images(self, pixels: torch.Tensor) -> torch.Tensor:
         """``[B, 3, H, W]`` -> ``[B, embed_dim]`` unit vectors in the joint space."""
-        out = self._backend.encode_images(pixels)
-        return _l2(self._ablate(out, pixels))
+        with self._autocast():
+            out = self._backend.encode_images(self._in(pixels))
+        return _l2(self._ablate(_out(out), pixels))
 
     def encode_texts(self, tokens: TextTokens) -> torch.Tensor:
         """Tokens -> ``[B, embed_dim]`` unit vectors in the joint space."""
-        out = self._backend.encode_texts(tokens)
-        return _l2(self._ablate(out, tokens.ids))
+        with self._autocast():
+            out = self._backend.encode_texts(self._in_tokens(tokens))
+        return _l2(self._ablate(_out(out), tokens.ids))
 
     def image_feature_maps(self, pixels: torch.Tensor) -> FeatureMaps:
         """``[B, 3, H, W]`` (any H, W divisible by the coarsest stride) -> feature maps."""
-        fm = self._backend.image_feature_maps(pixels)
-        return FeatureMaps(tuple(self._ablate(m, pixels) for m in fm.maps), fm.strides)
+        with self._autocast():
+            fm = self._backend.image_feature_maps(self._in(pixels))
+        return FeatureMaps(tuple(self._ablate(_out(m), pixels) for m in fm.maps), fm.strides)
 
     def project_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
         """Region embeddings: ``[N, C]`` means of ``image_feature_maps().maps[-1]`` over
@@ -171,13 +190,19 @@ class Trunk:
         if not self.can_pool_regions:
             raise TrunkError(f"{type(self._backend).__name__} cannot project pooled region features")
         backend: RegionPooling = self._backend  # type: ignore[assignment]
-        if pooled.dim() == 4:  # region maps: pool them as encode_images pools the whole map
-            pooled = backend.pool_map(pooled)
-        return _l2(self._ablate(backend.project(pooled), pooled))
+        source = pooled
+        with self._autocast():
+            x = self._in(pooled)
+            if x.dim() == 4:  # region maps: pool them as encode_images pools the whole map
+                x = backend.pool_map(x)
+                source = _out(x)
+            out = backend.project(x)
+        return _l2(self._ablate(_out(out), source))
 
     def text_token_states(self, tokens: TextTokens) -> TokenStates:
-        ts = self._backend.text_token_states(tokens)
-        return TokenStates(self._ablate(ts.states, tokens.ids), ts.mask)
+        with self._autocast():
+            ts = self._backend.text_token_states(self._in_tokens(tokens))
+        return TokenStates(self._ablate(_out(ts.states), tokens.ids), ts.mask.cpu())
 
     def embed_texts(self, texts: Sequence[str]) -> torch.Tensor:
         """Convenience: ``encode_texts(tokenize(texts))``; ``[0, D]`` for no texts."""
@@ -186,6 +211,23 @@ class Trunk:
         if not texts:
             return torch.zeros(0, self.embed_dim)
         return self.encode_texts(self.tokenize(texts))
+
+    # -- devices ------------------------------------------------------------------------
+    def _in(self, tensor: torch.Tensor) -> torch.Tensor:
+        return tensor.to(self.device, non_blocking=True)
+
+    def _in_tokens(self, tokens: TextTokens) -> TextTokens:
+        return TextTokens(self._in(tokens.ids), self._in(tokens.mask))
+
+    @contextlib.contextmanager
+    def _autocast(self) -> Iterator[None]:
+        if self.autocast_dtype is None:
+            yield
+            return
+        import torch
+
+        with torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype):
+            yield
 
     def _ablate(self, features: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
         if self.config.ablation == "none":
@@ -209,6 +251,54 @@ def random_like_from(features: torch.Tensor, source: torch.Tensor) -> torch.Tens
     return torch.stack(rows) if rows else features
 
 
+def _out(x: torch.Tensor) -> torch.Tensor:
+    """A backend output as the facade hands it out: CPU float32."""
+    return x.float().cpu()
+
+
+def resolve_device(device: str) -> torch.device:
+    """``TrunkConfig.device`` as a ``torch.device``; ``TrunkError`` when it is unusable here."""
+    import torch
+
+    try:
+        dev = torch.device(device or "cpu")
+    except RuntimeError as exc:
+        raise TrunkError(f"bad trunk device {device!r}: use 'cpu' or 'cuda[:N]'") from exc
+    if dev.type == "cpu":
+        return dev
+    if dev.type != "cuda":
+        raise TrunkError(f"trunk device {device!r} is not supported: use 'cpu' or 'cuda[:N]'")
+    if not torch.cuda.is_available():
+        raise TrunkError(f"trunk device {device!r} asked for, but torch sees no CUDA GPU here; use --device cpu")
+    if dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise TrunkError(f"trunk device {device!r}: there are only {torch.cuda.device_count()} CUDA GPU(s)")
+    return dev
+
+
+PRECISIONS = ("auto", "fp32", "fp16", "bf16")
+
+
+def autocast_dtype(device: torch.device, precision: str, *, bf16_supported: bool | None = None) -> torch.dtype | None:
+    """The autocast dtype for ``precision`` on ``device``; ``None`` means plain fp32.
+
+    ``auto``: bf16 on a CUDA GPU that has it, else fp16; fp32 on the CPU (autocast
+    does not pay there). ``fp16``/``bf16`` need a CUDA device.
+    """
+    import torch
+
+    if precision not in PRECISIONS:
+        raise TrunkError(f"unknown trunk precision {precision!r}; use one of {', '.join(PRECISIONS)}")
+    if precision == "fp32" or (precision == "auto" and device.type == "cpu"):
+        return None
+    if device.type != "cuda":
+        raise TrunkError(f"precision {precision!r} needs a CUDA device; the trunk runs on {device}")
+    if precision == "auto":
+        if bf16_supported is None:
+            bf16_supported = torch.cuda.is_bf16_supported()
+        return torch.bfloat16 if bf16_supported else torch.float16
+    return torch.bfloat16 if precision == "bf16" else torch.float16
+
+
 def _l2(x: torch.Tensor) -> torch.Tensor:
     import torch
 
@@ -216,7 +306,9 @@ def _l2(x: torch.Tensor) -> torch.Tensor:
 
 
 def load_trunk(config: TrunkConfig) -> Trunk:
-    """Build the frozen trunk described by ``config``. Never downloads."""
+    """Build the frozen trunk described by ``config`` on its device. Never downloads."""
+    device = resolve_device(config.device)  # before building: a bad device fails fast
+    autocast_dtype(device, config.precision)
     if config.backend == "default":
         from core.backends.default import build_default_backend
 
@@ -227,6 +319,4 @@ def load_trunk(config: TrunkConfig) -> Trunk:
         backend = build_openclip_backend(config)
     else:
         raise TrunkError(f"unknown trunk backend {config.backend!r} (use 'default' or 'openclip')")
-    if config.precision != "fp32":
-        raise TrunkError(f"precision {config.precision!r} is not supported on this build; use fp32")
-    return Trunk(backend, config)
+    return Trunk(backend.to(device), config)

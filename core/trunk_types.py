@@ -59,7 +59,9 @@ class RegionPooling(Protocol):
 
     Such a backend embeds any region of one feature pass (``Trunk.project_pooled``):
     zsOD scores hundreds of boxes from one pass, VQA looks at image regions.
-    Attention-pooled towers (open_clip ViTs) lack it; ``Trunk.can_pool_regions`` says
+    Attention-pooled towers (open_clip ModifiedResNet, CoCa) lack it; class-token
+    ViTs (most CLIPs) have it approximately (``region_projection``, optional:
+    ``"exact"``, ``"approximate"`` or ``"none"``). ``Trunk.can_pool_regions`` says
     which, checked once when the trunk is built.
     """
 
@@ -89,6 +91,9 @@ class TrunkConfig:
     Hugging Face folder for architectures with an HF text tower.
     ``ablation="random"`` replaces every feature by seeded noise of the same
     shape: the control run that shows what the trunk contributes.
+    ``device`` is ``"cpu"`` or ``"cuda[:N]"``; ``precision`` the autocast used on
+    CUDA: ``"auto"`` (bf16 where the GPU has it, else fp16; fp32 on the CPU),
+    ``"fp16"``, ``"bf16"`` or ``"fp32"`` (no autocast).
     """
 
     backend: str = "default"
@@ -96,19 +101,19 @@ class TrunkConfig:
     pretrained: str = ""
     text_tower_dir: str = ""
     device: str = "cpu"
-    precision: str = "fp32"
+    precision: str = "auto"
     ablation: str = "none"
 
     @classmethod
-    def parse(cls, spec: str, *, ablation: str = "none") -> TrunkConfig:
+    def parse(cls, spec: str, *, ablation: str = "none", device: str = "cpu", precision: str = "auto") -> TrunkConfig:
         """Parse ``run.py --trunk``: ``default``, ``default:efficientnet_lite2``,
         ``openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]``."""
         parts = spec.split(":") if spec else ["default"]
         backend = parts[0] or "default"
         if backend == "default" and len(parts) <= 3:
-            return cls("default", *(parts[1:3]), ablation=ablation)
+            return cls("default", *(parts[1:3]), device=device, precision=precision, ablation=ablation)
         if backend == "openclip" and len(parts) in (3, 4):
-            return cls("openclip", *parts[1:], ablation=ablation)
+            return cls("openclip", *parts[1:], device=device, precision=precision, ablation=ablation)
         raise TrunkError(
             f"bad trunk spec {spec!r}: use 'default[:IMAGE_TOWER[:PROJECTION]]' "
             "or 'openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]'"

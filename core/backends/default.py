@@ -142,9 +142,10 @@ def _bridge(text: UseTextTower) -> BridgeJoint:
 
 
 def build_default_backend(config: TrunkConfig) -> nn.Module:
-    """Build the default backend described by ``config`` (weights from installed packages)."""
-    if config.device != "cpu":
-        raise TrunkError(f"the default trunk runs on cpu only (got device {config.device!r})")
+    """Build the default backend described by ``config`` (weights from installed packages).
+
+    It is built on the CPU; ``load_trunk`` moves it to ``config.device``.
+    """
     if config.pretrained not in ("", "bridge") and not Path(config.pretrained).exists():
         raise TrunkError(f"joint projection file {config.pretrained!r} not found")
     start = time.perf_counter()

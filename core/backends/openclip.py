@@ -35,6 +35,11 @@ outputs at strides 8/16/32 for ModifiedResNet, and the last stage of each
 stride >= 8 for timm towers. ``text_token_states`` gives the final (normed)
 per-token states of the text transformer, or ``last_hidden_state`` of an HF
 tower.
+
+Region embeddings (``Trunk.project_pooled``): exact for average-pooled ViTs and
+timm towers, approximate for class-token ViTs (patch tokens through the final
+norm and projection, as MaskCLIP), absent for attention-pooled towers
+(``OpenClipBackend.region_projection``).
 """
 
 from __future__ import annotations
@@ -103,7 +108,7 @@ class OpenClipBackend(nn.Module):
         # real tokens are the ones up to the end-of-text token instead.
         self.eot_id = eot_id
         self.component_versions = dict(component_versions)
-        self._project_exact: bool | None = None  # decided on first use of ``project``
+        self._region_mode: str | None = None  # see ``region_projection``; decided on first use
 
     @property
     def _device(self) -> torch.device:
@@ -152,14 +157,33 @@ class OpenClipBackend(nn.Module):
 
     @property
     def can_pool_regions(self) -> bool:
-        """True where ``encode_images`` is ``project`` of the mean map (checked once, on a random image)."""
-        if self._project_exact is None:
+        """True where ``project`` maps pooled last-map features into the joint space (decided once)."""
+        return self.region_projection != "none"
+
+    @property
+    def region_projection(self) -> str:
+        """How ``project`` relates to ``encode_images``, decided once on a random image.
+
+        ``"exact"``: the image embedding *is* ``project`` of the mean map (average-pooled
+        ViTs, timm towers). ``"approximate"``: a class-token ViT (most CLIPs), whose
+        patch tokens go through the same final norm and projection as the class token
+        (the dense CLIP features of MaskCLIP); regions land in the joint space, though
+        the whole image's mean is not its embedding. ``"none"``: attention-pooled towers
+        (ModifiedResNet, CoCa), where callers encode crops instead.
+        """
+        if self._region_mode is None:
             try:
                 head = self._pooled_head()
             except TrunkError:
                 head = None
-            self._project_exact = head is not None and self._check_project(head)
-        return self._project_exact
+            if head is None:
+                self._region_mode = "none"
+            elif self._check_project(head):
+                self._region_mode = "exact"
+            else:
+                self._region_mode = "approximate" if self._class_token_vit() else "none"
+            log.info("openclip region projection: %s", self._region_mode)
+        return self._region_mode
 
     def pool_map(self, maps: torch.Tensor) -> torch.Tensor:
         """``[N, C, h, w]`` region maps -> ``[N, C]`` means, as the whole map is pooled."""
@@ -168,26 +192,32 @@ class OpenClipBackend(nn.Module):
     def project(self, pooled: torch.Tensor) -> torch.Tensor:
         """``[N, C]`` means of ``image_feature_maps().maps[-1]`` -> joint space (not normalised).
 
-        Only offered where ``encode_images`` *is* this map applied to the whole
-        map's mean (average-pooled ViTs and timm towers); checked once on a
-        random image. Class-token or attention-pooled towers (most CLIPs)
-        raise ``TrunkError``, so callers fall back to encoding crops.
+        See ``region_projection``: exact for average-pooled towers, approximate for
+        class-token ViTs; attention-pooled towers raise ``TrunkError``, so callers fall
+        back to encoding crops.
         """
+        if not self.can_pool_regions:
+            raise TrunkError(
+                f"the {type(self.model.visual).__name__} image tower pools by attention; "
+                "its feature map has no projection into the joint space"
+            )
         head = self._pooled_head()
-        if head is None:
-            raise TrunkError(f"the {type(self.model.visual).__name__} image tower does not pool its feature map")
-        if self._project_exact is None:
-            self._project_exact = self._check_project(head)
-        if not self._project_exact:
-            raise TrunkError("this open_clip image embedding is not a projection of the mean feature map")
+        assert head is not None  # can_pool_regions said so
         return head(pooled.to(self._device))
+
+    def _class_token_vit(self) -> bool:
+        from open_clip.transformer import VisionTransformer
+
+        visual = self.model.visual
+        return isinstance(visual, VisionTransformer) and visual.attn_pool is None and visual.pool_type == "tok"
 
     def _pooled_head(self) -> Callable[[torch.Tensor], torch.Tensor] | None:
         from open_clip.timm_model import TimmModel
         from open_clip.transformer import VisionTransformer
 
         visual = self.model.visual
-        if isinstance(visual, VisionTransformer) and visual.attn_pool is None and visual.pool_type == "avg":
+        if isinstance(visual, VisionTransformer) and visual.attn_pool is None and visual.pool_type in ("avg", "tok"):
+            # the feature map's tokens have had ln_post (``_vit_maps``); only the projection is left
             return lambda x: x @ visual.proj if visual.proj is not None else x
         if isinstance(visual, TimmModel):
             return lambda x: visual.head(visual.trunk.forward_head(x[:, :, None, None]))
@@ -199,9 +229,7 @@ class OpenClipBackend(nn.Module):
         with torch.inference_mode():
             want = F.normalize(self.encode_images(pixels).float(), dim=-1)
             got = F.normalize(head(self.image_feature_maps(pixels).maps[-1].mean(dim=(2, 3))).float(), dim=-1)
-        exact = bool(torch.allclose(got, want, atol=1e-4))
-        log.info("openclip region projection %s", "exact" if exact else "inexact: unavailable")
-        return exact
+        return bool(torch.allclose(got, want, atol=1e-4))
 
     # -- text side ----------------------------------------------------------------------
     def encode_texts(self, tokens: TextTokens) -> torch.Tensor:

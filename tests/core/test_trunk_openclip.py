@@ -8,7 +8,6 @@ blocked for the whole module: nothing may be downloaded.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 from collections.abc import Iterator
@@ -22,17 +21,8 @@ open_clip = pytest.importorskip("open_clip")
 
 from core.errors import TrunkError  # noqa: E402
 from core.trunk import Trunk, TrunkConfig, load_trunk  # noqa: E402
+from tests.core._openclip import CLIP_TEXT, HF_TEXT, VIT, build_checkpoint, write_hf_folder  # noqa: E402
 
-CLIP_TEXT = {"context_length": 16, "vocab_size": 49408, "width": 64, "heads": 2, "layers": 2}
-HF_TEXT = {
-    # the real xlm-roberta-base-ViT-B-32 text_cfg, shrunk; the Hub name is never used
-    "hf_model_name": "xlm-roberta-base",
-    "hf_tokenizer_name": "xlm-roberta-base",
-    "hf_pooler_type": "mean_pooler",
-    "hf_proj_type": "linear",
-    "context_length": 16,
-}
-VIT = {"image_size": 64, "layers": 2, "width": 64, "head_width": 32, "patch_size": 16}
 ARCHS: dict[str, dict[str, Any]] = {
     "fbtest-tiny-vit": {"embed_dim": 32, "vision_cfg": VIT, "text_cfg": CLIP_TEXT},
     "fbtest-tiny-vit-avg": {"embed_dim": 32, "vision_cfg": {**VIT, "pool_type": "avg"}, "text_cfg": CLIP_TEXT},
@@ -54,7 +44,6 @@ ARCHS: dict[str, dict[str, Any]] = {
     },
     "fbtest-tiny-xlmr": {"embed_dim": 32, "vision_cfg": VIT, "text_cfg": HF_TEXT},
 }
-WORDS = ["a", "photo", "of", "cat", "dog", "bus", "автобус", "кошка"]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -78,50 +67,14 @@ def sockets_blocked() -> Iterator[None]:
         yield
 
 
-def _write_hf_folder(folder: Path) -> None:
-    """A tiny XLM-R config and a word-level tokenizer with XLM-R's special ids (pad = 1)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
-    from transformers import PreTrainedTokenizerFast, XLMRobertaConfig
-
-    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, **{w: i + 4 for i, w in enumerate(WORDS)}}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
-    PreTrainedTokenizerFast(
-        tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>"
-    ).save_pretrained(folder)
-    XLMRobertaConfig(
-        vocab_size=len(vocab),
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=HF_TEXT["context_length"] + 2,  # XLM-R positions start after pad id
-        pad_token_id=1,
-        bos_token_id=0,
-        eos_token_id=2,
-    ).save_pretrained(folder)
-
-
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Any]]:
     """``{arch: (checkpoint path, the raw random model in eval mode)}``."""
     root = tmp_path_factory.mktemp("openclip")
-    hf_dir = root / "hf-text"
-    hf_dir.mkdir()
-    _write_hf_folder(hf_dir)
-    for name, cfg in ARCHS.items():
-        (root / f"{name}.json").write_text(json.dumps(cfg))
-    open_clip.add_model_config(root)
+    hf_dir = write_hf_folder(root / "hf-text")
     out = {}
-    for i, name in enumerate(ARCHS):
-        torch.manual_seed(i)
-        extra = {}
-        if "hf_model_name" in ARCHS[name]["text_cfg"]:
-            extra["text_cfg"] = {**HF_TEXT, "hf_model_name": str(hf_dir), "hf_model_pretrained": False}
-        model = open_clip.create_model(name, pretrained=None, pretrained_text=False, **extra).eval()
-        path = root / f"{name}.pt"
-        torch.save(model.state_dict(), path)
+    for i, (name, cfg) in enumerate(ARCHS.items()):
+        _, path, model = build_checkpoint(root, name, cfg, seed=i, hf_dir=hf_dir)
         out[name] = (path, model)
     out["hf_dir"] = (hf_dir, None)
     out["config_dir"] = (root, None)
@@ -257,10 +210,21 @@ def test_region_projection_only_where_the_image_embedding_pools_the_map(
         with torch.inference_mode():
             pooled = trunk.image_feature_maps(pixels).maps[-1].mean(dim=(2, 3))
             torch.testing.assert_close(trunk.project_pooled(pooled), trunk.encode_images(pixels), atol=1e-5, rtol=0)
-    # class-token (standard CLIP) and attention-pooled towers: callers fall back to crops
-    for trunk in (vit, _trunk(models, "fbtest-tiny-rn")):
-        with torch.inference_mode(), pytest.raises(TrunkError):
-            trunk.project_pooled(torch.zeros(1, trunk.image_feature_maps(_pixels(trunk)).maps[-1].shape[1]))
+        assert trunk.region_projection == "exact"
+    # class-token ViTs (standard CLIP): patch tokens through ln_post and the projection, approximately
+    raw = models["fbtest-tiny-vit"][1].visual
+    pixels = _pixels(vit)
+    with torch.inference_mode():
+        tokens = vit.image_feature_maps(pixels).maps[-1]
+        regions = vit.project_pooled(tokens[:, :, :2, :2])
+        want = torch.nn.functional.normalize(tokens[:, :, :2, :2].mean(dim=(2, 3)) @ raw.proj, dim=-1)
+    assert vit.can_pool_regions and vit.region_projection == "approximate"
+    torch.testing.assert_close(regions, want, atol=1e-5, rtol=0)
+    # attention-pooled towers: none; callers fall back to crops
+    rn = _trunk(models, "fbtest-tiny-rn")
+    assert not rn.can_pool_regions and rn.region_projection == "none"
+    with torch.inference_mode(), pytest.raises(TrunkError):
+        rn.project_pooled(torch.zeros(1, rn.image_feature_maps(_pixels(rn)).maps[-1].shape[1]))
 
 
 def test_image_transform_squashes_without_cropping(vit: Trunk) -> None:
