@@ -133,7 +133,17 @@ class OpenClipBackend(nn.Module):
 
     # -- image side -------------------------------------------------------------------
     def encode_images(self, pixels: torch.Tensor) -> torch.Tensor:
-        return self.model.encode_image(pixels.to(self._device))
+        """Any input size: pixels of another size are resized (bicubic) to the tower's own.
+
+        CLIP towers pool with a position-dependent part sized for ``image_size`` (a
+        ViT's position embedding, a ResNet's attention pool), so callers' crops of
+        another side (zsOD's stage-2 crops) are brought to it, as ``image_transform`` would.
+        """
+        pixels = pixels.to(self._device)
+        side = self.image_size
+        if tuple(pixels.shape[-2:]) != (side, side):
+            pixels = F.interpolate(pixels, size=(side, side), mode="bicubic", align_corners=False, antialias=True)
+        return self.model.encode_image(pixels)
 
     def image_feature_maps(self, pixels: torch.Tensor) -> FeatureMaps:
         from open_clip.modified_resnet import ModifiedResNet

@@ -304,3 +304,13 @@ def test_checkpoint_for_another_architecture_is_a_trunk_error(models: dict[str, 
 def test_sockets_are_blocked() -> None:
     with pytest.raises(OSError, match="blocked"):
         socket.create_connection(("huggingface.co", 443))
+
+
+def test_images_of_another_size_are_resized_to_the_towers_own(vit: Trunk) -> None:
+    pixels = _pixels(vit)  # [2, 3, 64, 64], the tower's own side
+    big = torch.nn.functional.interpolate(pixels, size=(128, 96), mode="nearest")
+    with torch.inference_mode():
+        same = vit.encode_images(pixels)
+        other = vit.encode_images(big)
+    assert other.shape == same.shape
+    assert torch.nn.functional.cosine_similarity(other, same).min() > 0.9
