@@ -8,11 +8,13 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from core.engines import ENGINES
 from core.errors import ProjectError
 from core.task import Task
 
 if TYPE_CHECKING:
-    from core.runner import TaskReport
+    from core.runner import Observer, Planned, TaskReport
+    from core.trunk import TrunkConfig
     from registry import PluginManager
 
 DEFAULT_TRUNK = "default"
@@ -60,7 +62,40 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         metavar="DIR",
         help="heads trained by train.py for other trunks (default: $FUSIONBRAIN_HEADS or ~/.cache/fusionbrain/heads)",
     )
-    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (default: all cores)")
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="where the trunk runs: 'cpu' (default) or 'cuda[:N]' (fp16/bf16 where it pays)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=0, help="torch CPU threads (default: all cores; with --engine ray: per worker)"
+    )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="local",
+        help="'local' (default): this process; 'ray': samples sharded across Ray actors, each building the trunk once",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="--engine ray: a running Ray cluster ('auto', HOST:6379, ray://HOST:10001); default: start one here",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="--engine ray: actors (default: as many as the cluster's CPUs, or GPUs, hold)",
+    )
+    parser.add_argument(
+        "--gpus-per-worker",
+        type=float,
+        default=0.0,
+        metavar="G",
+        help="--engine ray: GPUs each actor reserves (0.5: two actors share one); the trunk then runs on 'cuda'",
+    )
     parser.add_argument("--strict", action="store_true", help="abort on the first error instead of falling back")
     parser.add_argument("--list-tasks", action="store_true", help="list the registered tasks and exit")
     parser.add_argument("--no-plugins", action="store_true", help="do not load third-party entry-point plugins")
@@ -104,23 +139,58 @@ def set_threads(threads: int) -> None:
 
 
 def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: PluginManager) -> list[TaskReport]:
-    """Plan the tasks present under ``--input``, build the trunk once, run them; the reports."""
+    """Plan the tasks present under ``--input``, build the trunk once (per Ray worker with
+    ``--engine ray``), run them; the reports."""
     from pathlib import Path
 
     from core import runner
     from core.trunk import TrunkConfig, load_trunk
 
-    planned = runner.plan(tasks, Path(args.input), strict=args.strict)
+    engine = getattr(args, "engine", "local")
+    # Ray workers may run elsewhere (another cwd, another node): they get absolute paths.
+    input_dir = Path(args.input).resolve() if engine == "ray" else Path(args.input)
+    planned = runner.plan(tasks, input_dir, strict=args.strict)
     if not planned:
         logging.getLogger("run").warning("no task folder found under %s; nothing to do", args.input)
         return []
+    config = TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk, device=args.device)
+    on_written = lambda name, path: pm.hook.predictions_written(task_name=name, path=path)  # noqa: E731
+    if engine == "ray":
+        return solve_on_ray(planned, config, args, on_written)
     set_threads(args.threads)
-    trunk = load_trunk(TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk))
+    trunk = load_trunk(config)
     return runner.run(
+        planned, trunk, Path(args.output), strict=args.strict, time_budget=args.time_budget, on_written=on_written
+    )
+
+
+def solve_on_ray(
+    planned: Sequence[Planned], config: TrunkConfig, args: argparse.Namespace, on_written: Observer
+) -> list[TaskReport]:
+    """``--engine ray``: the same run sharded across Ray actors (``core.engines.ray``)."""
+    import dataclasses
+    import importlib.util
+    from pathlib import Path
+
+    if importlib.util.find_spec("ray") is None:
+        raise ProjectError("--engine ray needs the 'ray' package: pip install -r requirements.txt")
+    from core.engines import ray as ray_engine
+
+    if args.workers < 0 or args.gpus_per_worker < 0:
+        raise ProjectError("--workers and --gpus-per-worker must not be negative")
+    if args.gpus_per_worker > 0 and config.device != "cuda":
+        # Ray shows each actor only the GPU(s) it reserved, as cuda:0...
+        logging.getLogger("run").info("--gpus-per-worker: the trunk runs on each worker's own 'cuda' device")
+        config = dataclasses.replace(config, device="cuda")
+    options = ray_engine.RayOptions(
+        address=args.ray_address, workers=args.workers, threads=args.threads, gpus_per_worker=args.gpus_per_worker
+    )
+    return ray_engine.run(
         planned,
-        trunk,
+        ray_engine.trunk_factory(config),
         Path(args.output),
+        options=options,
         strict=args.strict,
         time_budget=args.time_budget,
-        on_written=lambda name, path: pm.hook.predictions_written(task_name=name, path=path),
+        on_written=on_written,
     )

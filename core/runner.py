@@ -47,11 +47,13 @@ class TaskReport:
     fallbacks: int = 0
     path: Path | None = None
     errors: list[str] = field(default_factory=list)
+    retried: int = 0  # shards handed out again after their worker died (Ray engine)
 
     def summary(self) -> str:
         rate = self.items / self.seconds if self.seconds > 0 else 0.0
         where = str(self.path) if self.path else "NO FILE WRITTEN"
         extra = f", {self.fallbacks} fallbacks" if self.fallbacks else ""
+        extra += f", {self.retried} shards retried" if self.retried else ""
         return f"{self.name}: {self.items} items in {self.seconds:.1f} s ({rate:.1f} items/s){extra} -> {where}"
 
 
@@ -142,35 +144,80 @@ def _run_task(
     start = time.monotonic()
     predictions: list[Prediction] = []
     try:
-        ready = True
-        try:
-            task.setup(trunk)
-        except Exception as exc:
-            if strict:
-                raise
-            ready = False
-            log.exception("%s: setup failed; every sample gets the fallback answer", task.info.name)
-            report.errors.append(f"setup: {exc}")
+        ready = setup_task(task, trunk, report, strict=strict)
         # disable=None lets tqdm decide: bars on a terminal, none in logs.
         bar = tqdm(
             total=len(samples), desc=task.info.name, unit="item", disable=None if progress is None else not progress
         )
-        for batch in chunks(samples, max(1, task.info.batch_size)):
-            if not ready or (deadline is not None and time.monotonic() > deadline):
-                if ready:
-                    log.warning("%s: time budget spent; the remaining samples get fallbacks", task.info.name)
-                    ready = False
-                predictions.extend(fallback_batch(task, batch, report))
-            else:
-                predictions.extend(solve_batch(task, batch, trunk, report, strict=strict))
-            bar.update(len(batch))
+        solve_batches(
+            task,
+            chunks(samples, max(1, task.info.batch_size)),
+            trunk,
+            report,
+            strict=strict,
+            ready=ready,
+            deadline=deadline,
+            out=predictions,
+            on_batch=bar.update,
+        )
         bar.close()
         trunk.assert_frozen()
     finally:
         if not strict or len(predictions) == len(samples):
-            _write(task, predictions, samples, RunContext(out_dir, item.folder), report)
+            write_task(task, predictions, samples, RunContext(out_dir, item.folder), report)
         report.seconds = time.monotonic() - start
     return report
+
+
+def setup_task(task: Task, trunk: Trunk, report: TaskReport, *, strict: bool) -> bool:
+    """``task.setup(trunk)`` under the error policy: False (logged, counted) when it failed.
+
+    A task whose setup failed answers every sample with its fallback; ``strict`` re-raises.
+    """
+    try:
+        task.setup(trunk)
+    except Exception as exc:
+        if strict:
+            raise
+        log.exception("%s: setup failed; every sample gets the fallback answer", task.info.name)
+        report.errors.append(f"setup: {exc}")
+        return False
+    return True
+
+
+def solve_batches(
+    task: Task,
+    batches: Sequence[Sequence[Sample]],
+    trunk: Trunk,
+    report: TaskReport,
+    *,
+    strict: bool,
+    ready: bool = True,
+    deadline: float | None = None,
+    clock: Callable[[], float] | None = None,
+    out: list[Prediction] | None = None,
+    on_batch: Callable[[int], object] | None = None,
+) -> list[Prediction]:
+    """Consecutive batches of one task, in order, with the whole policy: each batch through
+    ``solve_batch``; every batch gets fallbacks when ``ready`` is False (setup failed) or
+    once ``clock()`` (default ``time.monotonic``) passes ``deadline``.
+
+    Predictions are appended to ``out`` as they come (so a caller keeps what was done when
+    ``strict`` raises) and returned. ``on_batch(len(batch))`` follows each batch. The local
+    runner and every Ray worker shard go through here.
+    """
+    predictions = [] if out is None else out
+    for batch in batches:
+        if not ready or (deadline is not None and (clock or time.monotonic)() > deadline):
+            if ready:
+                log.warning("%s: time budget spent; the remaining samples get fallbacks", task.info.name)
+                ready = False
+            predictions.extend(fallback_batch(task, batch, report))
+        else:
+            predictions.extend(solve_batch(task, batch, trunk, report, strict=strict))
+        if on_batch is not None:
+            on_batch(len(batch))
+    return predictions
 
 
 def solve_batch(
@@ -212,13 +259,15 @@ def fallback_batch(task: Task, batch: Sequence[Sample], report: TaskReport) -> l
     return [task.fallback(sample) for sample in batch]
 
 
-def _write(
-    task: Task, predictions: list[Prediction], samples: Sequence[Sample], ctx: RunContext, report: TaskReport
+def write_task(
+    task: Task, predictions: Sequence[Prediction], samples: Sequence[Sample], ctx: RunContext, report: TaskReport
 ) -> None:
+    """Write the task's file through ``task.write``: samples without a prediction get their
+    fallback first; when the task's writer fails, the plain ``{key: value}`` file is written."""
     done = {p.key for p in predictions}
     missing = [s for s in samples if s.key not in done]
     if missing:
-        predictions = predictions + fallback_batch(task, missing, report)
+        predictions = [*predictions, *fallback_batch(task, missing, report)]
     try:
         report.path = task.write(predictions, samples, ctx)
     except Exception as exc:
@@ -232,4 +281,5 @@ def _write(
 
 
 def chunks(items: Sequence[Sample], size: int) -> list[Sequence[Sample]]:
+    """``items`` cut into consecutive batches of ``size`` (the last may be shorter)."""
     return [items[i : i + size] for i in range(0, len(items), size)]
