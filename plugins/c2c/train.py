@@ -1,16 +1,25 @@
-"""Train the C2C candidate selector: ``python -m plugins.c2c.train``.
+"""Train the C2C candidate selector: ``train_head(...)``, or ``python -m plugins.c2c.train``.
 
-Data: ``../shared/data/c2c_train/avatar_g4g_train.jsonl`` (AVATAR g4g train
-pairs). For every pair the translator makes the default translation and one
-candidate per flipped style switch; the target is a soft distribution over the
-candidates by their agreement with the reference (smoothed sentence BLEU,
-``TEMPERATURE``), learned with a listwise cross-entropy. The frozen text
-tower's embeddings are cached per trunk version under ``--cache`` in shards,
-so an interrupted run resumes where it stopped. A tenth
-of the pairs (seeded) is held out to report the selector's gain. The dev sets
-``c2c_*_valid`` are never read here.
+Data sources (``data`` maps a source name to paths; the CLI's ``--data NAME=PATH``,
+repeatable; a bare ``--data PATH`` is a ``c2c_jsonl`` file):
 
-Writes ``plugins/c2c/weights/selector.safetensors`` and ``selector.json``.
+* ``c2c_jsonl``: JSON lines ``{"java": [str], "python": [str]}`` in the challenge's
+  token format (AVATAR's layout), or folders of ``*.jsonl`` files. Default when
+  absent: ``../shared/data/c2c_train/avatar_g4g_train.jsonl`` (AVATAR g4g train pairs).
+* ``challenge``: sets in the challenge layout, ``input/C2C/requests.json`` +
+  ``true/C2C/true_C2C.json`` (the pairs are matched by key). Never a default: the
+  ``c2c_*_valid`` sets are the dev sets and are not read unless named.
+
+Other sources are ignored. For every pair the translator makes the default
+translation and one candidate per flipped style switch; the target is a soft
+distribution over the candidates by their agreement with the reference (smoothed
+sentence BLEU, ``TEMPERATURE``), learned with a listwise cross-entropy. The frozen
+text tower's embeddings are cached per trunk version under ``out_dir/cache`` in
+shards, so an interrupted run resumes where it stopped (``resume``). A tenth of the
+pairs (seeded) is held out to report the selector's gain (the card's dev score);
+the written head is then trained on every pair.
+
+Writes ``selector.safetensors`` and the card ``selector.json`` into ``out_dir``.
 """
 
 from __future__ import annotations
@@ -22,8 +31,10 @@ import math
 import random
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plugins.c2c.selector import (
     MARGIN,
@@ -36,6 +47,9 @@ from plugins.c2c.selector import (
     features,
     make_candidates,
 )
+
+if TYPE_CHECKING:
+    from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +84,14 @@ def load_pairs(path: Path) -> list[tuple[str, str]]:
     return pairs
 
 
-def build_examples(pairs: Sequence[tuple[str, str]]) -> tuple[list[Candidates], list[list[float]]]:
+def build_examples(
+    pairs: Sequence[tuple[str, str]], progress: bool = True
+) -> tuple[list[Candidates], list[list[float]]]:
     """Candidates and, per switch, the sentence-BLEU gain of flipping it."""
     from tqdm import tqdm
 
     cands, gains = [], []
-    for java, ref in tqdm(pairs, desc="translate", unit="prog"):
+    for java, ref in tqdm(pairs, desc="translate", unit="prog", disable=not progress):
         try:
             c = make_candidates(java)
         except Exception as exc:  # a pair the translator cannot handle teaches nothing
@@ -87,7 +103,7 @@ def build_examples(pairs: Sequence[tuple[str, str]]) -> tuple[list[Candidates], 
     return cands, gains
 
 
-def embed_cached(texts: Sequence[str], trunk, cache_dir: Path, shard: int = 2048):
+def embed_cached(texts: Sequence[str], trunk, cache_dir: Path, shard: int = 2048, progress: bool = True):
     """``{text: embedding}`` for ``texts``; shards saved as they finish, so a rerun resumes."""
     import torch
     from tqdm import tqdm
@@ -98,7 +114,7 @@ def embed_cached(texts: Sequence[str], trunk, cache_dir: Path, shard: int = 2048
         table.update(torch.load(path))
     todo = [t for t in texts if t not in table]
     start = len(list(cache_dir.glob("shard_*.pt")))
-    for i in tqdm(range(0, len(todo), shard), desc="encode", unit="shard"):
+    for i in tqdm(range(0, len(todo), shard), desc="encode", unit="shard", disable=not progress):
         chunk = todo[i : i + shard]
         emb = encode_texts(chunk, trunk)
         part = dict(zip(chunk, emb, strict=True))
@@ -115,7 +131,7 @@ def soft_targets(gains, mask, temperature: float = TEMPERATURE):
     return torch.softmax(g / temperature, dim=-1)
 
 
-def train_head(x, mask, gains, *, epochs: int, seed: int, lr: float = 1e-3):
+def fit_selector(x, mask, gains, *, epochs: int, seed: int, lr: float = 1e-3, progress: bool = True):
     """Listwise cross-entropy between the head's candidate scores and ``soft_targets``."""
     import torch
     from tqdm import trange
@@ -124,7 +140,7 @@ def train_head(x, mask, gains, *, epochs: int, seed: int, lr: float = 1e-3):
     head = build_head(x.shape[-1] // 3)
     target = soft_targets(gains, mask)
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=1e-2)
-    bar = trange(epochs, desc="train", unit="epoch")
+    bar = trange(epochs, desc="train", unit="epoch", disable=not progress)
     for _ in bar:
         perm = torch.randperm(x.shape[0])
         for i in range(0, len(perm), 128):
@@ -154,44 +170,88 @@ def gain_of(head, x, mask, gains, margin: float = MARGIN) -> dict[str, float]:
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--out", type=Path, default=WEIGHTS_DIR)
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/c2c_cache"))
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--limit", type=int, default=0, help="use only the first N pairs (smoke runs)")
-    parser.add_argument("--fake-trunk", action="store_true", help="train on core.testing's fake trunk (tests)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+def load_challenge(folder: Path) -> list[tuple[str, str]]:
+    """(Java, reference Python) pairs of a challenge-layout set, matched by key."""
+    requests = json.loads((folder / "input" / "C2C" / "requests.json").read_text(encoding="utf-8"))
+    gold = json.loads((folder / "true" / "C2C" / "true_C2C.json").read_text(encoding="utf-8"))
+    return [(java, gold[key]) for key, java in requests.items() if isinstance(java, str) and key in gold]
 
+
+def _jsonl_files(paths: Sequence[Path]) -> list[Path]:
+    files: list[Path] = []
+    for p in map(Path, paths):
+        files += sorted(p.glob("*.jsonl")) if p.is_dir() else [p]
+    return files
+
+
+def collect_pairs(data: Mapping[str, Sequence[Path]]) -> tuple[list[tuple[str, str]], dict[str, dict[str, int]]]:
+    """Every training pair of the sources this trainer reads, and the count per source and path."""
+    sources = {k: list(v) for k, v in data.items()}
+    if "c2c_jsonl" not in sources and DEFAULT_DATA.is_file():
+        sources["c2c_jsonl"] = [DEFAULT_DATA]
+    pairs: list[tuple[str, str]] = []
+    used: dict[str, dict[str, int]] = {}
+    for path in _jsonl_files(sources.get("c2c_jsonl", [])):
+        got = load_pairs(path)
+        used.setdefault("c2c_jsonl", {})[path.name] = len(got)
+        pairs += got
+    for folder in map(Path, sources.get("challenge", [])):
+        if not (folder / "input" / "C2C" / "requests.json").is_file():
+            log.info("c2c: %s holds no C2C set; skipped", folder)
+            continue
+        got = load_challenge(folder)
+        used.setdefault("challenge", {})[folder.name] = len(got)
+        pairs += got
+    return pairs, used
+
+
+def train_head(
+    trunk: Trunk,
+    data: Mapping[str, Sequence[Path]],
+    out_dir: Path,
+    *,
+    seed: int = 0,
+    device: str = "cpu",
+    resume: bool = True,
+    progress: bool = True,
+    epochs: int = 3,
+    limit: int = 0,
+    cache: Path | None = None,
+) -> Path:
+    """Train the style selector for ``trunk`` on ``data`` (see the module doc); returns the card's path.
+
+    ``device`` is accepted for the shared interface: the head is a small MLP over cached
+    embeddings and trains on the CPU. ``limit`` keeps the first N pairs (smoke runs).
+    """
     import torch
     from safetensors.torch import save_file
 
-    torch.set_num_threads(1)
-    random.seed(args.seed)
-    if args.fake_trunk:
-        from core.testing import make_fake_trunk
+    from core.heads import write_card
 
-        trunk = make_fake_trunk()
-    else:
-        from core.trunk import TrunkConfig, load_trunk
-
-        trunk = load_trunk(TrunkConfig())
-    pairs = load_pairs(args.data)
-    if args.limit:
-        pairs = pairs[: args.limit]
     t0 = time.time()
-    cands, gains = build_examples(pairs)
-    table = embed_cached(all_texts(cands), trunk, args.cache / trunk.version)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if device != "cpu":
+        log.info("c2c: the selector trains on the CPU; device %s not used", device)
+    random.seed(seed)
+    pairs, used = collect_pairs(data)
+    if limit:
+        pairs = pairs[:limit]
+    if not pairs:
+        raise ValueError("c2c needs (Java, Python) pairs: a 'c2c_jsonl' file or a 'challenge' set")
+    cands, gains = build_examples(pairs, progress)
+    cache_dir = (Path(cache) if cache else out_dir / "cache") / trunk.version
+    if not resume and cache_dir.is_dir():
+        for shard in cache_dir.glob("shard_*.pt"):
+            shard.unlink()
+    table = embed_cached(all_texts(cands), trunk, cache_dir, progress=progress)
     x, mask = features(cands, table, trunk.embed_dim)
 
     order = list(range(len(cands)))
-    random.Random(args.seed).shuffle(order)
+    random.Random(seed).shuffle(order)
     n_hold = max(1, len(order) // 10)
     hold, fit = order[:n_hold], order[n_hold:]
-    head = train_head(x[fit], mask[fit], [gains[i] for i in fit], epochs=args.epochs, seed=args.seed)
+    head = fit_selector(x[fit], mask[fit], [gains[i] for i in fit], epochs=epochs, seed=seed, progress=progress)
     held_gains = [gains[i] for i in hold]
     for margin in (0.0, MARGIN, 2 * MARGIN):
         row = gain_of(head, x[hold], mask[hold], held_gains, margin)
@@ -213,30 +273,84 @@ def main(argv: Sequence[str] | None = None) -> int:
         held["oracle"],
         held["non_default_rate"],
     )
-    # the shipped head sees every pair; the held-out figure above is its honest estimate
-    head = train_head(x, mask, gains, epochs=args.epochs, seed=args.seed)
+    # the written head sees every pair; the held-out figure above is its honest estimate
+    head = fit_selector(x, mask, gains, epochs=epochs, seed=seed, progress=progress)
 
-    args.out.mkdir(parents=True, exist_ok=True)
     tensors = {k: v.detach().contiguous() for k, v in head.state_dict().items()}
-    save_file(tensors, str(args.out / "selector.safetensors"))
+    save_file(tensors, str(out_dir / "selector.safetensors"))
+    steps = epochs * math.ceil(len(fit) / 128) + epochs * math.ceil(len(cands) / 128)
     card = {
+        "task": "c2c",
         "what": "c2c candidate selector (MLP over text-tower embeddings)",
-        "data": f"{args.data.name}: {len(cands)} pairs",
+        "data": used,
+        "pairs": len(cands),
         "switches": list(SWITCHES),
         "embed_dim": trunk.embed_dim,
         "hidden": tensors["1.weight"].shape[0],
-        "epochs": args.epochs,
-        "seed": args.seed,
+        "epochs": epochs,
+        "steps": steps,
+        "seed": seed,
+        "dev_score": {"heldout_sentence_bleu_gain": round(held["gain"], 5)},
         "heldout_sentence_bleu_gain": round(held["gain"], 5),
         "heldout_oracle_gain": round(held["oracle"], 5),
         "heldout_non_default_rate": round(held["non_default_rate"], 4),
         "heldout_gain_random_embeddings": round(ablated["gain"], 5),
         "margin": MARGIN,
+        # the selector reads the text tower only, so only that component has to match
         "trunk": {"text": trunk.component_versions["text"]},
         "seconds": round(time.time() - t0, 1),
+        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
-    (args.out / "selector.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(card, indent=2))
+    card_path = out_dir / "selector.json"
+    write_card(card_path, card)
+    return card_path
+
+
+def _data_arg(values: Sequence[str]) -> dict[str, list[Path]]:
+    data: dict[str, list[Path]] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep:  # a bare path: a C2C jsonl file (the CLI's earlier form)
+            name, path = "c2c_jsonl", value
+        data.setdefault(name, []).append(Path(path))
+    return data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", action="append", default=[], help="NAME=PATH (repeatable) or a c2c jsonl path")
+    parser.add_argument("--out", type=Path, default=WEIGHTS_DIR)
+    parser.add_argument("--cache", type=Path, default=None, help="embedding cache (default OUT/cache)")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--limit", type=int, default=0, help="use only the first N pairs (smoke runs)")
+    parser.add_argument("--no-resume", action="store_true", help="recompute cached embeddings")
+    parser.add_argument("--fake-trunk", action="store_true", help="train on core.testing's fake trunk (tests)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    import torch
+
+    torch.set_num_threads(1)
+    if args.fake_trunk:
+        from core.testing import make_fake_trunk
+
+        trunk = make_fake_trunk()
+    else:
+        from core.trunk import TrunkConfig, load_trunk
+
+        trunk = load_trunk(TrunkConfig())
+    card = train_head(
+        trunk,
+        _data_arg(args.data),
+        args.out,
+        seed=args.seed,
+        resume=not args.no_resume,
+        epochs=args.epochs,
+        limit=args.limit,
+        cache=args.cache,
+    )
+    print(card.read_text(encoding="utf-8"))
     return 0
 
 
