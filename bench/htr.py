@@ -54,7 +54,7 @@ def run_ours(input_dir: Path, trunk, weights: Path | None, decoder: str) -> tupl
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         n = len(reports[0].errors) if reports else 0
         print(f"  [{input_dir}: wall {seconds:.1f} s, CPU {cpu:.1f} s, {n} errors]")
-        preds = json.loads((Path(out) / task.output_name).read_text(encoding="utf-8"))
+        preds = json.loads((Path(out) / task.info.output).read_text(encoding="utf-8"))
     if reports[0].fallbacks:
         print(f"  ({reports[0].fallbacks} fallbacks)")
     return preds, seconds
@@ -120,8 +120,8 @@ def decode_times(input_dir: Path, trunk, weights: Path | None) -> dict[str, floa
     first = tasks[DECODERS[0]]
     samples = first.discover(input_dir)
     raws = []
-    for i in range(0, len(samples), first.batch_size):
-        chunk = samples[i : i + first.batch_size]
+    for i in range(0, len(samples), first.info.batch_size):
+        chunk = samples[i : i + first.info.batch_size]
         with torch.inference_mode():
             raws.append((first.predict(first.preprocess(chunk, trunk), trunk), chunk))
     out = {}

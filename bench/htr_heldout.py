@@ -49,6 +49,9 @@ def score(preds: dict[str, str], gold: dict[str, str], kinds: dict[str, str] | N
         for part in ("font", "pen"):
             sub = {k: v for k, v in gold.items() if kinds[k].startswith(part)}
             out[part] = accuracy_cer(sub, preds)
+        cyr = {k: v for k, v in gold.items() if any("\u0400" <= c <= "\u04ff" for c in v)}
+        out["ru"] = accuracy_cer(cyr, preds)
+        out["en"] = accuracy_cer({k: v for k, v in gold.items() if k not in cyr}, preds)
     return out
 
 
@@ -77,7 +80,11 @@ def main() -> int:
         name = str(weights or "shipped")
         for dec in args.decoders:
             preds, secs = run_ours(args.set / "input", trunk, weights, dec)
-            res = {"heldout": score(preds, gold, kinds), "heldout_images_per_s": len(gold) / secs}
+            res = {
+                "heldout": score(preds, gold, kinds),
+                "heldout_images_per_s": len(gold) / secs,
+                "heldout_predictions": preds,
+            }
             if fb_gold is not None:
                 fb_preds, _ = run_ours(args.fb / "input", trunk, weights, dec)
                 res["fb_sample"] = score(fb_preds, fb_gold)
@@ -87,7 +94,8 @@ def main() -> int:
             line = (
                 f"{name} ({dec}): held-out {h['all']['accuracy']:.3f} / CER {h['all']['cer']:.3f}"
                 f"  [font {h['font']['accuracy']:.3f} / {h['font']['cer']:.3f},"
-                f" pen {h['pen']['accuracy']:.3f} / {h['pen']['cer']:.3f}]"
+                f" pen {h['pen']['accuracy']:.3f} / {h['pen']['cer']:.3f};"
+                f" ru {h['ru']['accuracy']:.3f}, en {h['en']['accuracy']:.3f}]"
             )
             if "fb_sample" in res:
                 fb = res["fb_sample"]["all"]

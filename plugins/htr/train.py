@@ -586,17 +586,6 @@ def train_head(
     return export(cache, out_dir, real={k: len(v) for k, v in real.items()}, seed=seed)
 
 
-def parse_data(items: Sequence[str]) -> dict[str, list[Path]]:
-    """``NAME=PATH`` items (repeatable) -> ``{name: [paths]}``."""
-    data: dict[str, list[Path]] = {}
-    for item in items:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise SystemExit(f"--data wants NAME=PATH, not {item!r}")
-        data.setdefault(name, []).append(Path(path))
-    return data
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -628,6 +617,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.stage == "all":
+        from core.training import parse_data
+
         if args.out is None:
             parser.error("--stage all writes a head folder: give --out DIR")
         card = train_head(

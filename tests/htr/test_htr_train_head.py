@@ -71,12 +71,3 @@ def test_train_head_writes_a_card_and_resumes(
         )
     )
     assert again["steps"] == 4
-
-
-def test_parse_data() -> None:
-    assert train.parse_data(["htr=/a", "htr=/b", "challenge=/c"]) == {
-        "htr": [Path("/a"), Path("/b")],
-        "challenge": [Path("/c")],
-    }
-    with pytest.raises(SystemExit):
-        train.parse_data(["htr"])
