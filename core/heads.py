@@ -3,7 +3,7 @@
 A head is trained on one trunk's features and is useless on another, so heads are
 kept per trunk. A heads folder holds one sub-folder per task and trunk::
 
-    HEADS/<task>/<trunk.version>/   the plugin's usual weight files + its JSON card
+    HEADS/<task>/<trunk.base_version>/   the plugin's usual weight files + its JSON card
 
 ``trunk.version`` is a hash of the trunk's component versions (image tower, text
 tower, joint space). The card records those versions under ``"trunk"``. A task asks
@@ -44,8 +44,11 @@ def search_dirs(options: argparse.Namespace | None = None) -> tuple[Path, ...]:
 
 
 def head_dir_for(heads_root: Path, task: str, trunk: Trunk) -> Path:
-    """Where ``train.py`` puts ``task``'s head for ``trunk`` under ``heads_root``."""
-    return Path(heads_root) / task / trunk.version
+    """Where ``train.py`` puts ``task``'s head for ``trunk`` under ``heads_root``.
+
+    An ablated trunk looks in the folder of the trunk it ablates (``Trunk.base_version``).
+    """
+    return Path(heads_root) / task / getattr(trunk, "base_version", trunk.version)
 
 
 def read_card(path: Path) -> dict[str, Any] | None:
@@ -63,14 +66,14 @@ def read_card(path: Path) -> dict[str, Any] | None:
 def card_matches(card: Mapping[str, Any], trunk: Trunk) -> bool:
     """True when every trunk component the card records is the trunk's own.
 
-    Ablation runs feed heads deliberately foreign features, so there every card matches.
+    An ablated trunk matches the heads of the trunk it ablates (its component versions
+    without the ablation mark): the control run feeds those very heads noise instead of
+    features. A head made for another trunk never matches (it may not even fit the widths).
     """
-    if trunk.config.ablation != "none":
-        return True
     recorded = card.get("trunk")
     if not isinstance(recorded, Mapping) or not recorded:
         return False
-    current = trunk.component_versions
+    current = getattr(trunk, "base_component_versions", None) or trunk.component_versions
     return all(current.get(k) == v for k, v in recorded.items())
 
 
@@ -79,7 +82,7 @@ def find_head(
 ) -> Path | None:
     """The folder holding ``task``'s head for ``trunk``, or None when no folder has one.
 
-    Searched in order: ``<dir>/<task>/<trunk.version>`` for each of ``search``, then
+    Searched in order: ``head_dir_for(dir, task, trunk)`` for each of ``search``, then
     ``shipped``. A folder counts when its ``card_name`` exists and matches the trunk
     (``card_matches``). Logs the folder used, or that none matched and where it looked.
     """

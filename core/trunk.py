@@ -91,6 +91,11 @@ class Trunk:
         return self._backend.image_size
 
     @property
+    def base_component_versions(self) -> dict[str, str]:
+        """The component versions without the ablation mark: the trunk the heads were made for."""
+        return dict(self._backend.component_versions)
+
+    @property
     def component_versions(self) -> dict[str, str]:
         versions = dict(self._backend.component_versions)
         if self.config.ablation != "none":
@@ -100,8 +105,12 @@ class Trunk:
     @property
     def version(self) -> str:
         """One id for the whole trunk: a hash of the component versions."""
-        blob = "|".join(f"{k}={v}" for k, v in sorted(self.component_versions.items()))
-        return hashlib.sha1(blob.encode()).hexdigest()[:12]
+        return versions_id(self.component_versions)
+
+    @property
+    def base_version(self) -> str:
+        """``version`` without the ablation: the id heads for this trunk are filed under."""
+        return versions_id(self.base_component_versions)
 
     def check_compatible(self, recorded: Mapping[str, str], *, what: str) -> None:
         """Raise ``TrunkError`` unless every component a head recorded matches."""
@@ -233,6 +242,12 @@ class Trunk:
         if self.config.ablation == "none":
             return features
         return random_like_from(features, source)
+
+
+def versions_id(versions: Mapping[str, str]) -> str:
+    """A 12-hex-digit id of a set of component versions."""
+    blob = "|".join(f"{k}={v}" for k, v in sorted(versions.items()))
+    return hashlib.sha1(blob.encode()).hexdigest()[:12]
 
 
 def random_like_from(features: torch.Tensor, source: torch.Tensor) -> torch.Tensor:

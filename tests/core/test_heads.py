@@ -34,7 +34,15 @@ def test_foreign_cards_are_skipped(tmp_path: Path, trunk) -> None:
     write_card(shipped / "head.json", {"trunk": {"image": "another-tower"}})
     assert find_head("demo", trunk, "head.json", shipped=shipped, search=[tmp_path / "none"]) is None
     ablated = make_fake_trunk(0, ablation="random")
-    assert find_head("demo", ablated, "head.json", shipped=shipped) == shipped
+    assert find_head("demo", ablated, "head.json", shipped=shipped) is None
+
+
+def test_an_ablated_trunk_uses_the_heads_of_the_trunk_it_ablates(tmp_path: Path, trunk) -> None:
+    ablated = make_fake_trunk(0, ablation="random")
+    assert ablated.component_versions != trunk.component_versions  # the ablation is marked
+    write_card(tmp_path / "head.json", _card(trunk))
+    assert find_head("demo", ablated, "head.json", shipped=tmp_path) == tmp_path
+    assert card_matches(_card(trunk), ablated)
 
 
 def test_unreadable_or_trunkless_cards_do_not_match(tmp_path: Path, trunk) -> None:
