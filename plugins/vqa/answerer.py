@@ -140,9 +140,20 @@ def imagenet_names() -> list[str]:
     return [normalize_answer(n, "en") for n in names if n]
 
 
-def candidate_texts(candidates: Sequence[Candidate]) -> tuple[list[str], list[str]]:
-    """Texts to embed: English forms, and Russian forms (English where none)."""
-    return [c.en for c in candidates], [c.ru or c.en for c in candidates]
+def candidate_texts(
+    candidates: Sequence[Candidate], prompt: Mapping[str, str] | None = None
+) -> tuple[list[str], list[str]]:
+    """Texts to embed: English forms, and Russian forms (English where none).
+
+    ``prompt`` (``{"en": "a photo of {}.", "ru": ...}``, the no-head mode's templates) wraps
+    each answer in a caption-like sentence, closer to what the trunk's joint space was
+    trained on than a bare word.
+    """
+    if not prompt:
+        return [c.en for c in candidates], [c.ru or c.en for c in candidates]
+    en = [prompt["en"].format(c.en) for c in candidates]
+    ru = [prompt["ru"].format(c.ru) if c.ru else prompt["en"].format(c.en) for c in candidates]
+    return en, ru
 
 
 def candidate_mask(parsed: ParsedQuestion, candidates: Sequence[Candidate]) -> list[bool]:
@@ -211,11 +222,11 @@ class Answerer:
         import torch
 
         img = torch.stack([e.image for e in items])
+        subjects = torch.stack([e.subject for e in items])
         feats = yesno_features(
-            img, torch.stack([e.question for e in items]), torch.stack([e.subject for e in items]),
-            self.head.mean_image, self.reference,
-        )  # fmt: skip
-        return self.head.yesno_logit(feats)
+            img, torch.stack([e.question for e in items]), subjects, self.head.mean_image, self.reference
+        )
+        return self.head.yesno_logit(feats, subjects, img[:, 0])
 
     def open_scores(self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]) -> torch.Tensor:
         """``[B, N]`` scores of every candidate, ``-inf`` where a question's mask excludes it.
@@ -301,7 +312,7 @@ def make_answerer(head: VqaHead, embed: Callable[[Sequence[str]], torch.Tensor],
     elif mode != "model":
         raise ValueError(f"unknown answerer mode {mode!r}")
     candidates = build_candidates(head)
-    en, ru = candidate_texts(candidates)
+    en, ru = candidate_texts(candidates, head.card.get("prompt"))
     return Answerer(head, candidates, embed(en), embed(ru))
 
 

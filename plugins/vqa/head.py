@@ -98,6 +98,11 @@ def yesno_features(
     return torch.cat([scalars, question, centred * subject * 10, centred * question * 10], -1)
 
 
+def bilinear(subject: torch.Tensor, centred: torch.Tensor, bil_s: torch.Tensor, bil_i: torch.Tensor) -> torch.Tensor:
+    """``[B]`` low-rank bilinear score of subjects ``[B, D]`` against centred images ``[B, D]``."""
+    return ((subject @ bil_s) * ((centred * 10) @ bil_i)).sum(-1)
+
+
 def yesno_image_mask(dim: int) -> torch.Tensor:
     """``[6 + 3D]`` 1.0 at the yes/no features that read the image, 0.0 at the question-only ones."""
     import torch
@@ -169,9 +174,9 @@ def open_image_mask() -> torch.Tensor:
 # image feature) ships beside the model, for the benchmark's "prior alone" and as the fallback.
 TENSORS = (
     "mean_image", "yesno_w", "yesno_b", "open_w", "prior_yesno_w", "prior_yesno_b", "prior_open_w",
-    "type_w", "type_b", "lm_q", "lm_a",
+    "type_w", "type_b", "lm_q", "lm_a", "bil_s", "bil_i",
 )  # fmt: skip
-HALF = ("lm_q", "lm_a", "type_w")  # stored as float16 (their precision does not matter)
+HALF = ("lm_q", "lm_a", "type_w", "bil_s", "bil_i")  # stored as float16 (their precision does not matter)
 
 
 @dataclass(slots=True)
@@ -198,6 +203,8 @@ class VqaHead:
     type_b: torch.Tensor | None = None
     lm_q: torch.Tensor | None = None
     lm_a: torch.Tensor | None = None
+    bil_s: torch.Tensor | None = None  # [D, r]: optional low-rank subject x image term of the yes/no logit
+    bil_i: torch.Tensor | None = None  # [D, r]
 
     @property
     def has_prior(self) -> bool:
@@ -211,15 +218,24 @@ class VqaHead:
         assert self.prior_yesno_w is not None and self.prior_yesno_b is not None and self.prior_open_w is not None
         out = VqaHead(**{name: getattr(self, name) for name in self.__slots__})  # type: ignore[attr-defined]
         out.yesno_w, out.yesno_b, out.open_w = self.prior_yesno_w, self.prior_yesno_b, self.prior_open_w
+        out.bil_s = out.bil_i = None
         return out
 
     def num_parameters(self) -> int:
         """Every weight of the head."""
         return sum(int(t.numel()) for name in TENSORS if (t := getattr(self, name)) is not None)
 
-    def yesno_logit(self, feats: torch.Tensor) -> torch.Tensor:
-        """``[B]`` logits of "yes"."""
-        return feats @ self.yesno_w + self.yesno_b
+    def yesno_logit(
+        self, feats: torch.Tensor, subject: torch.Tensor | None = None, image: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """``[B]`` logits of "yes": the logistic part plus, when fitted, the low-rank bilinear term
+        ``(subject @ bil_s) . (10 (image - mean_image) @ bil_i)`` (``subject``, ``image``: ``[B, D]``,
+        the whole-image embedding), which learns which subjects go with which pictures beyond
+        the trunk's own joint space."""
+        out = feats @ self.yesno_w + self.yesno_b
+        if self.bil_s is not None and self.bil_i is not None and subject is not None and image is not None:
+            out = out + bilinear(subject, image - self.mean_image, self.bil_s.float(), self.bil_i.float())
+        return out
 
     def open_scores(self, feats: torch.Tensor) -> torch.Tensor:
         """``[B, N]`` scores of candidate answers."""
@@ -263,15 +279,22 @@ class VqaHead:
         card_path.chmod(0o644)
 
 
-def untrained_head(dim: int) -> VqaHead:
+NO_HEAD_PROMPT = {"en": "a photo of {}.", "ru": "фотография: {}."}
+
+
+def untrained_head(dim: int, prompt: Mapping[str, str] | None = NO_HEAD_PROMPT) -> VqaHead:
     """The no-head mode's weights (no training, any trunk): the subject's fit to the image against the
-    vocabulary decides yes/no; image and question affinity plus the hand prior rank open answers."""
+    vocabulary decides yes/no; image and question affinity of the answers (embedded in the prompt
+    template, ``answerer.candidate_texts``) plus the hand prior rank open answers."""
     import torch
 
     yesno_w = torch.zeros(N_SCALAR + 3 * dim)
     yesno_w[2] = 1.0  # z-score of the subject against the vocabulary
     open_w = torch.tensor([0.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0])
-    return VqaHead(torch.zeros(dim), yesno_w, torch.tensor([-1.0]), open_w, card={"mode": "no head"})
+    card: dict[str, Any] = {"mode": "no head"}
+    if prompt:
+        card["prompt"] = dict(prompt)
+    return VqaHead(torch.zeros(dim), yesno_w, torch.tensor([-1.0]), open_w, card=card)
 
 
 def load_head(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = CARD_FILE) -> VqaHead:

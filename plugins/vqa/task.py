@@ -106,8 +106,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
 
     def num_parameters(self) -> int:
         """The head's weights (plain tensors, not an ``nn.Module``); counted by ``core.params``."""
-        head = self.loaded().head
-        return sum(t.numel() for t in (head.mean_image, head.yesno_w, head.yesno_b, head.open_w))
+        return self.loaded().head.num_parameters()
 
     def setup(self, trunk: Trunk) -> None:
         """Load the head made for this trunk (hand-set weights when there is none) and embed the answers."""
@@ -124,7 +123,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
             else:
                 head = load_head(trunk, folder / WEIGHTS_FILE.name, folder / CARD_FILE.name)
         candidates = build_candidates(head)
-        en, ru = candidate_texts(candidates)
+        en, ru = candidate_texts(candidates, head.card.get("prompt"))
         unique = list(dict.fromkeys(en + ru))
         emb = _embed_in_chunks(trunk, unique)
         row = {t: i for i, t in enumerate(unique)}

@@ -7,22 +7,27 @@ Data sources (``data`` maps a name to paths; an absent name defaults to the matc
 
 * ``challenge``: sets in the challenge layout, ``<set>/input/VQA/questions.json``
   (``{qid: {"question", "file_name"}}``, images in ``<set>/input/VQA/images/``) and
-  ``<set>/true/VQA/true_VQA.json`` (``{qid: {"answer": str | [str], "lang"}}``).
-  Default: ``vqa_yesno_train``, ``vqa_yesno_dev``, ``vqa_okvqa_dev``.
+  ``<set>/true/VQA/true_VQA.json`` (``{qid: {"answer": str | [str], "lang"}}``), split:
+  the held-out images (below) are scored, the rest trained on. Default: ``vqa_yesno_dev``,
+  ``vqa_okvqa_dev``.
+* ``challenge_train``: sets in the same layout used whole for training (except any image
+  held out in a ``challenge`` set). Default: ``vqa_yesno_train``.
 * ``vqa_questions`` + ``vqa_annotations`` + ``vqa_images``: VQA v2 JSONs
   (``{"questions": [{"question_id", "image_id", "question"}]}``, ``{"annotations":
   [{"question_id", "answers": [{"answer"}], "multiple_choice_answer"}]}``) and the folder
   holding their COCO images (``*_<12-digit image_id>.jpg`` or ``<image_id>.jpg``), paired by
-  position. Gold answers: those given by at least 2 annotators, else the majority answer.
+  position, used for training like ``challenge_train``. Gold answers: those given by at
+  least 2 annotators, else the majority answer.
 * ``okvqa_jsonl``: OK-VQA questions as text, one ``{"question", "answers": [...],
   "image_id"}`` a line (no images). Default: ``vqa_okvqa_train_text/qa.jsonl``.
 * ``coco_captions`` + ``coco_images``: captions (COCO captions JSON, or ``{file_name:
   [caption, ...]}``) from which yes/no questions are made; default ``trunk_pairs/coco_val``.
 * ``eval``: challenge-layout sets only scored (default ``fb_sample``), never trained on.
 
-Every question whose image is held out (``data.is_heldout``: ``sha1(file_name) % 10 < 3``,
-about 30 % of the images of every set, with all their questions) is left out of training;
-the card's ``heldout_accuracy`` is measured on them (and on ``eval``).
+In a ``challenge`` set, every question whose image is held out (``data.is_heldout``:
+``sha1(file_name) % 10 < 3``, about 30 % of the images, with all their questions) is left
+out of training, and so is any question of the other sources on such an image; the card's
+``heldout_accuracy`` is measured on them (and on ``eval``).
 
 What is fitted (all on frozen embeddings, cached per trunk version in ``cache_dir``):
 
@@ -87,10 +92,14 @@ log = logging.getLogger(__name__)
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 WEIGHTS_NAME = "vqa_head.safetensors"
 CARD_NAME = "vqa_head.json"
-DEFAULT_CHALLENGE = ("vqa_yesno_train", "vqa_yesno_dev", "vqa_okvqa_dev")
+DEFAULT_CHALLENGE = ("vqa_yesno_dev", "vqa_okvqa_dev")
+DEFAULT_CHALLENGE_TRAIN = ("vqa_yesno_train",)
 MIN_ANSWER_COUNT = 2  # learned answers given fewer times are left out of the vocabulary
 LM_RANK = 64
+LM_BATCH = 512
+LM_STEPS = 200
 FOLDS = 5
+YESNO_PENALTIES = (0.1, 1.0, 10.0)  # on standardised weights (weaker ones overfit: CV 0.55 at 1e-3)
 
 
 # ----------------------------------------------------------------------------- data
@@ -112,6 +121,9 @@ def default_data(root: Path = DATA) -> dict[str, list[Path]]:
     sets = [root / name for name in DEFAULT_CHALLENGE if (root / name / "true" / "VQA").is_dir()]
     if sets:
         out["challenge"] = sets
+    train_sets = [root / name for name in DEFAULT_CHALLENGE_TRAIN if (root / name / "true" / "VQA").is_dir()]
+    if train_sets:
+        out["challenge_train"] = train_sets
     if (root / "vqa_okvqa_train_text" / "qa.jsonl").is_file():
         out["okvqa_jsonl"] = [root / "vqa_okvqa_train_text" / "qa.jsonl"]
     coco = root / "trunk_pairs" / "coco_val"
@@ -327,21 +339,29 @@ def group_fold(key: str, k: int = FOLDS) -> int:
 def fit_logistic(
     x: torch.Tensor, y: torch.Tensor, l2: torch.Tensor, steps: int = 200
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """L2-regularised logistic regression (per-feature penalty ``l2``) by L-BFGS."""
+    """L2-regularised logistic regression by L-BFGS on standardised features (per-feature penalty
+    ``l2`` on the standardised weights); returns the weights for the raw features.
+
+    Standardising matters: unit-norm 512-d embeddings have entries of about 0.04, so a
+    penalty on raw weights would mute them whatever its strength.
+    """
     import torch
 
+    mu, sd = x.mean(0), x.std(0).clamp(min=1e-6)
+    xs = (x - mu) / sd
     w = torch.zeros(x.shape[1], requires_grad=True)
     b = torch.zeros(1, requires_grad=True)
     opt = torch.optim.LBFGS([w, b], max_iter=steps, line_search_fn="strong_wolfe")
 
     def closure() -> torch.Tensor:
         opt.zero_grad()
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(x @ w + b, y) + (l2 * w * w).sum()
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(xs @ w + b, y) + (l2 * w * w).sum()
         loss.backward()
         return loss
 
     opt.step(closure)
-    return w.detach(), b.detach()
+    raw = w.detach() / sd
+    return raw, b.detach() - (mu * raw).sum().reshape(1)
 
 
 def yesno_groups(dim: int) -> dict[str, torch.Tensor]:
@@ -351,16 +371,23 @@ def yesno_groups(dim: int) -> dict[str, torch.Tensor]:
     width = N_SCALAR + 3 * dim
     question = torch.zeros(width)
     question[N_SCALAR : N_SCALAR + dim] = 1.0
-    evidence = question.clone()
+    evidence = torch.zeros(width)
     evidence[:N_SCALAR] = 1.0
-    return {"question (prior)": question, "question+evidence": evidence, "all": torch.ones(width)}
+    subject = evidence.clone()
+    subject[N_SCALAR + dim : N_SCALAR + 2 * dim] = 1.0
+    return {
+        "question (prior)": question,
+        "evidence": evidence,
+        "evidence+subject*image": subject,
+        "all": torch.ones(width),
+    }
 
 
 def yesno_penalty(dim: int, strength: float) -> torch.Tensor:
     import torch
 
     l2 = torch.full((N_SCALAR + 3 * dim,), strength)
-    l2[:N_SCALAR] = 1e-3
+    l2[:N_SCALAR] = min(strength, 1e-4)  # the evidence scalars: few, strong
     return l2
 
 
@@ -372,6 +399,7 @@ class YesNoFit:
     b: torch.Tensor
     name: str
     cv: float
+    bilinear: tuple[torch.Tensor, torch.Tensor] | None = None  # (bil_s, bil_i)
 
 
 def fit_yesno(
@@ -381,6 +409,7 @@ def fit_yesno(
     dim: int,
     extra: tuple[torch.Tensor, torch.Tensor, Sequence[str]] | None,
     progress: bool = True,
+    pairs: tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor] | None = None,
 ) -> tuple[YesNoFit, YesNoFit, float, list[dict[str, Any]]]:
     """Choose feature group, penalty and whether to add the caption-made questions by 5-fold CV
     (grouped by image) on the real questions; refit on everything.
@@ -403,7 +432,7 @@ def fit_yesno(
     options = [
         (name, strength, syn)
         for name in yesno_groups(dim)
-        for strength in (1e-3, 1e-2, 1e-1)
+        for strength in YESNO_PENALTIES
         for syn in ((False, True) if extra is not None else (False,))
     ]
     for name, strength, syn in tqdm(options, desc="yes/no CV", disable=not progress):
@@ -430,7 +459,84 @@ def fit_yesno(
 
     best = max(grid, key=lambda r: r["cv"])
     best_prior = max((r for r in grid if r["features"] == "question (prior)"), key=lambda r: r["cv"])
-    return refit(best), refit(best_prior), const_cv, grid
+    model = refit(best)
+    if pairs is not None:
+        # The low-rank subject x image term on top of the chosen logistic model, epochs by the same folds.
+        keep = yesno_groups(dim)[best["features"]]
+        subj, cent = pairs[0], pairs[1]
+        use_extra = best["captions"] and extra is not None and extra_folds is not None
+        hits: collections.Counter[int] = collections.Counter()
+        for k in tqdm(range(FOLDS), desc="yes/no bilinear CV", disable=not progress):
+            tr = folds != k
+            x, y, s_, c_ = feats[tr], labels[tr], subj[tr], cent[tr]
+            if use_extra:
+                te = extra_folds != k
+                x, y = torch.cat([x, extra[0][te]]), torch.cat([y, extra[1][te]])
+                s_, c_ = torch.cat([s_, pairs[2][te]]), torch.cat([c_, pairs[3][te]])
+            w, b = fit_logistic(x * keep, y, yesno_penalty(dim, best["penalty"]))
+            check = (subj[~tr], cent[~tr], feats[~tr] * keep @ w + b, labels[~tr])
+            _, curve = fit_bilinear_residual(s_, c_, y, x * keep @ w + b, k, check)
+            for epoch, acc in curve.items():
+                hits[epoch] += acc * int((~tr).sum())
+        bil_cv = {epoch: round(n / len(labels), 4) for epoch, n in sorted(hits.items())}
+        epochs = max(bil_cv, key=bil_cv.__getitem__)
+        grid.append({"features": f"{best['features']} + bilinear subject x image", "cv_by_epochs": bil_cv})
+        log.info("yes/no bilinear term on the best logistic model: cv by epochs %s", bil_cv)
+        if bil_cv[epochs] > model.cv:
+            x, y, s_, c_ = feats, labels, subj, cent
+            if use_extra:
+                x, y = torch.cat([feats, extra[0]]), torch.cat([labels, extra[1]])
+                s_, c_ = torch.cat([subj, pairs[2]]), torch.cat([cent, pairs[3]])
+            model.bilinear, _ = fit_bilinear_residual(s_, c_, y, x @ model.w + model.b, FOLDS, epochs=epochs)
+            model.name += f" + bilinear subject x image (rank {BIL_RANK}, {epochs} epochs)"
+            model.cv = bil_cv[epochs]
+    return model, refit(best_prior), const_cv, grid
+
+
+BIL_RANK = 32
+BIL_EPOCHS = (2, 4, 8, 16)
+
+
+def fit_bilinear_residual(
+    subject: torch.Tensor,
+    centred: torch.Tensor,
+    y: torch.Tensor,
+    offset: torch.Tensor,
+    seed: int,
+    check: tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor] | None = None,
+    epochs: int | None = None,
+    decay: float = 1e-4,
+) -> tuple[tuple[torch.Tensor, torch.Tensor], dict[int, float]]:
+    """The low-rank subject x image term (``head.bilinear``) fitted on top of a fixed logistic
+    model (``offset``: its logits) by minibatch Adam.
+
+    ``check`` = (subjects, centred images, offsets, labels) of held-out questions: accuracy
+    after each of ``BIL_EPOCHS``.
+    """
+    import torch
+
+    from plugins.vqa.head import bilinear
+
+    gen = torch.Generator().manual_seed(seed)
+    dim = subject.shape[1]
+    u = (torch.randn(dim, BIL_RANK, generator=gen) * 0.05).requires_grad_(True)
+    v = (torch.randn(dim, BIL_RANK, generator=gen) * 0.05).requires_grad_(True)
+    opt = torch.optim.Adam([u, v], lr=3e-3)
+    curve: dict[int, float] = {}
+    for epoch in range(1, (epochs or BIL_EPOCHS[-1]) + 1):
+        order = torch.randperm(len(y), generator=gen)
+        for i in range(0, len(order), 128):
+            idx = order[i : i + 128]
+            opt.zero_grad()
+            logit = offset[idx] + bilinear(subject[idx], centred[idx], u, v)
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logit, y[idx])
+            (loss + decay * ((u * u).sum() + (v * v).sum())).backward()
+            opt.step()
+        if check is not None and epoch in BIL_EPOCHS:
+            cs, cc, co, cy = check
+            with torch.no_grad():
+                curve[epoch] = float((((co + bilinear(cs, cc, u, v)) > 0).float() == cy).float().mean())
+    return (u.detach(), v.detach()), curve
 
 
 def fit_types(x: torch.Tensor, targets: torch.Tensor, l2: float = 1e-3) -> tuple[torch.Tensor, torch.Tensor]:
@@ -488,13 +594,14 @@ def fit_language_model(
         dim = x.shape[1]
         u = (torch.randn(dim, LM_RANK, generator=gen) * 0.01).requires_grad_(True)
         v = (torch.randn(dim, LM_RANK, generator=gen) * 0.01).requires_grad_(True)
-        opt = torch.optim.Adam([u, v], lr=0.01)
+        opt = torch.optim.Adam([u, v], lr=0.02)
         curve = []
         for step in tqdm(range(steps), desc="language model", disable=not progress):
             opt.zero_grad()
-            logits = (x @ u) @ (answers @ v).T + log_prior
+            idx = torch.randint(len(x), (min(LM_BATCH, len(x)),), generator=gen)  # minibatches: 2 cores
+            logits = (x[idx] @ u) @ (answers @ v).T + log_prior
             lse = torch.logsumexp(logits, -1)
-            gold = torch.logsumexp(logits.masked_fill(~t, float("-inf")), -1)
+            gold = torch.logsumexp(logits.masked_fill(~t[idx], float("-inf")), -1)
             loss = (lse - gold).mean() + decay * ((u * u).sum() + (v * v).sum())
             loss.backward()
             opt.step()
@@ -513,7 +620,7 @@ def fit_language_model(
     best = (-1.0, 1e-4, 25)
     report: dict[str, Any] = {"prior_only_top1": round(prior_top1, 4), "grid": []}
     for decay in (1e-4, 1e-3):
-        _, _, curve = train(questions[~val], targets[~val], decay, 300, top1)
+        _, _, curve = train(questions[~val], targets[~val], decay, LM_STEPS, top1)
         for step, acc in curve:
             report["grid"].append({"decay": decay, "steps": step, "top1": round(acc, 4)})
             if acc > best[0]:
@@ -677,10 +784,17 @@ def train_head(
             path.unlink()
     cache = EmbeddingCache(trunk, cache_dir, progress=progress)
 
-    # Image questions: training part (held-out images left out) and held-out evaluation part.
+    # Image questions: the dev sets' training parts (held-out images left out), the training-only
+    # sets whole except for images held out in a dev set, and the held-out evaluation parts.
     image_qs: dict[str, list[DevQuestion]] = {}
     for root in sources.get("challenge", []):
         image_qs[Path(root).name] = load_dev_set(Path(root))
+    heldout = {name: [q for q in qs if is_heldout(q.image.name)] for name, qs in image_qs.items()}
+    heldout = {name: qs for name, qs in heldout.items() if qs}
+    heldout_images = {q.image.name for qs in heldout.values() for q in qs}
+    train_only: dict[str, list[DevQuestion]] = {}
+    for root in sources.get("challenge_train", []):
+        train_only[Path(root).name] = load_dev_set(Path(root))
     for i, (qf, af, imf) in enumerate(
         zip(
             sources.get("vqa_questions", []),
@@ -689,10 +803,9 @@ def train_head(
             strict=False,
         )
     ):
-        image_qs[f"vqa_v2_{i}"] = read_vqa_v2(Path(qf), Path(af), Path(imf))
+        train_only[f"vqa_v2_{i}"] = read_vqa_v2(Path(qf), Path(af), Path(imf))
     train_qs = [q for qs in image_qs.values() for q in qs if not is_heldout(q.image.name)]
-    heldout = {name: [q for q in qs if is_heldout(q.image.name)] for name, qs in image_qs.items()}
-    heldout = {name: qs for name, qs in heldout.items() if qs}
+    train_qs += [q for qs in train_only.values() for q in qs if q.image.name not in heldout_images]
     for root in sources.get("eval", []):
         heldout[Path(root).name] = load_dev_set(Path(root))
     text_qs = [q for path in sources.get("okvqa_jsonl", []) for q in read_okvqa_jsonl(Path(path))]
@@ -713,7 +826,7 @@ def train_head(
     for q, op in zip(train_qs, is_open, strict=True):
         if op and q.lang == "en":
             counts.update(a for a in set(q.answers) if a and normalize_answer(a, "en") == a)
-    head = untrained_head(trunk.embed_dim)
+    head = untrained_head(trunk.embed_dim, prompt=None)
     head.mean_image = torch.stack([e.image[0] for e in items]).mean(0) if items else head.mean_image
     head.answer_counts = {a: n for a, n in sorted(counts.items()) if n >= MIN_ANSWER_COUNT}
     candidates = build_candidates(head)
@@ -752,6 +865,7 @@ def train_head(
     stack = lambda idx, attr: torch.stack([getattr(items[i], attr) for i in idx])  # noqa: E731
     feats = yesno_features(stack(yn, "image"), stack(yn, "question"), stack(yn, "subject"), head.mean_image, emb_en)
     labels = torch.tensor([float(train_qs[i].answers[0] in ("yes", "да")) for i in yn])
+    pairs = [stack(yn, "subject"), stack(yn, "image")[:, 0] - head.mean_image, torch.zeros(0, 1), torch.zeros(0, 1)]
     extra = None
     syn: list[DevQuestion] = []
     if synthetic_per_image > 0 and sources.get("coco_captions") and sources.get("coco_images"):
@@ -766,13 +880,17 @@ def train_head(
             )  # fmt: skip
             s_labels = torch.tensor([float(q.answers[0] in ("yes", "да")) for q in syn])
             extra = (s_feats, s_labels, [q.image.name for q in syn])
+            pairs[2] = torch.stack([e.subject for e in sitems])
+            pairs[3] = torch.stack([e.image[0] for e in sitems]) - head.mean_image
     model, prior, const_cv, grid = fit_yesno(
-        feats, labels, [train_qs[i].image.name for i in yn], trunk.embed_dim, extra, progress
+        feats, labels, [train_qs[i].image.name for i in yn], trunk.embed_dim, extra, progress, tuple(pairs)
     )
     head.prior_yesno_w, head.prior_yesno_b = prior.w, prior.b
     yesno_choice = choose_model(model.cv, prior.cv, const_cv)
     if yesno_choice == "model":
         head.yesno_w, head.yesno_b = model.w, model.b
+        if model.bilinear is not None:
+            head.bil_s, head.bil_i = model.bilinear
     elif yesno_choice == "prior alone":
         head.yesno_w, head.yesno_b = prior.w, prior.b
     else:  # the majority answer, whatever the question and image
@@ -816,11 +934,17 @@ def train_head(
         "seed": seed,
         "data": {
             "image_questions": {
-                name: {
-                    "train": sum(not is_heldout(q.image.name) for q in qs),
-                    "heldout": len(qs) - sum(not is_heldout(q.image.name) for q in qs),
-                }
-                for name, qs in image_qs.items()
+                **{
+                    name: {
+                        "train": sum(not is_heldout(q.image.name) for q in qs),
+                        "heldout": len(heldout.get(name, [])),
+                    }
+                    for name, qs in image_qs.items()
+                },
+                **{
+                    name: {"train": sum(q.image.name not in heldout_images for q in qs), "heldout": 0}
+                    for name, qs in train_only.items()
+                },
             },
             "text_questions": len(text_qs),
             "caption_yesno_questions": len(syn),

@@ -53,7 +53,7 @@ def test_discover_keeps_and_logs_every_problem(caplog: pytest.LogCaptureFixture)
     assert isinstance(s8, VqaSample) and s8.image is None
     text = caplog.text
     for needle in (
-        "missing.jpg is missing",
+        "missing.jpg: not found",
         "no usable question text",
         "names no image",
         "language unknown",
@@ -69,7 +69,7 @@ def test_unreadable_image_is_logged_and_answered(caplog: pytest.LogCaptureFixtur
     sample = VqaSample("5", DATA / "VQA" / "images" / "broken.jpg", "Что это?", "ru")
     with caplog.at_level(logging.WARNING, logger="plugins.vqa.task"):
         batch = task.preprocess([sample], trunk)
-    assert batch.image_keys == [None] and "unreadable image" in caplog.text
+    assert batch.image_rows == [None] and "unreadable image" in caplog.text
     answer = task.postprocess(task.predict(batch, trunk), [sample])[0].value
     assert isinstance(answer, str) and answer
 
@@ -101,13 +101,18 @@ def test_head_refuses_another_trunk(tmp_path: Path) -> None:
     assert load_head(trunk, tmp_path / "w.safetensors", tmp_path / "w.json").yesno_w.shape == (6 + 3 * trunk.embed_dim,)
 
 
-def test_shipped_head_refuses_the_fake_trunk() -> None:
-    from plugins.vqa.head import WEIGHTS_FILE
+def test_shipped_head_is_not_used_on_another_trunk(caplog: pytest.LogCaptureFixture) -> None:
+    from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head
 
     if not WEIGHTS_FILE.exists():
         pytest.skip("no trained head shipped")
+    task = VqaTask()
+    with caplog.at_level(logging.WARNING):
+        task.setup(make_fake_trunk())
+    assert "no trained head for this trunk" in caplog.text
+    assert task.loaded().head.card["mode"] == "no head"  # the weight-free mode, prompt templates on
     with pytest.raises(TrunkError, match="another trunk"):
-        VqaTask().setup(make_fake_trunk())
+        load_head(make_fake_trunk(), WEIGHTS_FILE, CARD_FILE)
 
 
 def test_import_is_light() -> None:

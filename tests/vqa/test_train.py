@@ -97,10 +97,16 @@ def test_ship_rule_never_loses_to_a_constant() -> None:
     assert choose_model(0.55, 0.50, 0.55) == "constant"  # a tie is not a win
 
 
-def test_train_head_writes_a_usable_head(tmp_path: Path) -> None:
+def test_train_head_writes_a_usable_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from plugins.vqa import train
     from plugins.vqa.head import load_head
     from plugins.vqa.task import VqaTask
     from plugins.vqa.train import CARD_NAME, WEIGHTS_NAME, train_head
+
+    # Smaller searches, same code path (the fixture has 90 questions).
+    monkeypatch.setattr(train, "LM_STEPS", 25)
+    monkeypatch.setattr(train, "YESNO_PENALTIES", (1e-2,))
+    monkeypatch.setattr(train, "BIL_EPOCHS", (1, 2))
 
     _write_set(tmp_path / "set")
     _write_okvqa(tmp_path / "qa.jsonl")
