@@ -368,55 +368,52 @@ class WorkerPool:
                 job, slot, gen = inflight.pop(ref)
                 try:
                     result = ray.get(ref)
-                except ray.exceptions.RayActorError as exc:  # the actor died: replace it, hand the job out again
-                    self._replace(slot, gen, exc)
-                    if job.attempts < self.max_attempts:
-                        log.warning("Ray: job %d lost its worker; handing it out again", job.index)
-                        queue.appendleft(job)
-                    elif strict:
-                        raise ProjectError(f"job {job.index} lost its worker {job.attempts} times") from exc
-                    else:
-                        on_lost(job, f"its worker died {job.attempts} times")
                 except ray.exceptions.RayTaskError as exc:  # the job itself raised: strict mode, or a bug
                     cause = exc.as_instanceof_cause()
                     if strict:
                         raise cause from None
                     log.error("Ray: job %d failed on its worker: %s", job.index, _first_line(cause))
                     on_lost(job, f"failed on its worker: {_first_line(cause)}")
+                except ray.exceptions.RayError as exc:  # the actor died (or its result was lost): go again
+                    if isinstance(exc, ray.exceptions.RayActorError):
+                        self._replace(slot, gen, exc)
+                    if job.attempts < self.max_attempts:
+                        log.warning(
+                            "Ray: job %d lost its worker (%s); handing it out again", job.index, _first_line(exc)
+                        )
+                        queue.appendleft(job)
+                    elif strict:
+                        raise ProjectError(f"job {job.index} lost its worker {job.attempts} times") from exc
+                    else:
+                        on_lost(job, f"its worker died {job.attempts} times")
                 else:
                     on_done(job, result)
             if deadline is not None and time.time() > deadline + GRACE_S and inflight:
-                for job, _, _ in inflight.values():
+                # Still busy after the budget: answer with fallbacks, and replace the busy actors so
+                # that a pool kept for later runs is not stuck behind work nobody waits for.
+                for job, slot, gen in inflight.values():
                     on_lost(job, "not back when the time budget ran out")
-                for ref in inflight:
-                    try:
-                        ray.cancel(ref)
-                    except Exception:  # cancelling is best effort; the pool is killed at the end anyway
-                        log.debug("Ray: could not cancel %s", ref)
+                    self._replace(slot, gen, "still busy when the time budget ran out")
                 inflight.clear()
 
-    def _replace(self, slot: int, gen: int, exc: BaseException) -> None:
+    def _replace(self, slot: int, gen: int, why: BaseException | str) -> None:
+        """A new actor for ``slot`` (its old one of generation ``gen`` is killed), or retire the slot."""
         if gen != self.generation[slot] or self.slots[slot] is None:
             return  # this death was already handled
         self.generation[slot] += 1
         with contextlib.suppress(Exception):  # already gone
             self.ray.kill(self.slots[slot], no_restart=True)
         if self.replacements_left <= 0:
-            log.error("Ray: worker %d died (%s); no replacements left, retiring it", slot, _first_line(exc))
+            log.error("Ray: worker %d lost (%s); no replacements left, retiring it", slot, _first_line(why))
             self.slots[slot] = None
             return
         self.replacements_left -= 1
-        log.warning("Ray: worker %d died (%s); starting a new one", slot, _first_line(exc))
+        log.warning("Ray: worker %d lost (%s); starting a new one", slot, _first_line(why))
         self.slots[slot] = self.remote.remote(*self.args)
 
-    def broadcast(self, method: str, *args: Any) -> None:
-        """Call ``method(*args)`` on every live actor and wait (errors logged, not raised)."""
-        refs = [getattr(a, method).remote(*args) for a in self.slots if a is not None]
-        for ref in refs:
-            try:
-                self.ray.get(ref)
-            except self.ray.exceptions.RayError as exc:
-                log.debug("Ray: %s failed on a worker: %s", method, _first_line(exc))
+    def broadcast(self, method: str, *args: Any) -> list[Any]:
+        """Call ``method(*args)`` on every live actor; the refs (each actor runs it after what it holds)."""
+        return [getattr(a, method).remote(*args) for a in self.slots if a is not None]
 
     def close(self) -> None:
         for actor in self.slots:
@@ -425,7 +422,7 @@ class WorkerPool:
                     self.ray.kill(actor, no_restart=True)
 
 
-def _first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException | str) -> str:
     text = str(exc).strip()
     return text.splitlines()[0][:200] if text else type(exc).__name__
 
@@ -536,7 +533,7 @@ def run(
             if pool is not None:
                 try:
                     pool.run(jobs, done, lost, deadline=deadline, strict=strict, on_dispatch=dispatched)
-                finally:
+                finally:  # the run's tasks leave the workers (not waited for: nothing depends on it)
                     pool.broadcast("forget", f"{run_id}:")
             else:
                 with worker_pool(factory, options, deadline=deadline) as own:

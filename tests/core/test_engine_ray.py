@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from core.engines import ray as engine  # noqa: E402  (after the skip: it import
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "input"
+STUCK_S = 120.0
 REQUESTS = {str(i): f"word{i} other{i % 3}" for i in range(9)} | {"9": "broken", "10": "last one"}
 
 
@@ -62,6 +64,15 @@ class DiesOnceEcho(EchoTask):
         if any(s.key == self.key for s in samples) and not self.marker.exists():
             self.marker.write_text(str(os.getpid()), encoding="utf-8")
             os._exit(1)  # the worker dies mid-shard, as a segfault or the OOM killer would do it
+        return super().preprocess(samples, trunk)
+
+
+class StuckEcho(EchoTask):
+    """Hangs on a batch holding the text "stuck" (as a hung model call would)."""
+
+    def preprocess(self, samples: Sequence[Any], trunk: Any) -> Any:
+        if any(getattr(s, "text", None) == "stuck" for s in samples):
+            time.sleep(STUCK_S)
         return super().preprocess(samples, trunk)
 
 
@@ -152,6 +163,25 @@ def test_spent_time_budget_still_writes_every_key(tmp_path: Path, fake_pool: eng
     )
     assert report.path is not None and _read(report.path) == dict.fromkeys(REQUESTS, "fallback")
     assert report.fallbacks == len(REQUESTS)
+
+
+def test_work_not_back_when_the_budget_runs_out_gets_fallbacks(tmp_path: Path, fake_pool: engine.WorkerPool) -> None:
+    requests = dict(REQUESTS, **{"0": "stuck", "9": "fine"})
+    root = write_echo_input(tmp_path / "in", requests)
+    begin = time.monotonic()
+    [report] = engine.run(
+        runner.plan([StuckEcho()], root),
+        _fake_factory(),
+        tmp_path / "ray",
+        pool=fake_pool,
+        time_budget=3.0,
+        progress=False,
+    )
+    assert time.monotonic() - begin < STUCK_S / 2  # the driver did not wait for the hung shard
+    out = _read(report.path)  # type: ignore[arg-type]
+    assert list(out) == list(requests) and out["0"] == out["1"] == "fallback"  # keys 0-1: the hung shard
+    assert report.fallbacks == sum(v == "fallback" for v in out.values()) >= 2
+    assert all(v == "fallback" or v.startswith("dim") for v in out.values())
 
 
 def test_strict_mode_raises_the_tasks_own_error(tmp_path: Path, fake_pool: engine.WorkerPool) -> None:
