@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 DATA = REPO.parent / "shared" / "data"
 DEFAULT_SETS = ("c2c_avatar_valid", "c2c_transcoder_valid")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fusionbrain" / "c2c_exec"
-ORACLE_VERSION = "3"
+ORACLE_VERSION = "4"
 
 
 def _digest(*parts: object) -> str:

@@ -62,6 +62,9 @@ def test_compare_kinds() -> None:
     assert compare(oracle, {"results": [{"exc": "NameError"}]}, [0])[1] == "name_error"
     assert compare(oracle, {"load_error": "SyntaxError", "results": []}, [0])[1] == "syntax_error"
     assert compare([{"exc": "Timeout"}], {"results": []}, [])[0] == "no_valid_input"
+    assert same(2**31 - 1, 2**63 - 1) and same(-(2**31), -(2**63) + 1) and not same(2**31 - 1, 5)
+    big = [{"ret": 2004310016, "args": [15], "out": ""}]  # 15! in Java's int
+    assert compare(big, {"results": [{"ret": 1307674368000, "args": [15], "out": ""}]}, [])[0] == "no_valid_input"
     assert same([1, 2.0], [1.0, 2]) and not same("1", 1) and not same([1], [1, 2])
 
 
@@ -75,3 +78,15 @@ def test_java_oracle() -> None:
     out = run_java({"ok": (SUM, sig, [[[1, 2, 3], 3], [[4], 1]]), "bad": (bad, bad_sig, [[1]])})
     assert [r["ret"] for r in out["ok"]["results"]] == [6, 4]
     assert "compile_error" in out["bad"]
+    flip = "static void flip ( int [ ] [ ] m ) { m [ 0 ] [ 0 ] = 7 ; }"
+    flip_sig = signature(flip)
+    assert flip_sig is not None
+    res = run_java({"flip": (flip, flip_sig, [[[[1, 2], [3, 4]]]])})["flip"]["results"][0]
+    assert res["args"] == [[[7, 2], [3, 4]]]
+
+
+def test_non_finite_java_results_are_left_out() -> None:
+    oracle = [{"ret": "NaN", "args": [0.0], "out": ""}, {"ret": None, "args": [0.0], "out": "(Infinity, 1.0)\n"}]
+    assert compare(oracle, {"results": [{"exc": "ZeroDivisionError"}, {"exc": "ZeroDivisionError"}]}, [])[0] == (
+        "no_valid_input"
+    )
