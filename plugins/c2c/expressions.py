@@ -24,6 +24,20 @@ from plugins.c2c.syntax import Tokens, _base_type
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+_QUEUES = {"Queue", "LinkedList", "PriorityQueue"}  # `peek` reads the head of these
+# constants Java code uses without declaring (static imports, C habits), where nothing declares them
+_STATIC_CONSTANTS = {
+    "PI": ("math", ".", "pi"),
+    "M_PI": ("math", ".", "pi"),
+    "E": ("math", ".", "e"),
+    "M_E": ("math", ".", "e"),
+    "INT_MAX": ("sys", ".", "maxsize"),
+    "INT_MIN": ("-", "sys", ".", "maxsize"),
+    "MAX_VALUE": ("sys", ".", "maxsize"),
+    "MIN_VALUE": ("-", "sys", ".", "maxsize"),
+}
+_BOXED = {"Integer", "Character", "Long", "String", "Double", "Short", "Byte", "Object"}
+
 
 class ExpressionsMixin:
     """Translates expressions (uses the type mixin and the translator's emission state)."""
@@ -57,6 +71,8 @@ class ExpressionsMixin:
             return ["False"]
         if node.type == "null_literal":
             return ["None"]
+        if node.type == "identifier" and self.text(node) in _STATIC_CONSTANTS and self.text(node) not in self.declared:
+            return list(_STATIC_CONSTANTS[self.text(node)])  # `PI` of `import static java.lang.Math.*`, C's `INT_MAX`
         if node.type in ("identifier", "type_identifier"):
             return [self.text(node)]
         if node.type == "this":
@@ -158,7 +174,11 @@ class ExpressionsMixin:
         return inner
 
     def _ex_array_access(self, node: Node) -> Tokens:
-        return [*self.expr(node.child_by_field_name("array")), "[", *self.expr(node.child_by_field_name("index")), "]"]
+        index = node.child_by_field_name("index")
+        it = self.expr(index)
+        if self.type_of(index) == "char":  # `occ [ c ]`: a char index is its code point
+            it = ["ord", "(", *it, ")"]
+        return [*self.expr(node.child_by_field_name("array")), "[", *it, "]"]
 
     def _ex_field_access(self, node: Node) -> Tokens:
         obj, field = node.child_by_field_name("object"), self.text(node.child_by_field_name("field"))
@@ -223,6 +243,8 @@ class ExpressionsMixin:
             return (
                 ["list", "(", *self._arg_tokens(args), ")"] if args and self.type_of(args[0]) != "int" else ["[", "]"]
             )
+        if base in ("StringBuilder", "StringBuffer", "String") and args and self.type_of(args[0]) == "char[]":
+            return ['" "', ".", "join", "(", *self.expr(args[0]), ")"]
         if base in ("StringBuilder", "StringBuffer", "String"):
             return self.expr(args[0]) if args and self.type_of(args[0]) == "String" else ['" "']
         if base in ("Integer", "Long", "Double"):
@@ -265,6 +287,8 @@ class ExpressionsMixin:
             return ["bin", "(", *a[0], ")", ".", "count", "(", "'1'", ")"]
         if ot in ("Integer", "Long") and name in ("max", "min") and a:
             return [name, "(", *flat, ")"]
+        if ot == "String" and name in ("valueOf", "copyValueOf") and len(a) == 1 and self.type_of(args[0]) == "char[]":
+            return ['" "', ".", "join", "(", *a[0], ")"]
         if ot in ("String", "Integer", "Long", "Double", "Character") and name in ("valueOf", "toString") and a:
             return ["str", "(", *flat, ")"]
         if ot == "Character" and name in _CHAR_METHODS and a:
@@ -273,6 +297,14 @@ class ExpressionsMixin:
             return ["int", "(", *a[0], ")"]
         if ot == "Arrays" and name == "asList":
             return ["[", *flat, "]"]
+        if ot == "Arrays" and name == "copyOfRange" and len(a) == 3:
+            return [*a[0], "[", *a[1], ":", *a[2], "]"]
+        if ot == "Arrays" and name == "copyOf" and len(a) == 2:
+            return [*a[0], "[", ":", *a[1], "]"]
+        if ot == "Arrays" and name == "equals" and len(a) == 2:
+            return [*a[0], "==", *a[1]]
+        if ot == "Arrays" and name == "stream" and len(a) == 1:
+            return a[0]
         if ot == "Arrays" and name == "toString" and a:
             return ["str", "(", *a[0], ")"]
         if ot == "Collections" and name in ("max", "min") and a:
@@ -280,17 +312,25 @@ class ExpressionsMixin:
         otype = self.type_of(obj)
         base = _base_type(otype)
         o = self.expr(obj)
+        if _is_stream(obj) and name in ("sum", "max", "min", "count") and not a:
+            return ["len" if name == "count" else name, "(", *o, ")"]
+        if name in ("getAsInt", "getAsLong", "getAsDouble") and not a:
+            return o
+        if name == "clone" and not a:
+            return [*o, ".", "copy", "(", ")"]
         if name == "length" and not a:
             return ["len", "(", *o, ")"]
         if name == "charAt" and len(a) == 1:
             return [*o, "[", *a[0], "]"]
-        if name == "equals" and len(a) == 1:
+        if name in ("equals", "contentEquals") and len(a) == 1:
             return [*o, "==", *a[0]]
         if name == "compareTo" and len(a) == 1:
             return ["(", *o, ">", *a[0], ")", "-", "(", *o, "<", *a[0], ")"]
         if name in ("size",) and not a:
             return ["len", "(", *o, ")"]
-        if name == "isEmpty" and not a:
+        if name == "toArray" and not a:
+            return ["list", "(", *o, ")"]
+        if name in ("isEmpty", "empty") and not a:
             return ["len", "(", *o, ")", "==", "0"]
         if name == "toString" and not a:
             return o if base in ("StringBuilder", "String") else ["str", "(", *o, ")"]
@@ -306,6 +346,8 @@ class ExpressionsMixin:
             return [*a[0], "in", *o]
         if name == "containsValue" and len(a) == 1:
             return [*a[0], "in", *o, ".", "values", "(", ")"]
+        if name == "get" and len(a) == 1 and base in _MAPS and _null_can_flow(node):
+            return [*o, ".", "get", "(", *a[0], ")"]  # Java's get gives null for a missing key
         if name == "get" and len(a) == 1 and (base in _MAPS | _COLLECTIONS or otype == "?"):
             return [*o, "[", *a[0], "]"]
         if name == "getOrDefault" and len(a) == 2:
@@ -318,10 +360,19 @@ class ExpressionsMixin:
             return [*o, ".", "pop", "(", ")"]
         if name in ("poll", "remove", "removeFirst", "pollFirst") and not a:
             return [*o, ".", "pop", "(", "0", ")"]
+        if name == "peek" and not a and base in _QUEUES:  # a queue's head, where `poll` takes from
+            return [*o, "[", "0", "]"]
         if name in ("peek", "peekLast", "getLast", "lastElement") and not a:
             return [*o, "[", "-", "1", "]"]
         if name in ("peekFirst", "getFirst", "firstElement", "element") and not a:
             return [*o, "[", "0", "]"]
+        if (
+            name == "remove"
+            and len(a) == 1
+            and base in _COLLECTIONS
+            and _removes_object(args[0], self.type_of(args[0]))
+        ):
+            return [*o, ".", "remove", "(", *a[0], ")"]  # List.remove(Object), not remove(int index)
         if name == "remove" and len(a) == 1:
             return (
                 [*o, ".", "pop", "(", *a[0], ")"]
@@ -363,3 +414,43 @@ class ExpressionsMixin:
         for i, arg in enumerate(args):
             out += ([","] if i else []) + self.expr(arg)
         return out
+
+
+def _is_stream(node: Node | None) -> bool:
+    """Is ``node`` a call ``Arrays . stream ( a )`` (translated to the list itself)?"""
+    if node is None or node.type != "method_invocation":
+        return False
+    obj, name = node.child_by_field_name("object"), node.child_by_field_name("name")
+    return obj is not None and name is not None and obj.text == b"Arrays" and name.text == b"stream"
+
+
+def _null_can_flow(node: Node) -> bool:
+    """Can a ``null`` from this call be observed (compared, stored, returned) rather than unboxed at once?
+
+    Where the value is unboxed (arithmetic, a comparison other than with ``null``) a missing
+    key fails in Java too, so ``m [ k ]`` is exact there; elsewhere it must be ``m . get ( k )``.
+    """
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    if parent is None:
+        return True
+    if parent.type == "binary_expression":
+        op = parent.child_by_field_name("operator")
+        if op is not None and op.type in ("==", "!="):
+            return any(c.type == "null_literal" for c in parent.named_children)
+        return False
+    if parent.type in ("array_access", "unary_expression", "update_expression", "method_invocation"):
+        return parent.type == "method_invocation" and parent.child_by_field_name("object") != node
+    return True
+
+
+def _removes_object(arg: Node, arg_type: str) -> bool:
+    """Does ``list . remove ( arg )`` remove an element (not the one at an index)?"""
+    if arg.type == "cast_expression":
+        typ = arg.child_by_field_name("type")
+        return typ is not None and typ.text is not None and typ.text.decode() in _BOXED
+    if arg.type == "method_invocation":
+        name = arg.child_by_field_name("name")
+        return name is not None and name.text == b"valueOf"
+    return arg_type in ("char", "String", "Character", "Integer")

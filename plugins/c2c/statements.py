@@ -5,9 +5,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from plugins.c2c.java_types import _COLLECTIONS, _MAPS
+from plugins.c2c.java_types import _COLLECTIONS, _FLOAT_TYPES, _INT_TYPES, _MAPS
 from plugins.c2c.style import DIV_OPTIONS
-from plugins.c2c.syntax import Tokens, _assigns, _base_type, _commas, _has_main, _mentions, _plus_one
+from plugins.c2c.syntax import (
+    PY_BUILTINS,
+    PY_KEYWORDS,
+    PY_MODULES,
+    Tokens,
+    _assigns,
+    _base_type,
+    _commas,
+    _has_main,
+    _mentions,
+    _plus_one,
+    _walk,
+    has_own_continue,
+    local_names,
+    read_after,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -27,8 +42,10 @@ class StatementsMixin:
             names = [p for p, _ in params]
             if kind == "constructor_declaration":
                 name, names = "__init__", ["self", *names]
+            start = len(self.lines)
             self._emit(level, ["def", name, "(", *_commas(names), ")", ":"])
             self._block(node.child_by_field_name("body"), level + 1, params=params)
+            self._rename_shadowing(node, start)
         elif kind == "field_declaration":
             self._declaration(node, level)
         elif kind in ("class_declaration", "interface_declaration", "enum_declaration", "record_declaration"):
@@ -50,6 +67,43 @@ class StatementsMixin:
             return
         else:
             self._copy_line(node, level)
+
+    def _rename_shadowing(self, method: Node, start: int) -> None:
+        """Rename the method's variables that are Python keywords, or builtins its translation calls.
+
+        ``len = len ( s )`` raises ``UnboundLocalError`` and ``in = 0`` does not parse: such a
+        variable becomes ``Len`` (``len_`` when the source already has ``Len``).
+        """
+        declared = local_names(method)
+        if not declared:
+            return
+        lines = self.lines[start:]
+        used = {t for _, toks in lines for t in toks}
+        # a builtin is in use when called (`len (`), a module when an attribute is read (`math .`)
+        calls = {
+            a
+            for _, toks in lines
+            for a, b in zip(toks, toks[1:], strict=False)
+            if b == ("." if a in PY_MODULES else "(")
+        }
+        idents = {n.text.decode() for n in _walk(method) if n.type == "identifier"}
+        renames = {}
+        for name in declared:
+            if name in PY_KEYWORDS or (name in PY_BUILTINS and name in calls):
+                new = name[:1].upper() + name[1:]
+                renames[name] = new if new not in idents and new not in used and new != name else name + "_"
+        if not renames:
+            return
+        for i, (lvl, toks) in enumerate(lines, start):
+            out = []
+            for j, tok in enumerate(toks):
+                nxt = toks[j + 1] if j + 1 < len(toks) else ""
+                prev = toks[j - 1] if j else ""
+                kept = nxt == ("." if tok in PY_MODULES else "(") and tok not in PY_KEYWORDS
+                if tok in renames and prev != "." and not kept:
+                    tok = renames[tok]
+                out.append(tok)
+            self.lines[i] = (lvl, out)
 
     def _params(self, node: Node | None) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
@@ -156,7 +210,14 @@ class StatementsMixin:
                 return [*lt, "=", "int", "(", *lt, "/", *self.expr(right), ")"]
             op = "//=" if choice == "floor" else "/="
         rt = self._value(right, self.type_of(left)) if right.type == "array_initializer" else self.expr(right)
-        if op == "=" and self.type_of(left) in ("int", "long") and self.type_of(right) == "char":
+        if op in ("+=", "-=", "*=", "^=", "|=", "&=") and self.type_of(left) == "char":
+            # char arithmetic: Python strings have no `+= 1` / `^=`; go through the code point
+            if self.type_of(right) == "char":
+                rt = ["ord", "(", *rt, ")"]
+            return [*lt, "=", "chr", "(", "ord", "(", *lt, ")", op[:-1], *rt, ")"]
+        if op == "+=" and self.type_of(left) == "String" and self.type_of(right) in _INT_TYPES | _FLOAT_TYPES:
+            rt = ["str", "(", *rt, ")"]  # Java's `s += 3` appends "3"
+        if op in ("=", "+=", "-=", "*=") and self.type_of(left) in _INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
         return [*lt, op, *rt]
 
@@ -164,6 +225,8 @@ class StatementsMixin:
         target = node.named_children[0]
         op = "+" if "++" in self.text(node) else "-"
         tt = self.expr(target)
+        if self.type_of(target) == "char":
+            return [*tt, "=", "chr", "(", "ord", "(", *tt, ")", op, "1", ")"]
         if self.style.expand_incr:
             return [*tt, "=", *tt, op, "1"]
         return [*tt, op + "=", "1"]
@@ -186,9 +249,19 @@ class StatementsMixin:
 
     def _st_if_statement(self, node: Node, level: int, keyword: str = "if") -> None:
         cond = node.child_by_field_name("condition")
-        self._emit(level, [keyword, *self._condition(cond), ":"])
+        header = [keyword, *self._condition(cond), ":"]
+        # `if ( c ++ > 0 )`: the increment lands at the top of the block; the else branch needs it too
+        effects = list(self.post) if self._post_effects_needed(cond, node) else []
+        self._emit(level, header)
         self._block(node.child_by_field_name("consequence"), level + 1)
         alt = node.child_by_field_name("alternative")
+        if effects:
+            self._emit(level, ["else", ":"])
+            for eff in effects:
+                self._simple(level + 1, eff)
+            if alt is not None:
+                self._statement(alt, level + 1)
+            return
         if alt is None:
             return
         if alt.type == "if_statement":
@@ -196,6 +269,21 @@ class StatementsMixin:
         else:
             self._emit(level, ["else", ":"])
             self._block(alt, level + 1)
+
+    def _post_effects_needed(self, cond: Node | None, stmt: Node) -> bool:
+        """Do the condition's post-increments matter when it is false (an else branch, or read later)?
+
+        Only unconditional ones (not behind ``&&`` / ``||``) are handled; others keep the old form.
+        """
+        if cond is None or not self.post:
+            return False
+        updates = [n for n in _walk(cond) if n.type == "update_expression"]
+        if not updates or any(_short_circuited(n, cond) for n in updates):
+            return False
+        if stmt.type == "if_statement" and stmt.child_by_field_name("alternative") is not None:
+            return True
+        targets = [n.named_children[0] for n in updates if n.named_children]
+        return any(t.type != "identifier" or read_after(stmt, t.text.decode()) for t in targets)
 
     def _condition(self, cond: Node | None) -> Tokens:
         if cond is None:
@@ -206,25 +294,46 @@ class StatementsMixin:
         return self.expr(cond)
 
     def _st_while_statement(self, node: Node, level: int) -> None:
-        self._emit(level, ["while", *self._condition(node.child_by_field_name("condition")), ":"])
+        cond = node.child_by_field_name("condition")
+        header = ["while", *self._condition(cond), ":"]
+        # `while ( n -- > 0 )` decrements once more when the test fails: `while ... else` runs exactly then
+        effects = list(self.post) if self._post_effects_needed(cond, node) else []
+        self._emit(level, header)
         self._loop_body(node.child_by_field_name("body"), level + 1, None)
+        if effects:
+            self._emit(level, ["else", ":"])
+            for eff in effects:
+                self._simple(level + 1, eff)
 
     def _st_do_statement(self, node: Node, level: int) -> None:
         self._emit(level, ["while", "(", "True", ")", ":"] if self.style.cond_parens else ["while", "True", ":"])
-        self._loop_body(node.child_by_field_name("body"), level + 1, None, keep_pass=False)
         cond = node.child_by_field_name("condition")
         inner = cond.named_children[0] if cond is not None and cond.named_children else cond
+        body = node.child_by_field_name("body")
+        check = None
+        if inner is not None and body is not None and has_own_continue(body):
+            # `continue` in a do-while jumps to the condition: test it before continuing
+            check = [["if", "not", "(", *self.expr(inner), ")", ":", "break"]]
+        self._loop_body(body, level + 1, check, keep_pass=False, tail=False)
         test = ["not", "(", *self.expr(inner), ")"] if inner is not None else ["True"]
         self._emit(level + 1, ["if", *test, ":"])
         self._emit(level + 2, ["break"])
 
-    def _loop_body(self, body: Node | None, level: int, updates: list[Tokens] | None, keep_pass: bool = True) -> None:
+    def _loop_body(
+        self,
+        body: Node | None,
+        level: int,
+        updates: list[Tokens] | None,
+        keep_pass: bool = True,
+        tail: bool = True,
+    ) -> None:
+        """A loop's suite; ``updates`` run before every ``continue`` and, with ``tail``, at the end."""
         self.loop_updates.append(updates)
         start = len(self.lines)
         self.scopes.append({})
         if body is not None:
             self._statement(body, level)
-        for upd in updates or []:
+        for upd in (updates or []) if tail else []:
             self._simple(level, upd)
         self.scopes.pop()
         if len(self.lines) == start and keep_pass:
@@ -291,6 +400,8 @@ class StatementsMixin:
             if left.type != "identifier":
                 return None
             var, start_node = self.text(left), init.child_by_field_name("right")
+            if read_after(node, var):  # Java leaves it at the bound when the loop ends; range does not
+                return None
         else:
             return None
         step = self._step(updates[0], var)
@@ -313,6 +424,11 @@ class StatementsMixin:
             return None
         start = self.expr(start_node)
         stop = self.expr(right)
+        if self.type_of(right) in _FLOAT_TYPES:  # `i <= Math.sqrt(n)`: range wants an int bound
+            if op == "<=":
+                stop = ["int", "(", *stop, ")"]
+            else:
+                stop = ["math", ".", "ceil" if op in ("<", ">=") else "floor", "(", *stop, ")"]
         if op == "<=":
             stop = _plus_one(stop, "+")
         elif op == ">=":
@@ -364,6 +480,7 @@ class StatementsMixin:
             if stmts:
                 groups.append((labels, stmts, is_default))
                 labels, is_default = [], False
+        groups = _fall_through(groups)
         keyword = "if"
         for labels_, stmts, default in groups:
             if default or not labels_:
@@ -380,7 +497,7 @@ class StatementsMixin:
             start = len(self.lines)
             for st in stmts:
                 if st.type == "break_statement":
-                    continue
+                    break  # the end of this case (statements after it never run)
                 self._statement(st, level + 1)
             if len(self.lines) == start:
                 self._emit(level + 1, ["pass"])
@@ -412,17 +529,31 @@ class StatementsMixin:
     def _statement_call(self, node: Node) -> Tokens | None:
         obj, name, args = self._call_parts(node)
         obj_text = self.text(obj) if obj is not None else ""
+        if obj_text in ("System . out", "System.out") and name in ("printf", "format") and len(args) >= 2:
+            values = self._arg_tokens(args[1:])
+            return ["print", "(", *self.expr(args[0]), "%", "(", *values, *([","] if len(args) == 2 else []), ")"] + [
+                ",",
+                "end",
+                "=",
+                '" "',
+                ")",
+            ]
         if obj_text in ("System . out", "System.out") and name in ("println", "print", "printf"):
             return self._print(args, newline=name == "println")
         if obj_text == "Arrays" and name == "sort" and args:
             target = self.expr(args[0])
-            if len(args) == 3:
+            if len(args) in (3, 4):
                 lo, hi = self.expr(args[1]), self.expr(args[2])
                 sl = [*target, "[", *lo, ":", *hi, "]"]
-                return [*sl, "=", "sorted", "(", *sl, ")"]
+                rev = [",", "reverse", "=", "True"] if len(args) == 4 else []
+                return [*sl, "=", "sorted", "(", *sl, *rev, ")"]
             if len(args) == 2:
                 return [*target, ".", "sort", "(", "reverse", "=", "True", ")"]
             return [*target, ".", "sort", "(", ")"]
+        if obj_text == "Arrays" and name == "fill" and len(args) == 4:
+            target, lo, hi = self.expr(args[0]), self.expr(args[1]), self.expr(args[2])
+            span = ["(", *hi, "-", *lo, ")"] if len(lo) > 1 or lo != ["0"] else hi
+            return [*target, "[", *lo, ":", *hi, "]", "=", "[", *self.expr(args[3]), "]", "*", *span]
         if obj_text == "Arrays" and name == "fill" and len(args) == 2:
             target = self.expr(args[0])
             return [*target, "=", "[", *self.expr(args[1]), "]", "*", "len", "(", *target, ")"]
@@ -437,7 +568,19 @@ class StatementsMixin:
                 return [*self.expr(obj), "[", *self.expr(args[0]), "]", "=", *self.expr(args[1])]
             if base in _COLLECTIONS and name == "set" and len(args) == 2:
                 return [*self.expr(obj), "[", *self.expr(args[0]), "]", "=", *self.expr(args[1])]
-            if base == "StringBuilder" and name in ("append", "insert"):
+            if (
+                base in ("StringBuilder", "StringBuffer")
+                and name == "reverse"
+                and not args
+                and obj.type == "identifier"
+            ):
+                return [self.text(obj), "=", self.text(obj), "[", ":", ":", "-", "1", "]"]
+            if base in ("StringBuilder", "StringBuffer") and name == "insert" and len(args) == 2:
+                target = self._sb_root(obj)
+                if target is not None:
+                    at, value = self.expr(args[0]), self._as_str(args[1])
+                    return [*target, "=", *target, "[", ":", *at, "]", "+", *value, "+", *target, "[", *at, ":", "]"]
+            if base in ("StringBuilder", "StringBuffer") and name in ("append", "insert"):
                 target = self._sb_root(obj)
                 if target is not None and name == "append":
                     return [*target, "+=", *self._as_str(args[0])] if args else None
@@ -493,3 +636,44 @@ class StatementsMixin:
             and self.text(node.child_by_field_name("operator")) == "+"
             and self.type_of(node) == "String"
         )
+
+
+_JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement")
+
+
+def _fall_through(groups: list[tuple[list[Node], list[Node], bool]]) -> list[tuple[list[Node], list[Node], bool]]:
+    """Switch groups as Python if/elif branches: a case that does not end in a jump runs on into the next.
+
+    Its branch gets the following groups' statements appended (up to the first that ends in a
+    jump); a ``default`` that is not last moves to the end when it ends in a jump itself.
+    """
+    out = []
+    for g, (labels, stmts, default) in enumerate(groups):
+        body = list(stmts)
+        k = g
+        while body and body[-1].type not in _JUMPS and k + 1 < len(groups):
+            k += 1
+            body += groups[k][1]
+        out.append((labels, body, default))
+    defaults = [i for i, (_, _, d) in enumerate(out) if d]
+    if (
+        defaults
+        and defaults[0] != len(out) - 1
+        and groups[defaults[0]][1][-1:]
+        and (groups[defaults[0]][1][-1].type in _JUMPS)
+    ):
+        out.append(out.pop(defaults[0]))
+    return out
+
+
+def _short_circuited(node: Node, root: Node) -> bool:
+    """Is ``node`` in the right operand of a ``&&`` / ``||`` under ``root`` (so it may not run)?"""
+    cur = node
+    while cur is not None and cur != root:
+        parent = cur.parent
+        if parent is not None and parent.type == "binary_expression":
+            op = parent.child_by_field_name("operator")
+            if op is not None and op.type in ("&&", "||") and parent.child_by_field_name("right") == cur:
+                return True
+        cur = parent
+    return False

@@ -27,6 +27,167 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_java.language()))
 
 
+# Java identifiers that cannot stay names in Python: keywords, and builtins / modules the translation calls
+PY_KEYWORDS = frozenset(
+    [
+        "False",
+        "None",
+        "True",
+        "and",
+        "as",
+        "assert",
+        "async",
+        "await",
+        "def",
+        "del",
+        "elif",
+        "except",
+        "from",
+        "global",
+        "in",
+        "is",
+        "lambda",
+        "nonlocal",
+        "not",
+        "or",
+        "pass",
+        "raise",
+        "with",
+        "yield",
+        "print",
+        "exec",
+    ]
+)
+PY_BUILTINS = frozenset(
+    [
+        "abs",
+        "all",
+        "any",
+        "bin",
+        "bool",
+        "chr",
+        "dict",
+        "divmod",
+        "enumerate",
+        "filter",
+        "float",
+        "format",
+        "hash",
+        "hex",
+        "id",
+        "input",
+        "int",
+        "isinstance",
+        "iter",
+        "len",
+        "list",
+        "map",
+        "max",
+        "min",
+        "next",
+        "oct",
+        "ord",
+        "pow",
+        "range",
+        "reversed",
+        "round",
+        "set",
+        "slice",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+        "type",
+        "zip",
+        "math",
+        "sys",
+        "random",
+        "heapq",
+        "collections",
+        "itertools",
+    ]
+)
+
+
+PY_MODULES = frozenset({"math", "sys", "random", "heapq", "collections", "itertools"})
+
+
+def local_names(method: Node) -> set[str]:
+    """Names a method declares: parameters, local variables, loop and catch variables."""
+    names: set[str] = set()
+    for n in _walk(method):
+        if n.type in ("formal_parameter", "spread_parameter", "variable_declarator", "catch_formal_parameter"):
+            name = n.child_by_field_name("name")
+            if name is None:
+                name = next((c for c in n.named_children if c.type == "variable_declarator"), None)
+                name = name.child_by_field_name("name") if name is not None else None
+            if name is not None and name.text is not None:
+                names.add(name.text.decode())
+        elif n.type == "enhanced_for_statement":
+            name = n.child_by_field_name("name")
+            if name is not None and name.text is not None:
+                names.add(name.text.decode())
+    return names
+
+
+_LOOPS = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
+
+
+def has_own_continue(body: Node) -> bool:
+    """Does ``body`` hold a ``continue`` (unlabeled) that belongs to the enclosing loop, not a nested one?"""
+    stack = [body]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "continue_statement" and not cur.named_children:
+            return True
+        if cur.type in _LOOPS or cur.type in ("lambda_expression", "class_body"):
+            continue
+        stack.extend(cur.children)
+    return False
+
+
+def read_after(node: Node, var: str) -> bool:
+    """Is ``var`` read after ``node`` (in its method) before being assigned again?"""
+    scope = node.parent
+    while scope is not None and scope.type not in ("method_declaration", "constructor_declaration"):
+        scope = scope.parent
+    if scope is None:
+        return True
+    enc = var.encode()
+    later = [n for n in _walk(scope) if n.type == "identifier" and n.text == enc and n.start_byte >= node.end_byte]
+    if not later:
+        return False
+    first = min(later, key=lambda n: n.start_byte)
+    parent = first.parent
+    return not (
+        parent is not None
+        and parent.type == "assignment_expression"
+        and parent.child_by_field_name("left") == first
+        and parent.child_by_field_name("operator") is not None
+        and parent.child_by_field_name("operator").type == "="
+    )
+
+
+def merge_split_shifts(java: str) -> str:
+    """``a > > 1`` -> ``a >> 1`` (also ``> > >``, ``< <`` and their ``=`` forms): shifts split into tokens."""
+    toks = java.split(" ")
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        if tok in (">", "<") and i + 1 < len(toks) and toks[i + 1] == tok:
+            run = 2 + (tok == ">" and i + 2 < len(toks) and toks[i + 2] == ">")
+            op = tok * run
+            if i + run < len(toks) and toks[i + run] == "=":
+                op, run = op + "=", run + 1
+            out.append(op)
+            i += run
+            continue
+        out.append(tok)
+        i += 1
+    return " ".join(out)
+
+
 def _walk(node: Node) -> Iterator[Node]:
     stack = [node]
     while stack:

@@ -28,7 +28,17 @@ from plugins.c2c.expressions import ExpressionsMixin
 from plugins.c2c.java_types import TypesMixin
 from plugins.c2c.statements import StatementsMixin
 from plugins.c2c.style import DEFAULT_STYLE, DIV_OPTIONS, STYLE_FIELDS, Site, Style, style_variants
-from plugins.c2c.syntax import _WRAPPER, DEDENT, INDENT, NEW_LINE, Tokens, _parser, _walk, serialize
+from plugins.c2c.syntax import (
+    _WRAPPER,
+    DEDENT,
+    INDENT,
+    NEW_LINE,
+    Tokens,
+    _parser,
+    _walk,
+    merge_split_shifts,
+    serialize,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -65,6 +75,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
         self.lines: list[tuple[int, Tokens]] = []
         self.scopes: list[dict[str, str]] = [{}]
         self.method_types: dict[str, str] = {}
+        self.declared: set[str] = set()  # every name the source declares (fields, locals, parameters)
         self.post: list[Tokens] = []  # side effects of `x++` inside expressions, emitted after the statement
         self.pre: list[Tokens] = []
         self.loop_updates: list[list[Tokens] | None] = []  # per enclosing loop: updates to run before `continue`
@@ -76,10 +87,22 @@ class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
         """Java tokens (one string) -> Python tokens in AVATAR format."""
         self.src = f"{_WRAPPER} {java} }}".encode()
         tree = _parser().parse(self.src)
+        if tree.root_node.has_error and ("> >" in java or "< <" in java):
+            merged = f"{_WRAPPER} {merge_split_shifts(java)} }}".encode()
+            merged_tree = _parser().parse(merged)
+            if not merged_tree.root_node.has_error:  # the split tokens were shifts, not closing generics
+                self.src, tree = merged, merged_tree
         body = self._wrapper_body(tree.root_node)
         if body is None:  # the wrapper did not survive the parse: translate whatever parsed
             body = tree.root_node
         self._collect_method_types(body)
+        self.declared = {
+            n.text.decode()
+            for d in _walk(body)
+            if d.type in ("variable_declarator", "formal_parameter", "enum_constant")
+            and (n := d.child_by_field_name("name")) is not None
+            and n.text is not None
+        }
         main: list[Node] = []
         for child in body.named_children:
             self._member(child, 0, main)
