@@ -81,6 +81,7 @@ from plugins.vqa.head import (
 )
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType, parse_question
+from plugins.vqa.task import N_REGIONS
 
 if TYPE_CHECKING:
     import torch
@@ -199,7 +200,9 @@ class EmbeddingCache:
         self.trunk = trunk
         self.progress = progress
         v = trunk.component_versions
-        self.image_path = root / f"pooled_{_slug(v['image'])}.pt"
+        # Pooled maps depend on the image tower only; final embeddings (no region pooling) on all of it.
+        key = v["image"] if trunk.can_pool_regions else trunk.version
+        self.image_path = root / f"pooled_{_slug(key)}.pt"
         self.text_path = root / f"text_{_slug(v['text'])}.pt"
         self.pooled: dict[str, torch.Tensor] = torch.load(self.image_path) if self.image_path.exists() else {}
         self.texts: dict[str, torch.Tensor] = torch.load(self.text_path) if self.text_path.exists() else {}
@@ -229,7 +232,10 @@ class EmbeddingCache:
             chunk = todo[i : i + 32]
             with torch.inference_mode():
                 pixels = torch.stack([self.trunk.image_transform(load_image(Path(p))) for p in chunk])
-                pooled = region_pool(self.trunk.image_feature_maps(pixels).maps[-1])
+                if self.trunk.can_pool_regions:
+                    pooled = region_pool(self.trunk.image_feature_maps(pixels).maps[-1])
+                else:  # attention-pooled towers: the whole-image embedding in every row (as the task does)
+                    pooled = self.trunk.encode_images(pixels).unsqueeze(1).expand(-1, N_REGIONS, -1)
             for p, e in zip(chunk, pooled, strict=True):
                 self.pooled[p] = e.clone()
             self._dirty = True
@@ -240,7 +246,10 @@ class EmbeddingCache:
             with torch.inference_mode():
                 stacked = torch.stack([self.pooled[p] for p in need])
                 b, r, c = stacked.shape
-                joint = self.trunk.project_pooled(stacked.reshape(b * r, c)).reshape(b, r, -1)
+                if self.trunk.can_pool_regions:
+                    joint = self.trunk.project_pooled(stacked.reshape(b * r, c)).reshape(b, r, -1)
+                else:
+                    joint = stacked
             self.joint.update({p: e.clone() for p, e in zip(need, joint, strict=True)})
         if not paths:
             return torch.zeros(0, 1, self.trunk.embed_dim)
@@ -1003,10 +1012,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from core.trunk import TrunkConfig, load_trunk
 
     torch.set_num_threads(args.threads)
-    data: dict[str, list[Path]] = collections.defaultdict(list)
-    for item in args.data:
-        name, _, path = item.partition("=")
-        data[name].append(Path(path))
+    from core.training import parse_data
+
+    data = parse_data(args.data)
     trunk = load_trunk(TrunkConfig.parse(args.trunk))
     card = train_head(
         trunk, data, args.out, seed=args.seed, resume=not args.no_resume, cache_dir=args.cache,
