@@ -79,8 +79,8 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=PATH",
         help="a training source, repeatable (challenge, coco_instances, coco_images, coco_captions, vg_regions, "
-        "vg_images, vqa_questions, vqa_annotations, vqa_images, htr...); a name not given defaults to the "
-        "trainer's own choice (the matching sets of ../shared/data when present)",
+        "vg_images, vqa_questions, vqa_annotations, vqa_images, okvqa_jsonl, htr, c2c_jsonl...); a name not given "
+        "defaults to the trainer's own choice (the matching sets of ../shared/data when present)",
     )
     parser.add_argument("--device", default="cpu", help="'cpu' (default) or 'cuda[:N]', for the trunk and trainers")
     parser.add_argument("--seed", type=int, default=0, help="seed every trainer gets (default 0)")
