@@ -71,7 +71,11 @@ class ExpressionsMixin:
             return ["False"]
         if node.type == "null_literal":
             return ["None"]
-        if node.type == "identifier" and self.text(node) in _STATIC_CONSTANTS and self.text(node) not in self.declared:
+        if (
+            node.type == "identifier"
+            and self.text(node) in _STATIC_CONSTANTS
+            and self.text(node) not in self.declared_names()
+        ):
             return list(_STATIC_CONSTANTS[self.text(node)])  # `PI` of `import static java.lang.Math.*`, C's `INT_MAX`
         if node.type in ("identifier", "type_identifier"):
             return [self.text(node)]

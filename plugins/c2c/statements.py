@@ -74,11 +74,13 @@ class StatementsMixin:
         ``len = len ( s )`` raises ``UnboundLocalError`` and ``in = 0`` does not parse: such a
         variable becomes ``Len`` (``len_`` when the source already has ``Len``).
         """
+        lines = self.lines[start:]
+        used = {t for _, toks in lines for t in toks}
+        if used.isdisjoint(self.declared_names() & (PY_KEYWORDS | PY_BUILTINS)):
+            return  # the common case: no declared name to rename, no walk of the method
         declared = local_names(method)
         if not declared:
             return
-        lines = self.lines[start:]
-        used = {t for _, toks in lines for t in toks}
         # a builtin is in use when called (`len (`), a module when an attribute is read (`math .`)
         calls = {
             a

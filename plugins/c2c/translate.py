@@ -64,6 +64,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+_DECLARES = ("variable_declarator", "formal_parameter", "enum_constant", "catch_formal_parameter")
+
 
 class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
     """Translate one Java source (functions, fields or whole classes) to AVATAR Python tokens."""
@@ -75,7 +77,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
         self.lines: list[tuple[int, Tokens]] = []
         self.scopes: list[dict[str, str]] = [{}]
         self.method_types: dict[str, str] = {}
-        self.declared: set[str] = set()  # every name the source declares (fields, locals, parameters)
+        self._declared: set[str] = set()  # every name the source declares (``_collect_method_types``)
         self.post: list[Tokens] = []  # side effects of `x++` inside expressions, emitted after the statement
         self.pre: list[Tokens] = []
         self.loop_updates: list[list[Tokens] | None] = []  # per enclosing loop: updates to run before `continue`
@@ -96,13 +98,6 @@ class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
         if body is None:  # the wrapper did not survive the parse: translate whatever parsed
             body = tree.root_node
         self._collect_method_types(body)
-        self.declared = {
-            n.text.decode()
-            for d in _walk(body)
-            if d.type in ("variable_declarator", "formal_parameter", "enum_constant")
-            and (n := d.child_by_field_name("name")) is not None
-            and n.text is not None
-        }
         main: list[Node] = []
         for child in body.named_children:
             self._member(child, 0, main)
@@ -111,6 +106,10 @@ class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
             self._block(m.child_by_field_name("body"), 1, params=[])
         return serialize(self.lines)
 
+    def declared_names(self) -> set[str]:
+        """Every name the source declares (fields, locals, parameters, enum constants)."""
+        return self._declared
+
     def _wrapper_body(self, root: Node) -> Node | None:
         for child in root.named_children:
             if child.type == "class_declaration":
@@ -118,11 +117,18 @@ class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
         return None
 
     def _collect_method_types(self, body: Node) -> None:
+        """One walk of the source: each method's return type, and every declared name."""
+        declared: set[str] = set()
         for node in _walk(body):
             if node.type == "method_declaration":
                 name, typ = node.child_by_field_name("name"), node.child_by_field_name("type")
                 if name is not None and typ is not None:
                     self.method_types[self.text(name)] = self._type_name(typ)
+            elif node.type in _DECLARES:
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    declared.add(self.text(name))
+        self._declared = declared
 
     # -- decision sites -----------------------------------------------------------------------------------
     def _decide(self, kind: str, node: Node, options: tuple[str, ...], default: str) -> str:
