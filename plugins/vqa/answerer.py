@@ -178,16 +178,34 @@ def candidate_mask(parsed: ParsedQuestion, candidates: Sequence[Candidate]) -> l
     return mask
 
 
-def in_question(parsed: ParsedQuestion, candidates: Sequence[Candidate]) -> list[float]:
-    """1.0 for candidates whose text occurs as words in the question."""
+def in_question(
+    parsed: ParsedQuestion, candidates: Sequence[Candidate], by_first: Mapping[str, Sequence[int]] | None = None
+) -> list[float]:
+    """1.0 for candidates whose text occurs as words in the question.
+
+    ``by_first`` (``first_word_index``'s map for the question's language) makes it one
+    lookup per question word instead of one test per candidate.
+    """
     words = re.findall(r"[\w'-]+", parsed.text.lower())
-    present = set(words)
     low = " " + " ".join(words) + " "
-    out = []
-    for c in candidates:
-        text = c.ru if parsed.lang == "ru" and c.ru else c.en
-        first = text.split(" ", 1)[0]
-        out.append(1.0 if first in present and f" {text} " in low else 0.0)
+    if by_first is None:
+        by_first = first_word_index(candidates, parsed.lang)
+    out = [0.0] * len(candidates)
+    for word in set(words):
+        for j in by_first.get(word, ()):
+            c = candidates[j]
+            text = c.ru if parsed.lang == "ru" and c.ru else c.en
+            if f" {text} " in low:
+                out[j] = 1.0
+    return out
+
+
+def first_word_index(candidates: Sequence[Candidate], lang: str) -> dict[str, list[int]]:
+    """Candidate indices by the first word of their text in ``lang``."""
+    out: dict[str, list[int]] = {}
+    for j, c in enumerate(candidates):
+        text = c.ru if lang == "ru" and c.ru else c.en
+        out.setdefault(text.split(" ", 1)[0], []).append(j)
     return out
 
 
@@ -215,6 +233,7 @@ class Answerer:
         self.log_prior = torch.tensor([c.log_prior for c in self.candidates])
         self.reference = emb_en  # the vocabulary a subject is ranked against
         self._masks: dict[tuple[str, QType, str], torch.Tensor] = {}
+        self._first_words = {lang: first_word_index(self.candidates, lang) for lang in ("en", "ru")}
         self.types = torch.tensor([ANSWER_TYPES.index(answer_type(c.en, c.category)) for c in self.candidates])
 
     def yesno_logits(self, items: Sequence[Embedded]) -> torch.Tensor:
@@ -250,7 +269,8 @@ class Answerer:
         import torch
 
         emb = self.emb["ru" if parsed[0].lang == "ru" else "en"]
-        inq = torch.tensor([in_question(p, self.candidates) for p in parsed])
+        lang = "ru" if parsed[0].lang == "ru" else "en"
+        inq = torch.tensor([in_question(p, self.candidates, self._first_words[lang]) for p in parsed])
         img = torch.stack([e.image for e in items])
         questions = torch.stack([e.question for e in items])
         lm = self.head.language_model(questions, emb, self.log_prior)
