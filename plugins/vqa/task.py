@@ -154,6 +154,9 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
                 log.warning("VQA question %s: language unknown (%r); answering in English", qid, question)
             image = _resolve_image(images_dir, entry, qid)
             samples.append(VqaSample(qid, image, question.strip(), lang or "en"))
+        # Questions on one image next to each other, so that a batch encodes each picture once
+        # (VQA v2 asks about 5 questions per image). The output is keyed by question id.
+        samples.sort(key=lambda s: (s.image is None, str(s.image or "")))
         return samples
 
     def preprocess(self, samples: Sequence[VqaSample], trunk: Trunk) -> VqaBatch:
