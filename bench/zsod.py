@@ -79,8 +79,8 @@ def main() -> int:
         task.postprocess(task.predict(task.preprocess(samples[:1], trunk), trunk), samples[:1])
     start, cpu_start = time.perf_counter(), time.process_time()
     n_boxes = 0
-    for i in range(0, len(samples), task.batch_size):
-        batch = samples[i : i + task.batch_size]
+    for i in range(0, len(samples), task.info.batch_size):
+        batch = samples[i : i + task.info.batch_size]
         with torch.inference_mode():
             raw = task.predict(task.preprocess(batch, trunk), trunk)
         preds = task.postprocess(raw, batch)
@@ -89,7 +89,7 @@ def main() -> int:
     cpu = time.process_time() - cpu_start
     # Python-level allocation peak on a separate short pass: tracemalloc slows the code it traces.
     tracemalloc.start()
-    batch = samples[: task.batch_size]
+    batch = samples[: task.info.batch_size]
     with torch.inference_mode():
         task.postprocess(task.predict(task.preprocess(batch, trunk), trunk), batch)
     _, py_peak = tracemalloc.get_traced_memory()
@@ -106,7 +106,7 @@ def main() -> int:
     print(f"load average during the run: {load} (other jobs on the machine slow the wall figure)")
     print(
         f"peak memory: max RSS {rss:.0f} MiB (whole process, trunk included); "
-        f"Python allocations peak {py_peak / 2**20:.1f} MiB for one batch of {task.batch_size} images"
+        f"Python allocations peak {py_peak / 2**20:.1f} MiB for one batch of {task.info.batch_size} images"
     )
     print(f"public test estimate: 1000 images in {1000 * wall / len(samples) / 60:.1f} min")
     return 0

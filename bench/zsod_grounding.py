@@ -51,12 +51,19 @@ def evaluate(set_dir: Path, names: list[str] | None, trunk, verifier, cal, backg
     samples = [s for s in task.discover(set_dir / "input") if isinstance(s, ZsodSample)]
     samples = [s for s in samples if names is None or s.key in names]
     pred, gold, pairs, whole_pairs, top1, recall = {}, {}, [], [], [], []
+    g_pairs: list = []
     start = time.perf_counter()
     for s in samples:
         (item,) = task.preprocess([s], trunk)
         with torch.inference_mode():
             sc = score_image(item, trunk, verifier, background)
             whole = (trunk.embed_texts(list(s.phrases)) @ trunk.encode_images(item.whole[None])[0]).numpy()
+            if verifier is not None and verifier.grounding is not None:
+                from plugins.zsod.head import image_logit
+                from plugins.zsod.pipeline import region_data
+
+                rd = region_data(trunk, item.image.size, item.pixels, item.whole, item.boxes, item.tokens)
+                g_image = image_logit(verifier.grounding(rd.pooled, rd.texts), dim=0).numpy()
         geo = read_geometry(s.image_path, item.image.size)
         g = gold_all[s.key]
         answers = {}
@@ -71,6 +78,8 @@ def evaluate(set_dir: Path, names: list[str] | None, trunk, verifier, cal, backg
         present = np.array([bool(g.get(p)) for p in s.phrases])
         pairs.append((best[present], best[~present]))
         whole_pairs.append((whole[present], whole[~present]))
+        if verifier is not None and verifier.grounding is not None:
+            g_pairs.append((g_image[present], g_image[~present]))
         pred[s.key] = answers
         gold[s.key] = {k: v for k, v in g.items() if k in answers}
     seconds = time.perf_counter() - start
@@ -79,6 +88,7 @@ def evaluate(set_dir: Path, names: list[str] | None, trunk, verifier, cal, backg
         "images": len(samples),
         "presence_auc": round(auc(pairs), 3),
         "whole_image_cos_auc": round(auc(whole_pairs), 3),
+        "grounding_image_auc": round(auc(g_pairs), 3) if g_pairs else None,
         "f1": round(f1["f1"], 4),
         "precision": round(f1["precision"], 3),
         "recall": round(f1["recall"], 3),
@@ -131,6 +141,9 @@ def main() -> int:
     parser.add_argument("--no-head", action="store_true", help="score the no-head mode instead")
     parser.add_argument("--sets", default="fb_sample,coco_heldout,bus", help="also: coco_train (in-sample)")
     parser.add_argument("--trunk", default="default")
+    parser.add_argument(
+        "--map-deltas", default=None, help="grounding-map boxes: comma-separated deltas, 'none' for the grid alone"
+    )
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
 
@@ -143,6 +156,10 @@ def main() -> int:
     from plugins.zsod.verifier import load_verifier
 
     torch.set_num_threads(args.threads)
+    if args.map_deltas is not None:
+        import plugins.zsod.pipeline as pipeline
+
+        pipeline.MAP_DELTAS = () if args.map_deltas == "none" else tuple(map(float, args.map_deltas.split(",")))
     trunk = load_trunk(TrunkConfig.parse(args.trunk))
     if args.no_head:
         verifier, cal, mode = None, Calibration(present=0.5, max_boxes=1), "no-head"

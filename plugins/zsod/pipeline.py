@@ -137,7 +137,7 @@ def region_data(
     boxes: np.ndarray,
     tokens: Any,
     grounding: torch.nn.Module | None = None,
-    deltas: Sequence[float] = MAP_DELTAS,
+    deltas: Sequence[float] | None = None,
 ) -> RegionData:
     """Everything the scorers need for one image (``boxes`` in loaded-image pixels).
 
@@ -162,9 +162,13 @@ def regions_of(
     boxes: np.ndarray,
     texts: torch.Tensor,
     grounding: torch.nn.Module | None,
-    deltas: Sequence[float] = MAP_DELTAS,
+    deltas: Sequence[float] | None = None,
 ) -> tuple[np.ndarray, torch.Tensor, torch.Tensor]:
-    """Proposals (+ map boxes with a grounding head) in loaded-image pixels, their pooled features and embeddings."""
+    """Proposals (+ map boxes with a grounding head) in loaded-image pixels, their pooled features and embeddings.
+
+    ``deltas`` default: ``MAP_DELTAS`` (read at call time, so a benchmark can switch the map boxes off).
+    """
+    deltas = MAP_DELTAS if deltas is None else deltas
     fh, fw = fmap.shape[-2] * stride, fmap.shape[-1] * stride
     scale = np.array([fw / image_size[0], fh / image_size[1]] * 2)
     if grounding is not None:

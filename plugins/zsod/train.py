@@ -241,7 +241,7 @@ def region_cache(items: Sequence[Labelled], trunk: Trunk, cache: Path, progress:
     from plugins.zsod.task import ZsodTask
 
     task = ZsodTask()
-    folder = cache / f"regions-{trunk.version}-{hashlib.sha1(repr(task.grid).encode()).hexdigest()[:8]}"
+    folder = cache / f"regions2-{trunk.version}-{hashlib.sha1(repr(task.grid).encode()).hexdigest()[:8]}"
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for lab in tqdm(items, desc="zsod labelled images", unit="img", disable=not progress):
@@ -371,7 +371,11 @@ def stage1_data(regions: Sequence[dict[str, Any]], grounding: Any) -> list[Image
 
 
 def stage2(items: Sequence[Labelled], data: Sequence[ImageData], head1: Any, trunk: Trunk, progress: bool) -> list:
-    """Crop re-scoring of each image's stage-1 candidates (as at inference)."""
+    """Crop re-scoring of each image's stage-1 candidates (as at inference).
+
+    ``head1``: the stage-1 head, or a mapping image key -> head (training images: the fold head that
+    never saw the image, so the stage-1 logits stage 2 learns from are out-of-sample, as at test time).
+    """
     import torch
     from tqdm import tqdm
 
@@ -383,7 +387,7 @@ def stage2(items: Sequence[Labelled], data: Sequence[ImageData], head1: Any, tru
     out = []
     for lab, d in tqdm(list(zip(items, data, strict=True)), desc="zsod stage 2", unit="img", disable=not progress):
         (item,) = task.preprocess([lab.sample], trunk)
-        logits1 = run_head(head1, d.feats)
+        logits1 = run_head(head1[d.key] if isinstance(head1, Mapping) else head1, d.feats)
         pair = PairData(d.boxes, d.feats, d.extra["sims"], d.extra["image_sims"], torch.from_numpy(d.extra["texts"]))
         with torch.inference_mode():
             cands, feats2 = crop_stage(item, trunk, pair, logits1)
@@ -421,14 +425,19 @@ def probabilities(head: Any, data: Sequence[ImageData]) -> list[np.ndarray]:
     return [sigmoid(run_head(head, d.feats)) for d in data]
 
 
-def out_of_fold(data: Sequence[ImageData], seed: int, steps: int, folds: int = 3) -> list[np.ndarray]:
-    """Probabilities of each image from a head that never saw it (``folds``-fold)."""
+def out_of_fold(
+    data: Sequence[ImageData], seed: int, steps: int, folds: int = 3, heads: dict[str, Any] | None = None
+) -> list[np.ndarray]:
+    """Probabilities of each image from a head that never saw it (``folds``-fold); ``heads`` gets
+    each image's fold head (key -> head)."""
     probs: dict[str, np.ndarray] = {}
     for i in range(folds):
         held = data[i::folds]
         rest = [d for j in range(folds) if j != i for d in data[j::folds]]
         head = fit_head(rest, seed + i, steps)
         probs.update({d.key: p for d, p in zip(held, probabilities(head, held), strict=True)})
+        if heads is not None:
+            heads.update({d.key: head for d in held})
     return [probs[d.key] for d in data]
 
 
@@ -483,9 +492,11 @@ def show(name: str, s: dict[str, float]) -> None:
     )
 
 
-def fit_stage(stages: str, train: list, dev: list, seed: int, provenance: dict) -> tuple[Any, Any, dict]:
+def fit_stage(
+    stages: str, train: list, dev: list, seed: int, provenance: dict, fold_heads: dict[str, Any] | None = None
+) -> tuple[Any, Any, dict]:
     """Calibrate out-of-fold on ``train``, fit the head on all of it, report F1 on both splits."""
-    oof = out_of_fold(train, seed, VERIFIER_STEPS)
+    oof = out_of_fold(train, seed, VERIFIER_STEPS, heads=fold_heads)
     cal = calibrate(train, oof, dict(provenance, stages=stages))
     head = fit_head(train, seed, VERIFIER_STEPS)
     scores = {"train_oof": f1_of(train, oof, cal)}
@@ -509,7 +520,6 @@ def train_grounding(
     use_default_held_out: bool = True,
 ) -> tuple[Any, dict[str, Any]]:
     """Cache caption images' maps, mine phrases, train the grounding head (weak MIL + strong boxes)."""
-    import torch
 
     from plugins.zsod import weak_train as wt
     from plugins.zsod.weak import cache_dir_for, cache_features, hash_order
@@ -523,16 +533,38 @@ def train_grounding(
     held = trunk_held_out(order) if use_default_held_out else set()
     cached = {str(k) for s in shards for k in np.load(s)["keys"]}
     keys = [k for k in order if k in cached and k not in held]
-    weak, text_emb, texts = wt.build_phrases(captions, keys, text_embedder(trunk, cache), seed)
+    embed = text_embedder(trunk, cache)
+    weak, text_emb, texts = wt.build_phrases(captions, keys, embed, seed)
     fmaps = wt.load_fmaps(shards, keys)
     strong_images = [
         wt.StrongImage(r["lab"].sample.key, r["pooled"], r["texts"], r["labels"], r["present"]) for r in strong
     ]
-    torch.set_num_threads(torch.get_num_threads())
+    # dev: presence AUC on held-out captioned images (their own phrases vs the negatives built for them)
+    dev_keys = [k for k in order if k in cached and k in held][:400]
+    dev = wt.build_phrases(captions, dev_keys, embed, seed + 1) if dev_keys else None
+    dev_maps = wt.load_fmaps(shards, dev_keys) if dev_keys else None
+    dev_auc: list[float] = []
+
+    def on_epoch(epoch: int, head: Any) -> None:
+        if dev is not None:
+            head.eval()
+            dev_auc.append(round(wt.weak_auc(head, dev_maps, dev[0], dev[1].astype(np.float32))["weak_auc"], 4))
+            log.info("grounding epoch %d: held-out caption presence AUC %.4f", epoch + 1, dev_auc[-1])
+            head.train()
+
     head = wt.fit_grounding(
-        fmaps, weak, text_emb.astype(np.float32), strong_images, epochs=epochs, seed=seed, progress=progress
+        fmaps,
+        weak,
+        text_emb.astype(np.float32),
+        strong_images,
+        epochs=epochs,
+        seed=seed,
+        progress=progress,
+        on_epoch=on_epoch,
     )
     info = {
+        "caption_dev_images": len(dev_keys),
+        "caption_dev_auc_per_epoch": dev_auc,
         "caption_images": len(keys),
         "phrases": int(sum(sum(w.labels) for w in weak)),
         "negatives": int(sum(len(w.labels) - sum(w.labels) for w in weak)),
@@ -555,10 +587,14 @@ def train_head(
     epochs: int = WEAK_EPOCHS,
     max_caption_images: int | None = None,
     data_root: Path = DATA,
+    strong_in_grounding: bool = True,
 ) -> Path:
     """Train the zsOD heads for ``trunk`` from ``data`` (see the module doc); returns the card's path.
 
     ``device`` is accepted for the shared interface; these heads are small and train on the CPU.
+    ``strong_in_grounding``: the grounding head also trains on the labelled boxes (default). Off, only the
+    verifier sees them (its grounding features are then out-of-sample on them, as at test time), which
+    measured worse on the held-out half (README.md).
     """
     import torch
 
@@ -602,7 +638,7 @@ def train_head(
         grounding, ginfo = train_grounding(
             trunk,
             captions,
-            with_regions(trunk, train_c),
+            with_regions(trunk, train_c) if strong_in_grounding else [],
             cache,
             seed=seed,
             epochs=epochs,
@@ -623,8 +659,9 @@ def train_head(
         "grid": "plugins.zsod.proposals.GridSpec()",
         "seed": seed,
     }
-    head1, cal1, scores1 = fit_stage("1", train, dev, seed, provenance)
-    train2 = stage2(train_l[: len(train)], train, head1, trunk, progress)
+    fold_heads: dict[str, Any] = {}
+    head1, cal1, scores1 = fit_stage("1", train, dev, seed, provenance, fold_heads)
+    train2 = stage2(train_l[: len(train)], train, fold_heads, trunk, progress)
     dev2 = stage2(dev_l[: len(dev)], dev, head1, trunk, progress)
     head2, cal2, scores2 = fit_stage("1+2", train2, dev2, seed, provenance)
     use2 = scores2["train_oof"]["f1"] > scores1["train_oof"]["f1"]  # chosen on training data only
@@ -665,6 +702,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--no-resume", action="store_true")
+    parser.add_argument(
+        "--weak-grounding-only", action="store_true", help="the grounding head learns from captions alone"
+    )
+    parser.add_argument("--ablate-trunk", default="none", help="'random': train on seeded noise features (the control)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
 
@@ -677,7 +718,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for item in args.data:
         name, _, path = item.partition("=")
         data.setdefault(name, []).append(Path(path))
-    trunk = load_trunk(TrunkConfig.parse(args.trunk))
+    trunk = load_trunk(TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk))
     train_head(
         trunk,
         data,
@@ -688,6 +729,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cache=args.cache,
         epochs=args.epochs,
         max_caption_images=args.max_caption_images,
+        strong_in_grounding=not args.weak_grounding_only,
     )
     return 0
 
