@@ -202,7 +202,11 @@ class _Session:
         if not ray.is_initialized():
             if self.options.address:
                 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-                ray.init(address=self.options.address, log_to_driver=False, runtime_env=_runtime_env())
+                _check_reachable(self.options.address)
+                try:
+                    ray.init(address=self.options.address, log_to_driver=False, runtime_env=_runtime_env())
+                except (ConnectionError, RuntimeError, ValueError) as exc:
+                    raise ProjectError(f"cannot connect to the Ray cluster at {self.options.address}: {exc}") from exc
             else:
                 need = max(1, self.options.workers) * max(1, self.options.threads)
                 start_local(max(os.cpu_count() or 1, need))
@@ -215,6 +219,19 @@ class _Session:
             import ray
 
             ray.shutdown()
+
+
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Fail fast on a ``HOST:PORT`` nobody answers at (``ray.init`` would keep retrying for minutes)."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if "://" in address or not sep or not port.isdigit():
+        return  # 'auto', ray://... : Ray resolves these itself
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ProjectError(f"no Ray cluster answers at {address} ({exc})") from exc
 
 
 def plan_workers(options: RayOptions, resources: Mapping[str, float], *, local: bool) -> tuple[int, int]:

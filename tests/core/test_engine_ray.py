@@ -30,7 +30,7 @@ if importlib.util.find_spec("ray") is None:
         pytest.fail("CI=true but the 'ray' package is missing (pip install -r requirements.txt)", pytrace=False)
     pytest.skip("needs the 'ray' package (pip install -r requirements.txt)", allow_module_level=True)
 
-from core.engines import ray as engine  # noqa: E402  (after the skip: it imports ray)
+from core.engines import ray as engine  # noqa: E402  (only once ray is known to be there)
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "input"
