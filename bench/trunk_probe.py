@@ -34,10 +34,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.train_trunk import (  # noqa: E402
-    DATA,
-    HELD_OUT_COCO,
-    HELD_OUT_FLICKR,
+from core.trunk import Trunk, TrunkConfig, load_trunk  # noqa: E402
+from training.splits import DATA, HELD_OUT_COCO, HELD_OUT_FLICKR, split, zsod_split  # noqa: E402
+from training.trunk import (  # noqa: E402
     _open,
     cached,
     crop_image,
@@ -47,10 +46,7 @@ from core.train_trunk import (  # noqa: E402
     read_chunks,
     recall_at,
     roi_features,
-    split,
-    zsod_split,
 )
-from core.trunk import Trunk, TrunkConfig, load_trunk  # noqa: E402
 
 
 def pooled(trunk: Trunk, images: list, batch: int = 32) -> torch.Tensor:
@@ -84,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         "--cache",
         type=Path,
         default=None,
-        help="reuse the tower features core.train_trunk cached (e.g. /tmp/trunk/cache); spot-checked against the trunk",
+        help="reuse the tower features training.trunk cached (e.g. /tmp/trunk/cache); spot-checked against the trunk",
     )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)

@@ -16,7 +16,7 @@ which match *anything* well do not win; then
 
 ``theta`` and ``delta`` are chosen by grid search for the official F1
 (``core.metrics.zsod``) on the training half of ``zsod_coco_dev`` (the rule of
-``plugins.zsod.train.zsod_split``); the held-out half and ``fb_sample`` are
+``training.splits.zsod_split``); the held-out half and ``fb_sample`` are
 scored once with the chosen pair. Nothing here is shipped: it answers whether
 dense maps beat proposals + verifiers on this trunk.
 """
@@ -133,7 +133,7 @@ def main() -> int:
 
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import imagenet_names
-    from plugins.zsod.train import zsod_split
+    from training.splits import zsod_split
 
     trunk = load_trunk(TrunkConfig(ablation=args.ablate_trunk))
     start = time.perf_counter()

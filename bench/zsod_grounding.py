@@ -152,8 +152,8 @@ def main() -> int:
     from core.trunk import TrunkConfig, load_trunk
     from plugins.zsod.decision import Calibration
     from plugins.zsod.pipeline import background_embeddings
-    from plugins.zsod.train import zsod_split
     from plugins.zsod.verifier import load_verifier
+    from training.splits import zsod_split
 
     torch.set_num_threads(args.threads)
     if args.map_deltas is not None:

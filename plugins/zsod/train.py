@@ -15,7 +15,7 @@ Data sources (``data``: name -> paths; a name left out defaults to the matching 
   [{"image_id", "caption"}]}``; images under ``coco_images`` or beside the JSON) or a
   folder with ``captions_en.json`` (``{file_name: [caption, ...]}``, optionally
   ``captions_ru_machine.json``) and ``images/``. Default: ``trunk_pairs/coco_val`` and
-  ``trunk_pairs/flickr8k`` without the trunk's held-out images (``core.train_trunk.split``).
+  ``trunk_pairs/flickr8k`` without the trunk's held-out images (``training.splits.split``).
 * ``challenge``: sets in the challenge layout (``input/zsOD`` + ``true/zsOD``). Each set is
   split by the sha1 rule of ``zsod_split``: one half trains (boxes: the strong part) and
   calibrates, the other half is the card's dev score. Default: ``zsod_coco_dev``.
@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from plugins.zsod.boxes import as_box_list, iou_matrix
+from training.splits import halves
 
 if TYPE_CHECKING:
     from core.trunk import Trunk
@@ -82,18 +83,6 @@ class Labelled(NamedTuple):
     source: str
 
 
-def zsod_split(data: Path = DATA, set_name: str = "zsod_coco_dev") -> tuple[list[str], list[str]]:
-    """(train, held_out) images of a challenge set: core.train_trunk's rule (sha1 order, first half held out)."""
-    gold = json.loads((Path(data) / set_name / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
-    return split_names(gold)
-
-
-def split_names(names: Sequence[str] | Mapping[str, Any]) -> tuple[list[str], list[str]]:
-    order = sorted(names, key=lambda n: hashlib.sha1(n.encode()).hexdigest())
-    n_held = len(order) // 2 + len(order) % 2
-    return sorted(order[n_held:]), sorted(order[:n_held])
-
-
 def labels_for(boxes: np.ndarray, phrases: Sequence[str], gold: dict[str, Any]) -> np.ndarray:
     labels = np.zeros((len(boxes), len(phrases)), dtype=np.float32)
     for j, phrase in enumerate(phrases):
@@ -124,7 +113,7 @@ def challenge_sets(paths: Sequence[Path]) -> tuple[list[Labelled], list[Labelled
     for path in paths:
         gold = read_json_object(Path(path) / "true" / "zsOD" / "true_zsOD.json")
         samples = [s for s in ZsodTask().discover(Path(path) / "input") if isinstance(s, ZsodSample)]
-        tr, _ = split_names([s.key for s in samples])
+        tr, _ = halves([s.key for s in samples])
         for s in samples:
             if s.image_path is None or s.key not in gold:
                 continue
@@ -222,8 +211,8 @@ def caption_sources(paths: Sequence[Path], images: Sequence[Path]) -> dict[str, 
 
 
 def trunk_held_out(keys: Sequence[str]) -> set[str]:
-    """The default caption sets' images held out by ``core.train_trunk`` (kept out of training here too)."""
-    from core.train_trunk import HELD_OUT_COCO, HELD_OUT_FLICKR, split
+    """The default caption sets' images held out by ``training.trunk`` (kept out of training here too)."""
+    from training.splits import HELD_OUT_COCO, HELD_OUT_FLICKR, split
 
     held: set[str] = set()
     for prefix, n in (("flickr8k/", HELD_OUT_FLICKR), ("coco_val/", HELD_OUT_COCO)):

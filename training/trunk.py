@@ -16,11 +16,11 @@ images (split by a hash of the file name); ``fb_sample`` is evaluation only.
 Tower features are computed once and cached (``--cache``, default
 ``/tmp/trunk/cache``), so a training epoch costs seconds. Usage::
 
-    python -m core.train_trunk --extract-only   # fill the feature cache (resumable, chunked;
+    python -m training.trunk --extract-only   # fill the feature cache (resumable, chunked;
                                                 # mirrored copies last, optional)
-    python -m core.train_trunk --texts-only     # fill the text-embedding cache
-    python -m core.train_trunk                  # train + save the shipped projection (+ JSON card)
-    python -m core.train_trunk --no-save --kind mlp   # an experiment, dev metrics only
+    python -m training.trunk --texts-only     # fill the text-embedding cache
+    python -m training.trunk                  # train + save the shipped projection (+ JSON card)
+    python -m training.trunk --no-save --kind mlp   # an experiment, dev metrics only
 
 Measured choices (held-out dev splits): linear head over an MLP adapter, spatial
 mean over mean|max pooling, bridge term kept (gate), crop loss weight 3; see the
@@ -34,37 +34,18 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from training.splits import DATA, HELD_OUT_COCO, HELD_OUT_FLICKR, hash_order, split, zsod_split
+
 log = logging.getLogger(__name__)
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "data"
 CACHE = Path("/tmp/trunk/cache")
-HELD_OUT_FLICKR = 1000
-HELD_OUT_COCO = 250
 MIN_CROP = 8  # boxes thinner than this many pixels are skipped (no usable crop)
-
-
-# -- splits -------------------------------------------------------------------------
-def _hash_order(names: Iterable[str]) -> list[str]:
-    return sorted(names, key=lambda n: hashlib.sha1(n.encode()).hexdigest())
-
-
-def split(names: Iterable[str], n_held_out: int) -> tuple[list[str], list[str]]:
-    """(train, held_out): the held-out part is the first ``n_held_out`` names by hash."""
-    order = _hash_order(names)
-    return sorted(order[n_held_out:]), sorted(order[:n_held_out])
-
-
-def zsod_split(data: Path = DATA) -> tuple[list[str], list[str]]:
-    """``zsod_coco_dev`` images: (train, held_out), half each."""
-    gold = json.loads((data / "zsod_coco_dev" / "true" / "zsOD" / "true_zsOD.json").read_text())
-    return split(gold, len(gold) // 2 + len(gold) % 2)
 
 
 # -- crops ----------------------------------------------------------------------------
@@ -266,7 +247,7 @@ def extract_all(
         folder = pairs / name / "images"
         # Hash order puts the held-out images first, then the training images
         # in a fixed random order: a partial cache is a usable random subset.
-        names = _hash_order(json.loads((pairs / name / "captions_en.json").read_text()))
+        names = hash_order(json.loads((pairs / name / "captions_en.json").read_text()))
         captioned[name] = (folder, names[n_held:])
         out[name] = chunked_image_features(backend, folder, names, root / name)
     if flip:
@@ -788,7 +769,7 @@ def embed_all_texts(cache: Path, data: Path = DATA) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core.train_trunk", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m training.trunk", description=__doc__.split("\n\n")[0])
     parser.add_argument("--tower", default="efficientnet_lite0")
     parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--threads", type=int, default=2)
