@@ -179,7 +179,7 @@ class Trunk:
         """Tokens -> ``[B, embed_dim]`` unit vectors in the joint space."""
         with self._autocast():
             out = self._backend.encode_texts(self._in_tokens(tokens))
-        return _l2(self._ablate(_out(out), tokens.ids))
+        return _l2(self._ablate(_out(out), _unpadded(tokens)))
 
     def image_feature_maps(self, pixels: torch.Tensor) -> FeatureMaps:
         """``[B, 3, H, W]`` (any H, W divisible by the coarsest stride) -> feature maps."""
@@ -250,7 +250,12 @@ def versions_id(versions: Mapping[str, str]) -> str:
     return hashlib.sha1(blob.encode()).hexdigest()[:12]
 
 
-def random_like_from(features: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
+def _unpadded(tokens: TextTokens) -> list[torch.Tensor]:
+    """Each text's own token ids: ablation noise must not depend on how texts were batched."""
+    return [ids[mask.bool()] for ids, mask in zip(tokens.ids.cpu(), tokens.mask.cpu(), strict=True)]
+
+
+def random_like_from(features: torch.Tensor, source: torch.Tensor | Sequence[torch.Tensor]) -> torch.Tensor:
     """Noise shaped like ``features``; row ``i`` is seeded by the bytes of ``source[i]``.
 
     The same input always gets the same noise, different inputs unrelated noise:

@@ -68,3 +68,11 @@ def test_normalize_pixels_matches_image_transform_at_any_size(fake_trunk) -> Non
     ref = fake_trunk.image_transform(Image.fromarray(rgb))
     assert torch.allclose(fake_trunk.normalize_pixels(rgb), ref, atol=1e-5)
     assert fake_trunk.normalize_pixels(np.zeros((2, 40, 96, 3), dtype=np.uint8)).shape == (2, 3, 40, 96)
+
+
+def test_ablated_text_noise_does_not_depend_on_the_batch() -> None:
+    trunk = make_fake_trunk(0, ablation="random")
+    alone = trunk.embed_texts(["a red bus"])[0]
+    padded = trunk.embed_texts(["a red bus", "a much longer text with many more words in it"])[0]
+    other = trunk.embed_texts(["a blue bus"])[0]
+    assert torch.equal(alone, padded) and not torch.equal(alone, other)
