@@ -68,6 +68,12 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         help="where the trunk runs: 'cpu' (default) or 'cuda[:N]' (fp16/bf16 where it pays)",
     )
     parser.add_argument(
+        "--precision",
+        choices=("auto", "fp32", "fp16", "bf16"),
+        default="auto",
+        help="trunk arithmetic: 'auto' is bf16/fp16 autocast on cuda and fp32 on cpu",
+    )
+    parser.add_argument(
         "--threads", type=int, default=0, help="torch CPU threads (default: all cores; with --engine ray: per worker)"
     )
     parser.add_argument(
@@ -153,7 +159,7 @@ def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: PluginManager) ->
     if not planned:
         logging.getLogger("run").warning("no task folder found under %s; nothing to do", args.input)
         return []
-    config = TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk, device=args.device)
+    config = TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk, device=args.device, precision=args.precision)
     on_written = lambda name, path: pm.hook.predictions_written(task_name=name, path=path)  # noqa: E731
     if engine == "ray":
         return solve_on_ray(planned, config, args, on_written)
