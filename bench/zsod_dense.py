@@ -37,6 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from core.metrics.zsod import f1_counts  # noqa: E402
+from plugins.zsod.pipeline import component_box  # noqa: E402
 
 LONG_SIDE = 512
 THETAS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0)
@@ -70,26 +71,6 @@ def phrase_maps(trunk, image_path: Path, phrases: Sequence[str], reference) -> P
     z = z.T.reshape(len(phrases), h, w).float().numpy()
     geometry = read_geometry(image_path, image.size)
     return PhraseMaps(list(phrases), z, (image.size[0] / w, image.size[1] / h), geometry)
-
-
-def component_box(z: np.ndarray, delta: float) -> tuple[int, int, int, int]:
-    """Cell box ``(x0, y0, x1, y1)`` (exclusive ends) of the component of ``z >= max - delta`` holding the max."""
-    h, w = z.shape
-    y, x = np.unravel_index(int(np.argmax(z)), z.shape)
-    keep = z >= z[y, x] - delta
-    seen = np.zeros_like(keep)
-    stack = [(y, x)]
-    seen[y, x] = True
-    ys, xs = [y], [x]
-    while stack:
-        cy, cx = stack.pop()
-        for ny, nx in ((cy - 1, cx), (cy + 1, cx), (cy, cx - 1), (cy, cx + 1)):
-            if 0 <= ny < h and 0 <= nx < w and keep[ny, nx] and not seen[ny, nx]:
-                seen[ny, nx] = True
-                stack.append((ny, nx))
-                ys.append(ny)
-                xs.append(nx)
-    return min(xs), min(ys), max(xs) + 1, max(ys) + 1
 
 
 def predict(maps: Mapping[str, PhraseMaps], theta: float, delta: float) -> dict[str, dict[str, list]]:
