@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.errors import TrunkError
-
 if TYPE_CHECKING:
     import torch
     from PIL import Image
@@ -95,16 +93,14 @@ def region_embeddings(
 ) -> tuple[torch.Tensor, np.ndarray]:
     """Embeddings of ``boxes`` (``xyxy``, ``image`` pixels) and the boxes actually embedded.
 
-    Uses the pooled path when the trunk supports it, else crops of at most
-    ``CROP_FALLBACK_MAX`` boxes (the largest first: they are the cheapest to get right).
+    Uses the pooled path when the trunk declares it can pool regions
+    (``Trunk.can_pool_regions``), else crops of at most ``CROP_FALLBACK_MAX`` boxes (the
+    largest first: they are the cheapest to get right).
     """
-    sx = pixels.shape[-1] / image.size[0]
-    sy = pixels.shape[-2] / image.size[1]
-    try:
-        scaled = boxes * np.array([sx, sy, sx, sy])
-        return pooled_region_embeddings(trunk, pixels, scaled), boxes
-    except (TrunkError, AttributeError) as exc:
-        log.debug("pooled region projection unavailable (%s); encoding crops", exc)
+    if trunk.can_pool_regions:
+        sx = pixels.shape[-1] / image.size[0]
+        sy = pixels.shape[-2] / image.size[1]
+        return pooled_region_embeddings(trunk, pixels, boxes * np.array([sx, sy, sx, sy])), boxes
     areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
     keep = np.sort(np.argsort(-areas, kind="stable")[:CROP_FALLBACK_MAX])
     return crop_region_embeddings(trunk, image, boxes[keep]), boxes[keep]
