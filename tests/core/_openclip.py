@@ -8,7 +8,11 @@ registry lookup, also in a fresh ``run.py`` or ``train.py`` process.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +27,29 @@ HF_TEXT = {
 }
 VIT = {"image_size": 64, "layers": 2, "width": 64, "head_width": 32, "patch_size": 16}
 WORDS = ["a", "photo", "of", "cat", "dog", "bus", "автобус", "кошка"]
+
+
+@contextlib.contextmanager
+def offline() -> Iterator[None]:
+    """No connection (nor name lookup) inside; Hugging Face's offline switch, which the
+    openclip backend turns on for good, is given back afterwards."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("network access is blocked in tests")
+
+    import pytest
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(socket.socket, "connect", refuse)
+        mp.setattr(socket.socket, "connect_ex", refuse)
+        mp.setattr(socket, "create_connection", refuse)
+        mp.setattr(socket, "getaddrinfo", refuse)
+        mp.setenv("HF_HUB_OFFLINE", os.environ.get("HF_HUB_OFFLINE", "0"))
+        mp.setenv("TRANSFORMERS_OFFLINE", os.environ.get("TRANSFORMERS_OFFLINE", "0"))
+        import huggingface_hub.constants as hf_constants
+
+        mp.setattr(hf_constants, "HF_HUB_OFFLINE", hf_constants.HF_HUB_OFFLINE)
+        yield
 
 
 def write_hf_folder(folder: Path) -> Path:

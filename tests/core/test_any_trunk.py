@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,7 +35,7 @@ import run  # noqa: E402
 import train  # noqa: E402
 from core.errors import TrunkError  # noqa: E402
 from core.trunk import TrunkConfig, autocast_dtype, load_trunk, resolve_device  # noqa: E402
-from tests.core._openclip import CLIP_TEXT, HF_TEXT, VIT, build_checkpoint, write_hf_folder  # noqa: E402
+from tests.core._openclip import CLIP_TEXT, HF_TEXT, VIT, build_checkpoint, offline, write_hf_folder  # noqa: E402
 from tests.core._tiny_sources import data_args, write_tiny_sources  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,25 +56,10 @@ SUMMARY = re.compile(r"^(\w+): (\d+) items in .*?(?:, (\d+) fallbacks)? -> (.+)$
 @pytest.fixture(scope="module", autouse=True)
 def sockets_blocked() -> Iterator[None]:
     """No connection (nor name lookup) for the whole module, fixtures included."""
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("network access is blocked in tests")
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(socket.socket, "connect", refuse)
-        mp.setattr(socket.socket, "connect_ex", refuse)
-        mp.setattr(socket, "create_connection", refuse)
-        mp.setattr(socket, "getaddrinfo", refuse)
-        # the backend switches Hugging Face to offline mode for good; undo it after this module
-        mp.setenv("HF_HUB_OFFLINE", os.environ.get("HF_HUB_OFFLINE", "0"))
-        mp.setenv("TRANSFORMERS_OFFLINE", os.environ.get("TRANSFORMERS_OFFLINE", "0"))
-        import huggingface_hub.constants as hf_constants
-
-        mp.setattr(hf_constants, "HF_HUB_OFFLINE", hf_constants.HF_HUB_OFFLINE)
-        # run.py / train.py set torch's thread count; give it back afterwards
-        threads = torch.get_num_threads()
+    threads = torch.get_num_threads()  # run.py / train.py set torch's thread count; give it back afterwards
+    with offline():
         yield
-        torch.set_num_threads(threads)
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

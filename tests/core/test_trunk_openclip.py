@@ -21,7 +21,7 @@ open_clip = pytest.importorskip("open_clip")
 
 from core.errors import TrunkError  # noqa: E402
 from core.trunk import Trunk, TrunkConfig, load_trunk  # noqa: E402
-from tests.core._openclip import CLIP_TEXT, HF_TEXT, VIT, build_checkpoint, write_hf_folder  # noqa: E402
+from tests.core._openclip import CLIP_TEXT, HF_TEXT, VIT, build_checkpoint, offline, write_hf_folder  # noqa: E402
 
 ARCHS: dict[str, dict[str, Any]] = {
     "fbtest-tiny-vit": {"embed_dim": 32, "vision_cfg": VIT, "text_cfg": CLIP_TEXT},
@@ -49,21 +49,7 @@ ARCHS: dict[str, dict[str, Any]] = {
 @pytest.fixture(scope="module", autouse=True)
 def sockets_blocked() -> Iterator[None]:
     """No connection (nor name lookup) for the whole module, fixtures included."""
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("network access is blocked in tests")
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(socket.socket, "connect", refuse)
-        mp.setattr(socket.socket, "connect_ex", refuse)
-        mp.setattr(socket, "create_connection", refuse)
-        mp.setattr(socket, "getaddrinfo", refuse)
-        # the backend switches Hugging Face to offline mode for good; undo it after this module
-        mp.setenv("HF_HUB_OFFLINE", os.environ.get("HF_HUB_OFFLINE", "0"))
-        mp.setenv("TRANSFORMERS_OFFLINE", os.environ.get("TRANSFORMERS_OFFLINE", "0"))
-        import huggingface_hub.constants as hf_constants
-
-        mp.setattr(hf_constants, "HF_HUB_OFFLINE", hf_constants.HF_HUB_OFFLINE)
+    with offline():
         yield
 
 
