@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Sequence
 
 from core import cli
 from core.errors import ProjectError
-from registry import add_plugin_options, collect_tasks, get_plugin_manager
+from registry import collect_tasks
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    pm = get_plugin_manager(**cli.plugin_loading(argv))
-    parser = cli.build_parser()
-    add_plugin_options(pm, parser)
-    args = parser.parse_args(argv)
-    cli.setup_logging(args.verbose)
+    pm, args = cli.parse_with_plugins(argv, cli.build_parser())
     try:
         tasks = collect_tasks(pm, args, strict=args.strict)
         if args.list_tasks:

@@ -7,22 +7,16 @@ Each selected task's ``train_head`` (``TaskInfo.trainer``) writes its head and c
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from core import cli, training
 from core.errors import ProjectError
-from registry import add_plugin_options, collect_tasks, get_plugin_manager
+from registry import collect_tasks
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    pm = get_plugin_manager(**cli.plugin_loading(argv))
-    parser = training.build_parser()
-    add_plugin_options(pm, parser)
-    args = parser.parse_args(argv)
-    cli.setup_logging(args.verbose)
+    pm, args = cli.parse_with_plugins(argv, training.build_parser())
     log = logging.getLogger("train")
     try:
         from core.heads import search_dirs

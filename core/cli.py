@@ -28,6 +28,23 @@ def plugin_loading(argv: Sequence[str]) -> dict[str, bool]:
     return {"load_entrypoints": "--no-plugins" not in argv, "strict": "--strict" in argv}
 
 
+def parse_with_plugins(
+    argv: Sequence[str] | None, parser: argparse.ArgumentParser
+) -> tuple[PluginManager, argparse.Namespace]:
+    """The one parse of ``run.py`` and ``train.py``: load the plugins as ``argv`` asks, let them
+    add their options to ``parser``, parse, set up logging. Returns the manager and the options."""
+    import sys
+
+    from registry import add_plugin_options, get_plugin_manager
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    pm = get_plugin_manager(**plugin_loading(argv))
+    add_plugin_options(pm, parser)
+    args = parser.parse_args(argv)
+    setup_logging(args.verbose)
+    return pm, args
+
+
 def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     """The ``run.py`` parser, before plugins add their options."""
     parser = argparse.ArgumentParser(

@@ -45,13 +45,15 @@ def test_run_py_drives_every_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     events: list = []
     called: set[str] = set()
 
+    real_manager = registry.get_plugin_manager
+
     def manager(**kwargs):  # type: ignore[no-untyped-def]
-        pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+        pm = real_manager(load_entrypoints=False, builtins=())
         pm.register(_observer_plugin(events), name="observer_plugin")
         pm.add_hookcall_monitoring(lambda name, impls, kw: called.add(name), lambda *args: None)
         return pm
 
-    monkeypatch.setattr(run, "get_plugin_manager", manager)
+    monkeypatch.setattr("registry.get_plugin_manager", manager)
     monkeypatch.setattr("core.trunk.load_trunk", lambda config: make_fake_trunk())
     root = write_echo_input(tmp_path / "in", {"x": "a bus"})
     code = run.main(["--input", str(root), "--output", str(tmp_path / "out"), "--echo-suffix", "!"])
