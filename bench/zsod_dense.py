@@ -56,11 +56,11 @@ class PhraseMaps(NamedTuple):
 def phrase_maps(trunk, image_path: Path, phrases: Sequence[str], reference) -> PhraseMaps:  # noqa: ANN001
     import torch
 
-    from core.io import load_image
+    from core.io import load_image_and_info
     from plugins.zsod.features import feature_input
-    from plugins.zsod.task import read_geometry
+    from plugins.zsod.task import geometry_of
 
-    image = load_image(image_path)
+    image, stored = load_image_and_info(image_path)
     pixels = feature_input(image, trunk, LONG_SIDE)
     fmap = trunk.image_feature_maps(pixels.unsqueeze(0)).maps[-1][0]  # [C, h, w]
     c, h, w = fmap.shape
@@ -69,7 +69,7 @@ def phrase_maps(trunk, image_path: Path, phrases: Sequence[str], reference) -> P
     ref = cells @ reference.T  # [h*w, V]
     z = (cells @ texts.T - ref.mean(1, keepdim=True)) / ref.std(1, keepdim=True).clamp(min=1e-6)
     z = z.T.reshape(len(phrases), h, w).float().numpy()
-    geometry = read_geometry(image_path, image.size)
+    geometry = geometry_of(stored.size, stored.orientation, image.size)
     return PhraseMaps(list(phrases), z, (image.size[0] / w, image.size[1] / h), geometry)
 
 

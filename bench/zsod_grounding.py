@@ -43,7 +43,7 @@ def evaluate(set_dir: Path, names: list[str] | None, trunk, verifier, cal, backg
     from core.metrics.zsod import f1_counts
     from plugins.zsod.decision import choose_boxes
     from plugins.zsod.pipeline import score_image
-    from plugins.zsod.task import ZsodSample, ZsodTask, read_geometry, to_stored
+    from plugins.zsod.task import ZsodSample, ZsodTask, to_stored
     from plugins.zsod.train import labels_for
 
     gold_all = read_json_object(set_dir / "true" / "zsOD" / "true_zsOD.json")
@@ -64,7 +64,7 @@ def evaluate(set_dir: Path, names: list[str] | None, trunk, verifier, cal, backg
 
                 rd = region_data(trunk, item.image.size, item.pixels, item.whole, item.boxes, item.tokens)
                 g_image = image_logit(verifier.grounding(rd.pooled, rd.texts), dim=0).numpy()
-        geo = read_geometry(s.image_path, item.image.size)
+        geo = item.geometry
         g = gold_all[s.key]
         answers = {}
         best = sc.probs.max(0) if len(sc.boxes) else np.zeros(len(s.phrases))
@@ -111,7 +111,7 @@ def bus_iou(trunk, verifier, cal, background) -> dict:  # noqa: ANN001
     from plugins.zsod.boxes import iou_matrix, xywh_to_xyxy
     from plugins.zsod.decision import choose_boxes
     from plugins.zsod.pipeline import score_image
-    from plugins.zsod.task import ZsodSample, ZsodTask, read_geometry, to_stored
+    from plugins.zsod.task import ZsodSample, ZsodTask, to_stored
 
     task = ZsodTask()
     sample = next(s for s in task.discover(REPO / "demo" / "input") if s.key == "bus.jpg")
@@ -120,7 +120,7 @@ def bus_iou(trunk, verifier, cal, background) -> dict:  # noqa: ANN001
     with torch.inference_mode():
         sc = score_image(item, trunk, verifier, background)
     j = sample.phrases.index("a blue bus")
-    geo = read_geometry(sample.image_path, item.image.size)
+    geo = item.geometry
     answered = to_stored(sc.boxes[choose_boxes(sc.boxes, sc.probs[:, j], cal)], geo)
     best = to_stored(sc.boxes[[int(np.argmax(sc.probs[:, j]))]], geo)
     bus = np.array([BUS_BOX])

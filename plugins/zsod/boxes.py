@@ -11,9 +11,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-# PIL's EXIF orientation tag and the transposes ``ImageOps.exif_transpose`` applies.
-EXIF_ORIENTATION_TAG = 0x0112
-
 
 def xywh_to_xyxy(boxes: np.ndarray) -> np.ndarray:
     """``[x, y, w, h]`` -> ``[x1, y1, x2, y2]``."""

@@ -27,7 +27,7 @@ from core.errors import InputError, TrunkError
 from core.heads import find_head
 from core.io import find_task_dir, load_image_and_info, model_safe_text, read_request, resolve_input_file
 from core.task import Prediction, RunContext, Sample, TaskBase, TaskInfo
-from plugins.zsod.boxes import EXIF_ORIENTATION_TAG, scale_boxes, to_output_boxes, unrotate_boxes
+from plugins.zsod.boxes import scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
 from plugins.zsod.proposals import GridSpec, grid_proposals
 
@@ -279,21 +279,6 @@ def geometry_of(stored: tuple[int, int], orientation: int, loaded: tuple[int, in
     """The map from the loaded (EXIF-upright, maybe reduced) image back to the file's stored grid."""
     upright = (stored[1], stored[0]) if orientation in (5, 6, 7, 8) else stored
     return Geometry(stored, orientation, (upright[0] / loaded[0], upright[1] / loaded[1]))
-
-
-def read_geometry(path: Path, loaded_size: tuple[int, int]) -> Geometry:
-    """Stored size and EXIF orientation of ``path``; scale from the loaded image to full resolution."""
-    from PIL import Image
-
-    from core.io import open_input_file
-
-    with open_input_file(path) as fh, Image.open(fh) as img:
-        stored = img.size
-        try:
-            orientation = int(img.getexif().get(EXIF_ORIENTATION_TAG, 1) or 1)
-        except (TypeError, ValueError, SyntaxError):
-            orientation = 1
-    return geometry_of(stored, orientation, loaded_size)
 
 
 def to_stored(boxes: np.ndarray, geo: Geometry) -> list[list[float]]:
