@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _HASH_CHUNK = 1 << 20  # bytes hashed at each end of a checkpoint (a full hash of 1+ GB is slow)
+_TEXT_CHUNK = 64  # texts encoded together, cut to the chunk's longest (``encode_texts``)
 _MIN_MAP_STRIDE = 8  # timm towers: stages finer than this are too big to be useful feature maps
 _TOKENIZER_FILES = (
     "config.json",
@@ -109,6 +110,7 @@ class OpenClipBackend(nn.Module):
         self.eot_id = eot_id
         self.component_versions = dict(component_versions)
         self._region_mode: str | None = None  # see ``region_projection``; decided on first use
+        self._trims_text: bool | None = None  # see ``trims_text_padding``; decided on first use
 
     @property
     def _device(self) -> torch.device:
@@ -243,7 +245,84 @@ class OpenClipBackend(nn.Module):
 
     # -- text side ----------------------------------------------------------------------
     def encode_texts(self, tokens: TextTokens) -> torch.Tensor:
-        return self.model.encode_text(tokens.ids.to(self._device))
+        """Texts are encoded without their padding where that is exact (``trims_text_padding``):
+        rows sorted by length, in chunks cut to the chunk's longest text. Questions and
+        phrases are ~10 of CLIP's 77 positions, so this is several times faster."""
+        ids = tokens.ids.to(self._device)
+        if not len(ids) or not self.trims_text_padding:
+            return self.model.encode_text(ids)
+        lengths = tokens.mask.sum(dim=1).clamp(min=1).to(self._device)
+        order = lengths.argsort()
+        parts = []
+        for chunk in order.split(_TEXT_CHUNK):
+            parts.append(self._encode_text_prefix(ids[chunk, : int(lengths[chunk].max())]))
+        out = torch.cat(parts)
+        return out[order.argsort()]
+
+    @property
+    def trims_text_padding(self) -> bool:
+        """True where encoding only the first L positions (L >= every text's length) gives the
+        padded encoding: causal CLIP text transformers pooled at the end-of-text token or the
+        first token, and Hugging Face towers (which mask padding). Decided once, by comparing
+        both on a few texts of different lengths; a tower where they differ keeps the padding.
+        """
+        if self._trims_text is None:
+            self._trims_text = self._check_text_trimming()
+            log.info("openclip text encoding %s padding", "without" if self._trims_text else "with")
+        return self._trims_text
+
+    def _text_prefix_supported(self) -> bool:
+        from open_clip.hf_model import HFTextEncoder
+        from open_clip.transformer import TextTransformer
+
+        text = getattr(self.model, "text", None)
+        if isinstance(text, HFTextEncoder):
+            return True
+        clip = self.model if text is None else text
+        if isinstance(text, TextTransformer) and text.cls_emb is not None:
+            return False  # CoCa's appended class token sits after the padding
+        pool = getattr(clip, "text_pool_type", getattr(clip, "pool_type", None))
+        return (
+            hasattr(clip, "token_embedding")
+            and getattr(clip, "attn_mask", None) is not None  # causal: later positions never reach earlier ones
+            and not getattr(clip, "use_pad_mask", False)
+            and pool in ("argmax", "eos", "first")
+        )
+
+    def _encode_text_prefix(self, ids: torch.Tensor) -> torch.Tensor:
+        """``encode_text`` of ids cut to their first ``L`` positions (see ``trims_text_padding``)."""
+        from open_clip.transformer import text_global_pool
+
+        text = getattr(self.model, "text", None)
+        clip = self.model if text is None else text
+        if not hasattr(clip, "token_embedding"):  # Hugging Face tower: any length, padding masked
+            return self.model.encode_text(ids)
+        n = ids.shape[1]
+        cast = clip.transformer.get_cast_dtype()
+        x = clip.token_embedding(ids).to(cast) + clip.positional_embedding[:n].to(cast)
+        x = clip.ln_final(clip.transformer(x, attn_mask=clip.attn_mask[:n, :n]))
+        pool = getattr(clip, "text_pool_type", getattr(clip, "pool_type", "argmax"))
+        eos = getattr(clip, "text_eos_id", getattr(clip, "eos_id", None))
+        x = text_global_pool(x, ids, pool, eos_token_id=eos)
+        projection = clip.text_projection
+        if projection is None:
+            return x
+        return projection(x) if isinstance(projection, nn.Linear) else x @ projection
+
+    def _check_text_trimming(self) -> bool:
+        if not self._text_prefix_supported():
+            return False
+        tokens = self.tokenize(["a photo of a cat", "two", "a red bus on a wide street next to a tall building"])
+        ids = tokens.ids.to(self._device)
+        try:
+            with torch.inference_mode():
+                want = F.normalize(self.model.encode_text(ids).float(), dim=-1)
+                n = int(tokens.mask.sum(dim=1).max())
+                got = F.normalize(self._encode_text_prefix(ids[:, :n]).float(), dim=-1)
+        except (RuntimeError, ValueError, IndexError) as exc:
+            log.debug("text padding kept: the trimmed encoding failed (%s)", exc)
+            return False
+        return bool(torch.allclose(got, want, atol=1e-4))
 
     def text_token_states(self, tokens: TextTokens) -> TokenStates:
         from open_clip.hf_model import HFTextEncoder

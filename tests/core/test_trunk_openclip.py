@@ -300,3 +300,20 @@ def test_images_of_another_size_are_resized_to_the_towers_own(vit: Trunk) -> Non
         other = vit.encode_images(big)
     assert other.shape == same.shape
     assert torch.nn.functional.cosine_similarity(other, same).min() > 0.9
+
+
+def test_texts_are_encoded_without_padding_where_that_is_exact(
+    models: dict[str, tuple[Path, Any]], vit: Trunk, tmp_path: Path
+) -> None:
+    # mixed lengths in one batch, more rows than one chunk: each row as the padded raw model has it
+    texts = [" ".join(["a photo of a cat"] * (i % 4)) or "bus" for i in range(70)]
+    assert vit._backend.trims_text_padding
+    _check_matches_raw(vit, models["fbtest-tiny-vit"][1], texts)
+    hf = _load(models, "fbtest-tiny-xlmr", text_tower_dir=str(models["hf_dir"][0]))
+    assert hf._backend.trims_text_padding
+    # pooled at the last position, a text's embedding depends on its padding: kept
+    cfg = {**ARCHS["fbtest-tiny-vit"], "text_cfg": {**CLIP_TEXT, "pool_type": "last"}}
+    _, path, model = build_checkpoint(tmp_path, "fbtest-tiny-vit-last", cfg, seed=7)
+    last = load_trunk(TrunkConfig(backend="openclip", model_name="fbtest-tiny-vit-last", pretrained=str(path)))
+    assert not last._backend.trims_text_padding
+    _check_matches_raw(last, model, texts[:5])
