@@ -41,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 resume=not args.no_resume,
                 progress=not args.no_progress,
                 strict=args.strict,
+                data_root=training.parse_data_root(args.data_root),
             )
             for task in tasks
         ]

@@ -3,10 +3,13 @@
 ``train.py`` trains, for one trunk, the head of every selected task that declares a
 trainer (``TaskInfo.trainer``, the ``"module:function"`` of its ``train_head``)::
 
-    train_head(trunk, data, out_dir, *, seed, device, resume, progress) -> card path
+    train_head(trunk, data, out_dir, *, seed, device, resume, progress, data_root) -> card path
 
 ``out_dir`` is ``core.heads.head_dir_for(HEADS, task, trunk)``, the folder a later
-``run.py --heads HEADS`` searches. Nothing here knows a task: data sources are passed
+``run.py --heads HEADS`` searches. ``data`` holds the ``--data`` sources by name; a name
+left out defaults to the trainer's own choice among the sets under ``data_root`` (the
+project's ``../shared/data``), or to nothing when ``data_root`` is None (``--data-root
+none``: exactly the sources given). Nothing here knows a task: data sources are passed
 through by name, and progress bars, seeding and resuming are the trainers' own.
 """
 
@@ -28,6 +31,9 @@ if TYPE_CHECKING:
     from core.trunk import Trunk
 
 log = logging.getLogger("train")
+
+#: Where trainers find the sets a source name defaults to: the challenge-layout data beside the repository.
+DEFAULT_DATA_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,13 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         "vg_images, vqa_questions, vqa_annotations, vqa_images, okvqa_jsonl, htr, c2c_jsonl...); a name not given "
         "defaults to the trainer's own choice (the matching sets of ../shared/data when present)",
     )
+    parser.add_argument(
+        "--data-root",
+        default=str(DEFAULT_DATA_ROOT),
+        metavar="DIR",
+        help="where a source name not given with --data defaults to the trainer's choice of sets "
+        "(default: %(default)s); 'none': only the --data sources",
+    )
     parser.add_argument("--device", default="cpu", help="'cpu' (default) or 'cuda[:N]', for the trunk and trainers")
     parser.add_argument("--seed", type=int, default=0, help="seed every trainer gets (default 0)")
     parser.add_argument("--no-resume", action="store_true", help="start over instead of resuming from checkpoints")
@@ -106,6 +119,13 @@ def parse_data(items: Sequence[str]) -> dict[str, list[Path]]:
             raise ProjectError(f"--data {name}={raw}: {path} does not exist")
         data.setdefault(name, []).append(path)
     return data
+
+
+def parse_data_root(value: str | None) -> Path | None:
+    """``--data-root``: a folder, or None for 'none' (trainers then use only the ``--data`` sources)."""
+    if value is None or value.strip().lower() in ("", "none"):
+        return None
+    return Path(value).expanduser()
 
 
 def select_trainable(tasks: Mapping[str, Task], wanted: str) -> list[Task]:
@@ -135,6 +155,7 @@ def train_task(
     resume: bool = True,
     progress: bool = True,
     strict: bool = False,
+    data_root: Path | None = DEFAULT_DATA_ROOT,
 ) -> TrainResult:
     """Run ``task``'s trainer into its per-trunk folder under ``heads_root`` and check the card.
 
@@ -152,7 +173,9 @@ def train_task(
     start = time.perf_counter()
     try:
         train_head = resolve(task.info.trainer)
-        card_path = train_head(trunk, data, out_dir, seed=seed, device=device, resume=resume, progress=progress)
+        card_path = train_head(
+            trunk, data, out_dir, seed=seed, device=device, resume=resume, progress=progress, data_root=data_root
+        )
     except Exception as exc:
         if strict:
             raise

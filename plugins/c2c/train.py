@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.training import DEFAULT_DATA_ROOT
 from plugins.c2c.selector import (
     MARGIN,
     SWITCHES,
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "c2c_train" / "avatar_g4g_train.jsonl"
+DEFAULT_PAIRS = Path("c2c_train") / "avatar_g4g_train.jsonl"  # under the data root
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 TEMPERATURE = 0.005  # sentence-BLEU scale of the soft targets: 0.005 apart is ~e times likelier
 
@@ -184,11 +185,15 @@ def _jsonl_files(paths: Sequence[Path]) -> list[Path]:
     return files
 
 
-def collect_pairs(data: Mapping[str, Sequence[Path]]) -> tuple[list[tuple[str, str]], dict[str, dict[str, int]]]:
-    """Every training pair of the sources this trainer reads, and the count per source and path."""
+def collect_pairs(
+    data: Mapping[str, Sequence[Path]], data_root: Path | None = DEFAULT_DATA_ROOT
+) -> tuple[list[tuple[str, str]], dict[str, dict[str, int]]]:
+    """Every training pair of the sources this trainer reads, and the count per source and path.
+
+    ``c2c_jsonl`` defaults to ``data_root/c2c_train/avatar_g4g_train.jsonl`` when present."""
     sources = {k: list(v) for k, v in data.items()}
-    if "c2c_jsonl" not in sources and DEFAULT_DATA.is_file():
-        sources["c2c_jsonl"] = [DEFAULT_DATA]
+    if "c2c_jsonl" not in sources and data_root is not None and (data_root / DEFAULT_PAIRS).is_file():
+        sources["c2c_jsonl"] = [data_root / DEFAULT_PAIRS]
     pairs: list[tuple[str, str]] = []
     used: dict[str, dict[str, int]] = {}
     for path in _jsonl_files(sources.get("c2c_jsonl", [])):
@@ -217,6 +222,7 @@ def train_head(
     epochs: int = 3,
     limit: int = 0,
     cache: Path | None = None,
+    data_root: Path | None = DEFAULT_DATA_ROOT,
 ) -> Path:
     """Train the style selector for ``trunk`` on ``data`` (see the module doc); returns the card's path.
 
@@ -234,7 +240,7 @@ def train_head(
     if device != "cpu":
         log.info("c2c: the selector trains on the CPU; device %s not used", device)
     random.seed(seed)
-    pairs, used = collect_pairs(data)
+    pairs, used = collect_pairs(data, data_root)
     if limit:
         pairs = pairs[:limit]
     if not pairs:

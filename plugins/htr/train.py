@@ -546,21 +546,24 @@ def train_head(
     init: Path | str | None = "auto",
     lr: float | None = None,
     batch: int = 64,
+    data_root: Path | None = None,
 ) -> Path:
     """Train an HTR head for ``trunk`` into ``out_dir``; returns its card path.
 
     Rendered words (fonts + pen strokes, ``pen_share``) are always the base; real
     handwriting from the ``htr`` and ``challenge`` sources of ``data`` (``read_real``)
     is added and seen ``REAL_REPEAT`` times per epoch. No source defaults to
-    ``../shared/data``: its only HTR words are ``fb_sample``, the test sample.
-    Trunk maps are cached in ``out_dir/cache`` (rendered shard ``i`` is always drawn
-    with seed ``i``; ``seed`` sets the head's initialisation and batch order).
+    ``../shared/data``: its only HTR words are ``fb_sample``, the test sample
+    (``data_root`` is accepted for the shared interface and not read). Trunk maps
+    are cached in ``out_dir/cache`` (rendered shard ``i`` is always drawn with seed
+    ``i``; ``seed`` sets the head's initialisation and batch order).
     ``init="auto"`` warm-starts from the shipped head when it was trained on this
     trunk's image tower, else the head starts from scratch; ``resume`` continues
     from ``out_dir/cache/checkpoint.pt``.
     """
     from core.heads import card_matches
 
+    del data_root  # no default source (above)
     out_dir = Path(out_dir)
     cache = out_dir / "cache"
     cache.mkdir(parents=True, exist_ok=True)

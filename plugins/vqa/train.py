@@ -62,6 +62,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.training import DEFAULT_DATA_ROOT
 from plugins.vqa.answerer import (
     Answerer,
     Embedded,
@@ -90,7 +91,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 WEIGHTS_NAME = "vqa_head.safetensors"
 CARD_NAME = "vqa_head.json"
 DEFAULT_CHALLENGE = ("vqa_yesno_dev", "vqa_okvqa_dev")
@@ -116,9 +116,11 @@ class TextQuestion:
     lang: str = "en"
 
 
-def default_data(root: Path = DATA) -> dict[str, list[Path]]:
-    """The sources of ``../shared/data`` that exist."""
+def default_data(root: Path | None = DEFAULT_DATA_ROOT) -> dict[str, list[Path]]:
+    """The sources under ``root`` (``../shared/data``) that exist; none for ``root=None``."""
     out: dict[str, list[Path]] = {}
+    if root is None:
+        return out
     sets = [root / name for name in DEFAULT_CHALLENGE if (root / name / "true" / "VQA").is_dir()]
     if sets:
         out["challenge"] = sets
@@ -768,6 +770,7 @@ def train_head(
     device: str = "cpu",
     resume: bool = True,
     progress: bool = True,
+    data_root: Path | None = DEFAULT_DATA_ROOT,
     cache_dir: Path | None = None,
     synthetic_per_image: int = 4,
 ) -> Path:
@@ -786,7 +789,7 @@ def train_head(
     start_time = time.time()
     torch.manual_seed(seed)
     random.seed(seed)
-    sources = {**default_data(), **{k: list(v) for k, v in data.items()}}
+    sources = {**default_data(data_root), **{k: list(v) for k, v in data.items()}}
     cache_dir = cache_dir or out_dir / "cache"
     if not resume:
         for path in cache_dir.glob("*.pt"):

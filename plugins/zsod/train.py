@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from core.training import DEFAULT_DATA_ROOT
 from plugins.zsod.boxes import as_box_list, iou_matrix
 from training.splits import halves
 
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("plugins.zsod.train")
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = REPO.parent / "shared" / "data"
 CARD = "verifier.json"
 WEIGHTS = "verifier.safetensors"
 GROUNDING_CKPT = "grounding_checkpoint.pt"
@@ -93,9 +93,11 @@ def labels_for(boxes: np.ndarray, phrases: Sequence[str], gold: dict[str, Any]) 
 
 
 # -- data sources ------------------------------------------------------------------------------------
-def default_sources(data_root: Path = DATA) -> dict[str, list[Path]]:
-    """The sets of ``../shared/data`` each source name defaults to (only those present)."""
+def default_sources(data_root: Path | None = DEFAULT_DATA_ROOT) -> dict[str, list[Path]]:
+    """The sets under ``data_root`` (``../shared/data``) each source name defaults to (only those present)."""
     out: dict[str, list[Path]] = {}
+    if data_root is None:
+        return out
     pairs = [data_root / "trunk_pairs" / n for n in ("coco_val", "flickr8k")]
     if all((p / "captions_en.json").exists() for p in pairs):
         out["coco_captions"] = pairs
@@ -518,7 +520,8 @@ def train_grounding(
         groups.setdefault(k.split("/", 1)[0], []).append(k)
     order = [k for g in groups.values() for k in hash_order(g)]
     order = order[:max_images] if max_images else order
-    shards = cache_features(trunk, [(k, Path(captions[k]["path"][0])) for k in order], cache_dir_for(cache, trunk))
+    images = [(k, Path(captions[k]["path"][0])) for k in order]
+    shards = cache_features(trunk, images, cache_dir_for(cache, trunk), progress=progress)
     held = trunk_held_out(order) if use_default_held_out else set()
     cached = {str(k) for s in shards for k in np.load(s)["keys"]}
     keys = [k for k in order if k in cached and k not in held]
@@ -575,7 +578,7 @@ def train_head(
     cache: Path | None = None,
     epochs: int = WEAK_EPOCHS,
     max_caption_images: int | None = None,
-    data_root: Path = DATA,
+    data_root: Path | None = DEFAULT_DATA_ROOT,
     strong_in_grounding: bool = True,
 ) -> Path:
     """Train the zsOD heads for ``trunk`` from ``data`` (see the module doc); returns the card's path.

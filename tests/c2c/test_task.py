@@ -42,6 +42,18 @@ def test_training_writes_weights_and_card(selector_dir: Path) -> None:
     assert (selector_dir / "selector.safetensors").stat().st_size < 100_000
 
 
+def test_unnamed_pairs_default_to_the_data_root(tmp_path: Path) -> None:
+    from plugins.c2c.train import DEFAULT_PAIRS, collect_pairs
+
+    root = tmp_path / "data"
+    (root / DEFAULT_PAIRS).parent.mkdir(parents=True)
+    (root / DEFAULT_PAIRS).write_bytes((DATA / "train_pairs.jsonl").read_bytes())
+    pairs, used = collect_pairs({}, root)
+    assert len(pairs) == 6 and used == {"c2c_jsonl": {DEFAULT_PAIRS.name: 6}}
+    assert collect_pairs({}, None) == ([], {})  # no data root: only what is named
+    assert collect_pairs({"c2c_jsonl": []}, root) == ([], {})  # a named source replaces the default
+
+
 def test_train_head_reads_a_challenge_set(tmp_path: Path) -> None:
     from plugins.c2c.train import train_head
 

@@ -10,8 +10,8 @@
 * ``okvqa_jsonl``: text-only OK-VQA lines; ``eval``: the challenge set again;
 * ``htr``: word images with ``labels.tsv``; ``c2c_jsonl``: Java/Python pairs, AVATAR's layout.
 
-Every trainer gets all of them (each reads what it can use), so no source falls back
-to the shared data and the test needs nothing outside the temporary folder.
+Every trainer gets all of them (each reads what it can use), and ``train.py --data-root
+none`` keeps it to them: the test needs nothing outside the temporary folder.
 """
 
 from __future__ import annotations

@@ -230,6 +230,7 @@ def test_train_then_run_uses_the_new_head(
     caplog.set_level(logging.INFO)
     heads = tmp_path / "heads"
     argv = ["--trunk", specs[kind], "--tasks", task, "--heads", str(heads), "--threads", "1", "--no-progress"]
+    argv += ["--data-root", "none"]  # the tiny sources only, never ../shared/data
     code = train.main([*argv, "--no-plugins", *data_args(sources)])
     assert code == 0, f"train.py failed for {task}:\n{capsys.readouterr().out}"
     trunk = load_trunk(TrunkConfig.parse(specs[kind]))
@@ -269,3 +270,9 @@ def test_train_reports_a_failing_or_missing_trainer(
     assert train.main(["--trunk", specs["vit"], "--heads", str(tmp_path), "--data", "challenge"]) == 2
     assert train.main(["--trunk", specs["vit"], "--tasks", "nope", "--heads", str(tmp_path)]) == 2
     assert training.parse_data(["a=.", "a=/", "b=."]) == {"a": [Path("."), Path("/")], "b": [Path(".")]}
+    assert training.parse_data_root("none") is None and training.parse_data_root("") is None
+    assert training.parse_data_root("~/d") == Path.home() / "d"
+    # with no data root and no --data, a trainer has nothing to learn from: a failed task, exit 1
+    argv = ["--trunk", specs["vit"], "--tasks", "c2c", "--heads", str(tmp_path), "--data-root", "none"]
+    assert train.main([*argv, "--no-progress", "--no-plugins"]) == 1
+    assert "c2c needs (Java, Python) pairs" in capsys.readouterr().out

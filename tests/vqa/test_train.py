@@ -111,9 +111,8 @@ def test_train_head_writes_a_usable_head(tmp_path: Path, monkeypatch: pytest.Mon
     _write_set(tmp_path / "set")
     _write_okvqa(tmp_path / "qa.jsonl")
     trunk = make_fake_trunk()
-    data = {"challenge": [tmp_path / "set"], "okvqa_jsonl": [tmp_path / "qa.jsonl"], "eval": []}
-    data |= {"coco_captions": [], "coco_images": []}
-    card_path = train_head(trunk, data, tmp_path / "head", progress=False)
+    data = {"challenge": [tmp_path / "set"], "okvqa_jsonl": [tmp_path / "qa.jsonl"]}
+    card_path = train_head(trunk, data, tmp_path / "head", progress=False, data_root=None)
     card = json.loads(card_path.read_text("utf-8"))
     assert card_path.name == CARD_NAME and (tmp_path / "head" / WEIGHTS_NAME).is_file()
     assert card["trunk"] == trunk.component_versions

@@ -111,7 +111,7 @@ def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, t
 
     out = tmp_path / "heads"
     card_path = train_head(
-        fake_trunk, tiny_sources, out, epochs=1, progress=False, data_root=tmp_path / "none", cache=tmp_path / "c"
+        fake_trunk, tiny_sources, out, epochs=1, progress=False, data_root=None, cache=tmp_path / "c"
     )
     card = json.loads(card_path.read_text())
     assert card["task"] == "zsod" and card["trunk"] == fake_trunk.component_versions
@@ -121,7 +121,7 @@ def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, t
     assert (out / "calibration.json").exists()
     # resume: the grounding head is reused, the result is the same
     again = train_head(
-        fake_trunk, tiny_sources, out, epochs=1, progress=False, data_root=tmp_path / "none", cache=tmp_path / "c"
+        fake_trunk, tiny_sources, out, epochs=1, progress=False, data_root=None, cache=tmp_path / "c"
     )
     assert json.loads(again.read_text())["dev_scores"] == card["dev_scores"]
 
