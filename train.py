@@ -23,6 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.trunk import TrunkConfig, load_trunk
 
         data = training.parse_data(args.data)
+        scale = training.check_scale(args.scale)
         (heads_root,) = search_dirs(args)
         tasks = training.select_trainable(collect_tasks(pm, args, strict=args.strict), args.tasks)
         if not tasks:
@@ -42,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 progress=not args.no_progress,
                 strict=args.strict,
                 data_root=training.parse_data_root(args.data_root),
+                scale=scale,
             )
             for task in tasks
         ]

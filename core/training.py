@@ -3,7 +3,7 @@
 ``train.py`` trains, for one trunk, the head of every selected task that declares a
 trainer (``TaskInfo.trainer``, the ``"module:function"`` of its ``train_head``)::
 
-    train_head(trunk, data, out_dir, *, seed, device, resume, progress, data_root) -> card path
+    train_head(trunk, data, out_dir, *, seed, device, resume, progress, data_root, scale) -> card path
 
 ``out_dir`` is ``core.heads.head_dir_for(HEADS, task, trunk)``, the folder a later
 ``run.py --heads HEADS`` searches. ``data`` holds the ``--data`` sources by name; a name
@@ -11,6 +11,10 @@ left out defaults to the trainer's own choice among the sets under ``data_root``
 project's ``../shared/data``), or to nothing when ``data_root`` is None (``--data-root
 none``: exactly the sources given). Nothing here knows a task: data sources are passed
 through by name, and progress bars, seeding and resuming are the trainers' own.
+``scale`` (``--scale``, in (0, 1]) is the share of its default work a trainer does: of
+the rendered or captioned images it draws from, its training-only sets and its steps,
+each trainer saying which; 1 is the full recipe, small values are for smoke runs and
+tight machines.
 """
 
 from __future__ import annotations
@@ -95,6 +99,13 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         help="where a source name not given with --data defaults to the trainer's choice of sets "
         "(default: %(default)s); 'none': only the --data sources",
     )
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="share of each trainer's default work, in (0, 1]: fewer images, pairs and steps "
+        "(default 1: the full recipe; e.g. 0.05 for a smoke run)",
+    )
     parser.add_argument("--device", default="cpu", help="'cpu' (default) or 'cuda[:N]', for the trunk and trainers")
     parser.add_argument("--seed", type=int, default=0, help="seed every trainer gets (default 0)")
     parser.add_argument("--no-resume", action="store_true", help="start over instead of resuming from checkpoints")
@@ -128,6 +139,13 @@ def parse_data_root(value: str | None) -> Path | None:
     return Path(value).expanduser()
 
 
+def check_scale(scale: float) -> float:
+    """``--scale``: a share of the default work, in (0, 1]."""
+    if not 0.0 < scale <= 1.0:
+        raise ProjectError(f"--scale {scale}: expected a share of the default work in (0, 1]")
+    return scale
+
+
 def select_trainable(tasks: Mapping[str, Task], wanted: str) -> list[Task]:
     """The tasks named in ``--tasks`` (all of them, even without a trainer), else every task with one."""
     from core.cli import select_tasks
@@ -156,6 +174,7 @@ def train_task(
     progress: bool = True,
     strict: bool = False,
     data_root: Path | None = DEFAULT_DATA_ROOT,
+    scale: float = 1.0,
 ) -> TrainResult:
     """Run ``task``'s trainer into its per-trunk folder under ``heads_root`` and check the card.
 
@@ -174,7 +193,15 @@ def train_task(
     try:
         train_head = resolve(task.info.trainer)
         card_path = train_head(
-            trunk, data, out_dir, seed=seed, device=device, resume=resume, progress=progress, data_root=data_root
+            trunk,
+            data,
+            out_dir,
+            seed=seed,
+            device=device,
+            resume=resume,
+            progress=progress,
+            data_root=data_root,
+            scale=scale,
         )
     except Exception as exc:
         if strict:

@@ -223,11 +223,13 @@ def train_head(
     limit: int = 0,
     cache: Path | None = None,
     data_root: Path | None = DEFAULT_DATA_ROOT,
+    scale: float = 1.0,
 ) -> Path:
     """Train the style selector for ``trunk`` on ``data`` (see the module doc); returns the card's path.
 
     ``device`` is accepted for the shared interface: the head is a small MLP over cached
-    embeddings and trains on the CPU. ``limit`` keeps the first N pairs (smoke runs).
+    embeddings and trains on the CPU. ``limit`` keeps the first N pairs (smoke runs); ``scale``
+    (train.py's ``--scale``) keeps that share of them.
     """
     import torch
     from safetensors.torch import save_file
@@ -241,6 +243,8 @@ def train_head(
         log.info("c2c: the selector trains on the CPU; device %s not used", device)
     random.seed(seed)
     pairs, used = collect_pairs(data, data_root)
+    if scale < 1.0:
+        pairs = pairs[: max(1, math.ceil(len(pairs) * scale))]
     if limit:
         pairs = pairs[:limit]
     if not pairs:

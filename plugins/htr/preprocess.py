@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from core.trunk import Trunk
+    from core.trunk_types import FeatureMaps
 
 HEIGHT = 64
 WIDTH = 256
@@ -51,6 +52,13 @@ def orientations(size: tuple[int, int]) -> tuple[int, ...]:
     if h >= SQUARE_RATIO * w:
         return (0, 90, 270)
     return (0,)
+
+
+def reading_maps(fm: FeatureMaps) -> tuple[torch.Tensor, torch.Tensor]:
+    """The head's two inputs: the trunk's two finest maps (strides 8 and 16 on the default
+    trunk). A trunk with one map (a ViT: patch tokens only) gives it for both; the head
+    brings the second to the first's grid, so that costs nothing but detail."""
+    return fm.maps[0], fm.maps[1] if len(fm.maps) > 1 else fm.maps[0]
 
 
 def to_pixels(words: Sequence[np.ndarray], trunk: Trunk) -> torch.Tensor:

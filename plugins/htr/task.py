@@ -184,11 +184,12 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
 
     def predict(self, batch: HtrBatch, trunk: Trunk) -> HtrRaw:
         """Trunk maps -> head log-probabilities and upright scores for every candidate row."""
+        from plugins.htr.preprocess import reading_maps
+
         reader: HtrReader = self.loaded()
         if reader.head is None:
             return HtrRaw(None, None, (), ())
-        maps = trunk.image_feature_maps(batch.pixels).maps
-        out = reader.head(maps[0], maps[1])
+        out = reader.head(*reading_maps(trunk.image_feature_maps(batch.pixels)))
         return HtrRaw(
             out.log_probs.float().cpu().numpy(), out.upright.float().cpu().numpy(), batch.owner, batch.rotation
         )

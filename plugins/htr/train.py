@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -50,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode
-from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, to_pixels
+from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, reading_maps, to_pixels
 
 log = logging.getLogger(__name__)
 
@@ -167,9 +168,9 @@ def save_shard(path: Path, trunk, words, texts, upright) -> None:  # noqa: ANN00
     s8, s16 = [], []
     with torch.inference_mode():
         for i in range(0, len(words), 64):
-            maps = trunk.image_feature_maps(to_pixels(words[i : i + 64], trunk)).maps
-            s8.append(maps[0].half().cpu().numpy())
-            s16.append(maps[1].half().cpu().numpy())
+            fine, coarse = reading_maps(trunk.image_feature_maps(to_pixels(words[i : i + 64], trunk)))
+            s8.append(fine.half().cpu().numpy())
+            s16.append(coarse.half().cpu().numpy())
     tmp = path.with_name(f".{path.stem}.tmp.npz")
     np.savez(tmp, s8=np.concatenate(s8), s16=np.concatenate(s16), texts=np.array(texts), upright=np.array(upright))
     tmp.replace(path)
@@ -547,6 +548,7 @@ def train_head(
     lr: float | None = None,
     batch: int = 64,
     data_root: Path | None = None,
+    scale: float = 1.0,
 ) -> Path:
     """Train an HTR head for ``trunk`` into ``out_dir``; returns its card path.
 
@@ -559,7 +561,8 @@ def train_head(
     ``i``; ``seed`` sets the head's initialisation and batch order).
     ``init="auto"`` warm-starts from the shipped head when it was trained on this
     trunk's image tower, else the head starts from scratch; ``resume`` continues
-    from ``out_dir/cache/checkpoint.pt``.
+    from ``out_dir/cache/checkpoint.pt``. ``scale`` (train.py's ``--scale``) renders that
+    share of ``shards`` and trains that share of the steps (at least one of each).
     """
     from core.heads import card_matches
 
@@ -575,6 +578,7 @@ def train_head(
     if not resume and (cache / "checkpoint.pt").exists():
         (cache / "checkpoint.pt").unlink()
     real = read_real(data)
+    shards = max(1, math.ceil(shards * scale))
     produce(cache, shards, 0, 1, "", pen_share=pen_share, trunk=trunk, progress=progress)
     produce_real(cache, trunk, [pair for pairs in real.values() for pair in pairs])
     if init == "auto":
@@ -583,6 +587,7 @@ def train_head(
     init = Path(init) if init is not None else None
     if steps is None:
         steps = DEFAULT_STEPS_WARM if init is not None else DEFAULT_STEPS
+    steps = max(1, round(steps * scale))
     if lr is None:
         lr = 5e-4 if init is not None else 2e-3
     train(cache, steps, batch, lr, seed, 250, init, hidden=160, device=device, progress=progress)

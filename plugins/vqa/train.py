@@ -342,6 +342,11 @@ def synthetic_yesno(
 # ----------------------------------------------------------------------------- fitting helpers
 
 
+def within_share(key: str, share: float) -> bool:
+    """Whether ``key`` (an image name) falls in the first ``share`` of a fixed hash order (``--scale``)."""
+    return share >= 1.0 or int(hashlib.sha1(key.encode()).hexdigest()[:8], 16) < share * 0x1_0000_0000
+
+
 def group_fold(key: str, k: int = FOLDS) -> int:
     """The cross-validation fold of an image (or other group) name."""
     return int(hashlib.md5(key.encode()).hexdigest(), 16) % k
@@ -773,13 +778,16 @@ def train_head(
     data_root: Path | None = DEFAULT_DATA_ROOT,
     cache_dir: Path | None = None,
     synthetic_per_image: int = 4,
+    scale: float = 1.0,
 ) -> Path:
     """Fit the VQA head for ``trunk`` on ``data`` (see the module docstring) and write it to ``out_dir``.
 
     ``resume``: reuse the embeddings cached in ``cache_dir`` (default ``out_dir/cache``), the
     expensive part; fitting itself takes a few minutes on one core. ``device`` is accepted for
-    the common interface; everything here runs on CPU (the features are small). Returns the
-    card path.
+    the common interface; everything here runs on CPU (the features are small). ``scale``
+    (train.py's ``--scale``) keeps that share of the images of the training-only sources
+    (``challenge_train``, VQA v2 JSONs, captioned images), drawn by image name; the
+    ``challenge`` sets and the text questions are always used whole. Returns the card path.
     """
     import torch
 
@@ -816,6 +824,8 @@ def train_head(
         )
     ):
         train_only[f"vqa_v2_{i}"] = read_vqa_v2(Path(qf), Path(af), Path(imf))
+    if scale < 1.0:
+        train_only = {name: [q for q in qs if within_share(q.image.name, scale)] for name, qs in train_only.items()}
     train_qs = [q for qs in image_qs.values() for q in qs if not is_heldout(q.image.name)]
     train_qs += [q for qs in train_only.values() for q in qs if q.image.name not in heldout_images]
     for root in sources.get("eval", []):
@@ -882,7 +892,8 @@ def train_head(
     syn: list[DevQuestion] = []
     if synthetic_per_image > 0 and sources.get("coco_captions") and sources.get("coco_images"):
         for cap, imgs in zip(sources["coco_captions"], sources["coco_images"], strict=False):
-            syn += synthetic_yesno(read_captions(Path(cap)), Path(imgs), synthetic_per_image, seed)
+            captions = {k: v for k, v in read_captions(Path(cap)).items() if within_share(k, scale)}
+            syn += synthetic_yesno(captions, Path(imgs), synthetic_per_image, seed)
         if syn:
             sparsed, sitems = embed_questions(cache, syn)
             cache.save()

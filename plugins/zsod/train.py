@@ -37,6 +37,7 @@ import argparse
 import hashlib
 import json
 import logging
+import math
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -508,6 +509,7 @@ def train_grounding(
     epochs: int,
     max_images: int | None,
     progress: bool,
+    scale: float = 1.0,
     use_default_held_out: bool = True,
 ) -> tuple[Any, dict[str, Any]]:
     """Cache caption images' maps, mine phrases, train the grounding head (weak MIL + strong boxes)."""
@@ -519,6 +521,8 @@ def train_grounding(
     for k in captions:  # per source, in the order given, each in hash order: a stable shard layout
         groups.setdefault(k.split("/", 1)[0], []).append(k)
     order = [k for g in groups.values() for k in hash_order(g)]
+    if not max_images and scale < 1.0:
+        max_images = max(1, math.ceil(len(order) * scale))
     order = order[:max_images] if max_images else order
     images = [(k, Path(captions[k]["path"][0])) for k in order]
     shards = cache_features(trunk, images, cache_dir_for(cache, trunk), progress=progress)
@@ -580,13 +584,15 @@ def train_head(
     max_caption_images: int | None = None,
     data_root: Path | None = DEFAULT_DATA_ROOT,
     strong_in_grounding: bool = True,
+    scale: float = 1.0,
 ) -> Path:
     """Train the zsOD heads for ``trunk`` from ``data`` (see the module doc); returns the card's path.
 
     ``device`` is accepted for the shared interface; these heads are small and train on the CPU.
     ``strong_in_grounding``: the grounding head also trains on the labelled boxes (default). Off, only the
     verifier sees them (its grounding features are then out-of-sample on them, as at test time), which
-    measured worse on the held-out half (README.md).
+    measured worse on the held-out half (README.md). ``scale`` (train.py's ``--scale``) keeps that
+    share of the captioned images (the labelled boxes, scarce, are all kept).
     """
     import torch
 
@@ -635,6 +641,7 @@ def train_head(
             seed=seed,
             epochs=epochs,
             max_images=max_caption_images,
+            scale=scale,
             progress=progress,
             use_default_held_out="coco_captions" not in data,
         )

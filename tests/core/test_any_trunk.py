@@ -45,11 +45,6 @@ ARCHS = {
     "xlmr": ("fbtest-any-xlmr", {"embed_dim": 32, "vision_cfg": VIT, "text_cfg": HF_TEXT}),
 }
 NO_HEAD_IMPOSSIBLE = {"htr"}  # cannot read without a trained head: answers "" (and says so), no fallbacks counted
-# Trainers that cannot run on tiny fixtures through the common interface, with the reason.
-TOO_BIG_FOR_TINY = {
-    "htr": "always renders 160 shards of 256 words and trains 3000+ steps; train_head has no size knob in "
-    "the common interface",
-}
 SUMMARY = re.compile(r"^(\w+): (\d+) items in .*?(?:, (\d+) fallbacks)? -> (.+)$")
 
 
@@ -89,7 +84,7 @@ def registered() -> dict[str, Any]:
 # Trainers quick on the tiny sources (seconds); the others spend minutes in fixed work (folds, epochs,
 # grids) whatever the data, so they run with ``-m slow`` (measured on the shared 2-core machine:
 # zsod 120 s, vqa 240 s wall per trunk).
-QUICK_ON_TINY = {"c2c"}
+QUICK_ON_TINY = {"c2c", "htr"}
 
 
 def _trainable() -> list[Any]:
@@ -222,21 +217,29 @@ def test_train_then_run_uses_the_new_head(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    if task in TOO_BIG_FOR_TINY:
-        pytest.skip(f"{task}: {TOO_BIG_FOR_TINY[task]}")
     from core.heads import card_matches, head_dir_for, read_card
 
     caplog.set_level(logging.INFO)
     heads = tmp_path / "heads"
     argv = ["--trunk", specs[kind], "--tasks", task, "--heads", str(heads), "--threads", "1", "--no-progress"]
     argv += ["--data-root", "none"]  # the tiny sources only, never ../shared/data
+    if task == "htr":  # its rendered words are the bulk: 2 shards of 8 plain words (no fonts needed), 60 steps
+        from plugins.htr import train as htr_train
+        from tests.htr.test_htr_train_head import fake_render_batch
+
+        monkeypatch.setattr(htr_train, "render_batch", fake_render_batch)
+        monkeypatch.setattr(htr_train, "SHARD_SIZE", 8)
+        argv += ["--scale", "0.01"]
     code = train.main([*argv, "--no-plugins", *data_args(sources)])
     assert code == 0, f"train.py failed for {task}:\n{capsys.readouterr().out}"
     trunk = load_trunk(TrunkConfig.parse(specs[kind]))
     folder = head_dir_for(heads, task, trunk)
     cards = [p for p in folder.glob("*.json") if card_matches(read_card(p) or {}, trunk)]
     assert cards, f"{task}: no card recording this trunk in {folder}"
+    if task == "htr":
+        assert (read_card(cards[0]) or {})["steps"] == 60  # --scale 0.01 of 6,000 steps from scratch
 
     caplog.clear()
     out = tmp_path / "out"
@@ -272,6 +275,8 @@ def test_train_reports_a_failing_or_missing_trainer(
     assert training.parse_data(["a=.", "a=/", "b=."]) == {"a": [Path("."), Path("/")], "b": [Path(".")]}
     assert training.parse_data_root("none") is None and training.parse_data_root("") is None
     assert training.parse_data_root("~/d") == Path.home() / "d"
+    assert train.main(["--trunk", specs["vit"], "--heads", str(tmp_path), "--scale", "0"]) == 2
+    assert training.check_scale(0.05) == 0.05
     # with no data root and no --data, a trainer has nothing to learn from: a failed task, exit 1
     argv = ["--trunk", specs["vit"], "--tasks", "c2c", "--heads", str(tmp_path), "--data-root", "none"]
     assert train.main([*argv, "--no-progress", "--no-plugins"]) == 1

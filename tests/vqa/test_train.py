@@ -88,6 +88,16 @@ def test_read_vqa_v2(tmp_path: Path) -> None:
     assert set(out[0].answers) == {"yes", "no"}  # each given by at least 2 annotators
 
 
+def test_scale_keeps_a_stable_share_of_images() -> None:
+    from plugins.vqa.train import within_share
+
+    names = [f"COCO_train2014_{i:012d}.jpg" for i in range(2000)]
+    third = {n for n in names if within_share(n, 0.3)}
+    assert 540 <= len(third) <= 660  # about 30 %
+    assert {n for n in names if within_share(n, 0.1)} < third  # a smaller share is a subset
+    assert all(within_share(n, 1.0) for n in names)
+
+
 def test_ship_rule_never_loses_to_a_constant() -> None:
     from plugins.vqa.train import choose_model
 

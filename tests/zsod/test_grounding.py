@@ -120,9 +120,7 @@ def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, t
     assert verifier.grounding is not None
     assert (out / "calibration.json").exists()
     # resume: the grounding head is reused, the result is the same
-    again = train_head(
-        fake_trunk, tiny_sources, out, epochs=1, progress=False, data_root=None, cache=tmp_path / "c"
-    )
+    again = train_head(fake_trunk, tiny_sources, out, epochs=1, progress=False, data_root=None, cache=tmp_path / "c")
     assert json.loads(again.read_text())["dev_scores"] == card["dev_scores"]
 
 
