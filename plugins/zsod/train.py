@@ -530,8 +530,12 @@ def train_grounding(
     cached = {str(k) for s in shards for k in np.load(s)["keys"]}
     keys = [k for k in order if k in cached and k not in held]
     embed = text_embedder(trunk, cache)
-    weak, text_emb, texts = wt.build_phrases(captions, keys, embed, seed)
-    fmaps = wt.load_fmaps(shards, keys)
+    if keys:
+        weak, text_emb, _ = wt.build_phrases(captions, keys, embed, seed)
+        fmaps = wt.load_fmaps(shards, keys)
+    else:
+        log.warning("zsod: no captioned images to train on; the grounding head learns from labelled boxes alone")
+        weak, text_emb, fmaps = [], None, None
     strong_images = [
         wt.StrongImage(r["lab"].sample.key, r["pooled"], r["texts"], r["labels"], r["present"]) for r in strong
     ]
@@ -551,7 +555,7 @@ def train_grounding(
     head = wt.fit_grounding(
         fmaps,
         weak,
-        text_emb.astype(np.float32),
+        None if text_emb is None else text_emb.astype(np.float32),
         strong_images,
         epochs=epochs,
         seed=seed,

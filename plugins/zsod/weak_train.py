@@ -41,6 +41,7 @@ SCENE_NEG = 6
 RANDOM_NEG = 6
 PER_STEP_POS = 4
 PER_STEP_NEG = 12
+MIN_STRONG_STEPS = 100  # steps an epoch when only labelled boxes train the grounding head
 
 
 @dataclass
@@ -148,9 +149,9 @@ def box_pool_matrix(h: int, w: int) -> np.ndarray:
 
 
 def fit_grounding(
-    fmaps: torch.Tensor,
+    fmaps: torch.Tensor | None,
     weak: Sequence[WeakImage],
-    text_emb: np.ndarray,
+    text_emb: np.ndarray | None,
     strong: Sequence[StrongImage],
     *,
     epochs: int,
@@ -160,7 +161,10 @@ def fit_grounding(
     progress: bool = True,
     on_epoch: Callable[[int, Any], None] | None = None,
 ) -> torch.nn.Module:
-    """Train a grounding head. ``fmaps`` ``[n, C, h, w]`` (fp16) in ``weak`` order."""
+    """Train a grounding head. ``fmaps`` ``[n, C, h, w]`` (fp16) in ``weak`` order, with the phrase
+    embeddings ``text_emb`` the weak images index; without captioned images (``fmaps`` None, ``weak``
+    empty) the head learns from the labelled boxes of ``strong`` alone, an epoch being a pass of
+    four-image steps over them (at least ``MIN_STRONG_STEPS``, so a few dozen images still train)."""
     import torch
     from tqdm import tqdm
 
@@ -168,44 +172,55 @@ def fit_grounding(
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    n, c, h, w = fmaps.shape
-    head = build_grounding_head(c, text_emb.shape[1])
-    sample = fmaps[rng.choice(n, size=min(n, 512), replace=False)].float().permute(0, 2, 3, 1).reshape(-1, c)
+    if fmaps is not None and text_emb is not None and len(weak):
+        n, c, h, w = fmaps.shape
+        text_dim = text_emb.shape[1]
+        sample = fmaps[rng.choice(n, size=min(n, 512), replace=False)].float().permute(0, 2, 3, 1).reshape(-1, c)
+        pool = torch.from_numpy(box_pool_matrix(h, w))  # [M, h*w]
+        texts = torch.from_numpy(text_emb.astype(np.float32))
+        steps_per_epoch = (n + batch - 1) // batch
+    elif strong:
+        n, c, text_dim = 0, strong[0].pooled.shape[1], strong[0].texts.shape[1]
+        sample = torch.from_numpy(np.concatenate([im.pooled for im in strong])).float()
+        steps_per_epoch = max(MIN_STRONG_STEPS, (len(strong) + 3) // 4)
+    else:
+        raise ValueError("no images to learn grounding from: neither captioned images nor labelled boxes")
+    head = build_grounding_head(c, text_dim)
     head.mean.copy_(sample.mean(0))
     head.std.copy_(sample.std(0).clamp(min=1e-3))
-    pool = torch.from_numpy(box_pool_matrix(h, w))  # [M, h*w]
-    texts = torch.from_numpy(text_emb.astype(np.float32))
     img_bias = torch.nn.Parameter(torch.zeros(()))
     params = [*head.parameters(), img_bias]
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=1e-4)
-    steps_per_epoch = (n + batch - 1) // batch
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps_per_epoch, pct_start=0.1)
     bce = torch.nn.functional.binary_cross_entropy_with_logits
+
+    def weak_loss(idx: np.ndarray) -> torch.Tensor:
+        """Multiple-instance loss of a batch of captioned images: each phrase's best region decides."""
+        f = fmaps[idx].float().permute(0, 2, 3, 1).reshape(len(idx), h * w, c)
+        u = pool @ head.region_codes(f)  # [B, M, k]
+        ids, labels = [], []
+        for i in idx:
+            im = weak[i]
+            p = [j for j, y in zip(im.phrases, im.labels, strict=True) if y]
+            q = [j for j, y in zip(im.phrases, im.labels, strict=True) if not y]
+            p = list(rng.choice(p, size=min(PER_STEP_POS, len(p)), replace=False)) if p else []
+            q = list(rng.choice(q, size=min(PER_STEP_NEG, len(q)), replace=False)) if q else []
+            sel = (p + q + [p[0] if p else 0] * (PER_STEP_POS + PER_STEP_NEG))[: PER_STEP_POS + PER_STEP_NEG]
+            lab = ([1.0] * len(p) + [0.0] * len(q) + [-1.0] * (PER_STEP_POS + PER_STEP_NEG))[: len(sel)]
+            ids.append(sel)
+            labels.append(lab)
+        v = head.text_codes(texts[torch.tensor(ids)])  # [B, P, k]
+        score = image_logit(head.logits(u, v), dim=1) + img_bias  # [B, P]
+        y = torch.tensor(labels)
+        mask = y >= 0
+        return bce(score[mask], y[mask], pos_weight=torch.tensor(2.0))
+
     for epoch in range(epochs):
         order = rng.permutation(n)
         bar = tqdm(range(steps_per_epoch), desc=f"grounding epoch {epoch + 1}/{epochs}", disable=not progress)
         total = 0.0
         for s in bar:
-            idx = order[s * batch : (s + 1) * batch]
-            f = fmaps[idx].float().permute(0, 2, 3, 1).reshape(len(idx), h * w, c)
-            u = pool @ head.region_codes(f)  # [B, M, k]
-            ids, labels = [], []
-            for i in idx:
-                im = weak[i]
-                p = [j for j, y in zip(im.phrases, im.labels, strict=True) if y]
-                q = [j for j, y in zip(im.phrases, im.labels, strict=True) if not y]
-                p = list(rng.choice(p, size=min(PER_STEP_POS, len(p)), replace=False)) if p else []
-                q = list(rng.choice(q, size=min(PER_STEP_NEG, len(q)), replace=False)) if q else []
-                sel = (p + q + [p[0] if p else 0] * (PER_STEP_POS + PER_STEP_NEG))[: PER_STEP_POS + PER_STEP_NEG]
-                lab = ([1.0] * len(p) + [0.0] * len(q) + [-1.0] * (PER_STEP_POS + PER_STEP_NEG))[: len(sel)]
-                ids.append(sel)
-                labels.append(lab)
-            v = head.text_codes(texts[torch.tensor(ids)])  # [B, P, k]
-            logits = head.logits(u, v)  # [B, M, P]
-            score = image_logit(logits, dim=1) + img_bias  # [B, P]
-            y = torch.tensor(labels)
-            mask = y >= 0
-            loss = bce(score[mask], y[mask], pos_weight=torch.tensor(2.0))
+            loss = weak_loss(order[s * batch : (s + 1) * batch]) if n else torch.zeros(())
             if strong:
                 part = [strong[j] for j in rng.choice(len(strong), size=min(4, len(strong)), replace=False)]
                 for im in part:

@@ -73,6 +73,34 @@ def test_multiple_instance_training_learns_which_phrase_is_in_which_image() -> N
     assert weak_auc(head, fm[80:], weak[80:], texts)["weak_auc"] > 0.9
 
 
+def test_labelled_boxes_alone_train_the_grounding_head() -> None:
+    """No captioned images (a user with COCO instances only): the boxes' proposals and phrases suffice."""
+    from plugins.zsod.weak_train import StrongImage
+
+    rng = np.random.default_rng(1)
+    concepts = rng.normal(size=(6, 16)).astype(np.float32)
+    texts = rng.normal(size=(6, 8)).astype(np.float32)
+
+    def image(i: int) -> StrongImage:
+        c = rng.choice(6, size=2, replace=False)
+        pooled = rng.normal(scale=0.5, size=(10, 16)).astype(np.float32)  # 10 proposals
+        labels = np.zeros((10, 6), np.float32)
+        for box, k in zip(rng.choice(10, size=2, replace=False), c, strict=True):
+            pooled[box] += 3 * concepts[k]
+            labels[box, k] = 1
+        return StrongImage(str(i), pooled, texts, labels, labels.max(0))
+
+    train, held = [image(i) for i in range(40)], [image(i) for i in range(40, 50)]
+    with pytest.raises(ValueError, match="neither captioned images nor labelled boxes"):
+        fit_grounding(None, [], None, [], epochs=1, seed=0, progress=False)
+    head = fit_grounding(None, [], None, train, epochs=2, seed=0, lr=1e-2, progress=False)
+    with torch.inference_mode():
+        scores = [head(torch.from_numpy(im.pooled), torch.from_numpy(im.texts)).numpy() for im in held]
+    pos = np.concatenate([s[im.labels == 1] for s, im in zip(scores, held, strict=True)])
+    neg = np.concatenate([s[im.labels == 0] for s, im in zip(scores, held, strict=True)])
+    assert (pos[:, None] > neg[None]).mean() > 0.9  # box-phrase AUC on held-out images
+
+
 def _image(path: Path, colour: tuple[int, int, int], box: tuple[int, int, int, int]) -> None:
     from PIL import Image, ImageDraw
 
