@@ -84,6 +84,12 @@ class Labelled(NamedTuple):
     source: str
 
 
+def image_key(lab: Labelled) -> str:
+    """An image's key across sources: file names repeat between them (a COCO image in the
+    instances JSON and in a challenge set), so the source is part of it."""
+    return f"{lab.source}/{lab.sample.key}"
+
+
 def labels_for(boxes: np.ndarray, phrases: Sequence[str], gold: dict[str, Any]) -> np.ndarray:
     labels = np.zeros((len(boxes), len(phrases)), dtype=np.float32)
     for j, phrase in enumerate(phrases):
@@ -349,7 +355,7 @@ def stage1_data(regions: Sequence[dict[str, Any]], grounding: Any) -> list[Image
         feats = pair_features(sims, image_sims, r["boxes"], r["size"], lab.sample.phrases, g)
         out.append(
             ImageData(
-                lab.sample.key,
+                image_key(lab),
                 lab.sample.phrases,
                 r["size"],
                 r["boxes"],
@@ -537,7 +543,7 @@ def train_grounding(
         log.warning("zsod: no captioned images to train on; the grounding head learns from labelled boxes alone")
         weak, text_emb, fmaps = [], None, None
     strong_images = [
-        wt.StrongImage(r["lab"].sample.key, r["pooled"], r["texts"], r["labels"], r["present"]) for r in strong
+        wt.StrongImage(image_key(r["lab"]), r["pooled"], r["texts"], r["labels"], r["present"]) for r in strong
     ]
     # dev: presence AUC on held-out captioned images (their own phrases vs the negatives built for them)
     dev_keys = [k for k in order if k in cached and k in held][:400]

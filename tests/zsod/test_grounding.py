@@ -165,3 +165,12 @@ def test_no_head_mode_prefers_the_region_that_matches_the_phrase() -> None:
     assert int(np.argmax(z[:, 0])) == 3 and z[3, 0] > 3
     p = no_head_scores(data, torch.tensor(background))
     assert p.shape == (5, 2) and p[3, 0] > 0.9 and p[:, 1].max() < p[3, 0]
+
+
+def test_one_file_name_in_two_sources_is_two_training_images() -> None:
+    from plugins.zsod.task import ZsodSample
+    from plugins.zsod.train import Labelled, image_key
+
+    sample = ZsodSample("COCO_val2014_000000000632.jpg", Path("a.jpg"), ("a bed",))
+    keys = {image_key(Labelled(sample, {}, source)) for source in ("coco_instances", "challenge:zsod_coco_dev")}
+    assert len(keys) == 2
