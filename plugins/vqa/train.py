@@ -138,6 +138,18 @@ def default_data(root: Path | None = DEFAULT_DATA_ROOT) -> dict[str, list[Path]]
     return out
 
 
+def vqa_sets(roots: Sequence[Path]) -> list[Path]:
+    """The challenge-layout sets among ``roots`` that have a VQA part (``--data challenge=SET`` goes to
+    every trainer); the others are skipped with a log line."""
+    out = []
+    for root in map(Path, roots):
+        if (root / "input" / "VQA" / "questions.json").is_file() and (root / "true" / "VQA").is_dir():
+            out.append(root)
+        else:
+            log.info("vqa: %s holds no VQA set; skipped", root)
+    return out
+
+
 def read_vqa_v2(questions: Path, annotations: Path, images: Path) -> list[DevQuestion]:
     """VQA v2 question + annotation JSONs with their image folder -> questions with gold answers."""
     qs = json.loads(questions.read_text(encoding="utf-8"))["questions"]
@@ -807,13 +819,13 @@ def train_head(
     # Image questions: the dev sets' training parts (held-out images left out), the training-only
     # sets whole except for images held out in a dev set, and the held-out evaluation parts.
     image_qs: dict[str, list[DevQuestion]] = {}
-    for root in sources.get("challenge", []):
+    for root in vqa_sets(sources.get("challenge", [])):
         image_qs[Path(root).name] = load_dev_set(Path(root))
     heldout = {name: [q for q in qs if is_heldout(q.image.name)] for name, qs in image_qs.items()}
     heldout = {name: qs for name, qs in heldout.items() if qs}
     heldout_images = {q.image.name for qs in heldout.values() for q in qs}
     train_only: dict[str, list[DevQuestion]] = {}
-    for root in sources.get("challenge_train", []):
+    for root in vqa_sets(sources.get("challenge_train", [])):
         train_only[Path(root).name] = load_dev_set(Path(root))
     for i, (qf, af, imf) in enumerate(
         zip(
@@ -828,7 +840,7 @@ def train_head(
         train_only = {name: [q for q in qs if within_share(q.image.name, scale)] for name, qs in train_only.items()}
     train_qs = [q for qs in image_qs.values() for q in qs if not is_heldout(q.image.name)]
     train_qs += [q for qs in train_only.values() for q in qs if q.image.name not in heldout_images]
-    for root in sources.get("eval", []):
+    for root in vqa_sets(sources.get("eval", [])):
         heldout[Path(root).name] = load_dev_set(Path(root))
     text_qs = [q for path in sources.get("okvqa_jsonl", []) for q in read_okvqa_jsonl(Path(path))]
     log.info("image questions: %d for training; text questions: %d", len(train_qs), len(text_qs))

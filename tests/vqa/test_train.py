@@ -98,6 +98,14 @@ def test_scale_keeps_a_stable_share_of_images() -> None:
     assert all(within_share(n, 1.0) for n in names)
 
 
+def test_sets_without_a_vqa_part_are_skipped(tmp_path: Path) -> None:
+    from plugins.vqa.train import vqa_sets
+
+    _write_set(tmp_path / "vqa")
+    (tmp_path / "zsod" / "true" / "zsOD").mkdir(parents=True)  # --data challenge=SET reaches every trainer
+    assert vqa_sets([tmp_path / "zsod", tmp_path / "vqa"]) == [tmp_path / "vqa"]
+
+
 def test_ship_rule_never_loses_to_a_constant() -> None:
     from plugins.vqa.train import choose_model
 

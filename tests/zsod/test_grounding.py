@@ -174,3 +174,11 @@ def test_one_file_name_in_two_sources_is_two_training_images() -> None:
     sample = ZsodSample("COCO_val2014_000000000632.jpg", Path("a.jpg"), ("a bed",))
     keys = {image_key(Labelled(sample, {}, source)) for source in ("coco_instances", "challenge:zsod_coco_dev")}
     assert len(keys) == 2
+
+
+def test_challenge_sets_without_a_zsod_part_are_skipped(tiny_sources, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from plugins.zsod.train import challenge_sets
+
+    (tmp_path / "vqa_only" / "true" / "VQA").mkdir(parents=True)  # --data challenge=SET reaches every trainer
+    train, dev = challenge_sets([tmp_path / "vqa_only", *tiny_sources["challenge"]])
+    assert len(train) + len(dev) == 6
