@@ -192,16 +192,9 @@ def train_task(
     start = time.perf_counter()
     try:
         train_head = resolve(task.info.trainer)
+        options = _accepted(train_head, name, {"data_root": (data_root, DEFAULT_DATA_ROOT), "scale": (scale, 1.0)})
         card_path = train_head(
-            trunk,
-            data,
-            out_dir,
-            seed=seed,
-            device=device,
-            resume=resume,
-            progress=progress,
-            data_root=data_root,
-            scale=scale,
+            trunk, data, out_dir, seed=seed, device=device, resume=resume, progress=progress, **options
         )
     except Exception as exc:
         if strict:
@@ -220,6 +213,24 @@ def train_task(
     dev = dev_figures(card)
     log.info("%s: wrote %s in %.0fs; dev %s", name, card_path, seconds, dev or "not recorded")
     return TrainResult(name, card=card_path, dev=dev, seconds=seconds)
+
+
+def _accepted(train_head: Any, name: str, options: Mapping[str, tuple[Any, Any]]) -> dict[str, Any]:
+    """The later keywords of the interface (``name: (value, default)``) that ``train_head`` declares,
+    as pluggy hands hook implementations only the arguments they name: a trainer written before
+    them still runs, and one that would ignore a value the user set says so."""
+    import inspect
+
+    params = inspect.signature(train_head).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return {k: value for k, (value, _) in options.items()}
+    out = {}
+    for key, (value, default) in options.items():
+        if key in params:
+            out[key] = value
+        elif value != default:
+            log.warning("%s: its trainer takes no %s; training as if %s=%r", name, key, key, default)
+    return out
 
 
 def _card_problem(card_path, out_dir, trunk, read_card, card_matches) -> str:  # type: ignore[no-untyped-def]

@@ -273,10 +273,7 @@ def test_train_reports_a_failing_or_missing_trainer(
     assert train.main(["--trunk", specs["vit"], "--heads", str(tmp_path), "--data", "challenge"]) == 2
     assert train.main(["--trunk", specs["vit"], "--tasks", "nope", "--heads", str(tmp_path)]) == 2
     assert training.parse_data(["a=.", "a=/", "b=."]) == {"a": [Path("."), Path("/")], "b": [Path(".")]}
-    assert training.parse_data_root("none") is None and training.parse_data_root("") is None
-    assert training.parse_data_root("~/d") == Path.home() / "d"
     assert train.main(["--trunk", specs["vit"], "--heads", str(tmp_path), "--scale", "0"]) == 2
-    assert training.check_scale(0.05) == 0.05
     # with no data root and no --data, a trainer has nothing to learn from: a failed task, exit 1
     argv = ["--trunk", specs["vit"], "--tasks", "c2c", "--heads", str(tmp_path), "--data-root", "none"]
     assert train.main([*argv, "--no-progress", "--no-plugins"]) == 1
