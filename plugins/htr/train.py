@@ -47,6 +47,7 @@ import random
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -115,6 +116,16 @@ def render_batch(
 
 _RENDER_STATE = None
 _PEN = None
+
+
+def _same_recipe(state: Mapping[str, Any], recipe: Mapping[str, Any]) -> bool:
+    """Whether a checkpoint continues the run ``recipe`` describes (its steps, batch, learning rate,
+    seed and head). A checkpoint from before recipes were recorded is judged by its schedule's length:
+    resuming a 150-step schedule into a 3,000-step run would fail at step 151."""
+    made_for = state.get("recipe")
+    if made_for is None:
+        return state.get("sched", {}).get("total_steps") == recipe["steps"]
+    return dict(made_for) == dict(recipe)
 
 
 def produce(
@@ -314,8 +325,12 @@ def train(
     )
     ckpt = cache / "checkpoint.pt"
     step = 0
-    if ckpt.exists():
-        state = torch.load(ckpt, weights_only=False, map_location=device)
+    recipe = {"steps": steps, "batch": batch, "lr": lr, "seed": seed, "config": head.config}
+    state = torch.load(ckpt, weights_only=False, map_location=device) if ckpt.exists() else None
+    if state is not None and not _same_recipe(state, recipe):
+        log.info("%s is another run's (%s); this one (%s) starts from the beginning", ckpt, state.get("recipe"), recipe)
+        state = None
+    if state is not None:
         head.load_state_dict(state["head"])
         opt.load_state_dict(state["opt"])
         sched.load_state_dict(state["sched"])
@@ -383,6 +398,7 @@ def train(
                     "step": step,
                     "rng": rng,
                     "config": head.config,
+                    "recipe": recipe,
                 },
                 ckpt,
             )

@@ -71,3 +71,18 @@ def test_train_head_writes_a_card_and_resumes(
         )
     )
     assert again["steps"] == 4
+
+
+def test_a_checkpoint_of_another_recipe_is_not_resumed(
+    sources: dict[str, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A smoke run (``--scale``) then the full run in the same folder: the short schedule is not continued."""
+    from core.testing import make_fake_trunk
+
+    monkeypatch.setattr(train, "render_batch", fake_render_batch)
+    monkeypatch.setattr(train, "SHARD_SIZE", 8)
+    monkeypatch.setattr("plugins.htr.render.find_fonts", lambda *a, **k: [])
+    trunk, out = make_fake_trunk(), tmp_path / "head"
+    train.train_head(trunk, sources, out, progress=False, shards=2, steps=4, batch=4)
+    card = train.train_head(trunk, sources, out, progress=False, shards=2, steps=7, batch=4)
+    assert json.loads(card.read_text(encoding="utf-8"))["steps"] == 7
