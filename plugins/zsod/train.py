@@ -585,6 +585,21 @@ def train_grounding(
     return head, info
 
 
+def _digest(names: Sequence[str]) -> str:
+    return hashlib.sha1("\n".join(names).encode()).hexdigest()[:16]
+
+
+def _tensor_json(value: Any) -> Any:
+    """JSON as a uint8 tensor: what ``torch.load(weights_only=True)`` reads back."""
+    import torch
+
+    return torch.tensor(list(json.dumps(value, sort_keys=True).encode()), dtype=torch.uint8)
+
+
+def _json_tensor(tensor: Any) -> Any:
+    return None if tensor is None else json.loads(bytes(tensor.tolist()).decode())
+
+
 def train_head(
     trunk: Trunk,
     data: Mapping[str, Sequence[Path]],
@@ -639,13 +654,26 @@ def train_head(
 
     captions = caption_sources(sources.get("coco_captions", []), sources.get("coco_images", []))
     ckpt = out_dir / GROUNDING_CKPT
-    if resume and ckpt.exists():
+    recipe = {
+        "seed": seed,
+        "epochs": epochs,
+        "max_caption_images": max_caption_images,
+        "scale": scale,
+        "strong_in_grounding": strong_in_grounding,
+        "caption_images": _digest(sorted(captions)),
+        "labelled_images": _digest(sorted(image_key(lab) for lab in train_l)),
+        "trunk": trunk.version,
+    }
+    saved = torch.load(ckpt, weights_only=True) if resume and ckpt.exists() else None
+    if saved is not None and _json_tensor(saved.get("recipe")) != recipe:
+        log.info("zsod: %s was trained for another run; training the grounding head for this one", ckpt)
+        saved = None
+    if saved is not None:
         from plugins.zsod.head import build_grounding_head
 
-        saved = torch.load(ckpt, weights_only=True)
         grounding = build_grounding_head(*saved["dims"].tolist()).eval()
         grounding.load_state_dict(saved["state"])
-        ginfo = json.loads(bytes(saved["info"].tolist()).decode())
+        ginfo = _json_tensor(saved["info"])
         log.info("zsod: reusing the grounding head in %s", ckpt)
     else:
         grounding, ginfo = train_grounding(
@@ -661,8 +689,15 @@ def train_head(
             use_default_held_out="coco_captions" not in data,
         )
         dims = [grounding.wf.in_features, grounding.wt.in_features, grounding.code, grounding.out.in_features]
-        info = torch.tensor(list(json.dumps(ginfo).encode()), dtype=torch.uint8)
-        torch.save({"state": grounding.state_dict(), "dims": torch.tensor(dims), "info": info}, ckpt)
+        torch.save(
+            {
+                "state": grounding.state_dict(),
+                "dims": torch.tensor(dims),
+                "info": _tensor_json(ginfo),
+                "recipe": _tensor_json(recipe),
+            },
+            ckpt,
+        )
     train = stage1_data(with_regions(trunk, train_c, grounding), grounding)
     dev = stage1_data(with_regions(trunk, dev_c, grounding), grounding)
     provenance = {

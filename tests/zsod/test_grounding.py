@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import random
 from pathlib import Path
 
@@ -133,7 +134,7 @@ def tiny_sources(tmp_path: Path) -> dict[str, list[Path]]:
     return {"challenge": [challenge], "coco_captions": [caps]}
 
 
-def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
     from plugins.zsod.train import train_head
     from plugins.zsod.verifier import load_verifier
 
@@ -148,8 +149,14 @@ def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, t
     assert verifier.grounding is not None
     assert (out / "calibration.json").exists()
     # resume: the grounding head is reused, the result is the same
+    caplog.set_level(logging.INFO)
     again = train_head(fake_trunk, tiny_sources, out, epochs=1, progress=False, data_root=None, cache=tmp_path / "c")
     assert json.loads(again.read_text())["dev_scores"] == card["dev_scores"]
+    assert "reusing the grounding head" in caplog.text
+    # another recipe (here: two epochs) trains its own grounding head instead of reusing that one
+    caplog.clear()
+    train_head(fake_trunk, tiny_sources, out, epochs=2, progress=False, data_root=None, cache=tmp_path / "c")
+    assert "trained for another run" in caplog.text and "reusing" not in caplog.text
 
 
 def test_no_head_mode_prefers_the_region_that_matches_the_phrase() -> None:
