@@ -44,6 +44,7 @@ norm and projection, as MaskCLIP), absent for attention-pooled towers
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -235,10 +236,18 @@ class OpenClipBackend(nn.Module):
             return lambda x: visual.head(visual.trunk.forward_head(x[:, :, None, None]))
         return None
 
+    def _exact(self) -> contextlib.AbstractContextManager[None]:
+        """Full precision, no autograd: the capability checks compare two computations to 1e-4, which
+        the half-precision autocast a GPU trunk runs under (``Trunk.precision``) would not hold."""
+        stack = contextlib.ExitStack()
+        stack.enter_context(torch.inference_mode())
+        stack.enter_context(torch.autocast(self._device.type, enabled=False))
+        return stack
+
     def _check_project(self, head: Callable[[torch.Tensor], torch.Tensor]) -> bool:
         gen = torch.Generator().manual_seed(0)
         pixels = torch.randn(1, 3, self.image_size, self.image_size, generator=gen).to(self._device)
-        with torch.inference_mode():
+        with self._exact():
             want = F.normalize(self.encode_images(pixels).float(), dim=-1)
             got = F.normalize(head(self.image_feature_maps(pixels).maps[-1].mean(dim=(2, 3))).float(), dim=-1)
         return bool(torch.allclose(got, want, atol=1e-4))
@@ -315,7 +324,7 @@ class OpenClipBackend(nn.Module):
         tokens = self.tokenize(["a photo of a cat", "two", "a red bus on a wide street next to a tall building"])
         ids = tokens.ids.to(self._device)
         try:
-            with torch.inference_mode():
+            with self._exact():
                 want = F.normalize(self.model.encode_text(ids).float(), dim=-1)
                 n = int(tokens.mask.sum(dim=1).max())
                 got = F.normalize(self._encode_text_prefix(ids[:, :n]).float(), dim=-1)

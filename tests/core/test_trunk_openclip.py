@@ -317,3 +317,12 @@ def test_texts_are_encoded_without_padding_where_that_is_exact(
     last = load_trunk(TrunkConfig(backend="openclip", model_name="fbtest-tiny-vit-last", pretrained=str(path)))
     assert not last._backend.trims_text_padding
     _check_matches_raw(last, model, texts[:5])
+
+
+def test_capability_checks_hold_under_half_precision_autocast(models: dict[str, tuple[Path, Any]]) -> None:
+    """A GPU trunk runs under fp16/bf16 autocast; the one-off exactness checks must not inherit it
+    (here CPU bf16 autocast, which moves results by ~1e-2)."""
+    trunk = _load(models, "fbtest-tiny-vit-avg")
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert trunk._backend.trims_text_padding
+        assert trunk._backend.region_projection == "exact"
