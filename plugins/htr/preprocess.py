@@ -54,6 +54,18 @@ def orientations(size: tuple[int, int]) -> tuple[int, ...]:
     return (0,)
 
 
+def reading_height(trunk: Trunk) -> int:
+    """The crop height a head for ``trunk`` reads: ``HEIGHT`` where the finest map has stride 8
+    (the default trunk), scaled up for coarser towers (128 px at a ViT-B-16's stride 16, 256 at
+    a ViT-B-32's 32) so every trunk gives the head the same 8 x 32 grid: 32 CTC frames a word,
+    not 8. Crops stay ``WIDTH / HEIGHT`` wide; the head's card records the size."""
+    import torch
+
+    with torch.inference_mode():
+        stride = trunk.image_feature_maps(torch.zeros(1, 3, HEIGHT, WIDTH)).strides[0]
+    return HEIGHT * max(1, stride // 8)
+
+
 def reading_maps(fm: FeatureMaps) -> tuple[torch.Tensor, torch.Tensor]:
     """The head's two inputs: the trunk's two finest maps (strides 8 and 16 on the default
     trunk). A trunk with one map (a ViT: patch tokens only) gives it for both; the head

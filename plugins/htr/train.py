@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode
-from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, reading_maps, to_pixels
+from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, reading_height, reading_maps, to_pixels
 
 log = logging.getLogger(__name__)
 
@@ -595,8 +595,9 @@ def train_head(
         (cache / "checkpoint.pt").unlink()
     real = read_real(data)
     shards = max(1, math.ceil(shards * scale))
-    produce(cache, shards, 0, 1, "", pen_share=pen_share, trunk=trunk, progress=progress)
-    produce_real(cache, trunk, [pair for pairs in real.values() for pair in pairs])
+    height = reading_height(trunk)
+    produce(cache, shards, 0, 1, "", height, pen_share=pen_share, trunk=trunk, progress=progress)
+    produce_real(cache, trunk, [pair for pairs in real.values() for pair in pairs], height)
     if init == "auto":
         card = json.loads((WEIGHTS_DIR / "htr_head.json").read_text(encoding="utf-8"))
         init = WEIGHTS_DIR if card_matches(card, trunk) else None

@@ -233,7 +233,9 @@ def test_train_then_run_uses_the_new_head(
     cards = [p for p in folder.glob("*.json") if card_matches(read_card(p) or {}, trunk)]
     assert cards, f"{task}: no card recording this trunk in {folder}"
     if task == "htr":
-        assert (read_card(cards[0]) or {})["steps"] == 60  # --scale 0.01 of 6,000 steps from scratch
+        card = read_card(cards[0]) or {}
+        assert card["steps"] == 60  # --scale 0.01 of 6,000 steps from scratch
+        assert card["input"] == {"height": 128, "width": 512}  # patch 16: crops doubled to keep 32 frames
 
     caplog.clear()
     out = tmp_path / "out"
