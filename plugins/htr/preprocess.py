@@ -55,15 +55,16 @@ def orientations(size: tuple[int, int]) -> tuple[int, ...]:
 
 
 def reading_height(trunk: Trunk) -> int:
-    """The crop height a head for ``trunk`` reads: ``HEIGHT`` where the finest map has stride 8
-    (the default trunk), scaled up for coarser towers (128 px at a ViT-B-16's stride 16, 256 at
-    a ViT-B-32's 32) so every trunk gives the head the same 8 x 32 grid: 32 CTC frames a word,
-    not 8. Crops stay ``WIDTH / HEIGHT`` wide; the head's card records the size."""
+    """The crop height a head for ``trunk`` reads: ``HEIGHT`` up to stride 16 (the default
+    trunk's finest map is stride 8: 32 CTC frames a word; a ViT-B-16 gives 16), doubled per
+    coarser octave (128 px at a ViT-B-32's stride 32), so no trunk gives fewer than 16 frames
+    (8 would not hold a long word). Not more: a ViT's cost and its cached maps grow with the
+    square of the side. Crops stay ``WIDTH / HEIGHT`` wide; the head's card records the size."""
     import torch
 
     with torch.inference_mode():
         stride = trunk.image_feature_maps(torch.zeros(1, 3, HEIGHT, WIDTH)).strides[0]
-    return HEIGHT * max(1, stride // 8)
+    return HEIGHT * max(1, stride // 16)
 
 
 def reading_maps(fm: FeatureMaps) -> tuple[torch.Tensor, torch.Tensor]:

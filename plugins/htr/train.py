@@ -181,9 +181,11 @@ def save_shard(path: Path, trunk, words, texts, upright) -> None:  # noqa: ANN00
         for i in range(0, len(words), 64):
             fine, coarse = reading_maps(trunk.image_feature_maps(to_pixels(words[i : i + 64], trunk)))
             s8.append(fine.half().cpu().numpy())
-            s16.append(coarse.half().cpu().numpy())
+            if coarse is not fine:  # a one-map trunk's map is kept once (``load_shards``)
+                s16.append(coarse.half().cpu().numpy())
+    maps = {"s8": np.concatenate(s8)} | ({"s16": np.concatenate(s16)} if s16 else {})
     tmp = path.with_name(f".{path.stem}.tmp.npz")
-    np.savez(tmp, s8=np.concatenate(s8), s16=np.concatenate(s16), texts=np.array(texts), upright=np.array(upright))
+    np.savez(tmp, **maps, texts=np.array(texts), upright=np.array(upright))
     tmp.replace(path)
 
 
@@ -220,7 +222,10 @@ def load_init(path: Path) -> dict:
 def load_shards(paths: Sequence[Path]) -> dict[str, np.ndarray]:
     """Concatenated shards; ``real`` marks the samples of real-handwriting shards."""
     parts = [np.load(p) for p in paths]
-    out = {k: np.concatenate([p[k] for p in parts]) for k in ("s8", "s16", "texts", "upright")}
+    out = {k: np.concatenate([p[k] for p in parts]) for k in ("s8", "texts", "upright")}
+    # shards of a one-map trunk hold it once (``save_shard``); the head reads it as both inputs
+    both = all("s16" in p.files for p in parts)
+    out["s16"] = np.concatenate([p["s16"] for p in parts]) if both else out["s8"]
     out["real"] = np.concatenate(
         [np.full(len(p["texts"]), Path(n).name.startswith("real_")) for p, n in zip(parts, paths, strict=True)]
     )

@@ -235,7 +235,10 @@ def test_train_then_run_uses_the_new_head(
     if task == "htr":
         card = read_card(cards[0]) or {}
         assert card["steps"] == 60  # --scale 0.01 of 6,000 steps from scratch
-        assert card["input"] == {"height": 128, "width": 512}  # patch 16: crops doubled to keep 32 frames
+        assert card["input"] == {"height": 64, "width": 256}  # patch 16: 16 frames at the default size
+        import numpy as np
+
+        assert "s16" not in np.load(folder / "cache" / "dev.npz").files  # the ViT's one map, cached once
 
     caplog.clear()
     out = tmp_path / "out"

@@ -31,3 +31,29 @@ def test_word_pixels_match_trunk_transform(fake_trunk) -> None:  # type: ignore[
     mine = to_pixels([np.asarray(grey)], fake_trunk)[0]
     ref = fake_trunk.image_transform(grey.resize((fake_trunk.image_size,) * 2))
     assert mine[:, 0, 0].tolist() == pytest.approx(ref[:, 0, 0].tolist(), abs=1e-5)
+
+
+class _OneMapTrunk:
+    """A trunk whose only map has stride ``stride`` (a ViT's patch tokens)."""
+
+    def __init__(self, stride: int) -> None:
+        self.stride = stride
+
+    def image_feature_maps(self, pixels):  # type: ignore[no-untyped-def]
+        import torch
+
+        from core.trunk_types import FeatureMaps
+
+        b, _, h, w = pixels.shape
+        return FeatureMaps((torch.ones(b, 4, h // self.stride, w // self.stride),), (self.stride,))
+
+
+@pytest.mark.parametrize(("stride", "height"), [(8, 64), (16, 64), (32, 128), (64, 256)])
+def test_reading_height_keeps_at_least_16_frames(stride: int, height: int) -> None:
+    from plugins.htr.preprocess import reading_height, reading_maps
+
+    trunk = _OneMapTrunk(stride)
+    assert reading_height(trunk) == height  # type: ignore[arg-type]
+    assert (height * WIDTH // HEIGHT) // stride >= 16
+    fine, coarse = reading_maps(trunk.image_feature_maps(np.zeros((1, 3, 64, 256))))  # type: ignore[arg-type]
+    assert coarse is fine  # one map: given as both inputs
