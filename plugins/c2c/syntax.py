@@ -6,6 +6,7 @@ helpers here read tree-sitter-java nodes without translator state.
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
@@ -27,37 +28,10 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_java.language()))
 
 
-# Java identifiers that cannot stay names in Python: keywords, and builtins / modules the translation calls
-PY_KEYWORDS = frozenset(
-    [
-        "False",
-        "None",
-        "True",
-        "and",
-        "as",
-        "assert",
-        "async",
-        "await",
-        "def",
-        "del",
-        "elif",
-        "except",
-        "from",
-        "global",
-        "in",
-        "is",
-        "lambda",
-        "nonlocal",
-        "not",
-        "or",
-        "pass",
-        "raise",
-        "with",
-        "yield",
-        "print",
-        "exec",
-    ]
-)
+# Java identifiers that cannot stay names in Python: its keywords (those Java reserves too can never
+# be Java names, so the whole list serves), Python 2's print and exec, and below the builtins /
+# modules the translation calls
+PY_KEYWORDS = frozenset(keyword.kwlist) | {"print", "exec"}
 PY_BUILTINS = frozenset(
     [
         "abs",
