@@ -48,7 +48,7 @@ def head_dir_for(heads_root: Path, task: str, trunk: Trunk) -> Path:
 
     An ablated trunk looks in the folder of the trunk it ablates (``Trunk.base_version``).
     """
-    return Path(heads_root) / task / getattr(trunk, "base_version", trunk.version)
+    return Path(heads_root) / task / trunk.base_version
 
 
 def read_card(path: Path) -> dict[str, Any] | None:
@@ -73,7 +73,7 @@ def card_matches(card: Mapping[str, Any], trunk: Trunk) -> bool:
     recorded = card.get("trunk")
     if not isinstance(recorded, Mapping) or not recorded:
         return False
-    current = getattr(trunk, "base_component_versions", None) or trunk.component_versions
+    current = trunk.base_component_versions
     return all(current.get(k) == v for k, v in recorded.items())
 
 
