@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ProjectError
-from core.task import Task, resolve
+from core.task import Task, TaskInfo, resolve
 
 if TYPE_CHECKING:
     from core.trunk import Trunk
@@ -144,6 +144,20 @@ def check_scale(scale: float) -> float:
     if not 0.0 < scale <= 1.0:
         raise ProjectError(f"--scale {scale}: expected a share of the default work in (0, 1]")
     return scale
+
+
+def challenge_sets(roots: Sequence[Path], info: TaskInfo) -> list[Path]:
+    """The challenge-layout sets among ``roots`` that hold ``info``'s task, as the trainers read
+    them: ``SET/input/<FOLDER or an alias>/`` and ``SET/true/<FOLDER>/true_<FOLDER>.json``.
+    ``--data challenge=SET`` reaches every trainer, so the others are skipped with a log line."""
+    out = []
+    for root in map(Path, roots):
+        has_input = any((root / "input" / name).is_dir() for name in info.folders())
+        if has_input and (root / "true" / info.folder / f"true_{info.folder}.json").is_file():
+            out.append(root)
+        else:
+            log.info("%s: %s holds no %s set; skipped", info.name, root, info.folder)
+    return out
 
 
 def select_trainable(tasks: Mapping[str, Task], wanted: str) -> list[Task]:

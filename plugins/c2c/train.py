@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.training import DEFAULT_DATA_ROOT
+from core.training import DEFAULT_DATA_ROOT, challenge_sets
 from plugins.c2c.selector import (
     MARGIN,
     SWITCHES,
@@ -48,6 +48,7 @@ from plugins.c2c.selector import (
     features,
     make_candidates,
 )
+from plugins.c2c.task import C2cTask
 
 if TYPE_CHECKING:
     from core.trunk import Trunk
@@ -200,10 +201,7 @@ def collect_pairs(
         got = load_pairs(path)
         used.setdefault("c2c_jsonl", {})[path.name] = len(got)
         pairs += got
-    for folder in map(Path, sources.get("challenge", [])):
-        if not (folder / "input" / "C2C" / "requests.json").is_file():
-            log.info("c2c: %s holds no C2C set; skipped", folder)
-            continue
+    for folder in challenge_sets(sources.get("challenge", []), C2cTask.info):
         got = load_challenge(folder)
         used.setdefault("challenge", {})[folder.name] = len(got)
         pairs += got

@@ -501,10 +501,13 @@ def read_real(data: Mapping[str, Sequence[Path]]) -> dict[str, list[tuple[Path, 
 
     Other sources are ignored. Missing images are skipped with a warning.
     """
+    from core.training import challenge_sets
+    from plugins.htr.task import HtrTask
+
     out: dict[str, list[tuple[Path, str]]] = {}
-    for source in ("htr", "challenge"):
-        for root in data.get(source, ()):
-            root = Path(root)
+    sources = {"htr": data.get("htr", ()), "challenge": challenge_sets(data.get("challenge", ()), HtrTask.info)}
+    for source, roots in sources.items():
+        for root in map(Path, roots):
             if source == "htr":
                 tsv, js = root / "labels.tsv", root / "labels.json"
                 if tsv.exists():
@@ -516,11 +519,7 @@ def read_real(data: Mapping[str, Sequence[Path]]) -> dict[str, list[tuple[Path, 
                     raise SystemExit(f"htr source {root} has neither labels.tsv nor labels.json")
                 dirs = [root, root / "images"]
             else:
-                gold = root / "true" / "HTR" / "true_HTR.json"
-                if not gold.exists():
-                    log.info("challenge set %s has no HTR part; skipped", root)
-                    continue
-                labels = json.loads(gold.read_text(encoding="utf-8"))
+                labels = json.loads((root / "true" / "HTR" / "true_HTR.json").read_text(encoding="utf-8"))
                 dirs = [root / "input" / "HTR" / "images", root / "input" / "HTR"]
             pairs = []
             for name, text in labels.items():

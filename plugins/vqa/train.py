@@ -62,7 +62,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.training import DEFAULT_DATA_ROOT
+from core.training import DEFAULT_DATA_ROOT, challenge_sets
 from plugins.vqa.answerer import (
     Answerer,
     Embedded,
@@ -82,7 +82,7 @@ from plugins.vqa.head import (
 )
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType, parse_question
-from plugins.vqa.task import N_REGIONS
+from plugins.vqa.task import N_REGIONS, VqaTask
 
 if TYPE_CHECKING:
     import torch
@@ -135,18 +135,6 @@ def default_data(root: Path | None = DEFAULT_DATA_ROOT) -> dict[str, list[Path]]
         out["coco_images"] = [coco / "images"]
     if (root / "fb_sample" / "true" / "VQA").is_dir():
         out["eval"] = [root / "fb_sample"]
-    return out
-
-
-def vqa_sets(roots: Sequence[Path]) -> list[Path]:
-    """The challenge-layout sets among ``roots`` that have a VQA part (``--data challenge=SET`` goes to
-    every trainer); the others are skipped with a log line."""
-    out = []
-    for root in map(Path, roots):
-        if (root / "input" / "VQA" / "questions.json").is_file() and (root / "true" / "VQA").is_dir():
-            out.append(root)
-        else:
-            log.info("vqa: %s holds no VQA set; skipped", root)
     return out
 
 
@@ -819,13 +807,13 @@ def train_head(
     # Image questions: the dev sets' training parts (held-out images left out), the training-only
     # sets whole except for images held out in a dev set, and the held-out evaluation parts.
     image_qs: dict[str, list[DevQuestion]] = {}
-    for root in vqa_sets(sources.get("challenge", [])):
+    for root in challenge_sets(sources.get("challenge", []), VqaTask.info):
         image_qs[Path(root).name] = load_dev_set(Path(root))
     heldout = {name: [q for q in qs if is_heldout(q.image.name)] for name, qs in image_qs.items()}
     heldout = {name: qs for name, qs in heldout.items() if qs}
     heldout_images = {q.image.name for qs in heldout.values() for q in qs}
     train_only: dict[str, list[DevQuestion]] = {}
-    for root in vqa_sets(sources.get("challenge_train", [])):
+    for root in challenge_sets(sources.get("challenge_train", []), VqaTask.info):
         train_only[Path(root).name] = load_dev_set(Path(root))
     for i, (qf, af, imf) in enumerate(
         zip(
@@ -840,7 +828,7 @@ def train_head(
         train_only = {name: [q for q in qs if within_share(q.image.name, scale)] for name, qs in train_only.items()}
     train_qs = [q for qs in image_qs.values() for q in qs if not is_heldout(q.image.name)]
     train_qs += [q for qs in train_only.values() for q in qs if q.image.name not in heldout_images]
-    for root in vqa_sets(sources.get("eval", [])):
+    for root in challenge_sets(sources.get("eval", []), VqaTask.info):
         heldout[Path(root).name] = load_dev_set(Path(root))
     text_qs = [q for path in sources.get("okvqa_jsonl", []) for q in read_okvqa_jsonl(Path(path))]
     log.info("image questions: %d for training; text questions: %d", len(train_qs), len(text_qs))

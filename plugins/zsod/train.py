@@ -114,18 +114,14 @@ def default_sources(data_root: Path | None = DEFAULT_DATA_ROOT) -> dict[str, lis
 
 
 def challenge_sets(paths: Sequence[Path]) -> tuple[list[Labelled], list[Labelled]]:
-    """(train half, dev half) of every challenge-layout set; sets without a zsOD part are skipped
-    (``--data challenge=SET`` goes to every trainer)."""
+    """(train half, dev half) of every challenge-layout set holding zsOD (``core.training.challenge_sets``)."""
     from core.io import read_json_object
+    from core.training import challenge_sets
     from plugins.zsod.task import ZsodSample, ZsodTask
 
     train, dev = [], []
-    for path in paths:
-        gold_file = Path(path) / "true" / "zsOD" / "true_zsOD.json"
-        if not gold_file.is_file():
-            log.info("zsod: %s holds no zsOD set; skipped", path)
-            continue
-        gold = read_json_object(gold_file)
+    for path in challenge_sets(paths, ZsodTask.info):
+        gold = read_json_object(Path(path) / "true" / "zsOD" / "true_zsOD.json")
         samples = [s for s in ZsodTask().discover(Path(path) / "input") if isinstance(s, ZsodSample)]
         tr, _ = halves([s.key for s in samples])
         for s in samples:

@@ -99,11 +99,12 @@ def test_scale_keeps_a_stable_share_of_images() -> None:
 
 
 def test_sets_without_a_vqa_part_are_skipped(tmp_path: Path) -> None:
-    from plugins.vqa.train import vqa_sets
+    from core.training import challenge_sets
+    from plugins.vqa.task import VqaTask
 
     _write_set(tmp_path / "vqa")
     (tmp_path / "zsod" / "true" / "zsOD").mkdir(parents=True)  # --data challenge=SET reaches every trainer
-    assert vqa_sets([tmp_path / "zsod", tmp_path / "vqa"]) == [tmp_path / "vqa"]
+    assert challenge_sets([tmp_path / "zsod", tmp_path / "vqa"], VqaTask.info) == [tmp_path / "vqa"]
 
 
 def test_ship_rule_never_loses_to_a_constant() -> None:
