@@ -280,21 +280,26 @@ class OpenClipBackend(nn.Module):
             log.info("openclip text encoding %s padding", "without" if self._trims_text else "with")
         return self._trims_text
 
+    def _text_tower(self) -> tuple[nn.Module, str | None, int | None]:
+        """The module holding the text transformer's parts (``model.text``: a TextTransformer or an
+        HF tower; or the CLIP model itself, which keeps them), its pooling and end-of-text id."""
+        text = getattr(self.model, "text", None)
+        tower = self.model if text is None else text
+        pool = getattr(tower, "text_pool_type", getattr(tower, "pool_type", None))
+        return tower, pool, getattr(tower, "text_eos_id", getattr(tower, "eos_id", None))
+
     def _text_prefix_supported(self) -> bool:
         from open_clip.hf_model import HFTextEncoder
-        from open_clip.transformer import TextTransformer
 
-        text = getattr(self.model, "text", None)
-        if isinstance(text, HFTextEncoder):
+        tower, pool, _ = self._text_tower()
+        if isinstance(tower, HFTextEncoder):
             return True
-        clip = self.model if text is None else text
-        if isinstance(text, TextTransformer) and text.cls_emb is not None:
+        if getattr(tower, "cls_emb", None) is not None:
             return False  # CoCa's appended class token sits after the padding
-        pool = getattr(clip, "text_pool_type", getattr(clip, "pool_type", None))
         return (
-            hasattr(clip, "token_embedding")
-            and getattr(clip, "attn_mask", None) is not None  # causal: later positions never reach earlier ones
-            and not getattr(clip, "use_pad_mask", False)
+            hasattr(tower, "token_embedding")
+            and getattr(tower, "attn_mask", None) is not None  # causal: later positions never reach earlier ones
+            and not getattr(tower, "use_pad_mask", False)
             and pool in ("argmax", "eos", "first")
         )
 
@@ -302,18 +307,15 @@ class OpenClipBackend(nn.Module):
         """``encode_text`` of ids cut to their first ``L`` positions (see ``trims_text_padding``)."""
         from open_clip.transformer import text_global_pool
 
-        text = getattr(self.model, "text", None)
-        clip = self.model if text is None else text
-        if not hasattr(clip, "token_embedding"):  # Hugging Face tower: any length, padding masked
+        tower, pool, eos = self._text_tower()
+        if not hasattr(tower, "token_embedding"):  # Hugging Face tower: any length, padding masked
             return self.model.encode_text(ids)
         n = ids.shape[1]
-        cast = clip.transformer.get_cast_dtype()
-        x = clip.token_embedding(ids).to(cast) + clip.positional_embedding[:n].to(cast)
-        x = clip.ln_final(clip.transformer(x, attn_mask=clip.attn_mask[:n, :n]))
-        pool = getattr(clip, "text_pool_type", getattr(clip, "pool_type", "argmax"))
-        eos = getattr(clip, "text_eos_id", getattr(clip, "eos_id", None))
-        x = text_global_pool(x, ids, pool, eos_token_id=eos)
-        projection = clip.text_projection
+        cast = tower.transformer.get_cast_dtype()
+        x = tower.token_embedding(ids).to(cast) + tower.positional_embedding[:n].to(cast)
+        x = tower.ln_final(tower.transformer(x, attn_mask=tower.attn_mask[:n, :n]))
+        x = text_global_pool(x, ids, pool or "argmax", eos_token_id=eos)
+        projection = tower.text_projection
         if projection is None:
             return x
         return projection(x) if isinstance(projection, nn.Linear) else x @ projection
