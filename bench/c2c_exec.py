@@ -4,7 +4,7 @@
                              [--no-java] [--tests 6] [--jobs 1] [--cache DIR] [--out report.json]
 
 For every program of the dev sets (challenge layout ``input/`` + ``true/``) the
-entry point's signature gives seeded, bounded inputs (``plugins/c2c/exec_check``).
+entry point's signature gives seeded, bounded inputs (``bench/c2c_exec_check.py``).
 The oracle is the Java itself when a JDK is on the PATH (one ``javac``, one JVM per
 program), else, or where the Java does not compile, the reference Python of
 ``true/``. The translation (``--pred``: a prediction file; default: the task's
@@ -54,7 +54,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=0, help="print this many failing programs per kind")
     args = parser.parse_args()
 
-    from plugins.c2c.exec_check import compare, java_available, make_inputs, run_java, signature
+    from bench.c2c_exec_check import compare, java_available, make_inputs, run_java, signature
 
     sets = args.set or [DATA / n for n in DEFAULT_SETS]
     preds = dict(p.split("=", 1) for p in args.pred)
@@ -143,7 +143,7 @@ def main() -> int:
 def _reference_run(key: str, items: dict, gold: dict, cache: Path) -> dict:
     """The reference Python on the program's inputs (cached)."""
     from plugins.c2c.detok import detokenize
-    from plugins.c2c.exec_check import run_python
+    from bench.c2c_exec_check import run_python
 
     _, sig, tests = items[key]
     src = detokenize(gold.get(key, ""))
@@ -158,7 +158,7 @@ def _reference_run(key: str, items: dict, gold: dict, cache: Path) -> dict:
 def _our_run(key: str, items: dict, pred: dict | None) -> tuple[str, dict]:
     """The translation (``pred``'s, or the task's default-style one) on the program's inputs."""
     from plugins.c2c.detok import detokenize
-    from plugins.c2c.exec_check import run_python
+    from bench.c2c_exec_check import run_python
     from plugins.c2c.task import safe_translate
 
     java, sig, tests = items[key]

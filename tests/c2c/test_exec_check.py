@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from plugins.c2c.exec_check import compare, make_inputs, run_java, run_python, same, signature
+from bench.c2c_exec_check import compare, make_inputs, run_java, run_python, same, signature
 
 SUM = "static int sum ( int arr [ ] , int n ) { int s = 0 ; for ( int i = 0 ; i < n ; i ++ ) s += arr [ i ] ; return s ; }"
 
