@@ -42,17 +42,6 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
 
 
-def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> list[int]:
-    """Indices kept by greedy non-maximum suppression, best score first (ties: lower index)."""
-    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    order = sorted(range(len(boxes)), key=lambda i: (-float(scores[i]), i))
-    keep: list[int] = []
-    for i in order:
-        if not keep or iou_matrix(boxes[i : i + 1], boxes[keep]).max() < iou_threshold:
-            keep.append(i)
-    return keep
-
-
 def clip_boxes(boxes: np.ndarray, width: float, height: float) -> np.ndarray:
     """Clip ``xyxy`` boxes to the image ``[0, width] x [0, height]``."""
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4).copy()

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from plugins.zsod.boxes import iou_matrix, nms
+from plugins.zsod.boxes import iou_matrix
 
 CALIBRATION_FILE = Path(__file__).with_name("data") / "calibration.json"
 
@@ -61,8 +61,3 @@ def choose_boxes(boxes: np.ndarray, probs: np.ndarray, cal: Calibration) -> list
         if iou_matrix(boxes[i : i + 1], boxes[chosen]).max() < cal.nms_iou:
             chosen.append(int(i))
     return chosen
-
-
-def nms_order(boxes: np.ndarray, probs: np.ndarray, iou_threshold: float) -> list[int]:
-    """NMS survivors of one phrase's boxes, best first (for visualisation and analysis)."""
-    return nms(boxes, probs, iou_threshold)

@@ -1,7 +1,7 @@
 """The learned region-phrase scorer (the zsOD "grounding head") over the frozen trunk.
 
 A region is the mean of the trunk's stride-32 map inside its box (``roi_align``,
-as ``features.py`` pools it); a phrase is its unit text embedding. Both are mapped
+as ``pipeline.pool_boxes`` pools it); a phrase is its unit text embedding. Both are mapped
 to ``k``-d codes and scored by a bilinear term plus a small MLP on
 ``[u, v, u * v]``::
 

@@ -83,7 +83,7 @@ def pool_boxes(trunk: Trunk, fmap: torch.Tensor, stride: int, boxes: np.ndarray)
 
     rois = torch.zeros(len(boxes), 5, dtype=fmap.dtype)
     rois[:, 1:] = torch.as_tensor(boxes, dtype=fmap.dtype)
-    # 2x2 bins x 2 samples each: 16 bilinear taps spread over the box (as features.py pools them)
+    # 2x2 bins x 2 samples each: 16 bilinear taps spread over the box
     maps = roi_align(fmap, rois, output_size=(2, 2), spatial_scale=1.0 / stride, sampling_ratio=2, aligned=True)
     return maps.mean(dim=(2, 3)), trunk.project_pooled(maps)
 

@@ -1,7 +1,7 @@
 """The zsOD task: phrase grounding with grid proposals scored by the shared trunk.
 
 Pipeline per image: grid proposals (``proposals.py``) -> region embeddings
-from one feature-map pass (``features.py``) -> cosine with every phrase ->
+from one feature-map pass (``pipeline.pool_boxes``) -> cosine with every phrase ->
 verifier probability per (box, phrase) (``verifier.py``) -> per-phrase
 decision with calibrated thresholds (``decision.py``) -> boxes mapped back to
 the image's stored pixel grid.

@@ -7,7 +7,6 @@ from PIL import Image, ImageOps
 from plugins.zsod.boxes import (
     as_box_list,
     iou_matrix,
-    nms,
     to_output_boxes,
     unrotate_boxes,
     xywh_to_xyxy,
@@ -26,11 +25,6 @@ def test_iou_exact_values() -> None:
     a = np.array([[0, 0, 10, 10]])
     b = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30], [0, 0, 0, 0]])
     assert iou_matrix(a, b)[0].tolist() == [1.0, 50 / 150, 0.0, 0.0]
-
-
-def test_nms_keeps_best_and_distinct() -> None:
-    boxes = np.array([[0, 0, 10, 10], [1, 0, 11, 10], [20, 20, 30, 30]])
-    assert nms(boxes, np.array([0.5, 0.9, 0.1]), 0.5) == [1, 2]
 
 
 def test_output_boxes_are_clipped_rounded_and_nonempty() -> None:
