@@ -11,10 +11,8 @@
 * Ablation: the same head on ``TrunkConfig(ablation="random")`` features.
 * Speed: images/s of the whole task (load, preprocess, trunk, head, decode)
   through ``core.runner`` on 2 threads, and Tesseract's images/s.
-* Every figure of ours is given for both decoders: approach A ``beam`` (free
-  prefix beam search + word-frequency rerank) and approach B ``lexicon``
-  (lexicon-constrained CTC scoring with an open-vocabulary escape), plus the
-  per-image decode time of each on the rendered set.
+* The per-image time of the decoder alone (lexicon-constrained CTC scoring,
+  ``plugins.htr.lexdecode``) on the rendered set.
 """
 
 from __future__ import annotations
@@ -33,11 +31,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from core.metrics.htr import accuracy_cer  # noqa: E402  (the scorer's own metric)
-from plugins.htr.metrics import cer  # noqa: E402
-from plugins.htr.task import DECODERS  # noqa: E402
+from plugins.htr.train.metrics import cer  # noqa: E402
 
 
-def run_ours(input_dir: Path, trunk, weights: Path | None, decoder: str) -> tuple[dict[str, str], float]:  # noqa: ANN001
+def run_ours(input_dir: Path, trunk, weights: Path | None) -> tuple[dict[str, str], float]:  # noqa: ANN001
     """Predictions of the HTR task over ``input_dir`` via the real runner, and its wall seconds.
 
     Also prints the process CPU seconds: on a shared machine the wall time
@@ -46,7 +43,7 @@ def run_ours(input_dir: Path, trunk, weights: Path | None, decoder: str) -> tupl
     from core.runner import plan, run
     from plugins.htr.task import HtrTask
 
-    task = HtrTask(weights, decoder=decoder)
+    task = HtrTask(weights)
     task.setup(trunk)  # built once outside the timing, as run.py does before the first batch
     with tempfile.TemporaryDirectory() as out:
         start, cpu = time.perf_counter(), time.process_time()
@@ -89,8 +86,8 @@ def render_set(out: Path, n: int, seed: int, *, running_text: bool = False) -> d
     Words come from the training mix, or with ``running_text`` as they occur in
     running text (``words.RunningTextSampler``), as the real crops do.
     """
-    from plugins.htr.render import WordRenderer, find_fonts
-    from plugins.htr.words import RunningTextSampler, WordSampler, load_word_lists
+    from plugins.htr.train.render import WordRenderer, find_fonts
+    from plugins.htr.train.words import RunningTextSampler, WordSampler, load_word_lists
 
     rng = random.Random(seed)
     renderer = WordRenderer(find_fonts())
@@ -108,30 +105,26 @@ def render_set(out: Path, n: int, seed: int, *, running_text: bool = False) -> d
     return gold
 
 
-def decode_times(input_dir: Path, trunk, weights: Path | None) -> dict[str, float]:  # noqa: ANN001
-    """Milliseconds per image of each decoder alone (postprocess), on the same head outputs."""
+def decode_time(input_dir: Path, trunk, weights: Path | None) -> float:  # noqa: ANN001
+    """Milliseconds per image of the decoder alone (postprocess), on precomputed head outputs."""
     import torch
 
-    from plugins.htr.task import DECODERS, HtrTask
+    from plugins.htr.task import HtrTask
 
-    tasks = {dec: HtrTask(weights, decoder=dec) for dec in DECODERS}
-    for task in tasks.values():
-        task.setup(trunk)
-    first = tasks[DECODERS[0]]
-    samples = first.discover(input_dir)
+    task = HtrTask(weights)
+    task.setup(trunk)
+    samples = task.discover(input_dir)
     raws = []
-    for i in range(0, len(samples), first.info.batch_size):
-        chunk = samples[i : i + first.info.batch_size]
+    for i in range(0, len(samples), task.info.batch_size):
+        chunk = samples[i : i + task.info.batch_size]
         with torch.inference_mode():
-            raws.append((first.predict(first.preprocess(chunk, trunk), trunk), chunk))
-    out = {}
-    for dec, task in tasks.items():
-        start = time.perf_counter()
-        for raw, chunk in raws:
-            task.postprocess(raw, chunk)
-        out[dec] = 1000 * (time.perf_counter() - start) / max(len(samples), 1)
-        print(f"decode only ({dec}): {out[dec]:.2f} ms/image")
-    return out
+            raws.append((task.predict(task.preprocess(chunk, trunk), trunk), chunk))
+    start = time.perf_counter()
+    for raw, chunk in raws:
+        task.postprocess(raw, chunk)
+    ms = 1000 * (time.perf_counter() - start) / max(len(samples), 1)
+    print(f"decode only: {ms:.2f} ms/image")
+    return ms
 
 
 def show(name: str, preds: dict[str, str], gold: dict[str, str], seconds: float | None = None) -> dict[str, float]:
@@ -162,15 +155,14 @@ def main() -> int:
 
     gold = json.loads((args.data / "true" / "HTR" / "true_HTR.json").read_text(encoding="utf-8"))
     input_dir = args.data / "input"
-    for dec in DECODERS:
-        ours, secs = run_ours(input_dir, trunk, args.weights, dec)
-        print(f"\nfb_sample, decoder {dec}, per image (gold | ours):")
-        for key, text in gold.items():
-            print(f"  {key:<10} {text!r:<10} | {ours.get(key, '')!r}  cer {cer(ours.get(key, ''), text):.2f}")
-        print()
-        results[f"fb_sample/ours_{dec}"] = show(f"fb_sample  ours ({dec})", ours, gold, secs)
-        ablated, _ = run_ours(input_dir, random_trunk, args.weights, dec)
-        results[f"fb_sample/ours_{dec}_random_trunk"] = show(f"fb_sample  ours ({dec}), random trunk", ablated, gold)
+    ours, secs = run_ours(input_dir, trunk, args.weights)
+    print("\nfb_sample, per image (gold | ours):")
+    for key, text in gold.items():
+        print(f"  {key:<10} {text!r:<10} | {ours.get(key, '')!r}  cer {cer(ours.get(key, ''), text):.2f}")
+    print()
+    results["fb_sample/ours"] = show("fb_sample  ours", ours, gold, secs)
+    ablated, _ = run_ours(input_dir, random_trunk, args.weights)
+    results["fb_sample/ours_random_trunk"] = show("fb_sample  ours, random trunk", ablated, gold)
     exe = None if args.no_tesseract else ensure_tesseract()
     if exe:
         images = sorted((input_dir / "HTR" / "images").iterdir())
@@ -181,17 +173,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         rendered = Path(tmp) / "rendered"
         rgold = render_set(rendered, args.rendered, seed=20211122)
-        for dec in DECODERS:
-            rours, _ = run_ours(rendered, trunk, args.weights, dec)
-            results[f"rendered/ours_{dec}"] = show(f"rendered   ours ({dec})", rours, rgold)
-            rabl, _ = run_ours(rendered, random_trunk, args.weights, dec)
-            results[f"rendered/ours_{dec}_random_trunk"] = show(f"rendered   ours ({dec}), random trunk", rabl, rgold)
-        results["rendered/decode_ms_per_image"] = decode_times(rendered, trunk, args.weights)
+        rours, _ = run_ours(rendered, trunk, args.weights)
+        results["rendered/ours"] = show("rendered   ours", rours, rgold)
+        rabl, _ = run_ours(rendered, random_trunk, args.weights)
+        results["rendered/ours_random_trunk"] = show("rendered   ours, random trunk", rabl, rgold)
+        results["rendered/decode_ms_per_image"] = {"lexicon": decode_time(rendered, trunk, args.weights)}
         running = Path(tmp) / "running"
         sgold = render_set(running, args.rendered, seed=20211123, running_text=True)
-        for dec in DECODERS:
-            sours, _ = run_ours(running, trunk, args.weights, dec)
-            results[f"running_text/ours_{dec}"] = show(f"running    ours ({dec})", sours, sgold)
+        sours, _ = run_ours(running, trunk, args.weights)
+        results["running_text/ours"] = show("running    ours", sours, sgold)
         if exe:
             some = sorted((rendered / "HTR" / "images").iterdir())[:100]
             rtess, _ = run_tesseract(exe, some)
@@ -205,22 +195,21 @@ def main() -> int:
         pool = sorted((input_dir / "HTR" / "images").iterdir()) + sorted((rendered / "HTR" / "images").iterdir())
         for i in range(args.speed_images):
             shutil.copy(pool[i % len(pool)], speed / f"{i}.png")
-        for dec in DECODERS:
-            cpu0 = time.process_time()
-            _, ssecs = run_ours(speed.parent.parent, trunk, args.weights, dec)
-            cpu = time.process_time() - cpu0
-            rate = args.speed_images / ssecs
-            # With the cores to ourselves, 2 threads turn at most 2 CPU-seconds per second.
-            cpu_rate = args.speed_images / (cpu / args.threads)
-            print(
-                f"\nspeed ({dec}): {args.speed_images} images in {ssecs:.1f} s wall = {rate:.1f} img/s on "
-                f"{args.threads} threads (CPU {cpu:.1f} s: {cpu_rate:.1f} img/s if the {args.threads} cores were ours)"
-            )
-            results[f"speed/{dec}"] = {
-                "images_per_second_wall": rate,
-                "images_per_second_cpu_bound": cpu_rate,
-                "threads": args.threads,
-            }
+        cpu0 = time.process_time()
+        _, ssecs = run_ours(speed.parent.parent, trunk, args.weights)
+        cpu = time.process_time() - cpu0
+        rate = args.speed_images / ssecs
+        # With the cores to ourselves, 2 threads turn at most 2 CPU-seconds per second.
+        cpu_rate = args.speed_images / (cpu / args.threads)
+        print(
+            f"\nspeed: {args.speed_images} images in {ssecs:.1f} s wall = {rate:.1f} img/s on "
+            f"{args.threads} threads (CPU {cpu:.1f} s: {cpu_rate:.1f} img/s if the {args.threads} cores were ours)"
+        )
+        results["speed"] = {
+            "images_per_second_wall": rate,
+            "images_per_second_cpu_bound": cpu_rate,
+            "threads": args.threads,
+        }
     print(json.dumps(results, indent=1))
     return 0
 

@@ -1,9 +1,9 @@
-"""HTR on the style-held-out dev set (``plugins.htr.heldout``), then on fb_sample.
+"""HTR on the style-held-out dev set (``plugins.htr.train.heldout``), then on fb_sample.
 
-    python bench/htr_heldout.py [--weights DIR ...] [--set DIR] [--decoders lexicon beam]
+    python bench/htr_heldout.py [--weights DIR ...] [--set DIR]
 
 The set (writing styles no training run uses; definition and version in
-``plugins/htr/heldout.py``) is written to ``--set`` (default
+``plugins/htr/train/heldout.py``) is written to ``--set`` (default
 ``/work/cache/htr/heldout_<version>``, or ``$FB_HTR_HELDOUT``) when it is not there yet,
 and its labels' SHA-256 is checked against the recorded one. Each head (the shipped
 one when no ``--weights``) is run through the real task runner, and accuracy / CER
@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.htr import run_ours  # noqa: E402
 from core.metrics.htr import accuracy_cer  # noqa: E402
-from plugins.htr.heldout import HELDOUT_SIZE, HELDOUT_VERSION, labels_sha256, write_set  # noqa: E402
+from plugins.htr.train.heldout import HELDOUT_SIZE, HELDOUT_VERSION, labels_sha256, write_set  # noqa: E402
 
 DEFAULT_SET = Path(os.environ.get("FB_HTR_HELDOUT", f"/work/cache/htr/heldout_{HELDOUT_VERSION}"))
 
@@ -63,7 +63,6 @@ def main() -> int:
     parser.add_argument("--set", type=Path, default=DEFAULT_SET)
     parser.add_argument("-n", type=int, default=HELDOUT_SIZE)
     parser.add_argument("--fb", type=Path, default=REPO.parent / "shared" / "data" / "fb_sample")
-    parser.add_argument("--decoders", nargs="+", default=["lexicon"])
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
@@ -78,29 +77,28 @@ def main() -> int:
     results: dict[str, dict] = {}
     for weights in args.weights:
         name = str(weights or "shipped")
-        for dec in args.decoders:
-            preds, secs = run_ours(args.set / "input", trunk, weights, dec)
-            res = {
-                "heldout": score(preds, gold, kinds),
-                "heldout_images_per_s": len(gold) / secs,
-                "heldout_predictions": preds,
-            }
-            if fb_gold is not None:
-                fb_preds, _ = run_ours(args.fb / "input", trunk, weights, dec)
-                res["fb_sample"] = score(fb_preds, fb_gold)
-                res["fb_sample_predictions"] = {k: fb_preds.get(k, "") for k in fb_gold}
-            results[f"{name}/{dec}"] = res
-            h = res["heldout"]
-            line = (
-                f"{name} ({dec}): held-out {h['all']['accuracy']:.3f} / CER {h['all']['cer']:.3f}"
-                f"  [font {h['font']['accuracy']:.3f} / {h['font']['cer']:.3f},"
-                f" pen {h['pen']['accuracy']:.3f} / {h['pen']['cer']:.3f};"
-                f" ru {h['ru']['accuracy']:.3f}, en {h['en']['accuracy']:.3f}]"
-            )
-            if "fb_sample" in res:
-                fb = res["fb_sample"]["all"]
-                line += f"  fb_sample {fb['accuracy']:.2f} / CER {fb['cer']:.3f}"
-            print(line)
+        preds, secs = run_ours(args.set / "input", trunk, weights)
+        res = {
+            "heldout": score(preds, gold, kinds),
+            "heldout_images_per_s": len(gold) / secs,
+            "heldout_predictions": preds,
+        }
+        if fb_gold is not None:
+            fb_preds, _ = run_ours(args.fb / "input", trunk, weights)
+            res["fb_sample"] = score(fb_preds, fb_gold)
+            res["fb_sample_predictions"] = {k: fb_preds.get(k, "") for k in fb_gold}
+        results[name] = res
+        h = res["heldout"]
+        line = (
+            f"{name}: held-out {h['all']['accuracy']:.3f} / CER {h['all']['cer']:.3f}"
+            f"  [font {h['font']['accuracy']:.3f} / {h['font']['cer']:.3f},"
+            f" pen {h['pen']['accuracy']:.3f} / {h['pen']['cer']:.3f};"
+            f" ru {h['ru']['accuracy']:.3f}, en {h['en']['accuracy']:.3f}]"
+        )
+        if "fb_sample" in res:
+            fb = res["fb_sample"]["all"]
+            line += f"  fb_sample {fb['accuracy']:.2f} / CER {fb['cer']:.3f}"
+        print(line)
     if args.json:
         args.json.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return 0

@@ -1,7 +1,7 @@
-"""Approach B: lexicon-constrained CTC decoding with an open-vocabulary escape.
+"""Lexicon-constrained CTC decoding with an open-vocabulary escape.
 
 Instead of reranking the few strings a free prefix beam search happens to
-find (approach A, ``lexicon.Lexicon``), candidate dictionary words are scored
+find, candidate dictionary words are scored
 directly under the CTC posteriors with the exact CTC forward algorithm
 (``ctc_forward``, vectorised over candidates), so a word the free beam never
 reached ("years" when the beam says "gears") can still win.
@@ -37,8 +37,9 @@ from plugins.htr.charset import BLANK, CHARSET, encode
 log = logging.getLogger(__name__)
 
 # Defaults chosen on rendered dev crops, never on fb_sample. First 400 crops of the training mix
-# (seed 4242): accuracy 0.505, CER 0.264 (approach A 0.350 / 0.324); then 600 crops drawn as words
-# occur in running text (words.RunningTextSampler, seed 7777), which is what the real crops are:
+# (seed 4242): accuracy 0.505, CER 0.264 (the free beam reranked by word frequency, since deleted:
+# 0.350 / 0.324); then 600 crops drawn as words occur in running text (words.RunningTextSampler,
+# seed 7777), which is what the real crops are:
 # prior weight 4 -> 8 took accuracy 0.545 -> 0.562 (12-24: same within 0.1 %); shortlist 1000 and
 # expand 12 add 0.5 % for 2x the time; margin 8-24 moves it by < 1 %.
 WORDS_PER_LANGUAGE = 50_000

@@ -7,14 +7,10 @@ stride-8/16 maps; the CTC head (``model.HtrHead``, trained by
 log-probabilities and an "upright" score; a prefix beam search
 (``ctc.prefix_beam_search``) reads each candidate, with Cyrillic/Latin
 look-alikes moved to the word's majority script (``script.harmonize_script``).
-Two decoders choose the final string:
-
-* ``"lexicon"`` (approach B, default): dictionary words scored exactly under the
-  CTC posteriors plus a frequency prior, the free reading kept only when it
-  wins by a margin (``lexdecode.LexiconDecoder``); every orientation is read
-  and the best reading plus upright score wins;
-* ``"beam"`` (approach A): the upright-most candidate's beam readings reranked
-  by a word-frequency prior (``lexicon.Lexicon``).
+The final string comes from the lexicon decoder (``lexdecode.LexiconDecoder``):
+dictionary words scored exactly under the CTC posteriors plus a frequency prior,
+the free reading kept only when it wins by a margin; every orientation is read
+and the best reading plus upright score wins.
 """
 
 from __future__ import annotations
@@ -36,16 +32,12 @@ if TYPE_CHECKING:
 
     from core.trunk import Trunk
     from plugins.htr.lexdecode import LexiconDecoder
-    from plugins.htr.lexicon import Lexicon
 
 log = logging.getLogger(__name__)
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".gif")
 BEAM_WIDTH = 8
-LEXICON_WEIGHT = 2.0  # nats for the most frequent words; 0 turns the word prior off
-DECODERS = ("lexicon", "beam")
-DECODER = "lexicon"  # chosen on rendered dev crops (bench/htr.py); see lexdecode.py
 # Orientation choice: reading score + this x log P(upright). 0-4 tie within 0.3 % on running-text dev crops.
 UPRIGHT_WEIGHT = 2.0
 
@@ -73,12 +65,11 @@ class HtrRaw(NamedTuple):
 
 
 class HtrReader(NamedTuple):
-    """What ``setup`` loads: the CTC head made for the trunk (None: there is none) and its decoders."""
+    """What ``setup`` loads: the CTC head made for the trunk (None: there is none) and its decoder."""
 
     head: Any  # plugins.htr.model.HtrHead | None
     size: tuple[int, int]  # (height, width) of the crops the head was trained on, from its card
-    lexicon: Lexicon | None
-    constrained: LexiconDecoder | None
+    decoder: LexiconDecoder | None
 
 
 class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
@@ -94,20 +85,9 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         trainer="plugins.htr.train:train_head",
     )
 
-    def __init__(
-        self,
-        weights_dir: Path | None = None,
-        *,
-        lexicon_weight: float = LEXICON_WEIGHT,
-        decoder: str = DECODER,
-        search: Sequence[Path] = (),
-    ) -> None:
-        if decoder not in DECODERS:
-            raise PluginError(f"htr decoder must be one of {DECODERS}, not {decoder!r}")
+    def __init__(self, weights_dir: Path | None = None, *, search: Sequence[Path] = ()) -> None:
         self.weights_dir = Path(weights_dir) if weights_dir is not None else WEIGHTS_DIR
         self.search = tuple(search)
-        self.lexicon_weight = lexicon_weight
-        self.decoder = decoder
 
     # -- set-up -------------------------------------------------------------------
     def setup(self, trunk: Trunk) -> None:
@@ -120,20 +100,12 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
                 "htr: no recognizer head for this trunk, and HTR cannot read without one: every word is "
                 "answered with the empty string. Train one with: python train.py --trunk SPEC --tasks htr"
             )
-            self._loaded = HtrReader(None, (HEIGHT, WIDTH), None, None)
+            self._loaded = HtrReader(None, (HEIGHT, WIDTH), None)
             return
+        from plugins.htr.lexdecode import shared_decoder
+
         head, size = load_head(folder)
-        lexicon = constrained = None
-        if self.decoder == "lexicon":
-            from plugins.htr.lexdecode import shared_decoder
-
-            constrained = shared_decoder()
-        elif self.lexicon_weight > 0:
-            from plugins.htr.lexicon import Lexicon
-
-            lexicon = Lexicon(self.lexicon_weight)
-            lexicon.prior("the") + lexicon.prior("и")  # load both frequency tables now
-        self._loaded = HtrReader(head, size, lexicon, constrained)
+        self._loaded = HtrReader(head, size, shared_decoder())
 
     # -- stages -------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[HtrSample]:
@@ -195,11 +167,11 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         )
 
     def postprocess(self, raw: HtrRaw, samples: Sequence[HtrSample]) -> list[Prediction]:
-        """Per sample: the upright-most candidate, read by the chosen decoder ("" without a head)."""
-        if raw.log_probs is None or raw.upright is None:
-            return [Prediction(s.key, "") for s in samples]
+        """Per sample: the best reading over its orientations ("" without a head)."""
         reader: HtrReader = self.loaded()
-        texts = pick_readings(raw.log_probs, raw.upright, raw.owner, len(samples), reader.lexicon, reader.constrained)
+        if raw.log_probs is None or raw.upright is None or reader.decoder is None:
+            return [Prediction(s.key, "") for s in samples]
+        texts = pick_readings(raw.log_probs, raw.upright, raw.owner, len(samples), reader.decoder)
         return [Prediction(s.key, t) for s, t in zip(samples, texts, strict=True)]
 
     def fallback(self, sample: HtrSample) -> Prediction:
@@ -227,22 +199,14 @@ def load_head(folder: Path) -> tuple[Any, tuple[int, int]]:
 
 
 def pick_readings(
-    log_probs: np.ndarray,
-    upright: np.ndarray,
-    owner: Sequence[int],
-    n: int,
-    lexicon: Lexicon | None = None,
-    constrained: LexiconDecoder | None = None,
+    log_probs: np.ndarray, upright: np.ndarray, owner: Sequence[int], n: int, decoder: LexiconDecoder
 ) -> list[str]:
     """One reading for each of ``n`` samples ("" when it has no candidate row).
 
-    With ``constrained`` (approach B) every orientation of a crop is decoded and
-    the one whose reading scores best, plus ``UPRIGHT_WEIGHT`` times the head's
-    log-probability that it is upright, wins (any non-empty reading beats an
-    empty one): a sideways view rarely spells a likely word, which the upright
-    score alone cannot know. Otherwise the
-    upright-most row is read; with a ``lexicon`` the reading with the best image
-    score plus word-frequency prior wins, without one the most probable one.
+    Every orientation of a crop is decoded and the one whose reading scores
+    best, plus ``UPRIGHT_WEIGHT`` times the head's log-probability that it is
+    upright, wins (any non-empty reading beats an empty one): a sideways view
+    rarely spells a likely word, which the upright score alone cannot know.
     """
     import numpy as np
 
@@ -254,24 +218,18 @@ def pick_readings(
     for i in range(n):
         if i not in rows:
             out.append("")
-        elif constrained is not None:
-            readings = []
-            for row in rows[i]:
-                text, score = constrained.decode_scored(log_probs[row], _free_readings(log_probs[row]))
-                score += UPRIGHT_WEIGHT * -np.logaddexp(0.0, -float(upright[row]))  # log sigmoid
-                readings.append((bool(text), score, text))
-            out.append(max(readings)[2])  # a word beats an empty reading, then the best score
-        else:
-            ranked = _free_readings(log_probs[max(rows[i], key=lambda r: upright[r])], scored=True)
-            if lexicon is not None:
-                out.append(lexicon.best(ranked))
-            else:
-                out.append(ranked[0][0] if ranked else "")
+            continue
+        readings = []
+        for row in rows[i]:
+            text, score = decoder.decode_scored(log_probs[row], _free_readings(log_probs[row]))
+            score += UPRIGHT_WEIGHT * -np.logaddexp(0.0, -float(upright[row]))  # log sigmoid
+            readings.append((bool(text), score, text))
+        out.append(max(readings)[2])  # a word beats an empty reading, then the best score
     return out
 
 
-def _free_readings(log_probs: np.ndarray, *, scored: bool = False) -> list:
-    """The prefix beam's readings of one row, each in one script, best first (``(text, logp)`` if ``scored``)."""
+def _free_readings(log_probs: np.ndarray) -> list[str]:
+    """The prefix beam's readings of one row, each in one script, best first."""
     from plugins.htr.charset import decode
     from plugins.htr.ctc import prefix_beam_search
     from plugins.htr.script import harmonize_script
@@ -281,7 +239,7 @@ def _free_readings(log_probs: np.ndarray, *, scored: bool = False) -> list:
         text = harmonize_script(decode(ids))
         readings[text] = max(readings.get(text, logp), logp)
     ranked = sorted(readings.items(), key=lambda kv: kv[1], reverse=True)
-    return ranked if scored else [text for text, _ in ranked]
+    return [text for text, _ in ranked]
 
 
 def _numeric_first(path: Path) -> tuple[int, int, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode, normalize_text
-from plugins.htr.metrics import cer, levenshtein, score
+from plugins.htr.train.metrics import cer, levenshtein, score
 
 
 def test_roundtrip_russian_english_punctuation() -> None:
@@ -50,17 +50,3 @@ def test_harmonize_script(raw: str, fixed: str) -> None:
     from plugins.htr.script import harmonize_script
 
     assert harmonize_script(raw) == fixed
-
-
-def test_lexicon_prefers_frequent_word_among_close_readings() -> None:
-    from plugins.htr.lexicon import Lexicon
-
-    freq = {("place", "en"): 6.0, ("гор", "ru"): 4.0}
-    lex = Lexicon(weight=2.0, frequency=lambda w, lang: freq.get((w, lang), 0.0))
-    assert lex.prior("Place.") == pytest.approx(0.75)
-    assert lex.prior("гор.") == pytest.approx(0.5)
-    assert lex.prior("...") == 0.0
-    # 2.0 * 0.75 = 1.5 nats of prior outweigh a 1.0 nat image-score gap, not a 2.0 nat one.
-    assert lex.best([("plaoe", -1.0), ("place", -2.0)]) == "place"
-    assert lex.best([("plaoe", -1.0), ("place", -3.0)]) == "plaoe"
-    assert lex.best([]) == ""

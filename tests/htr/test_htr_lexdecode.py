@@ -1,4 +1,4 @@
-"""Approach B: exact CTC forward scores and lexicon-constrained decoding on hand-made posteriors."""
+"""Exact CTC forward scores and lexicon-constrained decoding on hand-made posteriors."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from core.errors import PluginError
 from plugins.htr.charset import BLANK, CHARSET, NUM_CLASSES, encode
 from plugins.htr.lexdecode import _PUNCT_IDS, LexiconDecoder, ctc_forward, fold_posteriors
-from plugins.htr.task import HtrTask, pick_readings
+from plugins.htr.task import _free_readings, pick_readings
 
 
 def _log(rows: list[list[float]]) -> np.ndarray:
@@ -94,17 +93,13 @@ def test_orientation_goes_to_the_view_that_reads_as_a_word() -> None:
     sideways_view = _frames([{"": 0.3, "q": 0.2, "j": 0.2, "x": 0.2}] * len(upright_view))
     lp = np.stack([sideways_view, upright_view])
     decoder = LexiconDecoder({"place": 5.0, "years": 5.0})
-    assert pick_readings(lp, np.array([1.0, -0.5]), (0, 0), 1, constrained=decoder) == ["place"]
-    # Approach A reads only the upright-most row.
-    assert pick_readings(lp, np.array([1.0, -0.5]), (0, 0), 1) != ["place"]
+    assert pick_readings(lp, np.array([1.0, -0.5]), (0, 0), 1, decoder) == ["place"]
     # A sample with no rows (unreadable image) gets the empty string; a dummy row (-1) is nobody's.
-    assert pick_readings(lp, np.zeros(2), (1, -1), 2, constrained=decoder)[0] == ""
+    assert pick_readings(lp, np.zeros(2), (1, -1), 2, decoder)[0] == ""
 
 
-def test_task_wires_the_chosen_decoder() -> None:
+def test_pick_readings_takes_the_lexicon_word_over_the_free_reading() -> None:
     lp = _word("years", first={"g": 0.5, "y": 0.4})[None]
+    assert _free_readings(lp[0])[0] == "gears"  # the free beam alone reads the likelier first letter
     decoder = LexiconDecoder({"years": 5.0, "place": 5.0})
-    assert pick_readings(lp, np.zeros(1), (0,), 1, constrained=decoder) == ["years"]
-    assert pick_readings(lp, np.zeros(1), (0,), 1) == ["gears"]  # approach A without a prior: the free reading
-    with pytest.raises(PluginError, match="decoder"):
-        HtrTask(decoder="trie")
+    assert pick_readings(lp, np.zeros(1), (0,), 1, decoder) == ["years"]
