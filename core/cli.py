@@ -55,43 +55,13 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--input", default="input", help="input folder (default: ./input)")
     parser.add_argument("--output", default="output", help="output folder (default: ./output)")
     parser.add_argument("--tasks", default="", help="comma-separated task names to run (default: all present)")
-    parser.add_argument(
-        "--trunk",
-        default=DEFAULT_TRUNK,
-        help="shared trunk: 'default[:IMAGE_TOWER[:PROJECTION]]' or 'openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]'",
-    )
-    parser.add_argument(
-        "--ablate-trunk",
-        choices=("none", "random"),
-        default="none",
-        help="replace every trunk feature by seeded noise (control runs that show what the trunk does)",
-    )
+    add_trunk_options(parser)
     parser.add_argument(
         "--time-budget",
         type=float,
         default=None,
         metavar="SECONDS",
         help="overall time limit; when spent, remaining samples get fallback answers",
-    )
-    parser.add_argument(
-        "--heads",
-        default=None,
-        metavar="DIR",
-        help="heads trained by train.py for other trunks (default: $FUSIONBRAIN_HEADS or ~/.cache/fusionbrain/heads)",
-    )
-    parser.add_argument(
-        "--device",
-        default="cpu",
-        help="where the trunk runs: 'cpu' (default) or 'cuda[:N]' (fp16/bf16 where it pays)",
-    )
-    parser.add_argument(
-        "--precision",
-        choices=("auto", "fp32", "fp16", "bf16"),
-        default="auto",
-        help="trunk arithmetic: 'auto' is bf16/fp16 autocast on cuda and fp32 on cpu",
-    )
-    parser.add_argument(
-        "--threads", type=int, default=0, help="torch CPU threads (default: all cores; with --engine ray: per worker)"
     )
     parser.add_argument(
         "--engine",
@@ -124,6 +94,41 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--no-plugins", action="store_true", help="do not load third-party entry-point plugins")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     return parser
+
+
+def add_trunk_options(parser: argparse.ArgumentParser) -> None:
+    """The trunk options ``run.py`` and ``serve.py`` share: trunk, ablation, heads, device, precision, threads."""
+    parser.add_argument(
+        "--trunk",
+        default=DEFAULT_TRUNK,
+        help="shared trunk: 'default[:IMAGE_TOWER[:PROJECTION]]' or 'openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]'",
+    )
+    parser.add_argument(
+        "--ablate-trunk",
+        choices=("none", "random"),
+        default="none",
+        help="replace every trunk feature by seeded noise (control runs that show what the trunk does)",
+    )
+    parser.add_argument(
+        "--heads",
+        default=None,
+        metavar="DIR",
+        help="heads trained by train.py for other trunks (default: $FUSIONBRAIN_HEADS or ~/.cache/fusionbrain/heads)",
+    )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="where the trunk runs: 'cpu' (default) or 'cuda[:N]' (fp16/bf16 where it pays)",
+    )
+    parser.add_argument(
+        "--precision",
+        choices=("auto", "fp32", "fp16", "bf16"),
+        default="auto",
+        help="trunk arithmetic: 'auto' is bf16/fp16 autocast on cuda and fp32 on cpu",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=0, help="torch CPU threads (default: all cores; with --engine ray: per worker)"
+    )
 
 
 def select_tasks(tasks: Mapping[str, Task], wanted: str) -> list[Task]:

@@ -49,6 +49,36 @@ class Prediction:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestForm:
+    """How one item of a task is asked, in the task's own challenge layout: what ``serve.py`` and its
+    page read. Optional (``TaskInfo.form``); a task without one is listed by the server but not served.
+
+    The server writes each request it gets as a one-item input folder in this layout and runs the
+    task's own ``discover`` and stages on it, so its answer is the value ``run.py`` writes for that item.
+
+    :param ask: the shape of one entry of the request file, which is also what the page asks for:
+        ``"phrases"`` (a JSON list of strings), ``"question"`` (an object with a ``"question"`` string),
+        ``"text"`` (a JSON string, e.g. a program), ``"json"`` (any JSON value), or ``None`` when the
+        task reads no request file (its images are its input).
+    :param request_file: the request file in the task folder, ``{key: entry}`` (unused when ``ask`` is None).
+    :param images: the sub-folder of the task folder an item's image goes into; None: the task takes no image.
+    :param image_field: the field of the entry (then an object) that names its image, e.g. ``"file_name"``;
+        None when the key is the image's file name.
+    :param answer: how the page shows a prediction: ``"boxes"`` (``{phrase: [[x, y, w, h], ...]}`` drawn
+        on the image, ``[]`` listed as absent), ``"text"`` or ``"code"`` (a string, shown as source).
+    :param display: ``"module:function"`` turning a prediction value into the text a person reads (e.g.
+        tokens into source code); None: the value itself.
+    """
+
+    ask: str | None
+    request_file: str = "requests.json"
+    images: str | None = None
+    image_field: str | None = None
+    answer: str = "text"
+    display: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TaskInfo:
     """What a task declares about itself; the runner, the scorer and ``--list-tasks`` read it.
 
@@ -63,6 +93,7 @@ class TaskInfo:
         with ``"score"`` (and parts); ``None`` when the task has no metric.
     :param trainer: ``"module:function"``, the ``train_head`` that ``train.py`` calls
         to train the task's head for a trunk; ``None`` when there is nothing to train.
+    :param form: how one item is asked (``RequestForm``), for ``serve.py``; ``None``: not served.
     """
 
     name: str
@@ -73,6 +104,7 @@ class TaskInfo:
     folder_aliases: Mapping[str, str] = field(default_factory=dict)
     metric: str | None = None
     trainer: str | None = None
+    form: RequestForm | None = None
 
     def folders(self) -> tuple[str, ...]:
         """The folder and its aliases, in the order they are looked for."""

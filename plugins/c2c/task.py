@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.heads import find_head
 from core.io import find_task_dir, read_request
-from core.task import Prediction, Sample, TaskBase, TaskInfo
+from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
 from plugins.c2c.detok import compiles, repair
 from plugins.c2c.selector import Candidates, all_texts, choose, features, make_candidates
 from plugins.c2c.translate import parses_cleanly, translate
@@ -118,6 +118,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
         batch_size=64,
         metric="core.metrics.codebleu:METRIC",
         trainer="plugins.c2c.train:train_head",
+        form=RequestForm(ask="text", answer="code", display="plugins.c2c.detok:detokenize"),  # {key: Java}
     )
 
     def __init__(self, weights_dir: Path = WEIGHTS_DIR, *, search: Sequence[Path] = ()) -> None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.errors import InputError, PluginError
 from core.heads import find_head
-from core.task import Prediction, Sample, TaskBase, TaskInfo
+from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,6 +83,7 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         batch_size=64,
         metric="core.metrics.htr:METRIC",
         trainer="plugins.htr.train:train_head",
+        form=RequestForm(ask=None, images="images"),  # the word images alone, keyed by file name
     )
 
     def __init__(self, weights_dir: Path | None = None, *, search: Sequence[Path] = ()) -> None:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from core.errors import InputError
 from core.heads import find_head
 from core.io import find_task_dir, load_image, model_safe_text, read_request, resolve_input_file
-from core.task import Prediction, Sample, TaskBase, TaskInfo
+from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
 from plugins.vqa.question import ParsedQuestion, detect_language, parse_question
 
 N_REGIONS = 6  # rows of ``head.region_pool``
@@ -95,6 +95,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         batch_size=64,
         metric="core.metrics.vqa:METRIC",
         trainer="plugins.vqa.train:train_head",
+        form=RequestForm(ask="question", request_file="questions.json", images="images", image_field="file_name"),
     )
 
     def __init__(self, head_weights: Path | None = None, *, search: Sequence[Path] = ()) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 from core.errors import InputError, TrunkError
 from core.heads import find_head
 from core.io import find_task_dir, load_image_and_info, model_safe_text, read_request, resolve_input_file
-from core.task import Prediction, RunContext, Sample, TaskBase, TaskInfo
+from core.task import Prediction, RequestForm, RunContext, Sample, TaskBase, TaskInfo
 from plugins.zsod.boxes import scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
 from plugins.zsod.proposals import GridSpec, grid_proposals
@@ -102,6 +102,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         folder_aliases={"OD": "prediction_OD.json"},  # the older rules' name (SPEC, "Older forms")
         metric="core.metrics.zsod:METRIC",
         trainer="plugins.zsod.train:train_head",
+        form=RequestForm(ask="phrases", images="images", answer="boxes"),  # requests.json {image name: [phrase, ...]}
     )
 
     def __init__(
