@@ -147,16 +147,6 @@ class ShardWorker:
             del self.tasks[k]
         return len(gone)
 
-    def map(self, fn: Callable[[Trunk, Sequence[Any]], Sequence[Any]], items: Sequence[Any]) -> list[Any]:
-        """``fn(trunk, items)`` on this actor's trunk (feature extraction); one result per item."""
-        import torch
-
-        with torch.inference_mode():
-            out = list(fn(self.trunk, items))
-        if len(out) != len(items):
-            raise ProjectError(f"{getattr(fn, '__name__', fn)!r} gave {len(out)} results for {len(items)} items")
-        return out
-
 
 def trunk_factory(config: TrunkConfig) -> TrunkFactory:
     """The picklable factory each actor builds its trunk with."""
@@ -558,59 +548,3 @@ def run(
         finally:
             bar.close()
     return [runs[item.task.info.name].report for item in planned]
-
-
-def map_items(
-    fn: Callable[[Trunk, Sequence[Any]], Sequence[Any]],
-    items: Sequence[Any],
-    factory: TrunkFactory,
-    *,
-    chunk: int = 64,
-    options: RayOptions | None = None,
-    pool: WorkerPool | None = None,
-    progress: bool | None = None,
-) -> list[Any]:
-    """``fn(trunk, part)`` over consecutive parts of ``items`` on the workers' trunks; results in item order.
-
-    The trunk pass of training feature extraction, spread over a cluster: e.g.
-    ``map_items(encode_image_files, paths, trunk_factory(config), options=RayOptions(workers=8))``
-    gives one embedding per image path. ``fn`` must be picklable (a module-level function) and
-    return one result per item; it runs under ``torch.inference_mode``. A part whose worker
-    died is handed out again (``max_attempts``); a part that raises, or keeps losing its
-    worker, raises here: features have no fallback.
-    """
-    from tqdm import tqdm
-
-    parts = [items[i : i + max(1, chunk)] for i in range(0, len(items), max(1, chunk))]
-    jobs = [_Job(i, "map", (fn, list(part)), {}, tag=i) for i, part in enumerate(parts)]
-    results: dict[int, list[Any]] = {}
-    bar = tqdm(total=len(items), desc="ray map", unit="item", disable=None if progress is None else not progress)
-
-    def done(job: _Job, result: list[Any]) -> None:
-        results[job.tag] = result
-        bar.update(len(result))
-
-    def lost(job: _Job, why: str) -> None:
-        raise ProjectError(f"items {job.tag * chunk}-{job.tag * chunk + len(job.args[1]) - 1}: {why}")
-
-    try:
-        if pool is not None:
-            pool.run(jobs, done, lost, deadline=None, strict=True)
-        elif jobs:
-            with worker_pool(factory, options) as own:
-                own.run(jobs, done, lost, deadline=None, strict=True)
-    finally:
-        bar.close()
-    return [r for i in range(len(parts)) for r in results[i]]
-
-
-def encode_image_files(trunk: Trunk, paths: Sequence[Path]) -> list[Any]:
-    """``map_items``' usual ``fn``: each image file's joint-space embedding (float32 numpy, ``[embed_dim]``)."""
-    import torch
-    from PIL import Image
-
-    pixels = []
-    for path in paths:
-        with Image.open(path) as image:
-            pixels.append(trunk.image_transform(image.convert("RGB")))
-    return list(trunk.encode_images(torch.stack(pixels)).float().numpy())

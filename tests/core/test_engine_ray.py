@@ -198,21 +198,6 @@ def test_strict_mode_raises_the_tasks_own_error(tmp_path: Path, fake_pool: engin
     assert not (tmp_path / "ray" / "prediction_ECHO.json").exists()
 
 
-def test_map_items_gives_the_local_features_in_order(tmp_path: Path, fake_trunk, fake_pool: engine.WorkerPool) -> None:  # type: ignore[no-untyped-def]
-    from PIL import Image
-
-    paths = []
-    for i in range(7):
-        paths.append(tmp_path / f"{i}.png")
-        Image.new("RGB", (40 + i, 30), (30 * i, 255 - 20 * i, 90)).save(paths[-1])
-    got = engine.map_items(engine.encode_image_files, paths, _fake_factory(), chunk=3, pool=fake_pool, progress=False)
-    import numpy as np
-
-    want = [row for i in range(0, 7, 3) for row in engine.encode_image_files(fake_trunk, paths[i : i + 3])]
-    assert len(got) == len(paths) and all(np.allclose(a, b, atol=1e-6) for a, b in zip(got, want, strict=True))
-    assert not np.allclose(got[0], got[1], atol=1e-3)  # distinct images, distinct features
-
-
 def test_worker_planning_fits_the_cluster() -> None:
     opts = engine.RayOptions(threads=2)
     assert engine.plan_workers(opts, {"CPU": 8.0}, local=False) == (4, 2)
