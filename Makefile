@@ -33,7 +33,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q
 
 bench: $(STAMP)
-	for b in bench/*.py; do $(PY) $$b || exit 1; done
+	for b in bench/*.py; do m=$$(basename $$b .py); [ $$m = __init__ ] || $(PY) -m bench.$$m || exit 1; done
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

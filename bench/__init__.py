@@ -1,1 +1,1 @@
-"""Benchmarks: each module runs as ``python -m bench.<name>`` (or ``python bench/<name>.py``)."""
+"""Benchmarks: each module runs from the repository root as ``python -m bench.<name>``."""

@@ -1,6 +1,6 @@
 """C2C benchmark: programs/s, compile rate and CodeBLEU on a challenge-layout set.
 
-    python bench/c2c.py [--set ../shared/data/c2c_avatar_valid] [--ablation random]
+    python -m bench.c2c [--set ../shared/data/c2c_avatar_valid] [--ablation random]
                         [--no-selector] [--threads 2] [--out /tmp/c2c_bench]
 
 Runs the task through ``core.runner`` exactly as ``run.py`` does (discover,
@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """C2C differential execution test: do the translations compute what the Java computes?
 
-    python bench/c2c_exec.py [--set DIR ...] [--pred SET_NAME=prediction_C2C.json ...]
+    python -m bench.c2c_exec [--set DIR ...] [--pred SET_NAME=prediction_C2C.json ...]
                              [--no-java] [--tests 6] [--jobs 1] [--cache DIR] [--out report.json]
 
 For every program of the dev sets (challenge layout ``input/`` + ``true/``) the
@@ -22,7 +22,6 @@ import argparse
 import hashlib
 import json
 import os
-import sys
 import time
 import zlib
 from collections import Counter
@@ -31,7 +30,6 @@ from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 DATA = REPO.parent / "shared" / "data"
 DEFAULT_SETS = ("c2c_avatar_valid", "c2c_transcoder_valid")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fusionbrain" / "c2c_exec"
@@ -142,8 +140,8 @@ def main() -> int:
 
 def _reference_run(key: str, items: dict, gold: dict, cache: Path) -> dict:
     """The reference Python on the program's inputs (cached)."""
-    from plugins.c2c.detok import detokenize
     from bench.c2c_exec_check import run_python
+    from plugins.c2c.detok import detokenize
 
     _, sig, tests = items[key]
     src = detokenize(gold.get(key, ""))
@@ -157,8 +155,8 @@ def _reference_run(key: str, items: dict, gold: dict, cache: Path) -> dict:
 
 def _our_run(key: str, items: dict, pred: dict | None) -> tuple[str, dict]:
     """The translation (``pred``'s, or the task's default-style one) on the program's inputs."""
-    from plugins.c2c.detok import detokenize
     from bench.c2c_exec_check import run_python
+    from plugins.c2c.detok import detokenize
     from plugins.c2c.task import safe_translate
 
     java, sig, tests = items[key]

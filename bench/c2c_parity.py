@@ -1,7 +1,7 @@
 """Translator parity: translate every program of the C2C sets and compare with a saved run.
 
-    python bench/c2c_parity.py --save /work/cache/c2c/before.json      # before a refactor
-    python bench/c2c_parity.py --compare /work/cache/c2c/before.json   # after: exact string comparison
+    python -m bench.c2c_parity --save /work/cache/c2c/before.json      # before a refactor
+    python -m bench.c2c_parity --compare /work/cache/c2c/before.json   # after: exact string comparison
 
 Every program of ``c2c_avatar_valid``, ``c2c_transcoder_valid`` and ``c2c_train``
 is translated with the default style and with each style variant the selector
@@ -13,11 +13,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 DATA = REPO.parent / "shared" / "data"
 
 

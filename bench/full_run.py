@@ -5,7 +5,7 @@ images, 1,000 detection images and 5,446 questions by cycling the real dev sets 
 ../shared/data, runs ``run.py`` on it with the configured threads, and prints each task's
 items/s and the total wall time against the 30-minute target.
 
-    python bench/full_run.py [--scale 0.1] [--threads 2] [--keep DIR]
+    python -m bench.full_run [--scale 0.1] [--threads 2] [--keep DIR]
 """
 
 from __future__ import annotations

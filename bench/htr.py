@@ -1,6 +1,6 @@
 """HTR benchmark: our CTC head vs Tesseract 5 (rus+eng), the random-trunk ablation, and speed.
 
-    python bench/htr.py [--data ../shared/data/fb_sample] [--rendered 300] [--speed-images 600]
+    python -m bench.htr [--data ../shared/data/fb_sample] [--rendered 300] [--speed-images 600]
 
 * Quality on the real words of ``fb_sample`` (string accuracy and CER), ours
   and Tesseract's on the same images. Tesseract is installed here with apt if
@@ -22,16 +22,14 @@ import json
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from core.metrics.htr import accuracy_cer  # the scorer's own metric
+from plugins.htr.train.metrics import cer
 
-from core.metrics.htr import accuracy_cer  # noqa: E402  (the scorer's own metric)
-from plugins.htr.train.metrics import cer  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 
 def run_ours(input_dir: Path, trunk, weights: Path | None) -> tuple[dict[str, str], float]:  # noqa: ANN001

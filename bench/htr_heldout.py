@@ -1,6 +1,6 @@
 """HTR on the style-held-out dev set (``plugins.htr.train.heldout``), then on fb_sample.
 
-    python bench/htr_heldout.py [--weights DIR ...] [--set DIR]
+    python -m bench.htr_heldout [--weights DIR ...] [--set DIR]
 
 The set (writing styles no training run uses; definition and version in
 ``plugins/htr/train/heldout.py``) is written to ``--set`` (default
@@ -16,15 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from bench.htr import run_ours
+from bench.htr_heldout_set import HELDOUT_SIZE, HELDOUT_VERSION, labels_sha256, write_set
+from core.metrics.htr import accuracy_cer
 
-from bench.htr import run_ours  # noqa: E402
-from core.metrics.htr import accuracy_cer  # noqa: E402
-from plugins.htr.train.heldout import HELDOUT_SIZE, HELDOUT_VERSION, labels_sha256, write_set  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 DEFAULT_SET = Path(os.environ.get("FB_HTR_HELDOUT", f"/work/cache/htr/heldout_{HELDOUT_VERSION}"))
 

@@ -14,7 +14,7 @@ are compared with the local engine's, key for key. The closing lines project the
 test (scale 1.0) onto N machines of ``max(--workers)`` workers each from the measured
 per-worker rate, the measured efficiency and the shard count.
 
-    python bench/scale.py [--scale 0.1] [--workers 1,2] [--threads 1] [--keep DIR] [--json FILE]
+    python -m bench.scale [--scale 0.1] [--workers 1,2] [--threads 1] [--keep DIR] [--json FILE]
 
 On a 2-core machine run it when the machine is otherwise quiet: 2 workers x 1 thread use
 both cores. ``--scale 0.1`` is the issue's workload; smaller scales keep the same shape.
@@ -31,10 +31,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
 
 def _tasks(names: str) -> list:

@@ -1,6 +1,6 @@
 """How well the default trunk ties images to text: shipped joint space vs the class-name bridge.
 
-    python bench/trunk_probe.py [--tower efficientnet_lite0] [--projection PATH] [--threads 2]
+    python -m bench.trunk_probe [--tower efficientnet_lite0] [--projection PATH] [--threads 2]
 
 Prints, for the shipped trunk (``TrunkConfig()``) and the ImageNet class-name
 bridge (``TrunkConfig(pretrained="bridge")``), on data never used for training:
@@ -32,11 +32,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from core.trunk import Trunk, TrunkConfig, load_trunk  # noqa: E402
-from training.splits import DATA, HELD_OUT_COCO, HELD_OUT_FLICKR, split, zsod_split  # noqa: E402
-from training.trunk import (  # noqa: E402
+from core.trunk import Trunk, TrunkConfig, load_trunk
+from training.splits import DATA, HELD_OUT_COCO, HELD_OUT_FLICKR, split, zsod_split
+from training.trunk import (
     _open,
     cached,
     crop_image,

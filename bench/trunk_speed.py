@@ -1,19 +1,16 @@
 """Trunk encoding speed on this machine: images/s, word feature maps/s, texts/s.
 
-python bench/trunk_speed.py [--threads 2] [--trunk default]
+python -m bench.trunk_speed [--threads 2] [--trunk default]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from core.trunk import TrunkConfig, load_trunk  # noqa: E402
+from core.trunk import TrunkConfig, load_trunk
 
 CAPTIONS = [
     "a man riding a red bicycle down the street",

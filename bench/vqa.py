@@ -1,7 +1,7 @@
 """VQA benchmark: quality against the baselines on every evaluation set, and questions/s on 2 cores.
 
-    python bench/vqa.py [--data ../shared/data] [--cache /work/cache/vqa] [--head FILE] [--threads 1]
-    python bench/vqa.py --speed [--set ../shared/data/vqa_okvqa_dev] [--ablation random] [--head FILE]
+    python -m bench.vqa [--data ../shared/data] [--cache /work/cache/vqa] [--head FILE] [--threads 1]
+    python -m bench.vqa --speed [--set ../shared/data/vqa_okvqa_dev] [--ablation random] [--head FILE]
 
 Quality (default): for each evaluation set (the held-out part of ``vqa_yesno_dev`` and of
 ``vqa_okvqa_dev``, see ``plugins.vqa.data.is_heldout``, and all of ``fb_sample``) it prints
@@ -33,12 +33,10 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 EVAL_SETS = ("vqa_yesno_dev", "vqa_okvqa_dev", "fb_sample")
 MIN_SET = 100  # below this many questions a difference of a few answers tells nothing

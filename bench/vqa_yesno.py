@@ -1,6 +1,6 @@
 """VQA yes/no: which signal carries the answer? Every approach scored on the held-out questions.
 
-    python bench/vqa_yesno.py [--data ../shared/data] [--cache /tmp/vqa_cache]
+    python -m bench.vqa_yesno [--data ../shared/data] [--cache /tmp/vqa_cache]
 
 ``vqa_yesno_dev`` (1,000 VQA v2 questions, English) is split as the head's
 training splits it (``plugins.vqa.data.is_heldout``: 30 % of the images held
@@ -23,11 +23,9 @@ from __future__ import annotations
 import argparse
 import collections
 import re
-import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 SURFACE_WORDS = frozenset(
     ("there", "any", "not", "this", "these", "he", "she", "man", "woman", "people", "person", "it", "they", "all")

@@ -1,4 +1,4 @@
-"""zsOD speed and memory: ``python bench/zsod.py [--input DIR] [--images N] [--threads 2]``.
+"""zsOD speed and memory: ``python -m bench.zsod [--input DIR] [--images N] [--threads 2]``.
 
 Runs the zsOD task stages (discover, preprocess, predict, postprocess) on the
 requested images, padding every image's request to ``--phrases`` phrases (the
@@ -12,13 +12,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import resource
-import sys
 import time
 import tracemalloc
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 FILLER = (
     "a red car",

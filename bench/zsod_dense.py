@@ -1,6 +1,6 @@
 """zsOD approach 3, measured against the shipped pipeline: boxes from dense phrase maps, no proposals.
 
-    python bench/zsod_dense.py [--data ../shared/data] [--threads 2] [--ablate-trunk random]
+    python -m bench.zsod_dense [--data ../shared/data] [--threads 2] [--ablate-trunk random]
 
 The shipped task scores ~680 grid proposals per image with two verifiers
 (``plugins/zsod/README.md``). This benchmark tries the other classic road to
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,11 +32,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from core.metrics.zsod import f1_counts
+from plugins.zsod.pipeline import component_box
 
-from core.metrics.zsod import f1_counts  # noqa: E402
-from plugins.zsod.pipeline import component_box  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 LONG_SIDE = 512
 THETAS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0)

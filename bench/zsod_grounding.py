@@ -1,6 +1,6 @@
 """zsOD quality of a heads folder (or of the no-head mode) on fb_sample and the held-out half of zsod_coco_dev.
 
-    python bench/zsod_grounding.py [--heads DIR | --no-head] [--sets fb_sample,coco_heldout] [--threads 1]
+    python -m bench.zsod_grounding [--heads DIR | --no-head] [--sets fb_sample,coco_heldout] [--threads 1]
 
 Per set it prints, for the score that decides present/absent (a phrase's best box
 probability): presence AUC (present vs negative phrases of the same image, all
@@ -17,14 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 
 def auc(pairs: list[tuple[np.ndarray, np.ndarray]]) -> float:
