@@ -164,3 +164,8 @@ def _validate_task(task: object, origin: str) -> None:
 def add_plugin_options(pm: PluginManager, parser: argparse.ArgumentParser) -> None:
     """Let every plugin add its ``--<task>-*`` options."""
     pm.hook.add_options(parser=parser)
+
+
+def add_plugin_train_options(pm: PluginManager, parser: argparse.ArgumentParser) -> None:
+    """Let every plugin add its ``--<task>-*`` trainer flags (``train.py`` only)."""
+    pm.hook.add_train_options(parser=parser)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+import registry
 from core import cli
 from core.errors import ProjectError
 from registry import collect_tasks
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    pm, args = cli.parse_with_plugins(argv, cli.build_parser())
+    pm, args = cli.parse_with_plugins(argv, cli.build_parser(), registry)
     try:
         tasks = collect_tasks(pm, args, strict=args.strict)
         if args.list_tasks:

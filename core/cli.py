@@ -6,7 +6,7 @@ import argparse
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.engines import ENGINES
 from core.errors import ProjectError
@@ -15,9 +15,23 @@ from core.task import Task
 if TYPE_CHECKING:
     from core.runner import Observer, Planned, TaskReport
     from core.trunk import TrunkConfig
-    from registry import PluginManager
 
 DEFAULT_TRUNK = "default"
+
+
+class Discovery(Protocol):
+    """What ``run.py``, ``train.py`` and ``serve.py`` hand core of plugin discovery (the top-level
+    ``registry`` module is one): core imports no registry of its own."""
+
+    def get_plugin_manager(self, *, load_entrypoints: bool = True, strict: bool = False) -> Any: ...
+
+    def add_plugin_options(self, pm: Any, parser: argparse.ArgumentParser) -> None: ...
+
+    def add_plugin_train_options(self, pm: Any, parser: argparse.ArgumentParser) -> None: ...
+
+    def collect_tasks(
+        self, pm: Any, options: argparse.Namespace | None = None, *, strict: bool = False
+    ) -> dict[str, Task]: ...
 
 
 def plugin_loading(argv: Sequence[str]) -> dict[str, bool]:
@@ -29,17 +43,19 @@ def plugin_loading(argv: Sequence[str]) -> dict[str, bool]:
 
 
 def parse_with_plugins(
-    argv: Sequence[str] | None, parser: argparse.ArgumentParser
-) -> tuple[PluginManager, argparse.Namespace]:
-    """The one parse of ``run.py`` and ``train.py``: load the plugins as ``argv`` asks, let them
-    add their options to ``parser``, parse, set up logging. Returns the manager and the options."""
+    argv: Sequence[str] | None, parser: argparse.ArgumentParser, discovery: Discovery, *, train: bool = False
+) -> tuple[object, argparse.Namespace]:
+    """The one parse of ``run.py`` and ``train.py``: load the plugins as ``argv`` asks (through
+    ``discovery``, the caller's plugin registry: core imports none), let them add their options
+    to ``parser`` (with ``train``, their trainer flags too), parse, set up logging. Returns the
+    plugin manager and the options."""
     import sys
 
-    from registry import add_plugin_options, get_plugin_manager
-
     argv = sys.argv[1:] if argv is None else list(argv)
-    pm = get_plugin_manager(**plugin_loading(argv))
-    add_plugin_options(pm, parser)
+    pm = discovery.get_plugin_manager(**plugin_loading(argv))
+    discovery.add_plugin_options(pm, parser)
+    if train:
+        discovery.add_plugin_train_options(pm, parser)
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
     return pm, args

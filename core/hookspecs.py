@@ -49,6 +49,20 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 @hookspec
+def add_train_options(parser: argparse.ArgumentParser) -> None:
+    """Add the task's trainer flags to ``train.py`` and ``python -m plugins.<task>.train``. Optional.
+
+    Options must be prefixed with ``--<task>-`` (e.g. ``--vqa-synthetic-per-image``); the
+    trainer reads them, without the prefix, from ``TrainRequest.options`` (``core.training``).
+    A flag's default should be None (``req.option(name, default)`` then gives the trainer's own
+    default), so the hook module need not import the trainer.
+
+    :param parser: the ``train.py`` argument parser; add an argument group.
+    :return: nothing.
+    """
+
+
+@hookspec
 def predictions_written(task_name: str, path: Path) -> None:
     """Observe a finished prediction file. Optional.
 

@@ -1,20 +1,24 @@
-"""Plumbing for ``train.py``: its parser, the ``--data`` sources, one task's training, the summary.
+"""The one training interface: ``train.py``, ``python -m plugins.<task>.train`` and the trainers.
 
-``train.py`` trains, for one trunk, the head of every selected task that declares a
-trainer (``TaskInfo.trainer``, the ``"module:function"`` of its ``train_head``)::
+A task's trainer (``TaskInfo.trainer``, the ``"module:function"`` of its ``train_head``)
+takes one typed request and returns one typed card::
 
-    train_head(trunk, data, out_dir, *, seed, device, resume, progress, data_root, scale) -> card path
+    @request_trainer
+    def train_head(req: TrainRequest) -> HeadCard: ...
 
-``out_dir`` is ``core.heads.head_dir_for(HEADS, task, trunk)``, the folder a later
-``run.py --heads HEADS`` searches. ``data`` holds the ``--data`` sources by name; a name
-left out defaults to the trainer's own choice among the sets under ``data_root`` (the
-project's ``../shared/data``), or to nothing when ``data_root`` is None (``--data-root
-none``: exactly the sources given). Nothing here knows a task: data sources are passed
-through by name, and progress bars, seeding and resuming are the trainers' own.
-``scale`` (``--scale``, in (0, 1]) is the share of its default work a trainer does: of
-the rendered or captioned images it draws from, its training-only sets and its steps,
-each trainer saying which; 1 is the full recipe, small values are for smoke runs and
-tight machines.
+``req.out_dir`` is ``core.heads.head_dir_for(HEADS, task, trunk)``, the folder a later
+``run.py --heads HEADS`` searches. ``req.sources`` holds the ``--data`` sources by name; a
+name left out defaults to the trainer's own choice among the sets under ``req.data_root``
+(the project's ``../shared/data``), or to nothing when it is None (``--data-root none``:
+exactly the sources given). ``req.scale`` (``--scale``, in (0, 1]) is the share of its
+default work a trainer does; ``req.options`` are the task's own ``--<task>-*`` flags (added
+by the plugin's ``add_options`` hook for ``command == "train"``), without the prefix.
+Nothing here knows a task.
+
+A trainer written to the first interface, ``train_head(trunk, data, out_dir, *, seed,
+device, resume, progress[, data_root, scale]) -> card path``, still trains: a function
+without the ``request_trainer`` mark is called that way by ``call_legacy`` (the one place
+that reads a signature, to hand ``data_root`` and ``scale`` only to a trainer naming them).
 """
 
 from __future__ import annotations
@@ -23,15 +27,17 @@ import argparse
 import json
 import logging
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ProjectError
 from core.task import Task, TaskInfo, resolve
 
 if TYPE_CHECKING:
+    from core.cli import Discovery
     from core.trunk import Trunk
 
 log = logging.getLogger("train")
@@ -41,14 +47,146 @@ DEFAULT_DATA_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 @dataclass(frozen=True, slots=True)
+class Sources:
+    """The training sources of ``--data NAME=PATH``: paths by source name, in the order given.
+
+    ``challenge`` names sets in the challenge layout (``SET/input/<TASK>``, ``SET/true/<TASK>``),
+    which every trainer reads; other names are a trainer's own (``coco_captions``, ``htr``,
+    ``c2c_jsonl``...) and reach every trainer, each reading those it knows."""
+
+    named: Mapping[str, tuple[Path, ...]] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        frozen = {str(k): tuple(Path(p) for p in v) for k, v in dict(self.named).items()}
+        object.__setattr__(self, "named", MappingProxyType(frozen))
+
+    @classmethod
+    def parse(cls, items: Sequence[str]) -> Sources:
+        """``["NAME=PATH", ...]`` as ``parse_data`` reads them."""
+        return cls(parse_data(items))
+
+    def get(self, name: str) -> tuple[Path, ...]:
+        return self.named.get(name, ())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.named
+
+    @property
+    def challenge(self) -> tuple[Path, ...]:
+        return self.get("challenge")
+
+    def as_dict(self) -> dict[str, list[Path]]:
+        """A plain ``{name: [path, ...]}`` copy (what the first trainer interface took)."""
+        return {k: list(v) for k, v in self.named.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class TrainRequest:
+    """Everything one trainer gets: train a head for ``trunk`` into ``out_dir``."""
+
+    trunk: Trunk
+    out_dir: Path
+    sources: Sources = field(default_factory=Sources)
+    seed: int = 0
+    device: str = "cpu"
+    resume: bool = True
+    progress: bool = True
+    data_root: Path | None = DEFAULT_DATA_ROOT
+    scale: float = 1.0
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "out_dir", Path(self.out_dir))
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        check_scale(self.scale)
+
+    def option(self, name: str, default: Any = None) -> Any:
+        """The task flag ``name`` (``--<task>-<name>``), or ``default`` when it was not given."""
+        value = self.options.get(name)
+        return default if value is None else value
+
+
+@dataclass(frozen=True, slots=True)
+class HeadCard:
+    """A trained head's card: where it is, the trunk it was made for and its dev score.
+
+    ``dev_score`` is the trainer's headline held-out figure(s) (name -> value, higher or lower
+    is better as the name says); the card file itself holds the rest."""
+
+    task: str
+    path: Path
+    trunk: Mapping[str, str]
+    dev_score: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", Path(self.path))
+        object.__setattr__(self, "trunk", MappingProxyType(dict(self.trunk)))
+        object.__setattr__(self, "dev_score", MappingProxyType({k: float(v) for k, v in self.dev_score.items()}))
+
+    @classmethod
+    def read(cls, task: str, path: Path, dev_score: Mapping[str, float] | None = None) -> HeadCard:
+        """The card at ``path``; its dev score is ``dev_score``, else the card's ``"dev_score"`` entry."""
+        from core.heads import read_card
+
+        card = read_card(Path(path))
+        if card is None:
+            raise ProjectError(f"{task}: the card {path} is missing or not a JSON object")
+        if dev_score is None:
+            recorded = card.get("dev_score")
+            dev_score = _flat_numbers(recorded) if isinstance(recorded, Mapping) else {}
+        return cls(task, Path(path), card.get("trunk") or {}, dev_score)
+
+    def describe(self) -> str:
+        return ", ".join(f"{k}={v:.4g}" for k, v in sorted(self.dev_score.items()))
+
+
+def _flat_numbers(values: Mapping[str, Any], prefix: str = "") -> dict[str, float]:
+    out: dict[str, float] = {}
+    for key, value in values.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(_flat_numbers(value, f"{name}."))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[name] = float(value)
+    return out
+
+
+def request_trainer(fn: Callable[[TrainRequest], HeadCard]) -> Callable[[TrainRequest], HeadCard]:
+    """Mark ``fn`` as a trainer of this interface (``fn(req) -> HeadCard``); unmarked trainers
+    are called with the first interface's signature (``call_legacy``)."""
+    fn.takes_train_request = True  # type: ignore[attr-defined]
+    return fn
+
+
+def seed_all(seed: int) -> None:
+    """Seed Python's, NumPy's and torch's global generators (those installed)."""
+    import random
+
+    random.seed(seed)
+    try:
+        import numpy as np
+
+        np.random.seed(seed % 2**32)
+    except ImportError:  # pragma: no cover - numpy is a core dependency
+        pass
+    try:
+        import torch
+
+        torch.manual_seed(seed)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+@dataclass(frozen=True, slots=True)
 class TrainResult:
     """How one task's training went: its card, or why there is none."""
 
     task: str
     card: Path | None = None
-    dev: str = ""  # the card's dev figures, compact
+    dev: str = ""  # the card's dev score, compact
     error: str = ""
     seconds: float = 0.0
+    head: HeadCard | None = None
 
     @property
     def ok(self) -> bool:
@@ -60,12 +198,12 @@ class TrainResult:
         return f"{self.task}: FAILED after {self.seconds:.0f}s: {self.error}"
 
 
-def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
+def build_parser(*, add_help: bool = True, prog: str = "train.py") -> argparse.ArgumentParser:
     """The ``train.py`` parser, before plugins add their options."""
     from core.cli import DEFAULT_TRUNK
 
     parser = argparse.ArgumentParser(
-        prog="train.py",
+        prog=prog,
         add_help=add_help,
         description="Train the tasks' heads for one trunk into HEADS/<task>/<trunk version>/ "
         "(what run.py --heads HEADS then uses).",
@@ -170,81 +308,160 @@ def select_trainable(tasks: Mapping[str, Task], wanted: str) -> list[Task]:
 
 
 def dev_figures(card: Mapping[str, Any]) -> str:
-    """The card's dev score(s), compactly: its top-level entries named ``*dev*`` or ``*heldout*``."""
+    """A first-interface card's dev figures, compactly: its top-level entries named ``*dev*`` or
+    ``*heldout*`` (a ``HeadCard`` says its dev score itself)."""
     keys = sorted(k for k in card if "dev" in k.lower() or "heldout" in k.lower())
     parts = [f"{k}={json.dumps(card[k], sort_keys=True, separators=(',', ':'))}" for k in keys]
     return "; ".join(parts)
 
 
-def train_task(
-    task: Task,
-    trunk: Trunk,
-    heads_root: Path,
-    data: Mapping[str, Sequence[Path]],
-    *,
-    seed: int = 0,
-    device: str = "cpu",
-    resume: bool = True,
-    progress: bool = True,
-    strict: bool = False,
-    data_root: Path | None = DEFAULT_DATA_ROOT,
-    scale: float = 1.0,
-) -> TrainResult:
-    """Run ``task``'s trainer into its per-trunk folder under ``heads_root`` and check the card.
+def run_trainer(trainer: Callable[..., Any], req: TrainRequest, name: str) -> HeadCard:
+    """Call ``trainer`` with ``req``: directly when it is a ``request_trainer``, else as the
+    first interface (``call_legacy``)."""
+    if getattr(trainer, "takes_train_request", False):
+        card = trainer(req)
+        if not isinstance(card, HeadCard):
+            raise ProjectError(f"{name}: its trainer returned {type(card).__name__}, not a core.training.HeadCard")
+        return card
+    return call_legacy(trainer, req, name)
+
+
+def call_legacy(train_head: Callable[..., Any], req: TrainRequest, name: str) -> HeadCard:
+    """The adapter for a trainer of the first interface, ``train_head(trunk, data, out_dir, *, seed,
+    device, resume, progress[, data_root, scale]) -> card path``: ``data_root`` and ``scale`` reach it
+    only when it declares them (as pluggy hands hook implementations only the arguments they name),
+    and one that would ignore a value the user set says so. Its card's dev score is read from the
+    card's ``*dev*``/``*heldout*`` entries."""
+    import inspect
+
+    later = {"data_root": (req.data_root, DEFAULT_DATA_ROOT), "scale": (req.scale, 1.0)}
+    params = inspect.signature(train_head).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        options = {k: value for k, (value, _) in later.items()}
+    else:
+        options = {}
+        for key, (value, default) in later.items():
+            if key in params:
+                options[key] = value
+            elif value != default:
+                log.warning("%s: its trainer takes no %s; training as if %s=%r", name, key, key, default)
+    path = train_head(
+        req.trunk,
+        req.sources.as_dict(),
+        req.out_dir,
+        seed=req.seed,
+        device=req.device,
+        resume=req.resume,
+        progress=req.progress,
+        **options,
+    )
+    if path is None:
+        raise ProjectError(f"{name}: the trainer returned no card path")
+    from core.heads import read_card
+
+    card = read_card(Path(path)) or {}
+    return HeadCard(name, Path(path), card.get("trunk") or {}, _dev_entries(card))
+
+
+def _dev_entries(card: Mapping[str, Any]) -> dict[str, float]:
+    keys = [k for k in card if "dev" in k.lower() or "heldout" in k.lower()]
+    out: dict[str, float] = {}
+    for key in keys:
+        value = card[key]
+        if isinstance(value, Mapping):
+            out.update(_flat_numbers(value, f"{key}."))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[key] = float(value)
+    return out
+
+
+def train_task(task: Task, req: TrainRequest, *, strict: bool = False) -> TrainResult:
+    """Run ``task``'s trainer on ``req`` (whose ``out_dir`` is the task's per-trunk folder) and
+    check the card.
 
     A task without a trainer, a trainer that raises, or a card that a later run could
     not use (missing, unreadable, outside the folder, made for another trunk) is a failed
     result with the reason; with ``strict`` the exception propagates instead.
     """
-    from core.heads import card_matches, head_dir_for, read_card
+    from core.heads import card_matches, read_card
 
     name = task.info.name
     if not task.info.trainer:
         return TrainResult(name, error="the task declares no trainer (TaskInfo.trainer); nothing to train")
-    out_dir = head_dir_for(heads_root, name, trunk)
-    log.info("%s: training with %s into %s", name, task.info.trainer, out_dir)
+    log.info("%s: training with %s into %s", name, task.info.trainer, req.out_dir)
     start = time.perf_counter()
     try:
-        train_head = resolve(task.info.trainer)
-        options = _accepted(train_head, name, {"data_root": (data_root, DEFAULT_DATA_ROOT), "scale": (scale, 1.0)})
-        card_path = train_head(
-            trunk, data, out_dir, seed=seed, device=device, resume=resume, progress=progress, **options
-        )
+        head = run_trainer(resolve(task.info.trainer), req, name)
     except Exception as exc:
         if strict:
             raise
         log.exception("%s: training failed", name)
         return TrainResult(name, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - start)
     seconds = time.perf_counter() - start
-    card_path = Path(card_path) if card_path is not None else None
-    problem = _card_problem(card_path, out_dir, trunk, read_card, card_matches)
+    problem = _card_problem(head.path, req.out_dir, req.trunk, read_card, card_matches)
     if problem:
         if strict:
             raise ProjectError(f"{name}: {problem}")
         log.error("%s: %s", name, problem)
-        return TrainResult(name, card=card_path, error=problem, seconds=seconds)
-    card = read_card(card_path) or {}  # type: ignore[arg-type]
-    dev = dev_figures(card)
-    log.info("%s: wrote %s in %.0fs; dev %s", name, card_path, seconds, dev or "not recorded")
-    return TrainResult(name, card=card_path, dev=dev, seconds=seconds)
+        return TrainResult(name, card=head.path, error=problem, seconds=seconds, head=head)
+    dev = head.describe()
+    log.info("%s: wrote %s in %.0fs; dev %s", name, head.path, seconds, dev or "not recorded")
+    return TrainResult(name, card=head.path, dev=dev, seconds=seconds, head=head)
 
 
-def _accepted(train_head: Any, name: str, options: Mapping[str, tuple[Any, Any]]) -> dict[str, Any]:
-    """The later keywords of the interface (``name: (value, default)``) that ``train_head`` declares,
-    as pluggy hands hook implementations only the arguments they name: a trainer written before
-    them still runs, and one that would ignore a value the user set says so."""
-    import inspect
+def task_options(args: argparse.Namespace, task: str) -> dict[str, Any]:
+    """The ``--<task>-*`` values in ``args``, by name without the prefix (``--vqa-cache-dir`` -> ``cache_dir``)."""
+    prefix = f"{task}_"
+    return {k[len(prefix) :]: v for k, v in vars(args).items() if k.startswith(prefix)}
 
-    params = inspect.signature(train_head).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return {k: value for k, (value, _) in options.items()}
-    out = {}
-    for key, (value, default) in options.items():
-        if key in params:
-            out[key] = value
-        elif value != default:
-            log.warning("%s: its trainer takes no %s; training as if %s=%r", name, key, key, default)
-    return out
+
+def train_cli(task: str | None, argv: Sequence[str] | None = None, *, discovery: Discovery) -> int:
+    """``train.py`` (``task`` None: ``--tasks`` chooses) and ``python -m plugins.<task>.train``
+    (``task`` given: only that task): one parser, one ``--data``, one trunk, one loop."""
+    import sys
+
+    from core import cli
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(prog="train.py" if task is None else f"python -m plugins.{task}.train")
+    pm, args = cli.parse_with_plugins(argv, parser, discovery, train=True)
+    if task is not None:
+        args.tasks = task
+    log = logging.getLogger("train")
+    try:
+        from core.heads import head_dir_for, search_dirs
+        from core.trunk import TrunkConfig, load_trunk
+
+        sources = Sources.parse(args.data)
+        scale = check_scale(args.scale)
+        (heads_root,) = search_dirs(args)
+        tasks = select_trainable(discovery.collect_tasks(pm, args, strict=args.strict), args.tasks)
+        if not tasks:
+            raise ProjectError("no task to train: none of the selected tasks declares a trainer")
+        cli.set_threads(args.threads)
+        trunk = load_trunk(TrunkConfig.parse(args.trunk, device=args.device))
+        log.info("trunk %s (version %s); heads go under %s", args.trunk, trunk.version, heads_root)
+        results = []
+        for t in tasks:
+            req = TrainRequest(
+                trunk=trunk,
+                out_dir=head_dir_for(Path(heads_root), t.info.name, trunk),
+                sources=sources,
+                seed=args.seed,
+                device=args.device,
+                resume=not args.no_resume,
+                progress=not args.no_progress,
+                data_root=parse_data_root(args.data_root),
+                scale=scale,
+                options=task_options(args, t.info.name),
+            )
+            results.append(train_task(t, req, strict=args.strict))
+    except ProjectError as exc:
+        log.error("%s", exc)
+        return 2
+    print(report(results))
+    print(f"use them: python run.py --trunk {args.trunk} --heads {heads_root} ...")
+    return 0 if all(r.ok for r in results) else 1
 
 
 def _card_problem(card_path, out_dir, trunk, read_card, card_matches) -> str:  # type: ignore[no-untyped-def]

@@ -220,11 +220,11 @@ def test_train_then_run_uses_the_new_head(
     argv = ["--trunk", specs[kind], "--tasks", task, "--heads", str(heads), "--threads", "1", "--no-progress"]
     argv += ["--data-root", "none"]  # the tiny sources only, never ../shared/data
     if task == "htr":  # its rendered words are the bulk: 2 shards of 8 plain words (no fonts needed), 60 steps
-        from plugins.htr import train as htr_train
-        from tests.htr.test_htr_train_head import fake_render_batch
+        from plugins.htr.train import fit as htr_fit
+        from tests.htr.train.test_train_head import fake_render_batch
 
-        monkeypatch.setattr(htr_train, "render_batch", fake_render_batch)
-        monkeypatch.setattr(htr_train, "SHARD_SIZE", 8)
+        monkeypatch.setattr(htr_fit, "WordBatches", lambda: fake_render_batch)
+        monkeypatch.setattr(htr_fit, "SHARD_SIZE", 8)
         argv += ["--scale", "0.01"]
     code = train.main([*argv, "--no-plugins", *data_args(sources)])
     assert code == 0, f"train.py failed for {task}:\n{capsys.readouterr().out}"
@@ -265,7 +265,8 @@ def test_train_reports_a_failing_or_missing_trainer(
         info = TaskInfo(name="broken", version="1", folder="B", output="b.json", trainer="tests.core.no_such:train")
 
     trunk = load_trunk(TrunkConfig.parse(specs["vit"]))
-    results = [training.train_task(t, trunk, tmp_path, {}) for t in (NoTrainer(), Broken())]  # type: ignore[arg-type]
+    req = training.TrainRequest(trunk, tmp_path)
+    results = [training.train_task(t, req) for t in (NoTrainer(), Broken())]  # type: ignore[arg-type]
     assert [r.ok for r in results] == [False, False]
     assert "declares no trainer" in results[0].error and "cannot load" in results[1].error
     assert "FAILED" in training.report(results)

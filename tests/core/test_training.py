@@ -1,13 +1,14 @@
-"""``core.training.train_task``: the trainer interface's later keywords reach only trainers that declare them."""
+"""``core.training``: the typed request and card, the legacy adapter, the one CLI."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from core import training
+from core import hookimpl, training
 from core.heads import write_card
 from core.task import TaskInfo
 from core.testing import make_fake_trunk
@@ -17,13 +18,25 @@ CALLS: list[dict[str, Any]] = []
 
 def first_interface_trainer(trunk, data, out_dir, *, seed, device, resume, progress):  # type: ignore[no-untyped-def]
     """A trainer written to the interface before ``data_root`` and ``scale``."""
-    CALLS.append({"seed": seed})
+    CALLS.append({"seed": seed, "data": data})
     return write_card(Path(out_dir) / "card.json", {"trunk": trunk.component_versions})
 
 
 def scaled_trainer(trunk, data, out_dir, *, seed, device, resume, progress, data_root, scale):  # type: ignore[no-untyped-def]
     CALLS.append({"data_root": data_root, "scale": scale})
     return write_card(Path(out_dir) / "card.json", {"trunk": trunk.component_versions, "dev": scale})
+
+
+@training.request_trainer
+def request_trainer(req: training.TrainRequest) -> training.HeadCard:
+    CALLS.append({"req": req})
+    path = write_card(req.out_dir / "card.json", {"trunk": req.trunk.component_versions, "dev_score": {"f1": 0.5}})
+    return training.HeadCard.read("t", path)
+
+
+@training.request_trainer
+def wrong_return_trainer(req: training.TrainRequest) -> training.HeadCard:
+    return write_card(req.out_dir / "card.json", {"trunk": req.trunk.component_versions})  # type: ignore[return-value]
 
 
 class _Task:
@@ -36,17 +49,98 @@ def test_a_trainer_without_the_later_keywords_still_trains(
     scale: float, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     CALLS.clear()
-    result = training.train_task(_Task("first_interface_trainer"), make_fake_trunk(), tmp_path, {}, scale=scale)  # type: ignore[arg-type]
-    assert result.ok and CALLS == [{"seed": 0}]
+    req = training.TrainRequest(make_fake_trunk(), tmp_path, training.Sources({"x": [tmp_path]}), scale=scale)
+    result = training.train_task(_Task("first_interface_trainer"), req)  # type: ignore[arg-type]
+    assert result.ok and CALLS == [{"seed": 0, "data": {"x": [tmp_path]}}]
     assert ("takes no scale" in caplog.text) == (scale != 1.0)  # a value the user set and it ignores: said
 
 
 def test_the_later_keywords_reach_a_trainer_that_declares_them(tmp_path: Path) -> None:
     CALLS.clear()
-    trunk = make_fake_trunk()
-    result = training.train_task(_Task("scaled_trainer"), trunk, tmp_path, {}, data_root=None, scale=0.25)  # type: ignore[arg-type]
+    req = training.TrainRequest(make_fake_trunk(), tmp_path, data_root=None, scale=0.25)
+    result = training.train_task(_Task("scaled_trainer"), req)  # type: ignore[arg-type]
     assert result.ok and CALLS == [{"data_root": None, "scale": 0.25}]
+    assert result.head is not None and dict(result.head.dev_score) == {"dev": 0.25}
     assert result.dev == "dev=0.25"
+
+
+def test_a_request_trainer_gets_the_request_and_its_card_says_the_dev_score(tmp_path: Path) -> None:
+    CALLS.clear()
+    trunk = make_fake_trunk()
+    req = training.TrainRequest(trunk, tmp_path, seed=7, options={"epochs": 3, "lr": None})
+    result = training.train_task(_Task("request_trainer"), req)  # type: ignore[arg-type]
+    assert result.ok and CALLS == [{"req": req}]
+    assert result.head == training.HeadCard("t", tmp_path / "card.json", trunk.component_versions, {"f1": 0.5})
+    assert req.option("epochs", 1) == 3 and req.option("lr", 0.1) == 0.1  # None: the trainer's default
+    with pytest.raises(AttributeError):
+        req.seed = 1  # type: ignore[misc]
+    bad = training.train_task(_Task("wrong_return_trainer"), req)  # type: ignore[arg-type]
+    assert not bad.ok and "not a core.training.HeadCard" in bad.error
+
+
+def test_sources_keep_order_and_are_read_only(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    sources = training.Sources.parse([f"challenge={tmp_path / 'a'}", f"x={tmp_path}", f"challenge={tmp_path}"])
+    assert sources.challenge == (tmp_path / "a", tmp_path) and sources.get("y") == ()
+    assert "x" in sources and sources.as_dict() == {"challenge": [tmp_path / "a", tmp_path], "x": [tmp_path]}
+    with pytest.raises(TypeError):
+        sources.named["x"] = ()  # type: ignore[index]
+    with pytest.raises(training.ProjectError, match="does not exist"):
+        training.Sources.parse([f"x={tmp_path / 'missing'}"])
+
+
+def test_task_flags_reach_the_request_without_their_prefix() -> None:
+    args = argparse.Namespace(vqa_cache_dir="/c", vqa_synthetic_per_image=2, zsod_epochs=1, seed=0)
+    assert training.task_options(args, "vqa") == {"cache_dir": "/c", "synthetic_per_image": 2}
+
+
+def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
+    """train.py drives add_train_options; the per-task CLI trains only its task, with its flags."""
+    import registry
+
+    got: dict[str, Any] = {}
+
+    class Plugin:
+        @hookimpl
+        def add_train_options(self, parser):  # type: ignore[no-untyped-def]
+            parser.add_argument("--t-epochs", type=int, default=None)
+
+        @hookimpl
+        def register_tasks(self, register, options):  # type: ignore[no-untyped-def]
+            register(_RecordingTask())
+
+    from tests.core._tasks import EchoTask
+
+    class _RecordingTask(EchoTask):
+        info = TaskInfo(name="t", version="1", folder="T", output="t.json", trainer=f"{__name__}:request_trainer")
+
+    class Discovery:
+        def get_plugin_manager(self, **kwargs):  # type: ignore[no-untyped-def]
+            pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+            pm.register(Plugin(), name="t_plugin")
+            return pm
+
+        add_plugin_options = staticmethod(registry.add_plugin_options)
+        add_plugin_train_options = staticmethod(registry.add_plugin_train_options)
+
+        def collect_tasks(self, pm, options=None, *, strict=False):  # type: ignore[no-untyped-def]
+            tasks = registry.collect_tasks(pm, options, strict=strict)
+            got.update(tasks)
+            return tasks
+
+    CALLS.clear()
+    argv = ["--trunk", "default", "--heads", str(tmp_path), "--t-epochs", "4", "--no-progress", "--data-root", "none"]
+    import core.trunk
+
+    real = core.trunk.load_trunk
+    try:
+        core.trunk.load_trunk = lambda config: make_fake_trunk()  # type: ignore[assignment]
+        assert training.train_cli("t", argv, discovery=Discovery()) == 0
+    finally:
+        core.trunk.load_trunk = real  # type: ignore[assignment]
+    (call,) = CALLS
+    assert call["req"].options == {"epochs": 4} and call["req"].data_root is None
+    assert call["req"].out_dir.parent == tmp_path / "t"
 
 
 def test_scale_and_data_root_flags() -> None:

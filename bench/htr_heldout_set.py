@@ -1,33 +1,9 @@
-"""The style-held-out HTR dev set: words written in styles that no training run uses.
+"""Build the style-held-out HTR dev set (``plugins.htr.train.heldout`` defines it).
 
-Every earlier rendered dev set was drawn with the training fonts, so it measured
-how well the head reads the styles it was trained on. This set measures what the
-real task needs: reading writing styles never seen in training.
+    python -m bench.htr_heldout_set --fetch          # npm pack the held-out font families
+    python -m bench.htr_heldout_set --write DIR [-n 400]
 
-Version ``HELDOUT_VERSION`` is defined by:
-
-* words: ``words.RunningTextSampler`` (wordfreq ru + en, drawn by corpus frequency,
-  with the real crops' casing and punctuation), ``random.Random(HELDOUT_SEED)``;
-* styles, alternating per word: (a) a handwriting font family in ``HELDOUT_FONTS``
-  (Fontsource npm packages that neither ``plugins.htr.fontsource.NPM_FONTS`` nor the
-  Debian ``FONT_PACKAGES`` contain; fetched into ``HELDOUT_FONT_DIR``), drawn with
-  the font renderer's augmentations; (b) the pen-stroke renderer with a Hershey set
-  in ``HELDOUT_HERSHEY_SETS`` and a pen style in ``HELDOUT_PEN_STYLES``;
-* 10 % of the crops turned sideways (90 or 270 degrees), as in the other sets.
-
-Training code refuses these: ``render.find_fonts`` skips any font file of a
-held-out family, ``pen.PenRenderer(training=True)`` drops the held-out Hershey
-sets and pen styles, and ``fontsource.NPM_FONTS`` must not name a held-out
-family (a test checks it). The images are not committed; the set is regenerated
-deterministically (``python bench/htr_heldout.py --write DIR``) and its gold
-labels' SHA-256 (``labels_sha256``) shows whether a regeneration matches.
-
-Set-up: ``apt-get install -y hershey-fonts-data`` and
-``python -m plugins.htr.heldout --fetch`` (npm pack of the held-out families).
-
-Cyrillic caveat: the held-out Cyrillic pen set ``cyrilc_1`` lacks Ъ Ы Ь Э Ю Я Ё;
-those letters come from ``cyrillic.jhf``, which training uses (an upright roman
-design; Hershey has no Cyrillic script).
+Kept out of the trainer: it draws with the held-out styles, which training refuses.
 """
 
 from __future__ import annotations
@@ -39,40 +15,23 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-HELDOUT_VERSION = "v1"
-HELDOUT_SEED = 17_2026
-HELDOUT_SIZE = 400
-SIDEWAYS_SHARE = 0.1
-
-# (Fontsource package, styles, has Cyrillic). Looked at each: real handwriting or
-# pen-like faces, not in any training list. (Amatic SC, capitals only, was left out.)
-HELDOUT_FONTS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
-    ("pattaya", ("400-normal",), True),  # Cyrillic brush script
-    ("klee-one", ("400-normal",), True),  # pencil-like print handwriting with Cyrillic
-    ("rock-salt", ("400-normal",), False),
-    ("just-me-again-down-here", ("400-normal",), False),
-    ("dekko", ("400-normal",), False),
-    ("the-girl-next-door", ("400-normal",), False),
+from plugins.htr.train.heldout import (
+    HELDOUT_FAMILIES,
+    HELDOUT_FONTS,
+    HELDOUT_HERSHEY_SETS,
+    HELDOUT_PEN_STYLES,
+    HELDOUT_SEED,
+    HELDOUT_SIZE,
+    HELDOUT_VERSION,
+    SIDEWAYS_SHARE,
+    heldout_font_dir,
 )
-HELDOUT_FAMILIES = tuple(pkg for pkg, _, _ in HELDOUT_FONTS)
-HELDOUT_HERSHEY_SETS = ("scriptc", "cyrilc_1", "timesi")
-HELDOUT_PEN_STYLES = ("fountain", "pencil")
 
-
-def heldout_font_dir() -> Path:
-    from plugins.htr.fontsource import FONT_DIR
-
-    return FONT_DIR / "heldout"
-
-
-def is_heldout_font(path: str | Path) -> bool:
-    """True for a font file of a held-out family (by Fontsource file name ``<family>-<weight>-<style>.ttf``)."""
-    name = Path(path).name.lower()
-    return any(name.startswith(f"{family}-") for family in HELDOUT_FAMILIES)
+__all__ = ["HELDOUT_FAMILIES", "HELDOUT_SIZE", "HELDOUT_VERSION", "generate", "labels_sha256", "write_set"]
 
 
 def fetch_heldout_fonts(dest: Path | None = None) -> list[Path]:
-    from plugins.htr.fontsource import fetch
+    from plugins.htr.train.fontsource import fetch
 
     dest = heldout_font_dir() if dest is None else dest
     return fetch(dest, [(pkg, styles, 1.0) for pkg, styles, _ in HELDOUT_FONTS])
@@ -83,7 +42,7 @@ def heldout_fonts(dest: Path | None = None):  # noqa: ANN201 - list[render.FontI
     from fontTools.ttLib import TTFont
 
     from plugins.htr.charset import CYRILLIC, LATIN
-    from plugins.htr.render import FontInfo
+    from plugins.htr.train.render import FontInfo
 
     dest = heldout_font_dir() if dest is None else dest
     fonts = []
@@ -104,13 +63,13 @@ def generate(n: int = HELDOUT_SIZE, seed: int = HELDOUT_SEED):  # noqa: ANN201 -
     ``kind`` is ``"font:<file>"`` or ``"pen:<set>/<style>"``. Needs the held-out fonts
     (``--fetch``) and the Hershey files; raises if either is missing.
     """
-    from plugins.htr.pen import PenRenderer
-    from plugins.htr.render import WordRenderer
-    from plugins.htr.words import RunningTextSampler
+    from plugins.htr.train.pen import PenRenderer
+    from plugins.htr.train.render import WordRenderer
+    from plugins.htr.train.words import RunningTextSampler
 
     fonts = heldout_fonts()
     if len(fonts) != sum(len(s) for _, s, _ in HELDOUT_FONTS):
-        raise RuntimeError(f"held-out fonts missing in {heldout_font_dir()}; run python -m plugins.htr.heldout --fetch")
+        raise RuntimeError(f"held-out fonts missing in {heldout_font_dir()}; run python -m bench.htr_heldout_set --fetch")
     font_renderer = WordRenderer(fonts)
     pen = PenRenderer(HELDOUT_HERSHEY_SETS, HELDOUT_PEN_STYLES, training=False)
     sampler = RunningTextSampler()

@@ -1,17 +1,17 @@
-"""Train the HTR CTC head: ``train_head(...)``, and ``python -m plugins.htr.train`` over it.
+"""Fit the HTR CTC head: ``fit_head(...)`` (what ``plugins.htr.train.train_head`` runs) and its steps.
 
 Set-up (training only; inference needs no fonts):
 
-    apt-get update && apt-get install -y <FONT_PACKAGES from plugins/htr/render.py> hershey-fonts-data
-    python -m plugins.htr.fontsource     # handwriting faces from npm (needs npm)
+    apt-get update && apt-get install -y <FONT_PACKAGES from plugins/htr/train/render.py> hershey-fonts-data
+    python -m plugins.htr.train.fontsource     # handwriting faces from npm (needs npm)
     pip install wordfreq==3.1.1
 
-Data (``train_head(trunk, data, out_dir)``; CLI ``--data NAME=PATH``, repeatable):
+Data (``TrainRequest.sources``; CLI ``--data NAME=PATH``, repeatable):
 
-* rendered words are always the base: the font renderer (``plugins.htr.render``)
+* rendered words are always the base: the font renderer (``plugins.htr.train.render``)
   and, for ``pen_share`` of the words (default 0.5), the pen-stroke renderer
-  (``plugins.htr.pen``, Hershey single-stroke glyphs). The style-held-out dev set's
-  fonts, Hershey sets and pen styles (``plugins.htr.heldout``) are refused here.
+  (``plugins.htr.train.pen``, Hershey single-stroke glyphs). The style-held-out dev set's
+  fonts, Hershey sets and pen styles (``plugins.htr.train.heldout``) are refused here.
 * ``htr=DIR``: real handwriting, a folder of word images plus ``labels.tsv``
   (``file<TAB>text`` per line) or ``labels.json`` (``{"file": "text"}``); images
   may sit in the folder or in its ``images/``.
@@ -20,10 +20,10 @@ Data (``train_head(trunk, data, out_dir)``; CLI ``--data NAME=PATH``, repeatable
 * every other source name (``coco_*``, ``vqa_*``, ``vg_*``) is ignored. No source
   defaults to ``../shared/data``: its only HTR words are ``fb_sample``, the test sample.
 
-``python -m plugins.htr.train --out DIR [--data ...] [--trunk SPEC] [--device cuda]``
-runs ``train_head`` end to end (seeded, resumable, tqdm progress), warm-starting
-from the shipped head when it was made for the trunk's image tower. Its steps,
-for staged runs on a shared machine, are also ``--stage``:
+``python -m plugins.htr.train [--data ...] [--trunk SPEC] [--device cuda] [--htr-steps N ...]``
+(the same as ``train.py --tasks htr``) runs ``fit_head`` end to end (seeded, resumable, tqdm
+progress), warm-starting from the shipped head when it was made for the trunk's image tower.
+Its steps, for staged runs on a shared machine, are ``python -m plugins.htr.train.fit --stage``:
 
 * ``produce``: render words, run them through the frozen trunk once and cache
   its stride-8/16 maps as fp16 shards under ``--cache`` (``--pen-share`` of them
@@ -56,7 +56,7 @@ from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, reading_height, read
 
 log = logging.getLogger(__name__)
 
-WEIGHTS_DIR = Path(__file__).parent / "weights"
+WEIGHTS_DIR = Path(__file__).resolve().parents[1] / "weights"
 SHARD_SIZE = 256
 DEV_SEED = 999_983
 ROTATED_SHARE = 0.12  # sideways crops teach the upright score; no CTC loss on them
@@ -77,45 +77,48 @@ def build_trunk(spec: str, ablation: str = "none"):  # noqa: ANN201 - Trunk, imp
     return load_trunk(TrunkConfig.parse(spec, ablation=ablation))
 
 
-def render_batch(
-    n: int, seed: int, *, rotated_share: float = ROTATED_SHARE, height: int = HEIGHT, pen_share: float = 0.0
-) -> tuple[list[np.ndarray], list[str], list[int]]:
-    """``n`` fitted word arrays, their texts and upright flags, deterministic in ``seed``.
+class WordBatches:
+    """Rendered training words: the font renderer, the word sampler and (for pen-stroke words) the
+    pen renderer, each built on first use and kept for the next batch of this object."""
 
-    A ``pen_share`` of the words is written by the pen-stroke renderer (``plugins.htr.pen``,
-    training styles only), the rest with the training fonts; 0 reproduces the font-only shards.
-    """
-    from plugins.htr.render import WordRenderer, find_fonts
-    from plugins.htr.words import WordSampler, load_word_lists
+    def __init__(self) -> None:
+        self._fonts: tuple[Any, Any] | None = None  # (render.WordRenderer, words.WordSampler)
+        self._pen: Any = None  # pen.PenRenderer
 
-    global _RENDER_STATE, _PEN
-    if _RENDER_STATE is None:
-        _RENDER_STATE = (WordRenderer(find_fonts()), WordSampler(load_word_lists()))
-    if pen_share > 0 and _PEN is None:
-        from plugins.htr.pen import PenRenderer
+    def __call__(
+        self, n: int, seed: int, *, rotated_share: float = ROTATED_SHARE, height: int = HEIGHT, pen_share: float = 0.0
+    ) -> tuple[list[np.ndarray], list[str], list[int]]:
+        """``n`` fitted word arrays, their texts and upright flags, deterministic in ``seed``.
 
-        _PEN = PenRenderer(training=True)
-    renderer, sampler = _RENDER_STATE
-    rng = random.Random(seed)
-    words, texts, upright = [], [], []
-    for _ in range(n):
-        text = sampler.sample(rng)
-        if pen_share > 0 and rng.random() < pen_share and _PEN.can_write(text):
-            img = _PEN.render(text, rng)
-        else:
-            img = renderer.render(text, rng)
-        up = 1
-        if rng.random() < rotated_share:
-            img = img.rotate(rng.choice((90, 270)), expand=True)
-            up = 0
-        words.append(fit_word(img, height, height * WIDTH // HEIGHT))
-        texts.append(text)
-        upright.append(up)
-    return words, texts, upright
+        A ``pen_share`` of the words is written by the pen-stroke renderer (``plugins.htr.train.pen``,
+        training styles only), the rest with the training fonts; 0 reproduces the font-only shards.
+        """
+        if self._fonts is None:
+            from plugins.htr.train.render import WordRenderer, find_fonts
+            from plugins.htr.train.words import WordSampler, load_word_lists
 
+            self._fonts = (WordRenderer(find_fonts()), WordSampler(load_word_lists()))
+        if pen_share > 0 and self._pen is None:
+            from plugins.htr.train.pen import PenRenderer
 
-_RENDER_STATE = None
-_PEN = None
+            self._pen = PenRenderer(training=True)
+        renderer, sampler = self._fonts
+        rng = random.Random(seed)
+        words, texts, upright = [], [], []
+        for _ in range(n):
+            text = sampler.sample(rng)
+            if pen_share > 0 and rng.random() < pen_share and self._pen.can_write(text):
+                img = self._pen.render(text, rng)
+            else:
+                img = renderer.render(text, rng)
+            up = 1
+            if rng.random() < rotated_share:
+                img = img.rotate(rng.choice((90, 270)), expand=True)
+                up = 0
+            words.append(fit_word(img, height, height * WIDTH // HEIGHT))
+            texts.append(text)
+            upright.append(up)
+        return words, texts, upright
 
 
 def _same_recipe(state: Mapping[str, Any], recipe: Mapping[str, Any]) -> bool:
@@ -139,18 +142,20 @@ def produce(
     pen_share: float = 0.0,
     trunk=None,  # noqa: ANN001 - a built Trunk instead of trunk_spec
     progress: bool = True,
+    render: WordBatches | None = None,
 ) -> None:
     """Fill ``cache`` with shards ``worker, worker + workers, ...`` below ``shards`` (plus the dev shard).
 
     Crops are fitted to ``height`` x ``4 * height`` pixels; the size is kept in
     ``input.json`` and a cache refuses shards of another size. ``pen_share`` of the
-    words are pen-stroke words (``render_batch``); it is kept in ``mix.json``, and a
+    words are pen-stroke words (``render``, a ``WordBatches``); it is kept in ``mix.json``, and a
     cache refuses another share (the dev shard is always font-only, as before).
     """
     import torch
     from tqdm import tqdm
 
     torch.set_num_threads(1)
+    render = WordBatches() if render is None else render
     cache.mkdir(parents=True, exist_ok=True)
     trunk = build_trunk(trunk_spec) if trunk is None else trunk
     (cache / "trunk.json").write_text(json.dumps(trunk.component_versions))
@@ -168,7 +173,7 @@ def produce(
     todo = [(name, seed) for name, seed in todo if not (cache / f"{name}.npz").exists()]
     for name, seed in tqdm(todo, desc=f"produce w{worker}", unit="shard", disable=not progress):
         share = 0.0 if name == "dev" else pen_share
-        words, texts, upright = render_batch(SHARD_SIZE, seed, height=height, pen_share=share)
+        words, texts, upright = render(SHARD_SIZE, seed, height=height, pen_share=share)
         save_shard(cache / f"{name}.npz", trunk, words, texts, upright)
 
 
@@ -248,7 +253,7 @@ def evaluate(  # noqa: ANN001
     import torch
 
     from plugins.htr.ctc import greedy_decode, prefix_beam_search
-    from plugins.htr.metrics import cer
+    from plugins.htr.train.metrics import cer
 
     head.eval()
     correct = total = 0
@@ -431,9 +436,9 @@ def export(
     from safetensors.torch import save_file
 
     from core.heads import write_card
-    from plugins.htr.fontsource import FONT_DIR
+    from plugins.htr.train.fontsource import FONT_DIR
     from plugins.htr.model import HtrHead
-    from plugins.htr.render import FONT_PACKAGES, find_fonts
+    from plugins.htr.train.render import FONT_PACKAGES, find_fonts
 
     manifest = FONT_DIR / "manifest.json"
     npm_versions = json.loads(manifest.read_text()) if manifest.exists() else {}
@@ -552,7 +557,7 @@ def produce_real(cache: Path, trunk, pairs: Sequence[tuple[Path, str]], height: 
     stamp.write_text(json.dumps({"sha256": key, "n": len(pairs)}))
 
 
-def train_head(
+def fit_head(
     trunk,  # noqa: ANN001 - core.trunk.Trunk
     data: Mapping[str, Sequence[Path]],
     out_dir: Path,
@@ -567,8 +572,8 @@ def train_head(
     init: Path | str | None = "auto",
     lr: float | None = None,
     batch: int = 64,
-    data_root: Path | None = None,
     scale: float = 1.0,
+    render: WordBatches | None = None,
 ) -> Path:
     """Train an HTR head for ``trunk`` into ``out_dir``; returns its card path.
 
@@ -586,7 +591,6 @@ def train_head(
     """
     from core.heads import card_matches
 
-    del data_root  # no default source (above)
     out_dir = Path(out_dir)
     cache = out_dir / "cache"
     cache.mkdir(parents=True, exist_ok=True)
@@ -600,7 +604,7 @@ def train_head(
     real = read_real(data)
     shards = max(1, math.ceil(shards * scale))
     height = reading_height(trunk)
-    produce(cache, shards, 0, 1, "", height, pen_share=pen_share, trunk=trunk, progress=progress)
+    produce(cache, shards, 0, 1, "", height, pen_share=pen_share, trunk=trunk, progress=progress, render=render)
     produce_real(cache, trunk, [pair for pairs in real.values() for pair in pairs], height)
     if init == "auto":
         card = json.loads((WEIGHTS_DIR / "htr_head.json").read_text(encoding="utf-8"))
@@ -616,22 +620,20 @@ def train_head(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--stage",
-        choices=("produce", "train", "export", "all"),
-        default="all",
-        help="all (default): train_head end to end into --out; the others are its steps, for staged runs",
+    """The training steps one at a time, for staged runs on a shared machine (several ``produce``
+    workers filling one cache, then ``train``, then ``export``). The whole run is
+    ``python -m plugins.htr.train`` (``train.py --tasks htr``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m plugins.htr.train.fit", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", action="append", default=[], metavar="NAME=PATH", help="htr=DIR or challenge=DIR")
-    parser.add_argument("--out", type=Path, default=None, help="head folder (all: required; export: default shipped)")
+    parser.add_argument("--stage", choices=("produce", "train", "export"), required=True)
+    parser.add_argument("--out", type=Path, default=None, help="head folder of export (default: the shipped one)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/htr_cache"), help="feature cache of the steps")
     parser.add_argument("--trunk", default="default", help="trunk spec as for run.py, or 'fake'")
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--no-resume", action="store_true")
     parser.add_argument("--shards", type=int, default=DEFAULT_SHARDS, help=f"training shards of {SHARD_SIZE} crops")
     parser.add_argument("--height", type=int, default=HEIGHT, help="crop height (width is 4x) of new shards")
-    parser.add_argument("--pen-share", type=float, default=None, help="share of pen-stroke words in new shards")
+    parser.add_argument("--pen-share", type=float, default=0.0, help="share of pen-stroke words in new shards")
     parser.add_argument("--worker", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--steps", type=int, default=None)
@@ -639,36 +641,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eval-every", type=int, default=250)
-    parser.add_argument("--init", default=None, help="warm start: checkpoint or head folder ('auto' for --stage all)")
+    parser.add_argument("--init", default=None, help="warm start: a checkpoint or head folder")
     parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more caches whose shards to train on")
     parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
     parser.add_argument("--blocks", type=int, default=None, help="grow a warm-started head to this many context blocks")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if args.stage == "all":
-        from core.training import parse_data
-
-        if args.out is None:
-            parser.error("--stage all writes a head folder: give --out DIR")
-        card = train_head(
-            build_trunk(args.trunk),
-            parse_data(args.data),
-            args.out,
-            seed=args.seed,
-            device=args.device,
-            resume=not args.no_resume,
-            shards=args.shards,
-            steps=args.steps,
-            pen_share=DEFAULT_PEN_SHARE if args.pen_share is None else args.pen_share,
-            init=args.init or "auto",
-            lr=args.lr,
-            batch=args.batch,
-        )
-        print(f"head card: {card}")
-        return 0
     if args.stage == "produce":
-        pen_share = 0.0 if args.pen_share is None else args.pen_share
-        produce(args.cache, args.shards, args.worker, args.workers, args.trunk, args.height, pen_share=pen_share)
+        produce(args.cache, args.shards, args.worker, args.workers, args.trunk, args.height, pen_share=args.pen_share)
     if args.stage == "train":
         init = Path(args.init) if args.init else None
         steps = args.steps or (DEFAULT_STEPS_WARM if init else DEFAULT_STEPS)

@@ -1,8 +1,8 @@
 """Pen-stroke word rendering: words written with single-stroke Hershey glyphs, as a pen would.
 
-The font renderer (``plugins.htr.render``) fills outlines; handwriting is a pen
+The font renderer (``plugins.htr.train.render``) fills outlines; handwriting is a pen
 moving along a centre line. Here every glyph of a Hershey single-stroke font
-(``plugins.htr.hershey``; Debian ``hershey-fonts-data``) is a list of polylines
+(``plugins.htr.train.hershey``; Debian ``hershey-fonts-data``) is a list of polylines
 that a simulated pen follows:
 
 * joined letters: in cursive styles the pen stays down from one letter's last
@@ -17,7 +17,7 @@ that a simulated pen follows:
   augmentations of the font renderer (``render.finish``).
 
 Pen styles (``PEN_STYLES``) and Hershey sets (``HERSHEY_SETS``) are named, so the
-style-held-out dev set (``plugins.htr.heldout``) can keep some of them out of
+style-held-out dev set (``plugins.htr.train.heldout``) can keep some of them out of
 every training run: ``PenRenderer(training=True)`` refuses them.
 
 Set-up (training only): ``apt-get install -y hershey-fonts-data``.
@@ -34,7 +34,7 @@ import numpy as np
 from PIL import Image
 
 from plugins.htr.charset import CYRILLIC
-from plugins.htr.hershey import BASELINE, INSTALL_HINT, Glyph, available, load_font
+from plugins.htr.train.hershey import BASELINE, INSTALL_HINT, Glyph, available, load_font
 
 # Hershey sets: name -> (script, joined by default, sampling weight). Latin sets write
 # English words; Cyrillic sets write Russian words, with digits and punctuation from
@@ -114,14 +114,14 @@ class PenRenderer:
     """Writes a word with a simulated pen: ``render(text, rng) -> PIL RGB image``.
 
     ``sets`` and ``styles`` restrict the Hershey sets and pen styles drawn from.
-    With ``training=True`` (the default) the held-out ones of ``plugins.htr.heldout``
+    With ``training=True`` (the default) the held-out ones of ``plugins.htr.train.heldout``
     are refused, so no training run can see the style-held-out dev set's styles.
     """
 
     def __init__(
         self, sets: Sequence[str] | None = None, styles: Sequence[str] | None = None, *, training: bool = True
     ) -> None:
-        from plugins.htr.heldout import HELDOUT_HERSHEY_SETS, HELDOUT_PEN_STYLES
+        from plugins.htr.train.heldout import HELDOUT_HERSHEY_SETS, HELDOUT_PEN_STYLES
 
         if not available():
             raise RuntimeError(f"Hershey fonts are missing; install them: {INSTALL_HINT}")
@@ -130,7 +130,7 @@ class PenRenderer:
         if training:
             bad = sorted(set(sets) & set(HELDOUT_HERSHEY_SETS)) + sorted(set(styles) & set(HELDOUT_PEN_STYLES))
             if bad and (sets != list(HERSHEY_SETS) or styles != list(PEN_STYLES)):
-                raise ValueError(f"held out of training (plugins.htr.heldout): {bad}")
+                raise ValueError(f"held out of training (plugins.htr.train.heldout): {bad}")
             sets = [s for s in sets if s not in HELDOUT_HERSHEY_SETS]
             styles = [s for s in styles if s not in HELDOUT_PEN_STYLES]
         unknown = sorted((set(sets) - set(HERSHEY_SETS)) | (set(styles) - set(PEN_STYLES)))
@@ -170,7 +170,7 @@ class PenRenderer:
     def render(
         self, text: str, rng: random.Random, *, set_name: str | None = None, style: str | None = None
     ) -> Image.Image:
-        from plugins.htr.render import finish
+        from plugins.htr.train.render import finish
 
         set_name = set_name or self.pick_set(text, rng)
         pen = PEN_STYLES[style] if style else rng.choices(self.styles, weights=[s.weight for s in self.styles])[0]

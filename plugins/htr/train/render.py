@@ -7,7 +7,7 @@ background, squared (sometimes ruled) paper, blue or dark ink, slanted and
 wobbly strokes, low resolution, camera blur and noise, occasionally rotated.
 
 Fonts come from Debian packages (see ``FONT_PACKAGES``) and from npm's
-Fontsource packages (``plugins.htr.fontsource``, which has the few real
+Fontsource packages (``plugins.htr.train.fontsource``, which has the few real
 Cyrillic handwriting faces); ``find_fonts`` checks each file's glyph coverage
 with fontTools, so a font is used for Russian words only when it really has
 Cyrillic glyphs.
@@ -123,13 +123,13 @@ class FontInfo:
 def find_fonts(root: Path = FONT_ROOT, npm_dir: Path | None = None) -> list[FontInfo]:
     """Installed fonts that cover the Latin alphabet, Cyrillic coverage recorded.
 
-    ``FONT_GLOBS`` under ``root`` (Debian), then the fonts ``plugins.htr.fontsource``
+    ``FONT_GLOBS`` under ``root`` (Debian), then the fonts ``plugins.htr.train.fontsource``
     fetched into ``npm_dir`` (default its ``FONT_DIR``; skipped when absent).
     """
     from fontTools.ttLib import TTFont
 
-    from plugins.htr import fontsource
-    from plugins.htr.heldout import is_heldout_font
+    from plugins.htr.train import fontsource
+    from plugins.htr.train.heldout import is_heldout_font
 
     npm_dir = fontsource.FONT_DIR if npm_dir is None else npm_dir
     candidates = [(path, weight) for pattern, weight in FONT_GLOBS for path in sorted(root.glob(pattern))]
@@ -192,7 +192,7 @@ def finish(
     """A grayscale ink mask (255 = ink) as a copybook crop: paper, ink colour, lighting, cut, tilt, camera.
 
     ``size`` is the writing's scale in pixels (the font size); ``colour`` the ink's RGB (default drawn).
-    Returns uint8 RGB. Shared by the font renderer and the pen-stroke renderer (``plugins.htr.pen``).
+    Returns uint8 RGB. Shared by the font renderer and the pen-stroke renderer (``plugins.htr.train.pen``).
     """
     ys, xs = np.nonzero(ink > 40)
     if len(xs) == 0:

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from plugins.htr import fontsource, heldout, hershey
+from plugins.htr.train import fontsource, heldout, hershey
 from plugins.htr.charset import CYRILLIC
-from plugins.htr.pen import PEN_STYLES
+from plugins.htr.train.pen import PEN_STYLES
 
 # Two records in the .jhf layout: "A"-like glyph (two strokes) and a wrapped record.
 JHF = "    1  9MWRMNV RRMVV RPSTS\n    2  6JZNFNT\n RVFVT\n"
@@ -49,9 +49,9 @@ def test_heldout_families_are_in_no_training_list() -> None:
 
 
 def test_find_fonts_skips_heldout_families(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from plugins.htr import render
+    from plugins.htr.train import render
     from plugins.htr.charset import LATIN
-    from tests.htr.test_htr_fonts import make_font
+    from tests.htr.train.test_fonts import make_font
 
     make_font(tmp_path / "pattaya-400-normal.ttf", LATIN + CYRILLIC)
     make_font(tmp_path / "caveat-400-normal.ttf", LATIN + CYRILLIC)
@@ -67,7 +67,7 @@ needs_hershey = pytest.mark.skipif(not hershey.available(), reason="apt-get inst
 
 @needs_hershey
 def test_training_pen_renderer_refuses_heldout_styles() -> None:
-    from plugins.htr.pen import PenRenderer
+    from plugins.htr.train.pen import PenRenderer
 
     pen = PenRenderer()
     assert not set(pen.sets) & set(heldout.HELDOUT_HERSHEY_SETS)
@@ -80,7 +80,7 @@ def test_training_pen_renderer_refuses_heldout_styles() -> None:
 
 @needs_hershey
 def test_pen_renderer_writes_both_scripts_deterministically() -> None:
-    from plugins.htr.pen import PenRenderer
+    from plugins.htr.train.pen import PenRenderer
 
     pen = PenRenderer()
     for word in ("привет", "ёж", "Hello,", "42%"):

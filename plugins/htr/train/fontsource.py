@@ -9,7 +9,7 @@ each style into one TTF with fontTools, and writes them to ``FONT_DIR`` with a
 ``manifest.json`` of the package versions it got. The fonts are OFL-licensed
 and are not part of the repository; inference never needs them.
 
-    python -m plugins.htr.fontsource [--dest DIR]
+    python -m plugins.htr.train.fontsource [--dest DIR]
 """
 
 from __future__ import annotations

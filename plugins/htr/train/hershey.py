@@ -14,7 +14,7 @@ line. Coordinates: x to the right, y downwards, the cap height is about 21 units
 
 The Cyrillic files (``cyrillic.jhf``, ``cyrilc_1.jhf``) put the 66 Russian
 letters on ASCII slots; ``CYRILLIC_SLOTS`` maps them (worked out from a rendered
-contact sheet of every slot, see ``python -m plugins.htr.hershey --sheet``). Both
+contact sheet of every slot, see ``python -m plugins.htr.train.hershey --sheet``). Both
 are upright roman designs: Hershey has no Cyrillic *script*, so Russian pen-stroke
 words get their cursive look from slant, joins and jitter only.
 """
@@ -76,7 +76,7 @@ def parse_jhf(text: str) -> list[Glyph]:
 
 
 # Slot (ASCII character) -> Russian letter, per Cyrillic file. ``cyrillic.jhf`` has all
-# 32 letters of each case but Ё/ё (drawn as Е/е with two dots by ``plugins.htr.pen``);
+# 32 letters of each case but Ё/ё (drawn as Е/е with two dots by ``plugins.htr.train.pen``);
 # ``cyrilc_1.jhf`` has the alphabet А..Щ on A..Z only, no Ъ Ы Ь Э Ю Я Ё.
 CYRILLIC_SLOTS: dict[str, dict[str, str]] = {
     "cyrillic": dict(

@@ -1,4 +1,4 @@
-"""``train_head``: real handwriting sources are read, a head is trained, exported with its card, and resumed.
+"""The HTR trainer: real handwriting sources are read, a head is trained, exported with its card, and resumed.
 
 Rendering is replaced by plain synthetic arrays (no fonts needed) and the trunk is
 the fake one, so this runs in a few seconds anywhere.
@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from plugins.htr import train
+from core.training import HeadCard, Sources, TrainRequest
+from plugins.htr.train import fit, train_head
 
 
 def fake_render_batch(n: int, seed: int, **kwargs: object) -> tuple[list[np.ndarray], list[str], list[int]]:
@@ -41,7 +42,7 @@ def sources(tmp_path: Path) -> dict[str, list[Path]]:
 
 
 def test_read_real_reads_both_layouts(sources: dict[str, list[Path]]) -> None:
-    real = train.read_real(sources)
+    real = fit.read_real(sources)
     assert [t for _, t in real["htr"]] == ["мы", "years", "за"]  # the missing image is skipped
     assert [t for _, t in real["challenge"]] == ["гор."]
 
@@ -51,13 +52,16 @@ def test_train_head_writes_a_card_and_resumes(
 ) -> None:
     from core.testing import make_fake_trunk
 
-    monkeypatch.setattr(train, "render_batch", fake_render_batch)
-    monkeypatch.setattr(train, "SHARD_SIZE", 8)
-    monkeypatch.setattr("plugins.htr.render.find_fonts", lambda *a, **k: [])  # the card's font list: none here
+    monkeypatch.setattr(fit, "WordBatches", lambda: fake_render_batch)
+    monkeypatch.setattr(fit, "SHARD_SIZE", 8)
+    monkeypatch.setattr("plugins.htr.train.render.find_fonts", lambda *a, **k: [])  # the card's font list: none here
     trunk = make_fake_trunk()
     out = tmp_path / "head"
-    card_path = train.train_head(trunk, sources, out, seed=3, progress=False, shards=2, steps=4, batch=4)
-    card = json.loads(card_path.read_text(encoding="utf-8"))
+    req = TrainRequest(trunk, out, Sources(sources), seed=3, progress=False, options={"shards": 2, "steps": 4, "batch": 4})
+    head = train_head(req)
+    assert isinstance(head, HeadCard) and head.path == out / "htr_head.json"
+    assert set(head.dev_score) == {"dev_accuracy", "dev_cer"} and 0 <= head.dev_score["dev_cer"]
+    card = json.loads(head.path.read_text(encoding="utf-8"))
     assert card["task"] == "htr" and card["steps"] == 4 and card["seed"] == 3
     assert card["trunk"] == {"image": trunk.component_versions["image"]}
     assert card["data"]["real_samples"] == {"htr": 3, "challenge": 1}
@@ -65,11 +69,7 @@ def test_train_head_writes_a_card_and_resumes(
     assert (out / "htr_head.safetensors").stat().st_size > 0
     assert sorted(p.name for p in (out / "cache").glob("real_*.npz")) == ["real_00000.npz"]
     # A second call resumes: the checkpoint is at its last step, so nothing more is trained.
-    again = json.loads(
-        train.train_head(trunk, sources, out, seed=3, progress=False, shards=2, steps=4, batch=4).read_text(
-            encoding="utf-8"
-        )
-    )
+    again = json.loads(train_head(req).path.read_text(encoding="utf-8"))
     assert again["steps"] == 4
 
 
@@ -79,10 +79,10 @@ def test_a_checkpoint_of_another_recipe_is_not_resumed(
     """A smoke run (``--scale``) then the full run in the same folder: the short schedule is not continued."""
     from core.testing import make_fake_trunk
 
-    monkeypatch.setattr(train, "render_batch", fake_render_batch)
-    monkeypatch.setattr(train, "SHARD_SIZE", 8)
-    monkeypatch.setattr("plugins.htr.render.find_fonts", lambda *a, **k: [])
+    monkeypatch.setattr(fit, "WordBatches", lambda: fake_render_batch)
+    monkeypatch.setattr(fit, "SHARD_SIZE", 8)
+    monkeypatch.setattr("plugins.htr.train.render.find_fonts", lambda *a, **k: [])
     trunk, out = make_fake_trunk(), tmp_path / "head"
-    train.train_head(trunk, sources, out, progress=False, shards=2, steps=4, batch=4)
-    card = train.train_head(trunk, sources, out, progress=False, shards=2, steps=7, batch=4)
+    fit.fit_head(trunk, sources, out, progress=False, shards=2, steps=4, batch=4)
+    card = fit.fit_head(trunk, sources, out, progress=False, shards=2, steps=7, batch=4)
     assert json.loads(card.read_text(encoding="utf-8"))["steps"] == 7

@@ -1,0 +1,48 @@
+"""The HTR trainer (offline; run.py never imports this package).
+
+``train_head(req)`` is ``TaskInfo.trainer``; ``python -m plugins.htr.train`` is
+``train.py --tasks htr``. Modules: ``fit`` (the shards, the CTC fit, the export, and the
+steps one at a time: ``python -m plugins.htr.train.fit --stage produce|train|export``),
+``render`` (font-rendered words), ``pen`` + ``hershey`` (pen-stroke words),
+``fontsource`` (the npm handwriting fonts), ``words`` (what is written), ``heldout``
+(the styles training never uses, a leaf) and ``metrics`` (CER for the dev shard).
+
+Task flags (``--htr-*``): ``--htr-shards``, ``--htr-steps``, ``--htr-pen-share``,
+``--htr-init``, ``--htr-lr``, ``--htr-batch``.
+"""
+
+from __future__ import annotations
+
+from core.training import HeadCard, TrainRequest, request_trainer
+
+
+@request_trainer
+def train_head(req: TrainRequest) -> HeadCard:
+    """Train the HTR head for ``req.trunk`` into ``req.out_dir`` (see ``fit.fit_head``)."""
+    from plugins.htr.train import fit
+
+    path = fit.fit_head(
+        req.trunk,
+        req.sources.as_dict(),
+        req.out_dir,
+        seed=req.seed,
+        device=req.device,
+        resume=req.resume,
+        progress=req.progress,
+        shards=req.option("shards", fit.DEFAULT_SHARDS),
+        steps=req.option("steps"),
+        pen_share=req.option("pen_share", fit.DEFAULT_PEN_SHARE),
+        init=req.option("init", "auto"),
+        lr=req.option("lr"),
+        batch=req.option("batch", 64),
+        scale=req.scale,
+    )
+    return HeadCard.read("htr", path, dev_score=_dev(path))
+
+
+def _dev(path) -> dict[str, float]:  # noqa: ANN001
+    """The rendered dev shard's greedy accuracy and CER."""
+    from core.heads import read_card
+
+    greedy = (read_card(path) or {}).get("dev", {}).get("greedy", {})
+    return {f"dev_{k}": v for k, v in greedy.items() if k in ("accuracy", "cer")}

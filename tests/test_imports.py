@@ -1,0 +1,248 @@
+"""Walk the project's imports from run.py and check the layout rules of the code base.
+
+    python tests/test_imports.py [--root DIR] [--json]    # the figures and any violation
+    pytest tests/test_imports.py                          # the same rules as tests
+
+Every ``import`` / ``from ... import`` statement counts, also those inside functions, and so
+do the strings that name a project module: ``"module:attr"`` (``TaskInfo.metric``, a plugin's
+``"module:function"``) and plain dotted module names (``registry.DEFAULT_PLUGINS``). A
+``TaskInfo(trainer=...)`` string is what ``train.py`` calls, so it is not a run-path edge.
+
+The rules:
+- no module run.py reaches lives in a ``train/`` package, ``bench/``, ``trunk_training/`` or is
+  ``train.py`` (the library never imports its training harness);
+- every module directly in a plugin package (beside the inference modules) is reached by
+  run.py: offline code lives in ``plugins/<task>/train/``;
+- ``core/`` imports neither the top-level ``registry``/``run``/``train`` nor ``trunk_training``;
+- no import cycle among the project's modules (module-level imports and imports in functions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OFFLINE_TOP = ("bench", "trunk_training", "train", "tests", "examples")
+MODULE_ATTR = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):[A-Za-z_]\w*$")
+DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+
+
+class Project:
+    """The project's Python modules under ``root`` and the import edges between them."""
+
+    def __init__(self, root: Path = ROOT) -> None:
+        self.root = Path(root)
+        self.files: dict[str, Path] = {}
+        for path in sorted(self.root.rglob("*.py")):
+            rel = path.relative_to(self.root)
+            if rel.parts[0].startswith(".") or rel.parts[0] in ("tests", "examples", "build") or "__pycache__" in rel.parts:
+                continue
+            parts = list(rel.with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if parts:
+                self.files[".".join(parts)] = path
+        self._edges: dict[str, set[str]] = {}
+
+    def is_package(self, module: str) -> bool:
+        return self.files[module].name == "__init__.py"
+
+    def _resolve(self, name: str) -> list[str]:
+        """The project modules importing ``name`` loads: it and its parent packages."""
+        parts = name.split(".")
+        return [".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in self.files]
+
+    def edges(self, module: str) -> set[str]:
+        """Project modules ``module`` imports explicitly (anywhere in its body, plus module strings)."""
+        if module in self._edges:
+            return self._edges[module]
+        tree = ast.parse(self.files[module].read_text(encoding="utf-8"), str(self.files[module]))
+        package = module if self.is_package(module) else module.rpartition(".")[0]
+        out: set[str] = set()
+        trainer_strings = _trainer_strings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    out.update(self._resolve(alias.name))
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                out.update(self._resolve(target))
+                for alias in node.names:
+                    out.update(self._resolve(f"{target}.{alias.name}") if f"{target}.{alias.name}" in self.files else ())
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node not in trainer_strings:
+                match = MODULE_ATTR.match(node.value)
+                name = match.group(1) if match else (node.value if DOTTED.match(node.value) else None)
+                if name and name in self.files:
+                    out.update(self._resolve(name))
+        out.discard(module)
+        self._edges[module] = out
+        return out
+
+    def reached(self, start: Iterable[str]) -> set[str]:
+        seen: set[str] = set()
+        todo = [m for m in start if m in self.files]
+        while todo:
+            module = todo.pop()
+            if module in seen:
+                continue
+            seen.add(module)
+            todo.extend(self.edges(module) - seen)
+        return seen
+
+    def lines(self, modules: Iterable[str]) -> int:
+        return sum(len(self.files[m].read_text(encoding="utf-8").splitlines()) for m in modules)
+
+    def cycles(self) -> list[list[str]]:
+        """Strongly connected components of more than one module (Tarjan)."""
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        stack: list[str] = []
+        on_stack: set[str] = set()
+        found: list[list[str]] = []
+        counter = [0]
+
+        def visit(v: str) -> None:
+            index[v] = low[v] = counter[0]
+            counter[0] += 1
+            stack.append(v)
+            on_stack.add(v)
+            for w in self._explicit(v):
+                if w not in index:
+                    visit(w)
+                    low[v] = min(low[v], low[w])
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+
+        sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+        for module in self.files:
+            if module not in index:
+                visit(module)
+        return found
+
+    def _explicit(self, module: str) -> set[str]:
+        """Edges without the implicit parent packages (a module importing its own package's
+        ``__init__`` through a submodule import is no cycle of the code's making)."""
+        own_parents = {".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 1)}
+        return {m for m in self.edges(module) if m not in own_parents}
+
+
+def _trainer_strings(tree: ast.AST) -> set[ast.AST]:
+    """The string constants given as ``trainer=`` (train.py's entry, not run.py's)."""
+    out: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "trainer":
+            out.update(n for n in ast.walk(node.value) if isinstance(n, ast.Constant))
+    return out
+
+
+def is_offline(module: str) -> bool:
+    parts = module.split(".")
+    return parts[0] in OFFLINE_TOP or "train" in parts[1:]
+
+
+def plugin_modules(project: Project) -> list[str]:
+    """Modules of the built-in plugins, ``plugins.<task>.*``."""
+    return sorted(m for m in project.files if m.startswith("plugins.") and m.count(".") >= 1)
+
+
+def survey(root: Path = ROOT) -> dict[str, object]:
+    project = Project(root)
+    run_path = project.reached(["run"])
+    plugins = plugin_modules(project)
+    reached_plugins = [m for m in plugins if m in run_path]
+    beside = [
+        m
+        for m in plugins
+        if m.count(".") == 2 and not project.is_package(m) and m not in run_path and not is_offline(m)
+    ]
+    core_bad = sorted(
+        f"{m} -> {t}"
+        for m in project.files
+        if m == "core" or m.startswith("core.")
+        for t in project.edges(m)
+        if t.split(".")[0] in ("registry", "run", "train", "trunk_training", "training", "bench", "plugins")
+    )
+    return {
+        "plugin_lines": project.lines(plugins),
+        "plugin_lines_reached_by_run": project.lines(reached_plugins),
+        "plugin_modules": len(plugins),
+        "plugin_modules_reached_by_run": len(reached_plugins),
+        "run_path_offline": sorted(m for m in run_path if is_offline(m)),
+        "offline_beside_inference": beside,
+        "core_imports_outside": core_bad,
+        "cycles": project.cycles(),
+    }
+
+
+# ---- the rules as tests ---------------------------------------------------------------------
+
+def test_run_path_never_imports_offline_code() -> None:
+    assert survey()["run_path_offline"] == []
+
+
+def test_no_offline_module_beside_inference_modules() -> None:
+    assert survey()["offline_beside_inference"] == []
+
+
+def test_core_imports_no_top_level_script_or_trainer() -> None:
+    assert survey()["core_imports_outside"] == []
+
+
+def test_no_import_cycles() -> None:
+    assert survey()["cycles"] == []
+
+
+def test_walker_sees_function_level_imports_and_module_strings(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("def f():\n    from pkg import b\n")
+    (tmp_path / "pkg" / "b.py").write_text("X = 'pkg.c:thing'\nT = dict(trainer='pkg.t:train_head')\n")
+    (tmp_path / "pkg" / "c.py").write_text("import pkg.a\n")
+    (tmp_path / "pkg" / "t.py").write_text("")
+    (tmp_path / "run.py").write_text("import pkg.a\n")
+    project = Project(tmp_path)
+    assert project.reached(["run"]) == {"run", "pkg", "pkg.a", "pkg.b", "pkg.c"}
+    assert project.cycles() == [["pkg.a", "pkg.b", "pkg.c"]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="walk the imports from run.py; check the layout rules")
+    parser.add_argument("--root", type=Path, default=ROOT)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    result = survey(args.root)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(
+            f"run.py reaches {result['plugin_lines_reached_by_run']:,} of {result['plugin_lines']:,} plugin lines "
+            f"({result['plugin_modules_reached_by_run']} of {result['plugin_modules']} modules)"
+        )
+        for key in ("run_path_offline", "offline_beside_inference", "core_imports_outside", "cycles"):
+            print(f"{key}: {result[key] or 'none'}")
+    bad = any(result[k] for k in ("run_path_offline", "offline_beside_inference", "core_imports_outside", "cycles"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
