@@ -7,7 +7,7 @@ SHARED := ../shared/data
 DEMO_OUT ?= output/demo
 SAMPLE_OUT ?= output/fb_sample
 
-.PHONY: run test install bench lint clean
+.PHONY: run test install bench lint clean submission
 
 install: $(STAMP)
 
@@ -37,6 +37,13 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
+
+# The organisers' archive, then run as they run it (read-only, offline, HOME unset) on the
+# demo input and on fb_sample when present, compared with an in-tree run.
+SUBMISSION ?= dist/submission.zip
+submission: $(STAMP)
+	$(PY) -m submission build --plugins c2c,htr,zsod,vqa --output $(SUBMISSION) --check demo/input \
+		$$(if [ -d $(SHARED)/fb_sample ]; then echo --check $(SHARED)/fb_sample/input; fi)
 
 clean:
 	rm -rf output .pytest_cache
