@@ -15,13 +15,20 @@ if TYPE_CHECKING:
 
 @hookimpl
 def add_options(parser: argparse.ArgumentParser) -> None:
-    """``--zsod-visualize DIR``: draw each image with its predicted boxes and phrases."""
+    """``--zsod-visualize DIR``: draw each image with its predicted boxes and phrases.
+    ``--zsod-proposals yolo:PATH``: an ultralytics YOLO checkpoint's boxes join the proposals."""
     group = parser.add_argument_group("zsod")
     group.add_argument(
         "--zsod-visualize",
         metavar="DIR",
         default=None,
         help="also write every zsOD image with its predicted boxes and phrases drawn into DIR",
+    )
+    group.add_argument(
+        "--zsod-proposals",
+        metavar="yolo:PATH",
+        default=None,
+        help="also propose the class-agnostic boxes of this ultralytics YOLO detection checkpoint (needs ultralytics)",
     )
 
 
@@ -32,4 +39,12 @@ def register_tasks(register: Callable[[Task], None], options: argparse.Namespace
     from plugins.zsod.task import ZsodTask
 
     folder = getattr(options, "zsod_visualize", None)
-    register(ZsodTask(visualize_dir=Path(folder) if folder else None, search=search_dirs(options)))
+    spec = getattr(options, "zsod_proposals", None)
+    yolo = None
+    if spec:
+        from plugins.zsod.yolo import parse_spec
+
+        yolo = parse_spec(spec)
+    register(
+        ZsodTask(visualize_dir=Path(folder) if folder else None, search=search_dirs(options), yolo_checkpoint=yolo)
+    )

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from core.trunk import TextTokens, Trunk
     from plugins.zsod.verifier import Verifier
+    from plugins.zsod.yolo import YoloProposer
 
 log = logging.getLogger(__name__)
 
@@ -83,11 +84,12 @@ class Scored(NamedTuple):
 
 class Scorer(NamedTuple):
     """What ``setup`` loads: the heads made for the trunk (None: the no-head mode), the calibration,
-    and the no-head mode's background vocabulary embeddings."""
+    the no-head mode's background vocabulary embeddings, and the user's YOLO proposer (if any)."""
 
     verifier: Verifier | None
     calibration: Calibration
     background: torch.Tensor
+    yolo: YoloProposer | None = None
 
 
 class ZsodTask(TaskBase[ZsodSample, list, list]):
@@ -111,10 +113,12 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         calibration: Calibration | None = None,
         *,
         search: Sequence[Path] = (),
+        yolo_checkpoint: Path | None = None,
     ) -> None:
         self.visualize_dir = visualize_dir
         self.calibration = calibration
         self.search = tuple(search)
+        self.yolo_checkpoint = yolo_checkpoint  # --zsod-proposals yolo:PATH: its boxes join the grid proposals
         self.grid = GridSpec()
 
     # -- setup ----------------------------------------------------------------------------
@@ -144,7 +148,19 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             calibration = self.calibration or no_head_calibration()
         with torch.inference_mode():
             background = background_embeddings(trunk)
-        self._loaded = Scorer(verifier, calibration, background)
+        self._loaded = Scorer(verifier, calibration, background, self._load_yolo(trunk))
+
+    def _load_yolo(self, trunk: Trunk) -> YoloProposer | None:
+        """The user's YOLO checkpoint as a proposer; a checkpoint that does not load is logged and left out."""
+        if self.yolo_checkpoint is None:
+            return None
+        from plugins.zsod.yolo import YoloProposer
+
+        try:
+            return YoloProposer(self.yolo_checkpoint, device=trunk.device)
+        except Exception as exc:  # whatever ultralytics raises on a bad checkpoint: the grid proposals still run
+            log.error("zsod: YOLO proposals from %s not used (%s: %s)", self.yolo_checkpoint, type(exc).__name__, exc)
+            return None
 
     # -- discover ---------------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[ZsodSample]:
@@ -204,7 +220,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
 
     # -- predict ----------------------------------------------------------------------------
     def predict(self, batch: Sequence[ImageItem | None], trunk: Trunk) -> list[Scored | None]:
-        """Score every (proposal, phrase) pair of every image."""
+        """Score every (proposal, phrase) pair of every image (with ``--zsod-proposals``, the YOLO boxes too)."""
         from plugins.zsod.pipeline import score_image
 
         loaded = self.loaded()
@@ -213,6 +229,8 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             if item is None:
                 out.append(None)
                 continue
+            if loaded.yolo is not None:
+                item = item._replace(boxes=np.concatenate([item.boxes, loaded.yolo.boxes(item.image)]))
             scores = score_image(item, trunk, loaded.verifier, loaded.background)
             out.append(Scored(scores.boxes, scores.probs, item.geometry))
         return out
