@@ -16,7 +16,7 @@ which match *anything* well do not win; then
 
 ``theta`` and ``delta`` are chosen by grid search for the official F1
 (``core.metrics.zsod``) on the training half of ``zsod_coco_dev`` (the rule of
-``training.splits.zsod_split``); the held-out half and ``fb_sample`` are
+``core.splits.challenge_halves``); the held-out half and ``fb_sample`` are
 scored once with the chosen pair. Nothing here is shipped: it answers whether
 dense maps beat proposals + verifiers on this trunk.
 """
@@ -112,13 +112,13 @@ def main() -> int:
 
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import imagenet_names
-    from training.splits import zsod_split
+    from core.splits import challenge_halves
 
     trunk = load_trunk(TrunkConfig(ablation=args.ablate_trunk))
     start = time.perf_counter()
     with torch.inference_mode():
         reference = trunk.embed_texts(imagenet_names())
-        train_names, held_names = zsod_split(args.data)
+        train_names, held_names = challenge_halves(args.data / "zsod_coco_dev", "zsOD")
         coco = args.data / "zsod_coco_dev"
         train_maps, train_gold = load_set(coco, train_names, trunk, reference)
         held_maps, held_gold = load_set(coco, held_names, trunk, reference)

@@ -42,7 +42,7 @@ def evaluate(set_dir: Path, names: list[str] | None, trunk, verifier, cal, backg
     from plugins.zsod.decision import choose_boxes
     from plugins.zsod.pipeline import score_image
     from plugins.zsod.task import ZsodSample, ZsodTask, to_stored
-    from plugins.zsod.train import labels_for
+    from plugins.zsod.train.fit import labels_for
 
     gold_all = read_json_object(set_dir / "true" / "zsOD" / "true_zsOD.json")
     task = ZsodTask()
@@ -135,7 +135,7 @@ def bus_iou(trunk, verifier, cal, background) -> dict:  # noqa: ANN001
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
-    parser.add_argument("--heads", type=Path, default=REPO / "plugins" / "zsod" / "data")
+    parser.add_argument("--heads", type=Path, default=REPO / "plugins" / "zsod" / "weights")
     parser.add_argument("--no-head", action="store_true", help="score the no-head mode instead")
     parser.add_argument("--sets", default="fb_sample,coco_heldout,bus", help="also: coco_train (in-sample)")
     parser.add_argument("--trunk", default="default")
@@ -151,7 +151,7 @@ def main() -> int:
     from plugins.zsod.decision import Calibration
     from plugins.zsod.pipeline import background_embeddings
     from plugins.zsod.verifier import load_verifier
-    from training.splits import zsod_split
+    from core.splits import challenge_halves
 
     torch.set_num_threads(args.threads)
     if args.map_deltas is not None:
@@ -171,10 +171,10 @@ def main() -> int:
         if name == "fb_sample":
             out[name] = evaluate(args.data / "fb_sample", None, trunk, verifier, cal, background)
         elif name == "coco_heldout":
-            held = zsod_split(args.data)[1]
+            held = challenge_halves(args.data / "zsod_coco_dev", "zsOD")[1]
             out[name] = evaluate(args.data / "zsod_coco_dev", held, trunk, verifier, cal, background)
         elif name == "coco_train":
-            train = zsod_split(args.data)[0]
+            train = challenge_halves(args.data / "zsod_coco_dev", "zsOD")[0]
             out[name] = evaluate(args.data / "zsod_coco_dev", train, trunk, verifier, cal, background)
         elif name == "bus":
             out[name] = bus_iou(trunk, verifier, cal, background)

@@ -33,6 +33,21 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 @hookimpl
+def add_train_options(parser: argparse.ArgumentParser) -> None:
+    """The zsOD trainer's flags (``plugins.zsod.train``); None leaves the trainer's default."""
+    group = parser.add_argument_group("zsod training")
+    group.add_argument("--zsod-epochs", type=int, default=None, help="grounding-head epochs (default 4)")
+    group.add_argument("--zsod-max-caption-images", type=int, default=None, help="cap on captioned images")
+    group.add_argument("--zsod-cache", default=None, metavar="DIR", help="trunk feature cache (default HEAD/cache)")
+    group.add_argument(
+        "--zsod-weak-grounding-only",
+        action="store_true",
+        default=None,
+        help="the grounding head learns from captions alone (the labelled boxes train the verifier only)",
+    )
+
+
+@hookimpl
 def register_tasks(register: Callable[[Task], None], options: argparse.Namespace) -> None:
     """Register the zsOD task."""
     from core.heads import search_dirs

@@ -5,7 +5,7 @@ false positive and every extra box on a present phrase as one too, while a
 missing box on a present phrase is a false negative. So a phrase gets its best
 box only when the verifier is confident enough, and further boxes (other
 instances: "person" x 5) only above a stricter threshold, after NMS. The
-thresholds are data: ``data/calibration.json``, written by
+thresholds are data: ``weights/calibration.json``, written by
 ``python -m plugins.zsod.train`` with its provenance.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from plugins.zsod.boxes import iou_matrix
 
-CALIBRATION_FILE = Path(__file__).with_name("data") / "calibration.json"
+CALIBRATION_FILE = Path(__file__).with_name("weights") / "calibration.json"
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ to ``k``-d codes and scored by a bilinear term plus a small MLP on
     logit(u, v) = s * <u, v> / sqrt(k) + w . gelu(A_u u + A_v v + A_p (u * v) + c) + b
 
 ``u`` is affine in ``f``, so the code of a box is the mean of its cells' codes:
-training (``plugins.zsod.weak_train``) pools cells of cached maps cheaply, and
+training (``plugins.zsod.train.weak_fit``) pools cells of cached maps cheaply, and
 inference pools the same map with ``roi_align``. The image-level score of a phrase
 is a soft maximum over the regions (``image_logit``), which is what multiple-instance
 learning from captions trains. Weights: ``grounding.safetensors`` (fp16) + ``grounding.json``.

@@ -4,7 +4,7 @@ Features of one (box, phrase) pair inside one image (``pair_features``) are
 rank- and scale-free views of the trunk's cosine similarities plus the box
 geometry and the phrase's shape; a tiny MLP (``VerifierHead``) turns them into
 a logit. It is trained by ``python -m plugins.zsod.train`` and ships as
-``data/verifier.safetensors`` with a JSON card naming the trunk components it
+``weights/verifier.safetensors`` with a JSON card naming the trunk components it
 was trained on.
 """
 
@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DATA_DIR = Path(__file__).with_name("data")
-WEIGHTS_FILE = DATA_DIR / "verifier.safetensors"
-CARD_FILE = DATA_DIR / "verifier.json"
+WEIGHTS_DIR = Path(__file__).with_name("weights")
+WEIGHTS_FILE = WEIGHTS_DIR / "verifier.safetensors"
+CARD_FILE = WEIGHTS_DIR / "verifier.json"
 FEATURE_NAMES = (
     "cos",  # cosine(region, phrase)
     "cos_z_boxes",  # z-score of cos over the image's boxes, per phrase
@@ -277,25 +277,3 @@ def load_verifier(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = 
         grounding = build_grounding_head(feature_dim, part["wt.weight"].shape[1], code, part["au.weight"].shape[0])
         grounding.load_state_dict(part)
     return Verifier(heads["stage1"], heads.get("stage2"), card, grounding)
-
-
-def save_verifier(
-    heads: Mapping[str, torch.nn.Module],
-    card: Mapping[str, Any],
-    weights: Path = WEIGHTS_FILE,
-    card_path: Path = CARD_FILE,
-) -> None:
-    """Write the heads (one fp16 safetensors file, keys ``grounding.*``/``stage1.*``/``stage2.*``) and the card."""
-    import torch
-    from safetensors.torch import save_file
-
-    from core.heads import write_card
-
-    weights.parent.mkdir(parents=True, exist_ok=True)
-    state = {
-        f"{stage}.{k}": v.detach().to(torch.float16).contiguous()
-        for stage, head in heads.items()
-        for k, v in head.state_dict().items()
-    }
-    save_file(state, weights)
-    write_card(card_path, card)

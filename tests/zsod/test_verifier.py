@@ -16,8 +16,8 @@ from plugins.zsod.verifier import (
     candidate_indices,
     load_verifier,
     pair_features,
-    save_verifier,
 )
+from plugins.zsod.train.fit import save_verifier
 
 DATA = Path(__file__).parent / "data"
 

@@ -13,11 +13,10 @@ atomically and skipped when present).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,10 +29,6 @@ log = logging.getLogger(__name__)
 
 TRAIN_SIDE = 320
 SHARD = 128
-
-
-def hash_order(names: Iterable[str]) -> list[str]:
-    return sorted(names, key=lambda n: hashlib.sha1(n.encode()).hexdigest())
 
 
 def cache_dir_for(root: Path, trunk: Trunk) -> Path:

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from plugins.zsod import phrases as ph
+from plugins.zsod.train import phrases as ph
 from plugins.zsod.head import build_grounding_head, image_logit
-from plugins.zsod.weak_train import WeakImage, box_pool_matrix, fit_grounding, weak_auc
+from plugins.zsod.train.weak_fit import WeakImage, box_pool_matrix, fit_grounding, weak_auc
 
 
 def test_mining_cuts_captions_into_chunks_relations_and_counts() -> None:
@@ -76,7 +76,7 @@ def test_multiple_instance_training_learns_which_phrase_is_in_which_image() -> N
 
 def test_labelled_boxes_alone_train_the_grounding_head() -> None:
     """No captioned images (a user with COCO instances only): the boxes' proposals and phrases suffice."""
-    from plugins.zsod.weak_train import StrongImage
+    from plugins.zsod.train.weak_fit import StrongImage
 
     rng = np.random.default_rng(1)
     concepts = rng.normal(size=(6, 16)).astype(np.float32)
@@ -135,13 +135,17 @@ def tiny_sources(tmp_path: Path) -> dict[str, list[Path]]:
 
 
 def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
-    from plugins.zsod.train import train_head
+    from core.training import HeadCard, Sources, TrainRequest
+    from plugins.zsod.train import fit, train_head
     from plugins.zsod.verifier import load_verifier
 
     out = tmp_path / "heads"
-    card_path = train_head(
-        fake_trunk, tiny_sources, out, epochs=1, progress=False, data_root=None, cache=tmp_path / "c"
+    req = TrainRequest(
+        fake_trunk, out, Sources(tiny_sources), progress=False, data_root=None, options={"epochs": 1, "cache": tmp_path / "c"}
     )
+    head = train_head(req)
+    assert isinstance(head, HeadCard) and set(head.dev_score) == {"dev_f1", "dev_precision", "dev_recall"}
+    card_path = head.path
     card = json.loads(card_path.read_text())
     assert card["task"] == "zsod" and card["trunk"] == fake_trunk.component_versions
     assert card["data"]["grounding"]["caption_images"] == 10 and card["data"]["labelled_train_images"] == 3
@@ -150,12 +154,12 @@ def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, t
     assert (out / "calibration.json").exists()
     # resume: the grounding head is reused, the result is the same
     caplog.set_level(logging.INFO)
-    again = train_head(fake_trunk, tiny_sources, out, epochs=1, progress=False, data_root=None, cache=tmp_path / "c")
+    again = train_head(req).path
     assert json.loads(again.read_text())["dev_scores"] == card["dev_scores"]
     assert "reusing the grounding head" in caplog.text
     # another recipe (here: two epochs) trains its own grounding head instead of reusing that one
     caplog.clear()
-    train_head(fake_trunk, tiny_sources, out, epochs=2, progress=False, data_root=None, cache=tmp_path / "c")
+    fit.train_heads(fake_trunk, tiny_sources, out, epochs=2, progress=False, data_root=None, cache=tmp_path / "c")
     assert "trained for another run" in caplog.text and "reusing" not in caplog.text
 
 
@@ -176,7 +180,7 @@ def test_no_head_mode_prefers_the_region_that_matches_the_phrase() -> None:
 
 def test_one_file_name_in_two_sources_is_two_training_images() -> None:
     from plugins.zsod.task import ZsodSample
-    from plugins.zsod.train import Labelled, image_key
+    from plugins.zsod.train.fit import Labelled, image_key
 
     sample = ZsodSample("COCO_val2014_000000000632.jpg", Path("a.jpg"), ("a bed",))
     keys = {image_key(Labelled(sample, {}, source)) for source in ("coco_instances", "challenge:zsod_coco_dev")}
@@ -184,7 +188,7 @@ def test_one_file_name_in_two_sources_is_two_training_images() -> None:
 
 
 def test_challenge_sets_without_a_zsod_part_are_skipped(tiny_sources, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from plugins.zsod.train import challenge_sets
+    from plugins.zsod.train.fit import challenge_sets
 
     (tmp_path / "vqa_only" / "true" / "VQA").mkdir(parents=True)  # --data challenge=SET reaches every trainer
     train, dev = challenge_sets([tmp_path / "vqa_only", *tiny_sources["challenge"]])

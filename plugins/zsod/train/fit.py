@@ -1,4 +1,4 @@
-"""Train the zsOD heads for one trunk: ``train_head(...)``, or ``python -m plugins.zsod.train``.
+"""Fit the zsOD heads for one trunk: ``train_heads(...)``, what ``plugins.zsod.train.train_head`` runs.
 
 Heads: the grounding head (``plugins.zsod.head``: region-phrase scorer over the trunk's
 stride-32 map), the verifier (``plugins.zsod.verifier``: stage 1 over every proposal,
@@ -10,12 +10,12 @@ Data sources (``data``: name -> paths; a name left out defaults to the matching 
 ``../shared/data`` when they exist):
 
 * ``coco_captions``: captioned images, the weak part (phrases mined from the captions,
-  ``plugins.zsod.phrases``; multiple-instance learning, ``plugins.zsod.weak_train``). A path
+  ``plugins.zsod.train.phrases``; multiple-instance learning, ``plugins.zsod.train.weak_fit``). A path
   is a COCO captions JSON (``{"images": [{"id", "file_name"}], "annotations":
   [{"image_id", "caption"}]}``; images under ``coco_images`` or beside the JSON) or a
   folder with ``captions_en.json`` (``{file_name: [caption, ...]}``, optionally
   ``captions_ru_machine.json``) and ``images/``. Default: ``trunk_pairs/coco_val`` and
-  ``trunk_pairs/flickr8k`` without the trunk's held-out images (``training.splits.split``).
+  ``trunk_pairs/flickr8k`` without the trunk's held-out images (``core.splits.split``).
 * ``challenge``: sets in the challenge layout (``input/zsOD`` + ``true/zsOD``). Each set is
   split by the sha1 rule of ``zsod_split``: one half trains (boxes: the strong part) and
   calibrates, the other half is the card's dev score. Default: ``zsod_coco_dev``.
@@ -33,7 +33,6 @@ Other names (VQA, HTR) are ignored. Trunk features are cached under ``cache`` (d
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import logging
@@ -46,18 +45,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from core.splits import halves
 from core.training import DEFAULT_DATA_ROOT
 from plugins.zsod.boxes import as_box_list, iou_matrix
-from training.splits import halves
 
 if TYPE_CHECKING:
     from core.trunk import Trunk
 
-log = logging.getLogger("plugins.zsod.train")
+log = logging.getLogger("plugins.zsod.train")  # the name its log lines always had
 
-REPO = Path(__file__).resolve().parents[2]
-CARD = "verifier.json"
-WEIGHTS = "verifier.safetensors"
+REPO = Path(__file__).resolve().parents[3]
 GROUNDING_CKPT = "grounding_checkpoint.pt"
 WEAK_EPOCHS = 4
 VERIFIER_STEPS = 300
@@ -199,7 +196,7 @@ def vg_regions(paths: Sequence[Path], images: Sequence[Path], seed: int, per_ima
 
 def caption_sources(paths: Sequence[Path], images: Sequence[Path]) -> dict[str, dict[str, list[str]]]:
     """Captioned images ``{key: {"en", "ru", "path"}}`` from COCO captions JSONs and trunk_pairs-style folders."""
-    from plugins.zsod.weak import caption_sets
+    from plugins.zsod.train.weak import caption_sets
 
     out: dict[str, dict[str, list[str]]] = {}
     for path in map(Path, paths):
@@ -221,8 +218,8 @@ def caption_sources(paths: Sequence[Path], images: Sequence[Path]) -> dict[str, 
 
 
 def trunk_held_out(keys: Sequence[str]) -> set[str]:
-    """The default caption sets' images held out by ``training.trunk`` (kept out of training here too)."""
-    from training.splits import HELD_OUT_COCO, HELD_OUT_FLICKR, split
+    """The default caption sets' images held out by ``trunk_training.trunk`` (kept out of training here too)."""
+    from core.splits import HELD_OUT_COCO, HELD_OUT_FLICKR, split
 
     held: set[str] = set()
     for prefix, n in (("flickr8k/", HELD_OUT_FLICKR), ("coco_val/", HELD_OUT_COCO)):
@@ -521,8 +518,9 @@ def train_grounding(
 ) -> tuple[Any, dict[str, Any]]:
     """Cache caption images' maps, mine phrases, train the grounding head (weak MIL + strong boxes)."""
 
-    from plugins.zsod import weak_train as wt
-    from plugins.zsod.weak import cache_dir_for, cache_features, hash_order
+    from core.splits import hash_order
+    from plugins.zsod.train import weak_fit as wt
+    from plugins.zsod.train.weak import cache_dir_for, cache_features
 
     groups: dict[str, list[str]] = {}
     for k in captions:  # per source, in the order given, each in hash order: a stable shard layout
@@ -596,7 +594,7 @@ def _json_tensor(tensor: Any) -> Any:
     return None if tensor is None else json.loads(bytes(tensor.tolist()).decode())
 
 
-def train_head(
+def train_heads(
     trunk: Trunk,
     data: Mapping[str, Sequence[Path]],
     out_dir: Path,
@@ -623,7 +621,8 @@ def train_head(
     import torch
 
     from core.heads import write_card
-    from plugins.zsod.verifier import FEATURE_NAMES, GROUNDING_FEATURES, STAGE2_FEATURES, save_verifier
+    from plugins.zsod.decision import CALIBRATION_FILE
+    from plugins.zsod.verifier import CARD_FILE, FEATURE_NAMES, GROUNDING_FEATURES, STAGE2_FEATURES, WEIGHTS_FILE
 
     start = time.time()
     out_dir = Path(out_dir)
@@ -727,57 +726,31 @@ def train_head(
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "seconds": round(time.time() - start, 1),
     }
-    save_verifier(heads, card, out_dir / WEIGHTS, out_dir / "verifier.tmp.json")
+    save_verifier(heads, card, out_dir / WEIGHTS_FILE.name, out_dir / "verifier.tmp.json")
     (out_dir / "verifier.tmp.json").unlink()
-    cal.save(out_dir / "calibration.json")
-    path = write_card(out_dir / CARD, card)
-    print(f"wrote {out_dir}/{WEIGHTS}, {CARD}, calibration.json")
+    cal.save(out_dir / CALIBRATION_FILE.name)
+    path = write_card(out_dir / CARD_FILE.name, card)
+    print(f"wrote {out_dir}/{WEIGHTS_FILE.name}, {CARD_FILE.name}, {CALIBRATION_FILE.name}")
     return path
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--trunk", default="default", help="run.py --trunk spec")
-    parser.add_argument("--out", type=Path, default=Path(__file__).with_name("data"))
-    parser.add_argument("--data", action="append", default=[], metavar="NAME=PATH", help="a data source (repeatable)")
-    parser.add_argument("--cache", type=Path, default=None, help="trunk feature cache (default OUT/cache)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--epochs", type=int, default=WEAK_EPOCHS)
-    parser.add_argument("--max-caption-images", type=int, default=None)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--no-resume", action="store_true")
-    parser.add_argument(
-        "--weak-grounding-only", action="store_true", help="the grounding head learns from captions alone"
-    )
-    parser.add_argument("--ablate-trunk", default="none", help="'random': train on seeded noise features (the control)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-
+def save_verifier(
+    heads: Mapping[str, torch.nn.Module],
+    card: Mapping[str, Any],
+    weights: Path,
+    card_path: Path,
+) -> None:
+    """Write the heads (one fp16 safetensors file, keys ``grounding.*``/``stage1.*``/``stage2.*``) and the card."""
     import torch
+    from safetensors.torch import save_file
 
-    from core.trunk import TrunkConfig, load_trunk
+    from core.heads import write_card
 
-    torch.set_num_threads(args.threads)
-    data: dict[str, list[Path]] = {}
-    for item in args.data:
-        name, _, path = item.partition("=")
-        data.setdefault(name, []).append(Path(path))
-    trunk = load_trunk(TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk))
-    train_head(
-        trunk,
-        data,
-        args.out,
-        seed=args.seed,
-        device=args.device,
-        resume=not args.no_resume,
-        cache=args.cache,
-        epochs=args.epochs,
-        max_caption_images=args.max_caption_images,
-        strong_in_grounding=not args.weak_grounding_only,
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    state = {
+        f"{stage}.{k}": v.detach().to(torch.float16).contiguous()
+        for stage, head in heads.items()
+        for k, v in head.state_dict().items()
+    }
+    save_file(state, weights)
+    write_card(card_path, card)

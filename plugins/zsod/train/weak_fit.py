@@ -1,6 +1,6 @@
 """Train the grounding head (``plugins.zsod.head``): weak MIL from captions + strong COCO boxes.
 
-Weak part (captioned images, ``plugins.zsod.weak``): for each image, phrases mined
+Weak part (captioned images, ``plugins.zsod.train.weak``): for each image, phrases mined
 from its own captions are present somewhere (label 1 for the soft maximum of the
 phrase's logits over the image's regions: the 10 x 10 cells of its cached
 stride-32 map and 169 boxes of 2-10 cells); absent (label 0) are
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from plugins.zsod import phrases as ph
+from plugins.zsod.train import phrases as ph
 
 if TYPE_CHECKING:
     import torch
