@@ -77,7 +77,9 @@ class ExpressionsMixin:
             and self.text(node) not in self.declared_names()
         ):
             return list(_STATIC_CONSTANTS[self.text(node)])  # `PI` of `import static java.lang.Math.*`, C's `INT_MAX`
-        if node.type in ("identifier", "type_identifier"):
+        if node.type == "identifier":
+            return self._identifier(self.text(node))  # `self . x` / `Cls . x` inside classes (program.py)
+        if node.type == "type_identifier":
             return [self.text(node)]
         if node.type == "this":
             return ["self"]
@@ -185,6 +187,9 @@ class ExpressionsMixin:
         return [*self.expr(node.child_by_field_name("array")), "[", *it, "]"]
 
     def _ex_field_access(self, node: Node) -> Tokens:
+        special = self._field_access(node)  # `this . x`, `Main . x` (program.py)
+        if special is not None:
+            return special
         obj, field = node.child_by_field_name("object"), self.text(node.child_by_field_name("field"))
         ot = self.text(obj)
         if (ot, field) in _MAX_CONST:
@@ -237,6 +242,9 @@ class ExpressionsMixin:
         return self._array_initializer(node)
 
     def _ex_object_creation_expression(self, node: Node) -> Tokens:
+        special = self._object_creation(node)  # readers, writers, StringTokenizer (program.py)
+        if special is not None:
+            return special
         base = _base_type(self._type_name(node.child_by_field_name("type")))
         args = self._args(node.child_by_field_name("arguments"))
         if base in _MAPS:
@@ -263,6 +271,9 @@ class ExpressionsMixin:
         return ["isinstance", "(", *self.expr(node.named_children[0]), ",", self.text(node.named_children[1]), ")"]
 
     def _ex_method_invocation(self, node: Node) -> Tokens:
+        special = self._program_call(node, statement=False)  # stdin reads, prints, class calls (program.py)
+        if special is not None:
+            return special
         obj, name, args = self._call_parts(node)
         a = [self.expr(x) for x in args]
         flat = self._arg_tokens(args)

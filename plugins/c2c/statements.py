@@ -133,7 +133,7 @@ class StatementsMixin:
         self.scopes.append(dict(params))
         start = len(self.lines)
         if node is not None:
-            if node.type == "block":
+            if node.type in ("block", "constructor_body"):
                 for child in node.named_children:
                     self._statement(child, level)
             else:
@@ -162,6 +162,8 @@ class StatementsMixin:
         self._declaration(node, level)
 
     def _declaration(self, node: Node, level: int) -> None:
+        if self._skip_declaration(node):  # `Scanner sc = new Scanner ( System . in )` (program.py)
+            return
         typ = self._type_name(node.child_by_field_name("type"))
         for decl in node.children_by_field_name("declarator"):
             name = self.text(decl.child_by_field_name("name"))
@@ -189,6 +191,12 @@ class StatementsMixin:
             self._simple(level, self._update_tokens(expr))
             return
         if expr.type == "method_invocation":
+            special = self._program_call(expr, statement=True)  # stdin, stdout, class calls (program.py)
+            if special == []:
+                return  # `out . flush ( )`, `sc . close ( )`: nothing to do in Python
+            if special is not None:
+                self._simple(level, special)
+                return
             special = self._statement_call(expr)
             if special is not None:
                 self._simple(level, special)
@@ -598,6 +606,8 @@ class StatementsMixin:
         out = self.expr(node)
         if t in ("String", "char", "StringBuilder"):
             return out
+        if t == "boolean" and self.prog is not None:  # Java prints `true`
+            return ["str", "(", *out, ")", ".", "lower", "(", ")"]
         return ["str", "(", *out, ")"]
 
     def _print(self, args: list[Node], newline: bool) -> Tokens:

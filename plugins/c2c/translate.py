@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from plugins.c2c.expressions import ExpressionsMixin
 from plugins.c2c.java_types import TypesMixin
+from plugins.c2c.program import CLASS_TYPES, ProgramInfo, ProgramMixin
 from plugins.c2c.statements import StatementsMixin
 from plugins.c2c.style import DEFAULT_STYLE, DIV_OPTIONS, STYLE_FIELDS, Site, Style, style_variants
 from plugins.c2c.syntax import (
@@ -67,7 +68,7 @@ log = logging.getLogger(__name__)
 _DECLARES = ("variable_declarator", "formal_parameter", "enum_constant", "catch_formal_parameter")
 
 
-class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
+class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
     """Translate one Java source (functions, fields or whole classes) to AVATAR Python tokens."""
 
     def __init__(self, style: Style = DEFAULT_STYLE, choices: Mapping[int, str] | None = None) -> None:
@@ -83,10 +84,22 @@ class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
         self.loop_updates: list[list[Tokens] | None] = []  # per enclosing loop: updates to run before `continue`
         self.src = b""
         self.unknown = 0  # nodes copied verbatim: a rough measure of translation coverage
+        self.offset = 0  # bytes of wrapper before the Java in ``src``
+        self.prog: ProgramInfo | None = None  # set for a whole compilation unit (``program.py``)
+        self.cls_stack: list = []  # classes being emitted (``program.py``)
+        self.method_base = 0  # index of the current method's first scope
+        self.static_ctx = True
+        self.read_mode = ""
 
     # -- entry point --------------------------------------------------------------------------
     def translate(self, java: str) -> Tokens:
         """Java tokens (one string) -> Python tokens in AVATAR format."""
+        unit = compilation_unit(java)
+        if unit is not None:  # a whole program: imports, classes, main
+            self.src, tree = unit
+            self._program(tree.root_node)
+            return serialize(self.lines)
+        self.offset = len(_WRAPPER)
         self.src = f"{_WRAPPER} {java} }}".encode()
         tree = _parser().parse(self.src)
         if tree.root_node.has_error and ("> >" in java or "< <" in java):
@@ -177,14 +190,42 @@ class Translator(StatementsMixin, ExpressionsMixin, TypesMixin):
 
     def _copy_line(self, node: Node, level: int) -> None:
         self.unknown += 1
-        text = self.src[max(node.start_byte, len(_WRAPPER)) : node.end_byte].decode("utf-8", errors="replace")
+        text = self.src[max(node.start_byte, self.offset) : node.end_byte].decode("utf-8", errors="replace")
         toks = [t for t in text.split() if t not in ("{", "}", ";")]
         if toks:
             self._emit(level, toks)
 
 
+def compilation_unit(java: str) -> tuple[bytes, Any] | None:
+    """``java`` as a whole program (source bytes, tree), or None when it is class members or statements.
+
+    A program is what starts with ``package`` / ``import`` or parses cleanly at the top level
+    into type declarations (a class holding ``main``, helper classes). Split shifts
+    (``> >``) are merged when that is what makes it parse.
+    """
+    head = java.lstrip()
+    src = java.encode()
+    tree = _parser().parse(src)
+    root = tree.root_node
+    if root.has_error and ("> >" in java or "< <" in java):
+        merged = merge_split_shifts(java).encode()
+        merged_tree = _parser().parse(merged)
+        if not merged_tree.root_node.has_error:
+            src, tree, root = merged, merged_tree, merged_tree.root_node
+    kinds = {c.type for c in root.named_children} - {"line_comment", "block_comment"}
+    if head.startswith(("import ", "package ")) and any(k in CLASS_TYPES for k in kinds):
+        return src, tree
+    if not root.has_error and kinds and kinds <= {*CLASS_TYPES, "import_declaration", "package_declaration"}:
+        return src, tree
+    return None
+
+
 def parses_cleanly(java: str) -> bool:
-    """Does tree-sitter-java parse ``java`` (inside the wrapper class) without error nodes?"""
+    """Does tree-sitter-java parse ``java`` (as a program, or inside the wrapper class) without error nodes?"""
+    if not _parser().parse(java.encode()).root_node.has_error:
+        return True
+    if not _parser().parse(merge_split_shifts(java).encode()).root_node.has_error:
+        return True
     return not _parser().parse(f"{_WRAPPER} {java} }}".encode()).root_node.has_error
 
 

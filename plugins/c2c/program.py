@@ -1,0 +1,969 @@
+"""Whole compilation units: imports, classes, ``main`` as the script, stdin and stdout idioms.
+
+A Java program (``import ...; public class Main { ... main ... }``) becomes a Python
+script: the class holding ``main`` is flattened (its fields become module globals,
+its methods module functions, ``main``'s body the script under ``if __name__``),
+every other class (top-level or nested) becomes a Python class (static fields as
+class attributes, instance fields set in ``__init__``, ``self.`` where Java leaves
+``this`` implicit, ``@staticmethod``), functions that assign a module global
+declare it ``global``.
+
+Input: every object that reads stdin (``Scanner``, ``BufferedReader``,
+``StringTokenizer`` over a line, ``DataInputStream`` and hand-written readers,
+recognised by what they wrap, their methods mapped by return type) reads one
+shared runtime emitted into the translation only when used: token reads become
+``int ( input ( ) )`` over ``sys.stdin``'s tokens when the program reads only
+tokens, line reads ``input ( )`` when it reads only lines; a program mixing them
+gets small ``next_token`` / ``input`` / ``has_next`` functions over one buffer.
+Output: ``PrintWriter`` / ``BufferedWriter`` / hand-written writers become
+``print``; ``flush`` and ``close`` vanish.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from plugins.c2c.syntax import Tokens, _walk
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+CLASS_TYPES = ("class_declaration", "interface_declaration", "enum_declaration", "record_declaration")
+IN_TYPES = {"Scanner", "BufferedReader", "InputStreamReader", "DataInputStream", "InputStream", "StreamTokenizer"}
+OUT_TYPES = {
+    "PrintWriter",
+    "BufferedWriter",
+    "PrintStream",
+    "OutputStreamWriter",
+    "OutputStream",
+    "Writer",
+    "BufferedOutputStream",
+}
+_INTS = {"int", "long", "short", "byte", "Integer", "Long", "Short", "Byte"}
+_FLOATS = {"double", "float", "Double", "Float"}
+# what a Java reading method gives: op name by (receiver kind, method)
+SCANNER_OPS = {
+    "nextInt": "int",
+    "nextLong": "int",
+    "nextShort": "int",
+    "nextByte": "int",
+    "nextBigInteger": "int",
+    "nextDouble": "float",
+    "nextFloat": "float",
+    "nextBigDecimal": "float",
+    "next": "token",
+    "nextLine": "line",
+    "readLine": "line",
+    "hasNext": "has",
+    "hasNextInt": "has",
+    "hasNextLong": "has",
+    "hasNextLine": "has_line",
+    "ready": "has",
+    "nextBoolean": "bool",
+    "read": "read",
+    "close": "noop",
+}
+_PRINT_OPS = {"println": "println", "print": "print", "printf": "printf", "format": "printf", "write": "print",
+              "append": "print", "newLine": "newline", "flush": "noop", "close": "noop"}
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    node: Node
+    role: str = "class"  # "main" (flattened), "class", "reader" (replaced by the runtime), "writer" (print)
+    base: str = ""
+    static_fields: set[str] = field(default_factory=set)
+    instance_fields: set[str] = field(default_factory=set)
+    static_methods: set[str] = field(default_factory=set)
+    instance_methods: set[str] = field(default_factory=set)
+    ops: dict[str, str] = field(default_factory=dict)  # reader/writer method -> op
+
+
+@dataclass
+class ProgramInfo:
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    main: ClassInfo | None = None
+    io: dict[str, str] = field(default_factory=dict)  # variable name -> "in" | "tok" | "out" | class name
+    module_globals: set[str] = field(default_factory=set)
+    reads: set[str] = field(default_factory=set)  # ops used
+    line_null_checks: bool = False
+    recursive: bool = False
+    overloads: dict[str, dict[int, str]] = field(default_factory=dict)  # main-class method -> arity -> name
+
+
+def _modifiers(node: Node) -> str:
+    for c in node.children:
+        if c.type == "modifiers":
+            return c.text.decode() if c.text else ""
+    return ""
+
+
+def _type_text(node: Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    text = node.text.decode()
+    return re.sub(r"<.*>", "", text).replace(" ", "")
+
+
+def _base_io(typ: str) -> str:
+    return typ.split(".")[-1]
+
+
+def class_members(node: Node) -> list[Node]:
+    body = node.child_by_field_name("body")
+    if body is None:
+        return []
+    out = []
+    for c in body.named_children:
+        if c.type == "enum_body_declarations":
+            out.extend(c.named_children)
+        else:
+            out.append(c)
+    return out
+
+
+def is_main_method(node: Node) -> bool:
+    name = node.child_by_field_name("name")
+    return node.type == "method_declaration" and name is not None and name.text == b"main" and (
+        "static" in _modifiers(node)
+    )
+
+
+def analyze(root: Node) -> ProgramInfo:
+    """Classes, their members and roles, the io variables and the reads a program makes."""
+    info = ProgramInfo()
+    classes = [n for n in _walk(root) if n.type in CLASS_TYPES]
+    for cls in classes:
+        name_node = cls.child_by_field_name("name")
+        if name_node is None or name_node.text is None:
+            continue
+        ci = ClassInfo(name_node.text.decode(), cls)
+        sup = cls.child_by_field_name("superclass")
+        if sup is not None:
+            ci.base = _type_text(sup.named_children[0] if sup.named_children else None)
+        wraps_in = wraps_out = False
+        for m in class_members(cls):
+            static = "static" in _modifiers(m)
+            if m.type == "field_declaration":
+                t = _base_io(_type_text(m.child_by_field_name("type")))
+                wraps_in |= t in IN_TYPES or t == "StringTokenizer"
+                wraps_out |= t in OUT_TYPES
+                for d in m.children_by_field_name("declarator"):
+                    n = d.child_by_field_name("name")
+                    if n is not None and n.text is not None:
+                        (ci.static_fields if static else ci.instance_fields).add(n.text.decode())
+            elif m.type == "method_declaration":
+                n = m.child_by_field_name("name")
+                if n is not None and n.text is not None:
+                    (ci.static_methods if static else ci.instance_methods).add(n.text.decode())
+            elif m.type == "constructor_declaration":
+                params = m.child_by_field_name("parameters")
+                for p in params.named_children if params is not None else []:
+                    t = _base_io(_type_text(p.child_by_field_name("type")))
+                    wraps_in |= t in IN_TYPES
+                    wraps_out |= t in OUT_TYPES
+        if any(is_main_method(m) for m in class_members(cls)) and info.main is None:
+            ci.role = "main"
+            info.main = ci
+        elif ci.base in OUT_TYPES:
+            ci.role = "writer"
+        elif wraps_in and not wraps_out:
+            ci.role = "reader"
+        elif wraps_out and not wraps_in and not ci.static_methods:
+            ci.role = "writer"
+        info.classes.setdefault(ci.name, ci)
+    for ci in info.classes.values():
+        if ci.role == "reader":
+            for m in class_members(ci.node):
+                if m.type != "method_declaration" or "private" in _modifiers(m):
+                    continue
+                ci.ops[m.child_by_field_name("name").text.decode()] = _reader_op(m)
+        elif ci.role == "writer":
+            for name in ci.instance_methods | ci.static_methods:
+                ci.ops[name] = _writer_op(name)
+    if info.main is not None:
+        info.module_globals = info.main.static_fields | info.main.instance_fields
+        for cls in classes:  # fields of classes nested in main are not globals
+            pass
+    # io variables: declared with an io type or a reader / writer class
+    for n in _walk(root):
+        if n.type in ("field_declaration", "local_variable_declaration", "formal_parameter"):
+            t = _base_io(_type_text(n.child_by_field_name("type")))
+            kind = _io_kind(t, info)
+            if not kind:
+                continue
+            if n.type == "formal_parameter":
+                nm = n.child_by_field_name("name")
+                if nm is not None and nm.text is not None:
+                    info.io[nm.text.decode()] = kind
+            else:
+                for d in n.children_by_field_name("declarator"):
+                    nm = d.child_by_field_name("name")
+                    if nm is not None and nm.text is not None:
+                        info.io[nm.text.decode()] = kind
+    # reads made outside reader classes
+    readers = [c.node for c in info.classes.values() if c.role == "reader"]
+    for n in _walk(root):
+        if n.type != "method_invocation" or any(_inside(n, r) for r in readers):
+            continue
+        op = read_op(n, info)
+        if op:
+            info.reads.add(op)
+            if op == "line" and n.parent is not None and n.parent.type in ("assignment_expression",):
+                gp = n.parent.parent
+                while gp is not None and gp.type == "parenthesized_expression":
+                    gp = gp.parent
+                if gp is not None and gp.type == "binary_expression" and b"null" in (gp.text or b""):
+                    info.line_null_checks = True
+    # recursion: a method that calls itself by name
+    for n in _walk(root):
+        if n.type == "method_declaration":
+            name = n.child_by_field_name("name")
+            body = n.child_by_field_name("body")
+            if name is None or body is None:
+                continue
+            for c in _walk(body):
+                if c.type == "method_invocation" and c.child_by_field_name("object") is None:
+                    cn = c.child_by_field_name("name")
+                    if cn is not None and cn.text == name.text:
+                        info.recursive = True
+                        break
+            if info.recursive:
+                break
+    if info.main is not None:
+        arities: dict[str, set[int]] = {}
+        for m in class_members(info.main.node):
+            if m.type == "method_declaration" and not is_main_method(m):
+                params = m.child_by_field_name("parameters")
+                k = len([p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")])
+                arities.setdefault(m.child_by_field_name("name").text.decode(), set()).add(k)
+        for name, ks in arities.items():
+            if len(ks) > 1:
+                info.overloads[name] = {k: f"{name}_{k}" for k in ks}
+    return info
+
+
+def _inside(node: Node, ancestor: Node) -> bool:
+    return ancestor.start_byte <= node.start_byte and node.end_byte <= ancestor.end_byte
+
+
+def _io_kind(t: str, info: ProgramInfo) -> str:
+    if t in info.classes and info.classes[t].role in ("reader", "writer"):
+        return t
+    if t in info.classes:
+        return ""
+    if t in IN_TYPES:
+        return "in"
+    if t == "StringTokenizer":
+        return "tok"
+    if t in OUT_TYPES:
+        return "out"
+    return ""
+
+
+def _reader_op(method: Node) -> str:
+    name = method.child_by_field_name("name").text.decode()
+    t = _type_text(method.child_by_field_name("type"))
+    low = name.lower()
+    if t in _INTS:
+        return "read" if low in ("read", "readbyte") else "int"
+    if t in _FLOATS:
+        return "float"
+    if t == "String":
+        return "line" if "line" in low else "token"
+    if t == "char":
+        return "char"
+    if t == "boolean":
+        return "has" if low.startswith("has") or low in ("ready",) else "bool"
+    if t in ("int[]", "long[]"):
+        return "ints"
+    if t in ("double[]",):
+        return "floats"
+    if t == "String[]":
+        return "tokens"
+    if t == "char[]":
+        return "chars"
+    return "noop"
+
+
+def _writer_op(name: str) -> str:
+    if name in _PRINT_OPS:
+        return _PRINT_OPS[name]
+    low = name.lower()
+    if low in ("flush", "close"):
+        return "noop"
+    if low.endswith("ln") or "line" in low:
+        return "println"
+    if low.startswith(("printf", "format")):
+        return "printf"
+    return "print"
+
+
+def receiver_kind(obj: Node | None, info: ProgramInfo) -> str:
+    """"in" / "tok" / "out" / a reader or writer class name / "" for the object a call is made on."""
+    if obj is None:
+        return ""
+    if obj.type == "field_access":
+        f = obj.child_by_field_name("field")
+        o = obj.child_by_field_name("object")
+        if o is not None and o.text == b"System" and f is not None and f.text in (b"out", b"err"):
+            return "out" if f.text == b"out" else "err"
+        if o is not None and o.type == "this" and f is not None and f.text is not None:
+            return info.io.get(f.text.decode(), "")
+        return ""
+    if obj.type == "identifier" and obj.text is not None:
+        return info.io.get(obj.text.decode(), "")
+    if obj.type == "object_creation_expression":
+        return _io_kind(_base_io(_type_text(obj.child_by_field_name("type"))), info)
+    if obj.type == "parenthesized_expression" and obj.named_children:
+        return receiver_kind(obj.named_children[0], info)
+    return ""
+
+
+def read_op(call: Node, info: ProgramInfo) -> str:
+    """The stdin op of a call (``int``, ``token``, ``line``, ``has``, ...), or ""."""
+    obj = call.child_by_field_name("object")
+    name_node = call.child_by_field_name("name")
+    if name_node is None or name_node.text is None:
+        return ""
+    name = name_node.text.decode()
+    if obj is not None and obj.type == "field_access" and obj.text is not None and obj.text.replace(b" ", b"") == (
+        b"System.in"
+    ):
+        return "read" if name == "read" else ""
+    kind = receiver_kind(obj, info)
+    if kind == "in":
+        return SCANNER_OPS.get(name, "")
+    if kind in info.classes and info.classes[kind].role == "reader":
+        return info.classes[kind].ops.get(name, "")
+    return ""
+
+
+RUNTIME_SOURCE = {
+    "next_token": (
+        "def next_token ( ) :",
+        ["global _pos", "m = _TOKEN . search ( _stdin , _pos )", "_pos = m . end ( )", "return m . group ( )"],
+    ),
+    "has_next": ("def has_next ( ) :", ["return _TOKEN . search ( _stdin , _pos ) is not None"]),
+    "has_line": ("def has_line ( ) :", ["return _pos < len ( _stdin )"]),
+    "input": (
+        "def input ( ) :",
+        [
+            "global _pos",
+            "if _pos >= len ( _stdin ) :",
+            ">return None",
+            'end = _stdin . find ( " \\n " , _pos )',
+            "if end < 0 :",
+            ">end = len ( _stdin )",
+            "line = _stdin [ _pos : end ]",
+            "_pos = end + 1",
+            'return line . rstrip ( " \\r " )',
+        ],
+    ),
+    "read_char": (
+        "def read_char ( ) :",
+        [
+            "global _pos",
+            "if _pos >= len ( _stdin ) :",
+            ">return - 1",
+            "_pos += 1",
+            "return ord ( _stdin [ _pos - 1 ] )",
+        ],
+    ),
+}
+
+
+def runtime_lines(funcs: set[str]) -> list[tuple[int, Tokens]]:
+    """The shared-buffer stdin runtime: module state plus the functions in ``funcs``."""
+    lines: list[tuple[int, Tokens]] = [
+        (0, ["_stdin", "=", "sys", ".", "stdin", ".", "read", "(", ")"]),
+        (0, ["_pos", "=", "0"]),
+    ]
+    if funcs & {"next_token", "has_next"}:
+        lines.append((0, ["_TOKEN", "=", "re", ".", "compile", "(", 'r" \\S+ "', ")"]))
+    for name in ("next_token", "has_next", "has_line", "input", "read_char"):
+        if name not in funcs:
+            continue
+        header, body = RUNTIME_SOURCE[name]
+        lines.append((0, header.split()))
+        for row in body:
+            depth = len(row) - len(row.lstrip(">"))
+            lines.append((1 + depth, row.lstrip(">").split()))
+    return lines
+
+
+@lru_cache(maxsize=256)
+def java_format(literal: str) -> str:
+    """A Java format string literal (AVATAR tokens) -> a Python ``%`` format literal (AVATAR tokens)."""
+    body = literal[1:-1] if len(literal) >= 2 else literal
+    body = body.replace("% n", "\\n").replace("%n", "\\n")
+    body = re.sub(r"%\s*([-+0 ,#]*)\s*(\d*)\s*(\.\s*\d+)?\s*([bBhHsScCdoxXeEfgGaA])", _fmt, body)
+    return '"' + body + '"'
+
+
+def _fmt(m: re.Match) -> str:
+    flags = m.group(1).replace(",", "").replace(" ", "")
+    width = m.group(2)
+    prec = (m.group(3) or "").replace(" ", "")
+    conv = m.group(4)
+    conv = {"b": "s", "B": "s", "h": "x", "H": "X", "S": "s", "C": "c"}.get(conv, conv)
+    return "%" + flags + width + prec + conv
+
+
+_TOKEN_OPS = {"int", "float", "token", "char", "ints", "floats", "tokens", "chars", "bool"}
+_MODULES = ("math", "sys", "re", "random", "heapq", "collections", "itertools", "threading", "bisect", "functools")
+_FROM_IMPORTS = {
+    "deque": "collections",
+    "defaultdict": "collections",
+    "Counter": "collections",
+    "cmp_to_key": "functools",
+    "lru_cache": "functools",
+    "reduce": "functools",
+    "gcd": "math",
+    "bisect_left": "bisect",
+    "bisect_right": "bisect",
+}
+_FIELD_DEFAULTS = {"boolean": "False", "Boolean": "False", "char": "' '", "double": "0.0", "float": "0.0"}
+
+
+class ProgramMixin:
+    """Translates whole compilation units (needs the statement, expression and type mixins)."""
+
+    prog: ProgramInfo | None
+    cls_stack: list[ClassInfo]
+
+    # -- the compilation unit -------------------------------------------------------------------
+    def _program(self, root: Node) -> None:
+        info = analyze(root)
+        self.prog = info
+        self._collect_method_types(root)
+        token_reads = info.reads & _TOKEN_OPS
+        declares_input = "input" in self.declared_names() and "input" not in info.io
+        if not info.reads:
+            self.read_mode = ""
+        elif not info.reads - _TOKEN_OPS and not declares_input:
+            self.read_mode = "tokens"
+        elif info.reads <= {"line"} and not info.line_null_checks and not declares_input:
+            self.read_mode = "lines"
+        else:
+            self.read_mode = "mixed"
+        emitted: set[int] = set()
+        main_nodes: list[Node] = []
+        deferred: list[Node] = []
+        top = [c for c in root.named_children]
+        for node in top:
+            if node.type in ("package_declaration", "import_declaration", "line_comment", "block_comment"):
+                continue
+            if info.main is not None and node.id == info.main.node.id:
+                self._flatten_main(node, main_nodes, deferred, emitted)
+            elif node.type in CLASS_TYPES:
+                self._class(node, 0, emitted)
+            elif node.type == "method_declaration":
+                if is_main_method(node):
+                    main_nodes.append(node)
+                else:
+                    self._function(node, 0, None)
+            elif node.type == "ERROR":
+                self._copy_line(node, 0)
+            else:
+                self._member(node, 0, main_nodes)
+        for node in deferred:
+            self._field(node, 0, None)
+        for m in main_nodes:
+            self._entry(m)
+        self._header(token_reads)
+
+    def _flatten_main(self, node: Node, main_nodes: list[Node], deferred: list[Node], emitted: set[int]) -> None:
+        assert self.prog is not None
+        main = self.prog.main
+        methods = main.static_methods | main.instance_methods if main is not None else set()
+        for m in class_members(node):
+            if m.type in CLASS_TYPES:
+                self._class(m, 0, emitted)
+            elif m.type == "method_declaration":
+                if is_main_method(m):
+                    main_nodes.append(m)
+                else:
+                    self._function(m, 0, None)
+            elif m.type == "field_declaration":
+                calls = any(
+                    c.type == "method_invocation"
+                    and c.child_by_field_name("object") is None
+                    and (c.child_by_field_name("name").text or b"").decode() in methods
+                    for c in _walk(m)
+                )
+                if calls:
+                    deferred.append(m)
+                else:
+                    self._field(m, 0, None)
+            elif m.type in ("static_initializer", "block"):
+                self._statement(m, 0)
+            elif m.type in ("constructor_declaration", "line_comment", "block_comment"):
+                continue
+            else:
+                self._member(m, 0, main_nodes)
+
+    def _entry(self, m: Node) -> None:
+        """``main``: the script (under ``if __name__``), or a thread with a large stack when recursion is deep."""
+        assert self.prog is not None
+        body = m.child_by_field_name("body")
+        if self.prog.recursive:
+            self._emit(0, ["def", "main", "(", ")", ":"])
+            glob = self._globals_of(m, None)
+            if glob:
+                self._emit(1, ["global", *_comma_list(glob)])
+            self._method_block(body, 1, [], None, static=True)
+            self._emit(0, ["sys", ".", "setrecursionlimit", "(", "1", "<<", "25", ")"])
+            self._emit(0, ["threading", ".", "stack_size", "(", "1", "<<", "27", ")"])
+            self._emit(0, ["threading", ".", "Thread", "(", "target", "=", "main", ")", ".", "start", "(", ")"])
+            return
+        self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
+        self._method_block(body, 1, [], None, static=True)
+
+    def _header(self, token_reads: set[str]) -> None:
+        header: list[tuple[int, Tokens]] = []
+        mode = self.read_mode
+        runtime: list[tuple[int, Tokens]] = []
+        if mode == "tokens":
+            runtime = [(0, ["input", "=", "iter", "(", "sys", ".", "stdin", ".", "read", "(", ")", ".", "split", "(",
+                            ")", ")", ".", "__next__"])]
+        elif mode == "mixed":
+            assert self.prog is not None
+            funcs = set()
+            reads = self.prog.reads
+            if token_reads:
+                funcs.add("next_token")
+            if "line" in reads:
+                funcs.add("input")
+            if "has" in reads:
+                funcs.add("has_next")
+            if "has_line" in reads:
+                funcs.add("has_line")
+            if "read" in reads:
+                funcs.add("read_char")
+            runtime = runtime_lines(funcs)
+        used = {t for _, toks in [*runtime, *self.lines] for t in toks}
+        pairs = {
+            a
+            for _, toks in [*runtime, *self.lines]
+            for a, b in zip(toks, toks[1:], strict=False)
+            if b == "."
+        }
+        declared = self.declared_names()
+        for mod in _MODULES:
+            if mod in pairs and mod not in declared:
+                header.append((0, ["import", mod]))
+        for name, mod in _FROM_IMPORTS.items():
+            if name in used and name not in declared and not any(
+                toks[:2] == ["def", name] or toks[:2] == ["class", name] for _, toks in self.lines
+            ):
+                header.append((0, ["from", mod, "import", name]))
+        self.lines[:0] = [*header, *runtime]
+
+    # -- classes --------------------------------------------------------------------------------
+    def _class(self, node: Node, level: int, emitted: set[int]) -> None:
+        assert self.prog is not None
+        if node.id in emitted:
+            return
+        emitted.add(node.id)
+        name_node = node.child_by_field_name("name")
+        name = self.text(name_node)
+        ci = self.prog.classes.get(name)
+        members = class_members(node)
+        for m in members:  # nested classes first, at module level
+            if m.type in CLASS_TYPES:
+                self._class(m, level, emitted)
+        if ci is None or ci.role in ("reader", "writer"):
+            return
+        base = ci.base if ci.base and ci.base not in OUT_TYPES else ""
+        self._emit(level, ["class", name, *(["(", base, ")"] if base else []), ":"])
+        start = len(self.lines)
+        self.cls_stack.append(ci)
+        inner = level + 1
+        if node.type == "enum_declaration":
+            body = node.child_by_field_name("body")
+            consts = [c for c in (body.named_children if body is not None else []) if c.type == "enum_constant"]
+            for i, c in enumerate(consts):
+                self._emit(inner, [self.text(c.child_by_field_name("name")), "=", str(i)])
+        instance_fields = []
+        ctors = []
+        for m in members:
+            static = "static" in _modifiers(m)
+            if m.type == "field_declaration":
+                if static or node.type == "interface_declaration":
+                    self._field(m, inner, None)
+                else:
+                    instance_fields.append(m)
+            elif m.type == "constructor_declaration":
+                ctors.append(m)
+            elif m.type == "method_declaration":
+                if m.child_by_field_name("body") is not None:
+                    self._function(m, inner, ci)
+            elif m.type in ("static_initializer", "block"):
+                self._statement(m, inner)
+        if ctors or instance_fields:
+            self._constructors(ctors, instance_fields, inner, ci)
+        if "compareTo" in ci.instance_methods:
+            self._emit(inner, ["def", "__lt__", "(", "self", ",", "other", ")", ":"])
+            self._emit(inner + 1, ["return", "self", ".", "compareTo", "(", "other", ")", "<", "0"])
+        self.cls_stack.pop()
+        if len(self.lines) == start:
+            self._emit(inner, ["pass"])
+
+    def _constructors(self, ctors: list[Node], fields_: list[Node], level: int, ci: ClassInfo) -> None:
+        by_arity: dict[int, Node] = {}
+        for c in ctors:
+            by_arity[len(self._params(c.child_by_field_name("parameters")))] = c
+        if len(by_arity) <= 1:
+            ctor = ctors[-1] if ctors else None
+            params = self._params(ctor.child_by_field_name("parameters")) if ctor is not None else []
+            self._emit(level, ["def", "__init__", "(", *_comma_list(["self", *[p for p, _ in params]]), ")", ":"])
+            start = len(self.lines)
+            for f in fields_:
+                self._field(f, level + 1, ["self", "."])
+            if ctor is not None:
+                self._ctor_body(ctor, level + 1, params, ci)
+            if len(self.lines) == start:
+                self._emit(level + 1, ["pass"])
+            return
+        self._emit(level, ["def", "__init__", "(", "self", ",", "*", "args", ")", ":"])
+        for f in fields_:
+            self._field(f, level + 1, ["self", "."])
+        for k, ctor in sorted(by_arity.items()):
+            self._emit(level + 1, ["if", "len", "(", "args", ")", "==", str(k), ":"])
+            self._emit(level + 2, ["self", ".", f"_init{k}", "(", "*", "args", ")"])
+        for k, ctor in sorted(by_arity.items()):
+            params = self._params(ctor.child_by_field_name("parameters"))
+            self._emit(level, ["def", f"_init{k}", "(", *_comma_list(["self", *[p for p, _ in params]]), ")", ":"])
+            start = len(self.lines)
+            self._ctor_body(ctor, level + 1, params, ci)
+            if len(self.lines) == start:
+                self._emit(level + 1, ["pass"])
+
+    def _ctor_body(self, ctor: Node, level: int, params: list[tuple[str, str]], ci: ClassInfo) -> None:
+        body = ctor.child_by_field_name("body")
+        glob = self._globals_of(ctor, ci)
+        if glob:
+            self._emit(level, ["global", *_comma_list(glob)])
+        self._method_block(body, level, params, ci, static=False)
+
+    def _function(self, node: Node, level: int, ci: ClassInfo | None) -> None:
+        """A method: a module function (main class, ``ci`` None) or a method of class ``ci``."""
+        assert self.prog is not None
+        name = self.text(node.child_by_field_name("name"))
+        params = self._params(node.child_by_field_name("parameters"))
+        static = ci is None or "static" in _modifiers(node)
+        if ci is None and name in self.prog.overloads:
+            name = self.prog.overloads[name].get(len(params), name)
+        names = [p for p, _ in params]
+        if ci is not None:
+            if static:
+                self._emit(level, ["@", "staticmethod"])
+            else:
+                names = ["self", *names]
+        start = len(self.lines)
+        self._emit(level, ["def", name, "(", *_comma_list(names), ")", ":"])
+        glob = self._globals_of(node, ci)
+        if glob:
+            self._emit(level + 1, ["global", *_comma_list(glob)])
+        self._method_block(node.child_by_field_name("body"), level + 1, params, ci, static=static)
+        self._rename_shadowing(node, start)
+
+    def _method_block(
+        self, body: Node | None, level: int, params: list[tuple[str, str]], ci: ClassInfo | None, static: bool
+    ) -> None:
+        saved = (self.method_base, self.static_ctx)
+        self.method_base, self.static_ctx = len(self.scopes), static
+        pushed = ci is not None and (not self.cls_stack or self.cls_stack[-1] is not ci)
+        if pushed:
+            self.cls_stack.append(ci)
+        self._block(body, level, params=params)
+        if pushed:
+            self.cls_stack.pop()
+        self.method_base, self.static_ctx = saved
+
+    def _globals_of(self, method: Node, ci: ClassInfo | None) -> list[str]:
+        """Module globals the method assigns (so Python must declare them ``global``)."""
+        assert self.prog is not None
+        from plugins.c2c.syntax import local_names
+
+        glob = self.prog.module_globals
+        if not glob:
+            return []
+        local = local_names(method)
+        own = (ci.instance_fields | ci.static_fields) if ci is not None else set()
+        out: list[str] = []
+        for n in _walk(method):
+            target = None
+            if n.type == "assignment_expression":
+                target = n.child_by_field_name("left")
+            elif n.type == "update_expression" and n.named_children:
+                target = n.named_children[0]
+            if target is None:
+                continue
+            if target.type == "field_access":
+                obj = target.child_by_field_name("object")
+                if obj is not None and ci is None and (obj.type == "this" or (
+                    self.prog.main is not None and obj.text == self.prog.main.name.encode()
+                )):
+                    target = target.child_by_field_name("field")
+                else:
+                    continue
+            if target is None or target.type != "identifier" or target.text is None:
+                continue
+            name = target.text.decode()
+            if name in glob and name not in local and name not in own and name not in out:
+                out.append(name)
+        return out
+
+    def _field(self, node: Node, level: int, prefix: Tokens | None) -> None:
+        """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
+        assert self.prog is not None
+        typ = self._type_name(node.child_by_field_name("type"))
+        if _io_kind(_base_io(re.sub(r"<.*>", "", typ)), self.prog) or (
+            self.prog.main is not None and typ == self.prog.main.name
+        ):
+            return
+        for decl in node.children_by_field_name("declarator"):
+            name = self.text(decl.child_by_field_name("name"))
+            dims = decl.child_by_field_name("dimensions")
+            vtype = typ + ("[]" * self.text(dims).count("[") if dims is not None else "")
+            if prefix is None:
+                self.scopes[0][name] = vtype
+            value = decl.child_by_field_name("value")
+            if value is None:
+                default = _field_default(vtype)
+                self._simple(level, [*(prefix or []), name, "=", default])
+                continue
+            saved = self.static_ctx
+            self.static_ctx = prefix is None
+            self._simple(level, [*(prefix or []), name, "=", *self._value(value, vtype)])
+            self.static_ctx = saved
+
+    # -- names ----------------------------------------------------------------------------------
+    def _is_local(self, name: str) -> bool:
+        return any(name in scope for scope in self.scopes[self.method_base :])
+
+    def _identifier(self, name: str) -> Tokens:
+        prog = self.prog
+        if prog is None:
+            return [name]
+        if self.cls_stack and not self._is_local(name):
+            ci = self.cls_stack[-1]
+            if name in ci.instance_fields and not self.static_ctx:
+                return ["self", ".", name]
+            if name in ci.static_fields:
+                return [ci.name, ".", name]
+            if name in ci.instance_fields:
+                return ["self", ".", name]
+        kind = prog.io.get(name)
+        if kind and kind != "tok" and not self._is_local_non_io(name):
+            return ["None"]
+        return [name]
+
+    def _is_local_non_io(self, name: str) -> bool:
+        from plugins.c2c.java_types import _INT_TYPES
+
+        typ = self.lookup(name)
+        return typ in _INT_TYPES or typ in ("String", "char", "double", "boolean")
+
+    def _field_access(self, node: Node) -> Tokens | None:
+        prog = self.prog
+        if prog is None:
+            return None
+        obj = node.child_by_field_name("object")
+        fld = self.text(node.child_by_field_name("field"))
+        if obj is None:
+            return None
+        main = prog.main.name if prog.main is not None else None
+        if obj.type == "this" and not self.cls_stack:
+            return [fld]
+        if obj.type == "identifier" and self.text(obj) == main:
+            return [fld]
+        if obj.type == "this" and self.cls_stack:
+            return ["self", ".", fld]
+        return None
+
+    # -- calls ----------------------------------------------------------------------------------
+    def _program_call(self, node: Node, statement: bool) -> Tokens | None:
+        """Calls a whole program needs: stdin reads, prints, class-qualified calls; None: not one of them."""
+        prog = self.prog
+        if prog is None:
+            return None
+        obj, name, args = self._call_parts(node)
+        op = read_op(node, prog)
+        if op:
+            return self._read(op, args)
+        kind = receiver_kind(obj, prog)
+        if kind == "tok":
+            o = self.expr(obj)
+            if name in ("nextToken", "nextElement"):
+                return [*o, ".", "pop", "(", ")"]
+            if name in ("hasMoreTokens", "hasMoreElements"):
+                return ["len", "(", *o, ")", ">", "0"]
+            if name == "countTokens":
+                return ["len", "(", *o, ")"]
+        if kind in ("out", "err") or (kind in prog.classes and prog.classes[kind].role == "writer"):
+            wop = _PRINT_OPS.get(name, "") if kind in ("out", "err") else prog.classes[kind].ops.get(name, "print")
+            if kind == "err" or wop == "noop":
+                return [] if statement else ["None"]
+            if wop == "newline":
+                return ["print", "(", ")"]
+            if wop == "printf" and args:
+                return self._printf(args)
+            if wop in ("println", "print"):
+                if name == "write" and args and self.type_of(args[0]) in ("int", "char"):
+                    pass
+                return self._print(args, newline=wop == "println")
+        ot = self.text(obj) if obj is not None else ""
+        if ot == "String" and name == "format" and args:
+            return self._format_expr(args)
+        main = prog.main
+        if main is not None and obj is not None and (
+            ot == main.name
+            or (obj.type == "object_creation_expression" and _type_text(obj.child_by_field_name("type")) == main.name)
+            or (obj.type == "identifier" and self.lookup(ot) == main.name)
+        ):
+            obj = None
+        if obj is None:
+            flat = self._arg_tokens(args)
+            if self.cls_stack and not self._is_local(name):
+                ci = self.cls_stack[-1]
+                if name in ci.instance_methods and not self.static_ctx:
+                    return ["self", ".", name, "(", *flat, ")"]
+                if name in ci.static_methods:
+                    return [ci.name, ".", name, "(", *flat, ")"]
+                if name in ci.instance_methods:
+                    return ["self", ".", name, "(", *flat, ")"]
+            if name in prog.overloads:
+                return [prog.overloads[name].get(len(args), name), "(", *flat, ")"]
+            if main is not None and (name in main.static_methods or name in main.instance_methods):
+                return [name, "(", *flat, ")"]
+        return None
+
+    def _read(self, op: str, args: list[Node]) -> Tokens:
+        mode = self.read_mode
+        tok = ["input", "(", ")"] if mode == "tokens" else ["next_token", "(", ")"]
+        if op == "int":
+            return ["int", "(", *tok, ")"]
+        if op == "float":
+            return ["float", "(", *tok, ")"]
+        if op == "token":
+            return tok
+        if op == "char":
+            return [*tok, "[", "0", "]"]
+        if op == "bool":
+            return [*tok, "==", '" true "']
+        if op in ("ints", "floats"):
+            n = self.expr(args[0]) if args else ["0"]
+            conv = "int" if op == "ints" else "float"
+            return ["[", conv, "(", *tok, ")", "for", "_", "in", "range", "(", *n, ")", "]"]
+        if op == "tokens":
+            n = self.expr(args[0]) if args else ["0"]
+            return ["[", *tok, "for", "_", "in", "range", "(", *n, ")", "]"]
+        if op == "chars":
+            return ["list", "(", *tok, ")"]
+        if op == "line":
+            return ["input", "(", ")"]
+        if op == "has":
+            return ["has_next", "(", ")"]
+        if op == "has_line":
+            return ["has_line", "(", ")"]
+        if op == "read":
+            return ["read_char", "(", ")"]
+        return ["None"]
+
+    def _printf(self, args: list[Node]) -> Tokens:
+        if args and args[0].type == "identifier" and self.type_of(args[0]) == "Locale":
+            args = args[1:]
+        return ["print", "(", *self._format_expr(args), ",", "end", "=", '" "', ")"]
+
+    def _format_expr(self, args: list[Node]) -> Tokens:
+        if args and self.text(args[0]).startswith("Locale"):
+            args = args[1:]
+        fmt = args[0]
+        ft = [java_format(self.text(fmt))] if fmt.type == "string_literal" else self.expr(fmt)
+        if len(args) == 1:
+            return ft
+        values = self._arg_tokens(args[1:])
+        return [*ft, "%", "(", *values, *([","] if len(args) == 2 else []), ")"]
+
+    def _object_creation(self, node: Node) -> Tokens | None:
+        prog = self.prog
+        if prog is None:
+            return None
+        t = _base_io(_type_text(node.child_by_field_name("type")))
+        args = self._args(node.child_by_field_name("arguments"))
+        if t == "StringTokenizer" and args:
+            src = self.expr(args[0])
+            if len(args) >= 2 and args[1].type == "string_literal":
+                return ["re", ".", "split", "(", '" [ "', "+", *self.expr(args[1]), "+", '" ] + "', ",", *src,
+                        ")", "[", ":", ":", "-", "1", "]"]
+            return [*src, ".", "split", "(", ")", "[", ":", ":", "-", "1", "]"]
+        if _io_kind(t, prog) in ("in", "out") or (t in prog.classes and prog.classes[t].role in ("reader", "writer")):
+            return ["None"]
+        return None
+
+    def _skip_declaration(self, node: Node) -> bool:
+        """Declarations of stdin / stdout objects and of the flattened main class vanish."""
+        prog = self.prog
+        if prog is None:
+            return False
+        typ = _base_io(_type_text(node.child_by_field_name("type")))
+        kind = _io_kind(typ, prog)
+        return (kind not in ("", "tok")) or (prog.main is not None and typ == prog.main.name)
+
+
+    # -- statements a program needs -------------------------------------------------------------------
+    def _st_explicit_constructor_invocation(self, node: Node, level: int) -> None:
+        """``super ( a )`` / ``this ( a )`` in a constructor."""
+        args = self._args(node.child_by_field_name("arguments"))
+        ctor = node.child_by_field_name("constructor")
+        target = ["super", "(", ")"] if ctor is not None and ctor.type == "super" else ["self"]
+        self._simple(level, [*target, ".", "__init__", "(", *self._arg_tokens(args), ")"])
+
+    def _print(self, args: list[Node], newline: bool) -> Tokens:
+        """In a program, print exactly what Java prints: parts joined by one space use print's separator,
+        others ``sep = ""``; booleans as ``true`` / ``false``."""
+        if self.prog is None or not args:
+            return super()._print(args, newline)  # type: ignore[misc]
+        parts = self._concat_parts(args[0])
+        space = '" \u2581 "'
+        items: list[Tokens] = []
+        spaced = len(parts) % 2 == 1 and all(
+            (self.text(p) == space) == (i % 2 == 1) for i, p in enumerate(parts)
+        )
+        for i, part in enumerate(parts):
+            if spaced and i % 2 == 1:
+                continue
+            toks = self.expr(part)
+            if self.type_of(part) == "boolean":
+                toks = ["str", "(", *toks, ")", ".", "lower", "(", ")"]
+            items.append(toks)
+        out: Tokens = ["print", "("]
+        for i, toks in enumerate(items):
+            out += ([","] if i else []) + toks
+        if len(items) > 1 and not spaced:
+            out += [",", "sep", "=", '" "']
+        if not newline:
+            out += [",", "end", "=", '" "']
+        return [*out, ")"]
+
+
+def _comma_list(items: list[str]) -> Tokens:
+    out: Tokens = []
+    for i, item in enumerate(items):
+        out += ([","] if i else []) + [item]
+    return out
+
+
+def _field_default(vtype: str) -> str:
+    if vtype.endswith("[]"):
+        return "None"
+    if vtype in _INTS:
+        return "0"
+    return _FIELD_DEFAULTS.get(vtype, "None")
