@@ -19,6 +19,8 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(PY) -m pip install -q $$(grep -E '^(torch|torchvision)==' requirements.txt)
 	$(PY) -m pip install -q -r requirements.txt -r requirements-dev.txt
 	$(PY) -m core.metrics._legacy_treesitter
+	@# tests/serve/test_browser.py: Debian's headless chromium and its chromedriver, installed only when missing.
+	test -x /usr/bin/chromedriver || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -1,0 +1,12 @@
+"""``serve.py``: the tasks behind an HTTP API and a web page (issue 26).
+
+- ``upload``: the multipart body of one request, parsed and checked (sizes, fields, UTF-8, JSON shape);
+- ``service``: every task set up once over one trunk; each request written as a one-item input folder in
+  the task's own layout (``TaskInfo.form``), discovered by the task itself, and micro-batched per task
+  through ``core.runner``'s policy;
+- ``app``: the FastAPI app (``/v1/tasks``, ``/health``, the page at ``/``);
+- ``cli``: the command line of ``serve.py``.
+
+Nothing here knows a task by name; a task is served when its ``TaskInfo`` declares a ``form``.
+Only ``app`` and ``cli`` import FastAPI / uvicorn, and only when called.
+"""

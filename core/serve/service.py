@@ -1,0 +1,362 @@
+"""Every task set up once over one trunk; each request answered by the task's own stages, micro-batched.
+
+A request becomes a one-item input folder in the task's own challenge layout (``TaskInfo.form``), in a
+temporary folder of its own that is removed when it is answered: its image (checked by ``core.io``, named
+by the format found in its content) under ``form.images``, its entry in ``form.request_file``. The task's
+own ``discover`` reads that folder, so the sample is exactly the one ``run.py`` would make for the item.
+Samples wait in a per-task queue for ``window`` seconds, then as many as ``TaskInfo.batch_size`` are
+solved together on one model thread through ``core.runner.solve_batches``: the runner's policy
+(one-by-one retry of a failing batch, logged fallbacks, a task whose setup failed answering with its
+fallback). A request that waited longer than ``timeout`` gets its fallback (logged), as samples do when
+``run.py``'s time budget is spent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core import runner
+from core.errors import InputError
+from core.serve.upload import ASK_SHAPES, BadRequest, Part, image_data, request_value
+from core.task import JSONValue, Prediction, RequestForm, Sample, Task, resolve
+
+if TYPE_CHECKING:
+    from core.trunk import Trunk
+
+log = logging.getLogger(__name__)
+
+# The name an uploaded image gets in the request's folder, by the format found in its content.
+IMAGE_SUFFIXES = {
+    "JPEG": ".jpg",
+    "MPO": ".jpg",
+    "PNG": ".png",
+    "GIF": ".gif",
+    "BMP": ".bmp",
+    "DIB": ".bmp",
+    "TIFF": ".tif",
+    "WEBP": ".webp",
+    "AVIF": ".avif",
+    "PPM": ".ppm",
+    "ICO": ".ico",
+    "TGA": ".tga",
+    "QOI": ".qoi",
+}
+DEFAULT_KEY = "0"  # the key of a request whose key is not its image's name
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What ``POST /v1/tasks/<name>`` answers: the prediction as ``run.py`` writes it, the seconds it took,
+    and (when asked for) the prediction as a person reads it (``RequestForm.display``)."""
+
+    prediction: JSONValue
+    seconds: float
+    display: str | None = None
+
+
+@dataclass(slots=True)
+class _Pending:
+    sample: Sample
+    deadline: float | None
+    future: asyncio.Future[Prediction]
+
+
+@dataclass(slots=True)
+class TaskStats:
+    """Counts ``/health`` shows for one task."""
+
+    requests: int = 0
+    batches: int = 0
+    largest_batch: int = 0
+    rejected: int = 0
+
+
+@dataclass(slots=True)
+class TaskServer:
+    """One task: its setup outcome, its queue of samples and the loop that batches them."""
+
+    task: Task
+    ready: bool
+    report: runner.TaskReport
+    stats: TaskStats = field(default_factory=TaskStats)
+    queue: asyncio.Queue[_Pending] | None = None
+    loop_task: asyncio.Task[None] | None = None
+
+    @property
+    def form(self) -> RequestForm | None:
+        return getattr(self.task.info, "form", None)
+
+
+class Service:
+    """The tasks of one trunk behind ``answer()``; ``start()`` and ``stop()`` run inside the event loop.
+
+    :param tasks: the tasks to serve, by name; each is set up here, once, under the runner's policy
+        (a task whose setup fails stays listed and answers with its fallback).
+    :param window: seconds a first request waits for others to share its batch.
+    :param timeout: seconds a request may wait for its batch before it gets the fallback (None: no limit).
+    :param tmp_root: where the service's temporary folder goes (default: the system's).
+    """
+
+    def __init__(
+        self,
+        tasks: Mapping[str, Task],
+        trunk: Trunk,
+        *,
+        window: float = 0.005,
+        timeout: float | None = None,
+        tmp_root: Path | str | None = None,
+    ) -> None:
+        self.trunk = trunk
+        self.window = max(0.0, window)
+        self.timeout = timeout
+        self.servers: dict[str, TaskServer] = {}
+        for name, task in tasks.items():
+            report = runner.TaskReport(name)
+            started = time.monotonic()
+            ready = runner.setup_task(task, trunk, report, strict=False)
+            log.info("%s: set up in %.1f s%s", name, time.monotonic() - started, "" if ready else " (FAILED)")
+            self.servers[name] = TaskServer(task, ready, report)
+        trunk.assert_frozen()
+        self._displays: dict[str, Callable[[JSONValue], Any] | None] = {}
+        self._executor: ThreadPoolExecutor | None = None
+        self.tmp = Path(tempfile.mkdtemp(prefix="fusionbrain-serve-", dir=tmp_root))
+
+    # -- life cycle ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Start every task's batching loop on the running event loop."""
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fusionbrain-model")
+        for server in self.servers.values():
+            server.queue = asyncio.Queue()
+            server.loop_task = asyncio.create_task(self._batch_loop(server))
+
+    async def stop(self) -> None:
+        """Stop the loops, wait for the model thread, remove the temporary folder."""
+        for server in self.servers.values():
+            if server.loop_task is not None:
+                server.loop_task.cancel()
+        await asyncio.gather(*(s.loop_task for s in self.servers.values() if s.loop_task), return_exceptions=True)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        self.close()
+
+    def close(self) -> None:
+        """Remove the temporary folder (every request's folder is already gone)."""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # -- what is served -----------------------------------------------------------------------
+    def describe(self) -> list[dict[str, Any]]:
+        """``GET /v1/tasks``: every task from its ``TaskInfo``, with how it is asked when it is served."""
+        out = []
+        for name, server in self.servers.items():
+            info, form = server.task.info, server.form
+            entry: dict[str, Any] = {
+                "name": name,
+                "version": info.version,
+                "folder": info.folder,
+                "output": info.output,
+                "batch_size": info.batch_size,
+                "served": form is not None,
+                "ready": server.ready,
+                "form": None,
+            }
+            if form is not None:
+                entry["form"] = {
+                    "ask": form.ask,
+                    "shape": ASK_SHAPES.get(form.ask or "", None),
+                    "image": form.images is not None,
+                    "answer": form.answer,
+                    "display": form.display is not None,
+                }
+            out.append(entry)
+        return out
+
+    def health(self) -> dict[str, Any]:
+        """``GET /health``: the trunk and, per task, whether it is ready and what it has answered."""
+        return {
+            "status": "ok",
+            "trunk": {"version": self.trunk.version, "components": self.trunk.component_versions},
+            "tasks": {
+                name: {
+                    "ready": s.ready,
+                    "requests": s.stats.requests,
+                    "batches": s.stats.batches,
+                    "largest_batch": s.stats.largest_batch,
+                    "rejected": s.stats.rejected,
+                    "fallbacks": s.report.fallbacks,
+                }
+                for name, s in self.servers.items()
+            },
+        }
+
+    # -- answering ----------------------------------------------------------------------------
+    async def answer(self, name: str, fields: Mapping[str, Part], *, display: bool = False) -> Answer:
+        """Answer one request to task ``name``: ``BadRequest`` when it is refused."""
+        started = time.monotonic()
+        server = self.servers.get(name)
+        if server is None:
+            raise BadRequest(404, f"no task {name!r}; tasks: {', '.join(self.servers)}")
+        form = server.form
+        if form is None:
+            raise BadRequest(404, f"{name} declares no request form (TaskInfo.form), so it is not served")
+        try:
+            request = request_value(fields.get("request"), form, name)
+            image = image_data(fields.get("image"), form, name)
+            folder = Path(tempfile.mkdtemp(prefix="request-", dir=self.tmp))
+            try:
+                samples = await asyncio.to_thread(_prepare, server.task, form, folder, request, image)
+                predictions = await self._solve(server, samples)
+            finally:
+                await asyncio.to_thread(shutil.rmtree, folder, True)
+        except BadRequest:
+            server.stats.rejected += 1
+            raise
+        if len(samples) > 1:
+            log.warning("%s: one request gave %d samples; answering with the first", name, len(samples))
+        value = predictions[0].value
+        shown = self._display(name, form, value) if display else None
+        return Answer(value, time.monotonic() - started, shown)
+
+    async def _solve(self, server: TaskServer, samples: Sequence[Sample]) -> list[Prediction]:
+        if server.queue is None:
+            raise RuntimeError("Service.start() must run before answer()")
+        loop = asyncio.get_running_loop()
+        deadline = time.monotonic() + self.timeout if self.timeout is not None else None
+        futures = []
+        for sample in samples:
+            future: asyncio.Future[Prediction] = loop.create_future()
+            server.queue.put_nowait(_Pending(sample, deadline, future))
+            futures.append(future)
+        server.stats.requests += 1
+        return list(await asyncio.gather(*futures))
+
+    async def _batch_loop(self, server: TaskServer) -> None:
+        """Collect a task's samples for ``window`` seconds (up to its batch size), solve them, repeat."""
+        assert server.queue is not None
+        loop = asyncio.get_running_loop()
+        size = max(1, server.task.info.batch_size)
+        while True:
+            batch = [await server.queue.get()]
+            if self.window and size > 1:
+                await asyncio.sleep(self.window)
+            while len(batch) < size:
+                try:
+                    batch.append(server.queue.get_nowait())
+                except asyncio.QueueEmpty:
+                    break
+            batch = [p for p in batch if not p.future.done()]  # a client that went away
+            if not batch:
+                continue
+            server.stats.batches += 1
+            server.stats.largest_batch = max(server.stats.largest_batch, len(batch))
+            try:
+                predictions = await loop.run_in_executor(self._executor, self._solve_batch, server, batch)
+            except Exception as exc:  # the runner's policy falls back instead of raising; this is a guard
+                log.exception("%s: a batch of %d failed outside the runner's policy", server.task.info.name, len(batch))
+                for pending in batch:
+                    if not pending.future.done():
+                        pending.future.set_exception(exc)
+                continue
+            for pending, prediction in zip(batch, predictions, strict=True):
+                if not pending.future.done():
+                    pending.future.set_result(prediction)
+
+    def _solve_batch(self, server: TaskServer, batch: Sequence[_Pending]) -> list[Prediction]:
+        """On the model thread: expired requests get the fallback, the rest go through the runner."""
+        task, report = server.task, server.report
+        now = time.monotonic()
+        late = [p.deadline is not None and now > p.deadline for p in batch]
+        if any(late):
+            log.warning(
+                "%s: %d request(s) waited past the time limit of %s s; they get the fallback answer",
+                task.info.name,
+                sum(late),
+                self.timeout,
+            )
+        live = [p.sample for p, is_late in zip(batch, late, strict=True) if not is_late]
+        solved = iter(
+            runner.solve_batches(task, [live], self.trunk, report, strict=False, ready=server.ready) if live else []
+        )
+        fallen = iter(
+            runner.fallback_batch(task, [p.sample for p, is_late in zip(batch, late, strict=True) if is_late], report)
+        )
+        report.items += len(batch)
+        return [next(fallen) if is_late else next(solved) for is_late in late]
+
+    def _display(self, name: str, form: RequestForm, value: JSONValue) -> str | None:
+        """The prediction as a person reads it (``form.display``); None when the task has none or it fails."""
+        if form.display is None:
+            return None
+        if name not in self._displays:
+            try:
+                self._displays[name] = resolve(form.display)
+            except Exception:
+                log.exception("%s: its display function %s cannot be loaded", name, form.display)
+                self._displays[name] = None
+        function = self._displays[name]
+        if function is None:
+            return None
+        try:
+            return str(function(value))
+        except Exception:
+            log.exception("%s: its display function failed on a prediction", name)
+            return None
+
+
+def _prepare(task: Task, form: RequestForm, folder: Path, request: JSONValue, image: bytes | None) -> list[Sample]:
+    """Write one request as a one-item input folder in the task's layout; the samples its ``discover`` finds."""
+    from core.io import load_image_and_info, write_json_atomic
+
+    info = task.info
+    input_dir = folder / "input"
+    task_dir = input_dir / info.folder
+    task_dir.mkdir(parents=True)
+    key = DEFAULT_KEY
+    image_name = None
+    if image is not None and form.images is not None:
+        images_dir = task_dir / form.images
+        images_dir.mkdir(parents=True, exist_ok=True)
+        upload = images_dir / "upload"
+        upload.write_bytes(image)
+        try:
+            _, stored = load_image_and_info(upload, root=input_dir)
+        except InputError as exc:
+            raise BadRequest(422, f"the image cannot be used: {_public(exc, folder)}") from exc
+        image_name = "image" + IMAGE_SUFFIXES.get(stored.format, ".img")
+        upload.rename(images_dir / image_name)
+        if form.image_field is None:
+            key = image_name
+    if form.ask is not None:
+        entry = request
+        if image_name is not None and form.image_field is not None:
+            if not isinstance(request, dict):
+                raise BadRequest(422, f"the field 'request' must be a JSON object for {info.name}")
+            entry = {**request, form.image_field: image_name}
+        write_json_atomic(task_dir / form.request_file, {key: entry})
+    try:  # discovery as the runner does it for run.py (strict: an unreadable request is the client's error)
+        planned = runner.plan([task], input_dir, strict=True)
+    except InputError as exc:
+        raise BadRequest(422, f"{info.name} cannot read this request: {_public(exc, folder)}") from exc
+    samples = list(planned[0].samples) if planned else []
+    if not samples:
+        raise BadRequest(422, f"{info.name} found nothing to answer in this request (is the image of a kind it reads?)")
+    return samples
+
+
+def _public(exc: InputError, folder: Path) -> str:
+    """The error's message without the server's temporary paths."""
+    text = str(exc)
+    if exc.path is not None:
+        text = text.removeprefix(f"{exc.path}: ")
+    for prefix in (str(folder / "input") + "/", str(folder) + "/", str(folder)):
+        text = text.replace(prefix, "")
+    return text

@@ -1,0 +1,30 @@
+"""Try the tasks on your own input: ``python serve.py [--port 8000] [--trunk ...]``, then open http://127.0.0.1:8000/.
+
+The same trunk, heads, device, plugin and thread options as ``run.py``; the trunk is built and every task
+set up once, then the JSON API (``/v1/tasks``) and the page (``/``) answer until Ctrl-C (``core.serve``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import registry
+from core import cli
+from core.errors import ProjectError
+from core.serve import cli as serve_cli
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    pm, args = cli.parse_with_plugins(argv, serve_cli.build_parser(), registry)
+    try:
+        tasks = cli.select_tasks(registry.collect_tasks(pm, args, strict=args.strict), args.tasks)
+        service = serve_cli.build_service(tasks, args)
+    except ProjectError as exc:
+        logging.getLogger("serve").error("%s", exc)
+        return 2
+    return serve_cli.serve(service, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
