@@ -4,7 +4,7 @@
     python -m bench.vqa --speed [--set ../shared/data/vqa_okvqa_dev] [--ablation random] [--head FILE]
 
 Quality (default): for each evaluation set (the held-out part of ``vqa_yesno_dev`` and of
-``vqa_okvqa_dev``, see ``plugins.vqa.data.is_heldout``, and all of ``fb_sample``) it prints
+``vqa_okvqa_dev``, see ``plugins.vqa.train.data.is_heldout``, and all of ``fb_sample``) it prints
 
 * **model**: the head (the shipped one, or ``--head``) on the embedded trunk;
 * **best constant**: the best single answer per language, chosen *on the evaluation set
@@ -15,10 +15,10 @@ Quality (default): for each evaluation set (the held-out part of ``vqa_yesno_dev
   image and text, replaced by seeded noise);
 * **no head**: the weight-free mode used when no trained head matches the trunk.
 
-Embeddings come from ``plugins.vqa.train.EmbeddingCache`` (the task's own encoding:
+Embeddings come from ``plugins.vqa.train.fit.EmbeddingCache`` (the task's own encoding:
 region pooling of one tower pass, ``project_pooled``), cached under ``--cache``; the
 answers are ``Answerer.answer_batch``'s, exactly what the task emits. ``run.py`` +
-``python -m core.score`` on ``python -m plugins.vqa.data SRC DST`` held-out sets gives
+``python -m core.score`` on ``python -m plugins.vqa.train.data SRC DST`` held-out sets gives
 the same figures end to end.
 
 ``--speed`` runs the task through ``core.runner`` exactly as ``run.py`` does and times it
@@ -76,7 +76,7 @@ def score(answers: list[str], questions: list) -> float:
 
 
 def evaluation_sets(data: Path) -> dict[str, list]:
-    from plugins.vqa.data import is_heldout, load_dev_set
+    from plugins.vqa.train.data import is_heldout, load_dev_set
 
     out = {}
     for name in EVAL_SETS:
@@ -92,7 +92,7 @@ def quality(args: argparse.Namespace) -> int:
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import make_answerer
     from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head, untrained_head
-    from plugins.vqa.train import EmbeddingCache, embed_questions
+    from plugins.vqa.train.fit import EmbeddingCache, embed_questions
 
     weights = args.head or WEIGHTS_FILE
     card = weights.with_suffix(".json") if args.head else CARD_FILE

@@ -3,7 +3,7 @@
     python -m bench.vqa_yesno [--data ../shared/data] [--cache /tmp/vqa_cache]
 
 ``vqa_yesno_dev`` (1,000 VQA v2 questions, English) is split as the head's
-training splits it (``plugins.vqa.data.is_heldout``: 30 % of the images held
+training splits it (``plugins.vqa.train.data.is_heldout``: 30 % of the images held
 out). Each approach is fitted on the training part only and scored on the
 held-out part (282 questions):
 
@@ -61,9 +61,9 @@ def main() -> int:
 
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts
-    from plugins.vqa.data import is_heldout, load_dev_set
+    from plugins.vqa.train.data import is_heldout, load_dev_set
     from plugins.vqa.head import load_head, yesno_features
-    from plugins.vqa.train import EmbeddingCache, embed_questions, fit_logistic
+    from plugins.vqa.train.fit import EmbeddingCache, embed_questions, fit_logistic
 
     trunk = load_trunk(TrunkConfig())
     cache = EmbeddingCache(trunk, args.cache)

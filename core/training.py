@@ -245,6 +245,13 @@ def build_parser(*, add_help: bool = True, prog: str = "train.py") -> argparse.A
         "(default 1: the full recipe; e.g. 0.05 for a smoke run)",
     )
     parser.add_argument("--device", default="cpu", help="'cpu' (default) or 'cuda[:N]', for the trunk and trainers")
+    parser.add_argument(
+        "--ablate-trunk",
+        choices=("none", "random"),
+        default="none",
+        help="train on seeded noise instead of trunk features (the control run; give it its own --heads: its heads "
+        "land in the ablated trunk's folder)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed every trainer gets (default 0)")
     parser.add_argument("--no-resume", action="store_true", help="start over instead of resuming from checkpoints")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -439,7 +446,7 @@ def train_cli(task: str | None, argv: Sequence[str] | None = None, *, discovery:
         if not tasks:
             raise ProjectError("no task to train: none of the selected tasks declares a trainer")
         cli.set_threads(args.threads)
-        trunk = load_trunk(TrunkConfig.parse(args.trunk, device=args.device))
+        trunk = load_trunk(TrunkConfig.parse(args.trunk, device=args.device, ablation=args.ablate_trunk))
         log.info("trunk %s (version %s); heads go under %s", args.trunk, trunk.version, heads_root)
         results = []
         for t in tasks:

@@ -6,6 +6,16 @@ from core import hookimpl
 
 
 @hookimpl
+def add_train_options(parser):  # type: ignore[no-untyped-def]
+    """The VQA trainer's flags (``plugins.vqa.train``); None leaves the trainer's default."""
+    group = parser.add_argument_group("vqa training")
+    group.add_argument("--vqa-cache-dir", default=None, metavar="DIR", help="embedding cache (default HEAD/cache)")
+    group.add_argument(
+        "--vqa-synthetic-per-image", type=int, default=None, help="caption-made yes/no questions per image (default 4)"
+    )
+
+
+@hookimpl
 def register_tasks(register, options):  # type: ignore[no-untyped-def]
     """Register the VQA task (constructed cheaply; weights load in ``setup``)."""
     from core.heads import search_dirs

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plugins.vqa.data import is_heldout
+from plugins.vqa.train.data import is_heldout
 
 
 def test_heldout_split_exact() -> None:

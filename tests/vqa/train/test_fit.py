@@ -63,7 +63,7 @@ def test_answer_type(answer: str, kind: str) -> None:
 
 
 def test_read_okvqa_jsonl_normalizes(tmp_path: Path) -> None:
-    from plugins.vqa.train import read_okvqa_jsonl
+    from plugins.vqa.train.fit import read_okvqa_jsonl
 
     _write_okvqa(tmp_path / "qa.jsonl")
     rows = read_okvqa_jsonl(tmp_path / "qa.jsonl")
@@ -73,7 +73,7 @@ def test_read_okvqa_jsonl_normalizes(tmp_path: Path) -> None:
 def test_read_vqa_v2(tmp_path: Path) -> None:
     from PIL import Image
 
-    from plugins.vqa.train import read_vqa_v2
+    from plugins.vqa.train.fit import read_vqa_v2
 
     (tmp_path / "img").mkdir()
     Image.new("RGB", (8, 8)).save(tmp_path / "img" / "COCO_val2014_000000000042.jpg")
@@ -89,7 +89,7 @@ def test_read_vqa_v2(tmp_path: Path) -> None:
 
 
 def test_scale_keeps_a_stable_share_of_images() -> None:
-    from plugins.vqa.train import within_share
+    from plugins.vqa.train.fit import within_share
 
     names = [f"COCO_train2014_{i:012d}.jpg" for i in range(2000)]
     third = {n for n in names if within_share(n, 0.3)}
@@ -108,7 +108,7 @@ def test_sets_without_a_vqa_part_are_skipped(tmp_path: Path) -> None:
 
 
 def test_ship_rule_never_loses_to_a_constant() -> None:
-    from plugins.vqa.train import choose_model
+    from plugins.vqa.train.fit import choose_model
 
     assert choose_model(0.70, 0.65, 0.55) == "model"
     assert choose_model(0.60, 0.65, 0.55) == "prior alone"
@@ -117,21 +117,25 @@ def test_ship_rule_never_loses_to_a_constant() -> None:
 
 
 def test_train_head_writes_a_usable_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from plugins.vqa import train
-    from plugins.vqa.head import load_head
+    from core.training import HeadCard, Sources, TrainRequest
+    from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head
     from plugins.vqa.task import VqaTask
-    from plugins.vqa.train import CARD_NAME, WEIGHTS_NAME, train_head
+    from plugins.vqa.train import fit, train_head
+
+    CARD_NAME, WEIGHTS_NAME = CARD_FILE.name, WEIGHTS_FILE.name
 
     # Smaller searches, same code path (the fixture has 90 questions).
-    monkeypatch.setattr(train, "LM_STEPS", 25)
-    monkeypatch.setattr(train, "YESNO_PENALTIES", (1e-2,))
-    monkeypatch.setattr(train, "BIL_EPOCHS", (1, 2))
+    monkeypatch.setattr(fit, "LM_STEPS", 25)
+    monkeypatch.setattr(fit, "YESNO_PENALTIES", (1e-2,))
+    monkeypatch.setattr(fit, "BIL_EPOCHS", (1, 2))
 
     _write_set(tmp_path / "set")
     _write_okvqa(tmp_path / "qa.jsonl")
     trunk = make_fake_trunk()
     data = {"challenge": [tmp_path / "set"], "okvqa_jsonl": [tmp_path / "qa.jsonl"]}
-    card_path = train_head(trunk, data, tmp_path / "head", progress=False, data_root=None)
+    head_card = train_head(TrainRequest(trunk, tmp_path / "head", Sources(data), progress=False, data_root=None))
+    assert isinstance(head_card, HeadCard) and set(head_card.dev_score) == {"heldout_set"}
+    card_path = head_card.path
     card = json.loads(card_path.read_text("utf-8"))
     assert card_path.name == CARD_NAME and (tmp_path / "head" / WEIGHTS_NAME).is_file()
     assert card["trunk"] == trunk.component_versions

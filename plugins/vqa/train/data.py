@@ -1,4 +1,5 @@
-"""Dev-set access for training and evaluation: questions, gold answers and the fixed held-out split.
+"""Dev-set access for training and evaluation (the trainer and bench/): questions, gold answers and
+the fixed held-out split.
 
 Held-out split (documented in the model card): a question is held out when
 ``sha1(file_name) mod 10 < 3``, i.e. about 30 % of the *images* of every dev set,
@@ -8,20 +9,19 @@ held-out picture. Reported accuracies are on held-out questions only.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.io import read_json_object
+from core.splits import in_bucket
 
 HELDOUT_MOD = 10
 HELDOUT_BELOW = 3
 
 
 def is_heldout(file_name: str) -> bool:
-    """True for the images (and their questions) reserved for evaluation."""
-    digest = int(hashlib.sha1(file_name.encode("utf-8")).hexdigest(), 16)
-    return digest % HELDOUT_MOD < HELDOUT_BELOW
+    """True for the images (and their questions) reserved for evaluation (``core.splits.in_bucket``)."""
+    return in_bucket(file_name, HELDOUT_BELOW, HELDOUT_MOD)
 
 
 @dataclass(frozen=True, slots=True)

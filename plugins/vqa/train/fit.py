@@ -1,6 +1,6 @@
-"""Fit the VQA head on frozen trunk features: ``train_head`` (what ``train.py`` calls) and its CLI.
+"""Fit the VQA head on frozen trunk features: ``fit_head``, what ``plugins.vqa.train.train_head`` runs.
 
-    python -m plugins.vqa.train [--data NAME=PATH ...] [--out plugins/vqa/weights] [--cache DIR]
+    python -m plugins.vqa.train [--data NAME=PATH ...] [--heads DIR] [--vqa-cache-dir DIR] [--vqa-synthetic-per-image N]
 
 Data sources (``data`` maps a name to paths; an absent name defaults to the matching sets of
 ``../shared/data`` when present):
@@ -47,9 +47,7 @@ without any image feature), the prior-only variant ships instead (the card says 
 
 from __future__ import annotations
 
-import argparse
 import collections
-import hashlib
 import json
 import logging
 import math
@@ -62,6 +60,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.splits import fold_of, within_share
 from core.training import DEFAULT_DATA_ROOT, challenge_sets
 from plugins.vqa.answerer import (
     Answerer,
@@ -70,12 +69,13 @@ from plugins.vqa.answerer import (
     build_candidates,
     candidate_texts,
 )
-from plugins.vqa.data import HELDOUT_BELOW, HELDOUT_MOD, DevQuestion, is_heldout, load_dev_set
 from plugins.vqa.head import (
     ANSWER_TYPES,
+    CARD_FILE,
     N_OPEN,
     N_SCALAR,
     OPEN_FEATURES,
+    WEIGHTS_FILE,
     open_image_mask,
     untrained_head,
     yesno_features,
@@ -83,6 +83,7 @@ from plugins.vqa.head import (
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType, parse_question
 from plugins.vqa.task import N_REGIONS, VqaTask
+from plugins.vqa.train.data import HELDOUT_BELOW, HELDOUT_MOD, DevQuestion, is_heldout, load_dev_set
 
 if TYPE_CHECKING:
     import torch
@@ -91,8 +92,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-WEIGHTS_NAME = "vqa_head.safetensors"
-CARD_NAME = "vqa_head.json"
 DEFAULT_CHALLENGE = ("vqa_yesno_dev", "vqa_okvqa_dev")
 DEFAULT_CHALLENGE_TRAIN = ("vqa_yesno_train",)
 MIN_ANSWER_COUNT = 2  # learned answers given fewer times are left out of the vocabulary
@@ -342,14 +341,9 @@ def synthetic_yesno(
 # ----------------------------------------------------------------------------- fitting helpers
 
 
-def within_share(key: str, share: float) -> bool:
-    """Whether ``key`` (an image name) falls in the first ``share`` of a fixed hash order (``--scale``)."""
-    return share >= 1.0 or int(hashlib.sha1(key.encode()).hexdigest()[:8], 16) < share * 0x1_0000_0000
-
-
 def group_fold(key: str, k: int = FOLDS) -> int:
-    """The cross-validation fold of an image (or other group) name."""
-    return int(hashlib.md5(key.encode()).hexdigest(), 16) % k
+    """The cross-validation fold of an image (or other group) name (``core.splits.fold_of``)."""
+    return fold_of(key, k)
 
 
 def fit_logistic(
@@ -766,7 +760,7 @@ def score_answers(answers: Sequence[str], qs: Sequence[DevQuestion]) -> float:
 # ----------------------------------------------------------------------------- train_head
 
 
-def train_head(
+def fit_head(
     trunk: Trunk,
     data: Mapping[str, Sequence[Path]],
     out_dir: Path,
@@ -997,46 +991,9 @@ def train_head(
         "seconds": round(time.time() - start_time, 1),
     }
     out_dir.mkdir(parents=True, exist_ok=True)
-    head.save(out_dir / WEIGHTS_NAME, out_dir / CARD_NAME)
+    head.save(out_dir / WEIGHTS_FILE.name, out_dir / CARD_FILE.name)
     card = dict(head.card, answer_counts=head.answer_counts)
-    write_card(out_dir / CARD_NAME, card)
-    (out_dir / CARD_NAME).chmod(0o644)
-    log.info("wrote the VQA head to %s (%d bytes)", out_dir, (out_dir / WEIGHTS_NAME).stat().st_size)
-    return out_dir / CARD_NAME
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", action="append", default=[], metavar="NAME=PATH", help="a data source (repeatable)")
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "weights")
-    parser.add_argument(
-        "--cache", type=Path, default=Path.home() / ".cache" / "fusionbrain" / "vqa_features",
-        help="embedding cache folder (resumable; outside the repository)",
-    )  # fmt: skip
-    parser.add_argument("--trunk", default="default", help="trunk spec, as run.py's --trunk")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--synthetic", type=int, default=4, help="caption-made yes/no questions per image (0: none)")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--no-resume", action="store_true")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-
-    import torch
-
-    from core.trunk import TrunkConfig, load_trunk
-
-    torch.set_num_threads(args.threads)
-    from core.training import parse_data
-
-    data = parse_data(args.data)
-    trunk = load_trunk(TrunkConfig.parse(args.trunk))
-    card = train_head(
-        trunk, data, args.out, seed=args.seed, resume=not args.no_resume, cache_dir=args.cache,
-        synthetic_per_image=args.synthetic,
-    )  # fmt: skip
-    print(json.dumps(json.loads(card.read_text(encoding="utf-8"))["heldout_accuracy"]))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    write_card(out_dir / CARD_FILE.name, card)
+    (out_dir / CARD_FILE.name).chmod(0o644)
+    log.info("wrote the VQA head to %s (%d bytes)", out_dir, (out_dir / WEIGHTS_FILE.name).stat().st_size)
+    return out_dir / CARD_FILE.name

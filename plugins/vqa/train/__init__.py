@@ -1,0 +1,45 @@
+"""The VQA trainer (offline; run.py never imports this package).
+
+``train_head(req)`` is ``TaskInfo.trainer``; ``python -m plugins.vqa.train`` is
+``train.py --tasks vqa``. Modules: ``fit`` (sources, the embedding cache, the fits, the card)
+and ``data`` (the challenge-layout dev sets and their held-out split; ``python -m
+plugins.vqa.train.data SRC DST`` writes a set's held-out part for ``core.score``).
+
+Task flags (``--vqa-*``): ``--vqa-cache-dir`` (default HEAD/cache), ``--vqa-synthetic-per-image``.
+"""
+
+from __future__ import annotations
+
+from core.training import HeadCard, TrainRequest, request_trainer
+
+
+@request_trainer
+def train_head(req: TrainRequest) -> HeadCard:
+    """Fit the VQA head for ``req.trunk`` into ``req.out_dir`` (see ``fit.fit_head``)."""
+    from pathlib import Path
+
+    from plugins.vqa.train import fit
+
+    cache_dir = req.option("cache_dir")
+    path = fit.fit_head(
+        req.trunk,
+        req.sources.as_dict(),
+        req.out_dir,
+        seed=req.seed,
+        device=req.device,
+        resume=req.resume,
+        progress=req.progress,
+        data_root=req.data_root,
+        cache_dir=Path(cache_dir) if cache_dir else None,
+        synthetic_per_image=req.option("synthetic_per_image", 4),
+        scale=req.scale,
+    )
+    return HeadCard.read("vqa", path, dev_score=_dev(path))
+
+
+def _dev(path) -> dict[str, float]:  # noqa: ANN001
+    """Held-out accuracy of the model per dev set."""
+    from core.heads import read_card
+
+    scores = (read_card(path) or {}).get("heldout_accuracy", {})
+    return {f"heldout_{name}": s["model"] for name, s in sorted(scores.items()) if "model" in s}
