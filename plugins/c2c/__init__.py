@@ -6,6 +6,15 @@ from core import hookimpl
 
 
 @hookimpl
+def add_train_options(parser):  # type: ignore[no-untyped-def]
+    """The C2C selector trainer's flags (``plugins.c2c.train``); None leaves the trainer's default."""
+    group = parser.add_argument_group("c2c training")
+    group.add_argument("--c2c-epochs", type=int, default=None, help="epochs of the listwise fit (default 3)")
+    group.add_argument("--c2c-limit", type=int, default=None, help="use only the first N pairs (smoke runs)")
+    group.add_argument("--c2c-cache", default=None, metavar="DIR", help="text-embedding cache (default HEAD/cache)")
+
+
+@hookimpl
 def register_tasks(register, options):  # type: ignore[no-untyped-def]
     """Register the C2C task (constructed cheaply; the selector loads in ``setup``)."""
     from core.heads import search_dirs

@@ -42,6 +42,8 @@ SWITCHES: tuple[str, ...] = ("cond_parens", "semicolons", "int_cast_div", "range
 MAX_JAVA_PIECES = 6  # statements of the Java source fed to the text tower (evenly spaced)
 MAX_DIFF_LINES = 2  # distinctive lines per candidate fed to the text tower
 HIDDEN = 64
+WEIGHTS_NAME = "selector.safetensors"  # the head and its card, in the shipped weights/ or a heads folder
+CARD_NAME = "selector.json"
 # Leave the translator's default only when the head's score (a log-odds) for another
 # candidate is ahead by this much. Held-out train pairs, sentence BLEU against the
 # default: margin 0 -0.002, 0.5 -0.0004 (1 % non-default picks), 1.0 +0 (never leaves it).

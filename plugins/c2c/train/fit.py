@@ -1,7 +1,6 @@
-"""Train the C2C candidate selector: ``train_head(...)``, or ``python -m plugins.c2c.train``.
+"""Fit the C2C candidate selector: ``fit_head(...)``, what ``plugins.c2c.train.train_head`` runs.
 
-Data sources (``data`` maps a source name to paths; the CLI's ``--data NAME=PATH``,
-repeatable; a bare ``--data PATH`` is a ``c2c_jsonl`` file):
+Data sources (``data`` maps a source name to paths; the CLI's ``--data NAME=PATH``, repeatable):
 
 * ``c2c_jsonl``: JSON lines ``{"java": [str], "python": [str]}`` in the challenge's
   token format (AVATAR's layout), or folders of ``*.jsonl`` files. Default when
@@ -24,7 +23,6 @@ Writes ``selector.safetensors`` and the card ``selector.json`` into ``out_dir``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import math
@@ -38,8 +36,10 @@ from typing import TYPE_CHECKING
 
 from core.training import DEFAULT_DATA_ROOT, challenge_sets
 from plugins.c2c.selector import (
+    CARD_NAME,
     MARGIN,
     SWITCHES,
+    WEIGHTS_NAME,
     Candidates,
     all_texts,
     build_head,
@@ -55,9 +55,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REPO = Path(__file__).resolve().parents[2]
 DEFAULT_PAIRS = Path("c2c_train") / "avatar_g4g_train.jsonl"  # under the data root
-WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 TEMPERATURE = 0.005  # sentence-BLEU scale of the soft targets: 0.005 apart is ~e times likelier
 
 
@@ -208,7 +206,7 @@ def collect_pairs(
     return pairs, used
 
 
-def train_head(
+def fit_head(
     trunk: Trunk,
     data: Mapping[str, Sequence[Path]],
     out_dir: Path,
@@ -285,7 +283,7 @@ def train_head(
     head = fit_selector(x, mask, gains, epochs=epochs, seed=seed, progress=progress)
 
     tensors = {k: v.detach().contiguous() for k, v in head.state_dict().items()}
-    save_file(tensors, str(out_dir / "selector.safetensors"))
+    save_file(tensors, str(out_dir / WEIGHTS_NAME))
     steps = epochs * math.ceil(len(fit) / 128) + epochs * math.ceil(len(cands) / 128)
     card = {
         "task": "c2c",
@@ -309,58 +307,6 @@ def train_head(
         "seconds": round(time.time() - t0, 1),
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
-    card_path = out_dir / "selector.json"
+    card_path = out_dir / CARD_NAME
     write_card(card_path, card)
     return card_path
-
-
-def _data_arg(values: Sequence[str]) -> dict[str, list[Path]]:
-    data: dict[str, list[Path]] = {}
-    for value in values:
-        name, sep, path = value.partition("=")
-        if not sep:  # a bare path: a C2C jsonl file (the CLI's earlier form)
-            name, path = "c2c_jsonl", value
-        data.setdefault(name, []).append(Path(path))
-    return data
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", action="append", default=[], help="NAME=PATH (repeatable) or a c2c jsonl path")
-    parser.add_argument("--out", type=Path, default=WEIGHTS_DIR)
-    parser.add_argument("--cache", type=Path, default=None, help="embedding cache (default OUT/cache)")
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--limit", type=int, default=0, help="use only the first N pairs (smoke runs)")
-    parser.add_argument("--no-resume", action="store_true", help="recompute cached embeddings")
-    parser.add_argument("--fake-trunk", action="store_true", help="train on core.testing's fake trunk (tests)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-
-    import torch
-
-    torch.set_num_threads(1)
-    if args.fake_trunk:
-        from core.testing import make_fake_trunk
-
-        trunk = make_fake_trunk()
-    else:
-        from core.trunk import TrunkConfig, load_trunk
-
-        trunk = load_trunk(TrunkConfig())
-    card = train_head(
-        trunk,
-        _data_arg(args.data),
-        args.out,
-        seed=args.seed,
-        resume=not args.no_resume,
-        epochs=args.epochs,
-        limit=args.limit,
-        cache=args.cache,
-    )
-    print(card.read_text(encoding="utf-8"))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
