@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from plugins.c2c.syntax import Tokens, _walk
+from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -93,6 +93,9 @@ class ProgramInfo:
     line_null_checks: bool = False
     recursive: bool = False
     overloads: dict[str, dict[int, str]] = field(default_factory=dict)  # main-class method -> arity -> name
+    renames: dict[str, str] = field(default_factory=dict)  # main-class method named like a Python builtin
+    static_math: bool = False  # `import static java.lang.Math.*`
+    main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
 
 
 def _modifiers(node: Node) -> str:
@@ -189,11 +192,23 @@ def analyze(root: Node) -> ProgramInfo:
         info.module_globals = info.main.static_fields | info.main.instance_fields
         for cls in classes:  # fields of classes nested in main are not globals
             pass
+    for imp in root.named_children:  # `import static java.lang.System.out;`
+        if imp.type == "import_declaration" and imp.text is not None:
+            text = imp.text.decode().replace(" ", "")
+            if text.startswith("importstatic"):
+                if text.endswith(("System.out;", "System.*;")):
+                    info.io["out"] = "out"
+                if text.endswith(("System.err;", "System.*;")):
+                    info.io["err"] = "err"
+                if ".Math." in text:
+                    info.static_math = True
     # io variables: declared with an io type or a reader / writer class
     for n in _walk(root):
         if n.type in ("field_declaration", "local_variable_declaration", "formal_parameter"):
             t = _base_io(_type_text(n.child_by_field_name("type")))
             kind = _io_kind(t, info)
+            if info.main is not None and t == info.main.name:
+                kind = "main"
             if not kind:
                 continue
             if n.type == "formal_parameter":
@@ -241,9 +256,14 @@ def analyze(root: Node) -> ProgramInfo:
                 params = m.child_by_field_name("parameters")
                 k = len([p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")])
                 arities.setdefault(m.child_by_field_name("name").text.decode(), set()).add(k)
+        from plugins.c2c.syntax import PY_BUILTINS, PY_KEYWORDS
+
+        taken = PY_BUILTINS | PY_KEYWORDS | {"input", "next_token", "has_next", "has_line", "read_char"}
         for name, ks in arities.items():
             if len(ks) > 1:
                 info.overloads[name] = {k: f"{name}_{k}" for k in ks}
+            elif name in taken:
+                info.renames[name] = name + "_"
     return info
 
 
@@ -316,7 +336,10 @@ def receiver_kind(obj: Node | None, info: ProgramInfo) -> str:
             return info.io.get(f.text.decode(), "")
         return ""
     if obj.type == "identifier" and obj.text is not None:
-        return info.io.get(obj.text.decode(), "")
+        name = obj.text.decode()
+        if name in info.classes and info.classes[name].role in ("reader", "writer"):
+            return name  # a reader with static methods: `sc . nextInt ( )`
+        return info.io.get(name, "")
     if obj.type == "object_creation_expression":
         return _io_kind(_base_io(_type_text(obj.child_by_field_name("type"))), info)
     if obj.type == "parenthesized_expression" and obj.named_children:
@@ -511,18 +534,28 @@ class ProgramMixin:
         """``main``: the script (under ``if __name__``), or a thread with a large stack when recursion is deep."""
         assert self.prog is not None
         body = m.child_by_field_name("body")
-        if self.prog.recursive:
+        start = len(self.lines)
+        returns = body is not None and any(
+            n.type == "return_statement" and not any(_inside(n, c) for c in _walk(body) if c.type in CLASS_TYPES)
+            for n in _walk(body)
+        )
+        if self.prog.recursive or returns:
             self._emit(0, ["def", "main", "(", ")", ":"])
             glob = self._globals_of(m, None)
             if glob:
                 self._emit(1, ["global", *_comma_list(glob)])
             self._method_block(body, 1, [], None, static=True)
+            self._rename_shadowing(m, start)
+            if not self.prog.recursive:
+                self._emit(0, ["main", "(", ")"])
+                return
             self._emit(0, ["sys", ".", "setrecursionlimit", "(", "1", "<<", "25", ")"])
             self._emit(0, ["threading", ".", "stack_size", "(", "1", "<<", "27", ")"])
             self._emit(0, ["threading", ".", "Thread", "(", "target", "=", "main", ")", ".", "start", "(", ")"])
             return
         self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
         self._method_block(body, 1, [], None, static=True)
+        self._rename_shadowing(m, start)  # `int min = ...` must not hide the builtin the translation calls
 
     def _header(self, token_reads: set[str]) -> None:
         header: list[tuple[int, Tokens]] = []
@@ -657,8 +690,12 @@ class ProgramMixin:
         name = self.text(node.child_by_field_name("name"))
         params = self._params(node.child_by_field_name("parameters"))
         static = ci is None or "static" in _modifiers(node)
+        if ci is not None and name in PY_KEYWORDS:
+            name += "_"
         if ci is None and name in self.prog.overloads:
             name = self.prog.overloads[name].get(len(params), name)
+        elif ci is None:
+            name = self.prog.renames.get(name, name)
         names = [p for p, _ in params]
         if ci is not None:
             if static:
@@ -761,7 +798,7 @@ class ProgramMixin:
             if name in ci.instance_fields:
                 return ["self", ".", name]
         kind = prog.io.get(name)
-        if kind and kind != "tok" and not self._is_local_non_io(name):
+        if kind and kind not in ("tok", "main") and not self._is_local_non_io(name):
             return ["None"]
         return [name]
 
@@ -798,6 +835,8 @@ class ProgramMixin:
         op = read_op(node, prog)
         if op:
             return self._read(op, args)
+        if name == "printStackTrace" and not args:
+            return [] if statement else ["None"]
         kind = receiver_kind(obj, prog)
         if kind == "tok":
             o = self.expr(obj)
@@ -819,14 +858,18 @@ class ProgramMixin:
                 if name == "write" and args and self.type_of(args[0]) in ("int", "char"):
                     pass
                 return self._print(args, newline=wop == "println")
+        if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
+            return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
         ot = self.text(obj) if obj is not None else ""
+        if name == "split" and len(args) == 1 and args[0].type == "string_literal" and obj is not None:
+            return self._split(obj, self.text(args[0]))
         if ot == "String" and name == "format" and args:
             return self._format_expr(args)
         main = prog.main
         if main is not None and obj is not None and (
             ot == main.name
             or (obj.type == "object_creation_expression" and _type_text(obj.child_by_field_name("type")) == main.name)
-            or (obj.type == "identifier" and self.lookup(ot) == main.name)
+            or (obj.type == "identifier" and prog.io.get(ot) == "main")
         ):
             obj = None
         if obj is None:
@@ -841,9 +884,27 @@ class ProgramMixin:
                     return ["self", ".", name, "(", *flat, ")"]
             if name in prog.overloads:
                 return [prog.overloads[name].get(len(args), name), "(", *flat, ")"]
+            if name in prog.renames and not self.cls_stack:
+                return [prog.renames[name], "(", *flat, ")"]
             if main is not None and (name in main.static_methods or name in main.instance_methods):
                 return [name, "(", *flat, ")"]
+            if prog.static_math and name not in self.method_types:
+                if name in ("max", "min", "abs", "pow"):
+                    return [name, "(", *flat, ")"]
+                if name in ("sqrt", "floor", "ceil", "log", "log10", "exp", "sin", "cos", "tan", "atan2", "hypot"):
+                    return ["math", ".", name, "(", *flat, ")"]
         return None
+
+    def _split(self, obj: Node, literal: str) -> Tokens:
+        """Java's ``split`` takes a regex: whitespace -> ``split ( )``, one (escaped) char -> ``split ( c )``."""
+        o = self.expr(obj)
+        body = literal[1:-1].replace(" ", "").replace("\u2581", " ")
+        if body in (" ", "\\s+", "\\s", " +", "\\s*", "\\s+$"):
+            return [*o, ".", "split", "(", ")"]
+        plain = body[2:] if body.startswith("\\") and len(body) == 3 else body
+        if len(plain) == 1 or (not re.search(r"[\\.\[\]()*+?^$|{}]", plain) and plain):
+            return [*o, ".", "split", "(", literal, ")"] if plain == body else [*o, ".", "split", "(", f'"{plain}"', ")"]
+        return ["re", ".", "split", "(", literal, ",", *o, ")"]
 
     def _read(self, op: str, args: list[Node]) -> Tokens:
         mode = self.read_mode
@@ -919,6 +980,28 @@ class ProgramMixin:
 
 
     # -- statements a program needs -------------------------------------------------------------------
+    def _st_try_with_resources_statement(self, node: Node, level: int) -> None:
+        """``try ( Scanner sc = ... ) { ... }``: the resources as declarations, then the body."""
+        res = node.child_by_field_name("resources")
+        for r in res.named_children if res is not None else []:
+            if r.type != "resource":
+                continue
+            typ = r.child_by_field_name("type")
+            name = r.child_by_field_name("name")
+            value = r.child_by_field_name("value")
+            if typ is None or name is None or value is None:
+                continue
+            kind = _io_kind(_base_io(_type_text(typ)), self.prog) if self.prog is not None else ""
+            if kind and kind != "tok":
+                continue
+            self.scopes[-1][self.text(name)] = self._type_name(typ)
+            self._simple(level, [self.text(name), "=", *self.expr(value)])
+        handlers = [c for c in node.named_children if c.type in ("catch_clause", "finally_clause")]
+        if not handlers:
+            self._st_block(node.child_by_field_name("body"), level) if node.child_by_field_name("body") else None
+            return
+        self._st_try_statement(node, level)
+
     def _st_explicit_constructor_invocation(self, node: Node, level: int) -> None:
         """``super ( a )`` / ``this ( a )`` in a constructor."""
         args = self._args(node.child_by_field_name("arguments"))

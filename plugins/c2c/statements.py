@@ -42,6 +42,8 @@ class StatementsMixin:
             names = [p for p, _ in params]
             if kind == "constructor_declaration":
                 name, names = "__init__", ["self", *names]
+            elif name in PY_KEYWORDS:  # `def print` does not parse or hides the builtin its body calls
+                name = _py_method_name(name)
             start = len(self.lines)
             self._emit(level, ["def", name, "(", *_commas(names), ")", ":"])
             self._block(node.child_by_field_name("body"), level + 1, params=params)
@@ -100,8 +102,12 @@ class StatementsMixin:
             out = []
             for j, tok in enumerate(toks):
                 nxt = toks[j + 1] if j + 1 < len(toks) else ""
-                prev = toks[j - 1] if j else ""
+                prev = out[-1] if out else ""
                 kept = nxt == ("." if tok in PY_MODULES else "(") and tok not in PY_KEYWORDS
+                if tok in _INFIX_KEYWORDS and _ends_expression(prev):
+                    kept = True  # `for i in range`, `x in s`: the translation's own keyword, not the variable
+                if tok == "pass" and len(toks) == 1:
+                    kept = True
                 if tok in renames and prev != "." and not kept:
                     tok = renames[tok]
                 out.append(tok)
@@ -434,6 +440,13 @@ class StatementsMixin:
             return None
         start = self.expr(start_node)
         stop = self.expr(right)
+        if self.lookup(var) == "char":  # a char loop variable: the while loop steps it through chr/ord
+            return None
+        if self.lookup(var) in _INT_TYPES:  # `for ( int i = 'a' ; i <= 'z' ; i ++ )`: code points
+            if self.type_of(start_node) == "char":
+                start = ["ord", "(", *start, ")"]
+            if self.type_of(right) == "char":
+                stop = ["ord", "(", *stop, ")"]
         if self.type_of(right) in _FLOAT_TYPES:  # `i <= Math.sqrt(n)`: range wants an int bound
             if op == "<=":
                 stop = ["int", "(", *stop, ")"]
@@ -550,6 +563,9 @@ class StatementsMixin:
             ]
         if obj_text in ("System . out", "System.out") and name in ("println", "print", "printf"):
             return self._print(args, newline=name == "println")
+        if obj is None and name == "swap" and len(args) == 3 and name not in self.method_types:
+            arr, i, j = (self.expr(a) for a in args)  # the class's swap helper, as the references inline it
+            return [*arr, "[", *i, "]", ",", *arr, "[", *j, "]", "=", *arr, "[", *j, "]", ",", *arr, "[", *i, "]"]
         if obj_text == "Arrays" and name == "sort" and args:
             target = self.expr(args[0])
             if len(args) in (3, 4):
@@ -650,6 +666,16 @@ class StatementsMixin:
         )
 
 
+_INFIX_KEYWORDS = frozenset({"in", "is", "and", "or"})
+
+
+def _ends_expression(tok: str) -> bool:
+    """Can ``tok`` end an operand (a name, a literal, a closing bracket)? Then an infix keyword may follow."""
+    if tok in (")", "]", "}", "True", "False", "None") or tok[:1] in ('"', "'") or tok[:1].isdigit():
+        return True
+    return tok.isidentifier() and tok not in PY_KEYWORDS
+
+
 _JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement")
 
 
@@ -689,3 +715,8 @@ def _short_circuited(node: Node, root: Node) -> bool:
                 return True
         cur = parent
     return False
+
+
+def _py_method_name(name: str) -> str:
+    """A Java method name that is a Python keyword (``print``, ``in``) as the references spell it: ``Print``."""
+    return name[:1].upper() + name[1:] if name in PY_KEYWORDS else name

@@ -21,6 +21,7 @@ emission helpers and the public functions.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ from plugins.c2c.expressions import ExpressionsMixin
 from plugins.c2c.java_types import TypesMixin
 from plugins.c2c.program import CLASS_TYPES, ProgramInfo, ProgramMixin
 from plugins.c2c.statements import StatementsMixin
+from plugins.c2c.support import constant_lines, helper_lines
 from plugins.c2c.style import DEFAULT_STYLE, DIV_OPTIONS, STYLE_FIELDS, Site, Style, style_variants
 from plugins.c2c.syntax import (
     _WRAPPER,
@@ -84,6 +86,8 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
         self.loop_updates: list[list[Tokens] | None] = []  # per enclosing loop: updates to run before `continue`
         self.src = b""
         self.unknown = 0  # nodes copied verbatim: a rough measure of translation coverage
+        self.helpers_used: set[str] = set()  # undeclared well-known helpers called (``support.py``)
+        self.constants_used: set[str] = set()  # undeclared well-known constants read (``support.py``)
         self.offset = 0  # bytes of wrapper before the Java in ``src``
         self.prog: ProgramInfo | None = None  # set for a whole compilation unit (``program.py``)
         self.cls_stack: list = []  # classes being emitted (``program.py``)
@@ -114,6 +118,9 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
         main: list[Node] = []
         for child in body.named_children:
             self._member(child, 0, main)
+        # what the function uses but does not define: constants first, helpers after it (see support.py)
+        self.lines[:0] = constant_lines(self.constants_used)
+        self.lines += helper_lines(self.helpers_used)
         for m in main:
             self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
             self._block(m.child_by_field_name("body"), 1, params=[])
@@ -196,6 +203,11 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
             self._emit(level, toks)
 
 
+_QUALIFIED = re.compile(
+    r"(\bimport\s+(?:static\s+)?)?\bjava\s*\.\s*(?:util|lang|io|math|text)\s*\.\s*(?:(?:stream|function|regex)\s*\.\s*)?"
+)
+
+
 def compilation_unit(java: str) -> tuple[bytes, Any] | None:
     """``java`` as a whole program (source bytes, tree), or None when it is class members or statements.
 
@@ -204,6 +216,8 @@ def compilation_unit(java: str) -> tuple[bytes, Any] | None:
     (``> >``) are merged when that is what makes it parse.
     """
     head = java.lstrip()
+    if "java" in java:  # `java . util . Arrays . sort ( a )`: the qualified name as the imported one
+        java = _QUALIFIED.sub(lambda m: m.group(0) if m.group(1) else "", java)
     src = java.encode()
     tree = _parser().parse(src)
     root = tree.root_node
