@@ -177,6 +177,58 @@ def seed_all(seed: int) -> None:
         pass
 
 
+class FeatureCache:
+    """A resumable on-disk store of one trunk's features by key: ``ROOT/<version>/shard_NNNNN.pt``,
+    each shard a ``{key: tensor}`` dict saved as it is computed, so an interrupted run resumes
+    where it stopped. ``version`` names what the features depend on (``trunk.version``, or one
+    component's version when only that tower matters): another trunk never reads them."""
+
+    def __init__(self, root: Path, version: str, *, shard_size: int = 2048) -> None:
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in version)
+        self.folder = Path(root) / safe
+        self.shard_size = shard_size
+        self._table: dict[str, Any] | None = None
+
+    def _shards(self) -> list[Path]:
+        return sorted(self.folder.glob("shard_*.pt"))
+
+    def table(self) -> dict[str, Any]:
+        """Every cached ``{key: tensor}`` (read once)."""
+        if self._table is None:
+            import torch
+
+            self._table = {}
+            for path in self._shards():
+                self._table.update(torch.load(path))
+        return self._table
+
+    def clear(self) -> None:
+        for path in self._shards():
+            path.unlink()
+        self._table = None
+
+    def fill(
+        self, keys: Sequence[str], compute: Callable[[list[str]], Sequence[Any]], *, progress: bool = False, desc: str = ""
+    ) -> dict[str, Any]:
+        """Compute (``compute(chunk) -> one tensor per key``) and save what ``keys`` still lack;
+        returns the whole table."""
+        import torch
+        from tqdm import tqdm
+
+        table = self.table()
+        todo = list(dict.fromkeys(k for k in keys if k not in table))
+        if not todo:
+            return table
+        self.folder.mkdir(parents=True, exist_ok=True)
+        start = len(self._shards())
+        for i in tqdm(range(0, len(todo), self.shard_size), desc=desc, unit="shard", disable=not progress):
+            chunk = todo[i : i + self.shard_size]
+            part = dict(zip(chunk, compute(chunk), strict=True))
+            torch.save(part, self.folder / f"shard_{start + i // self.shard_size:05d}.pt")
+            table.update(part)
+        return table
+
+
 @dataclass(frozen=True, slots=True)
 class TrainResult:
     """How one task's training went: its card, or why there is none."""

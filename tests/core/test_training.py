@@ -150,3 +150,23 @@ def test_scale_and_data_root_flags() -> None:
     for bad in (0.0, -1.0, 1.5):
         with pytest.raises(training.ProjectError, match="--scale"):
             training.check_scale(bad)
+
+
+def test_feature_cache_resumes_and_keeps_trunks_apart(tmp_path: Path) -> None:
+    import torch
+
+    computed: list[list[str]] = []
+
+    def compute(chunk: list[str]) -> list[torch.Tensor]:
+        computed.append(chunk)
+        return [torch.tensor([float(len(k))]) for k in chunk]
+
+    cache = training.FeatureCache(tmp_path, "trunk:a/1", shard_size=2)
+    table = cache.fill(["a", "bb", "ccc", "a"], compute)
+    assert computed == [["a", "bb"], ["ccc"]] and float(table["ccc"]) == 3.0
+    assert len(list(cache.folder.glob("shard_*.pt"))) == 2 and cache.folder.parent == tmp_path
+    again = training.FeatureCache(tmp_path, "trunk:a/1", shard_size=2)  # a new run: read from disk
+    assert set(again.fill(["bb", "dddd"], compute)) == {"a", "bb", "ccc", "dddd"} and computed[-1] == ["dddd"]
+    assert training.FeatureCache(tmp_path, "trunk:b/1").table() == {}  # another trunk: nothing shared
+    again.clear()
+    assert again.table() == {}

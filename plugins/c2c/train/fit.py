@@ -14,8 +14,8 @@ translation and one candidate per flipped style switch; the target is a soft
 distribution over the candidates by their agreement with the reference (smoothed
 sentence BLEU, ``TEMPERATURE``), learned with a listwise cross-entropy. The frozen
 text tower's embeddings are cached per trunk version under ``out_dir/cache`` in
-shards, so an interrupted run resumes where it stopped (``resume``). A tenth of the
-pairs (seeded) is held out to report the selector's gain (the card's dev score);
+shards (``core.training.FeatureCache``), so an interrupted run resumes where it
+stopped (``resume``). A tenth of the pairs (seeded) is held out to report the selector's gain (the card's dev score);
 the written head is then trained on every pair.
 
 Writes ``selector.safetensors`` and the card ``selector.json`` into ``out_dir``.
@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.training import DEFAULT_DATA_ROOT, challenge_sets
+from core.training import DEFAULT_DATA_ROOT, FeatureCache, challenge_sets
 from plugins.c2c.selector import (
     CARD_NAME,
     MARGIN,
@@ -101,26 +101,6 @@ def build_examples(
         cands.append(c)
         gains.append([sentence_bleu(t, ref) - base if t else 0.0 for t in c.texts])
     return cands, gains
-
-
-def embed_cached(texts: Sequence[str], trunk, cache_dir: Path, shard: int = 2048, progress: bool = True):
-    """``{text: embedding}`` for ``texts``; shards saved as they finish, so a rerun resumes."""
-    import torch
-    from tqdm import tqdm
-
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    table: dict[str, torch.Tensor] = {}
-    for path in sorted(cache_dir.glob("shard_*.pt")):
-        table.update(torch.load(path))
-    todo = [t for t in texts if t not in table]
-    start = len(list(cache_dir.glob("shard_*.pt")))
-    for i in tqdm(range(0, len(todo), shard), desc="encode", unit="shard", disable=not progress):
-        chunk = todo[i : i + shard]
-        emb = encode_texts(chunk, trunk)
-        part = dict(zip(chunk, emb, strict=True))
-        torch.save(part, cache_dir / f"shard_{start + i // shard:05d}.pt")
-        table.update(part)
-    return table
 
 
 def soft_targets(gains, mask, temperature: float = TEMPERATURE):
@@ -246,11 +226,10 @@ def fit_head(
     if not pairs:
         raise ValueError("c2c needs (Java, Python) pairs: a 'c2c_jsonl' file or a 'challenge' set")
     cands, gains = build_examples(pairs, progress)
-    cache_dir = (Path(cache) if cache else out_dir / "cache") / trunk.version
-    if not resume and cache_dir.is_dir():
-        for shard in cache_dir.glob("shard_*.pt"):
-            shard.unlink()
-    table = embed_cached(all_texts(cands), trunk, cache_dir, progress=progress)
+    store = FeatureCache(Path(cache) if cache else out_dir / "cache", trunk.version)
+    if not resume:
+        store.clear()
+    table = store.fill(all_texts(cands), lambda chunk: encode_texts(chunk, trunk), progress=progress, desc="encode")
     x, mask = features(cands, table, trunk.embed_dim)
 
     order = list(range(len(cands)))
