@@ -1,9 +1,9 @@
 """The page in a real browser: Debian's headless Chromium driven by Selenium through the system chromedriver.
 
-``serve.py`` runs on the embedded trunk (zsOD only, to keep the start short) on a free loopback port. The
+``serve.py`` runs on the embedded trunk (zsOD and C2C, to keep the start short) on a free loopback port. The
 test uploads a demo image with two phrases (one Russian), checks that the boxes are drawn and the answer
-listed, then that a server-side refusal is shown as a message. ``UPDATE_SCREENSHOT=1`` also writes the
-screenshot to ``docs/serve.png`` (made small: a 256-colour PNG).
+listed, that a server-side refusal is shown as a message, and that C2C's answer reads as Python source.
+``UPDATE_SCREENSHOT=1`` also writes the screenshot to ``docs/serve.png`` (made small: a 256-colour PNG).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ BUS = REPO / "demo" / "input" / "zsOD" / "images" / "bus.jpg"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 PHRASES = ("a blue bus", "автобус")
+JAVA = "static int sumTo ( int n ) { int s = 0 ; for ( int i = 1 ; i <= n ; i ++ ) { s += i ; } return s ; }"
 START_TIMEOUT = 240.0
 
 
@@ -54,7 +55,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("serve_tmp")
     log = tmp_path_factory.mktemp("serve_log") / "serve.log"
     env = {**os.environ, "TMPDIR": str(tmp), "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
-    command = [sys.executable, "serve.py", "--tasks", "zsod", "--threads", "1", "--port", str(port)]
+    command = [sys.executable, "serve.py", "--tasks", "zsod,c2c", "--threads", "1", "--port", str(port)]
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
@@ -167,6 +168,19 @@ def test_page_draws_boxes_and_shows_errors(server: str, browser: Any, tmp_path: 
     wait.until(ec.visibility_of_element_located((By.ID, "error")))
     assert "image" in browser.find_element(By.ID, "error").text
     assert not browser.find_elements(By.CSS_SELECTOR, "#boxes .box")
+
+    # C2C: paste Java, read Python source (the display the task declares), not AVATAR tokens.
+    Select(browser.find_element(By.ID, "task")).select_by_value("c2c")
+    assert not browser.find_element(By.ID, "image-field").is_displayed()
+    browser.find_element(By.ID, "text").send_keys(JAVA)
+    browser.find_element(By.ID, "run").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "code")))
+    source = browser.find_element(By.ID, "code").get_attribute("textContent")
+    assert "NEW_LINE" not in source and "INDENT" not in source
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<c2c>", "exec"), namespace)  # noqa: S102 - our own translation of a tiny program
+    functions = [v for k, v in namespace.items() if callable(v) and not k.startswith("__")]
+    assert [f(4) for f in functions] == [10]
 
 
 def _save_small(source: Path, target: Path) -> None:
