@@ -73,8 +73,24 @@ def card_matches(card: Mapping[str, Any], trunk: Trunk) -> bool:
     recorded = card.get("trunk")
     if not isinstance(recorded, Mapping) or not recorded:
         return False
+    return not mismatches(recorded, trunk)
+
+
+def mismatches(recorded: Mapping[str, str], trunk: Trunk) -> dict[str, tuple[str, str | None]]:
+    """The one check whether a head fits a trunk: ``{component: (recorded, the trunk's)}`` for
+    every component a head's card records that is not the trunk's own (ablation marks aside)."""
     current = trunk.base_component_versions
-    return all(current.get(k) == v for k, v in recorded.items())
+    return {k: (v, current.get(k)) for k, v in recorded.items() if current.get(k) != v}
+
+
+def require_fit(recorded: Mapping[str, str], trunk: Trunk, *, what: str) -> None:
+    """Raise ``TrunkError`` naming each component of ``recorded`` that is not ``trunk``'s (``mismatches``)."""
+    bad = mismatches(recorded, trunk)
+    if bad:
+        from core.errors import TrunkError
+
+        detail = ", ".join(f"{k}: made for {v!r}, trunk has {c!r}" for k, (v, c) in bad.items())
+        raise TrunkError(f"{what} was trained on another trunk ({detail}); retrain it for this trunk")
 
 
 def find_head(
@@ -97,6 +113,16 @@ def find_head(
     looked = ", ".join(str(c) for c in candidates) or "nowhere"
     log.warning("%s: no trained head for trunk %s (looked in %s)", task, trunk.version, looked)
     return None
+
+
+def save_head(weights: Path, tensors: Mapping[str, Any], card_path: Path, card: Mapping[str, Any]) -> Path:
+    """The one save of a trained head: its tensors (safetensors, as given: contiguous, dtype kept)
+    and its card (``write_card``). Returns the card's path."""
+    from safetensors.torch import save_file
+
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in tensors.items()}, str(weights))
+    return write_card(card_path, card)
 
 
 def write_card(path: Path, card: Mapping[str, Any]) -> Path:

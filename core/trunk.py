@@ -116,11 +116,9 @@ class Trunk:
         """Raise ``TrunkError`` unless every component a head recorded matches."""
         if self.config.ablation != "none":
             return  # ablation runs deliberately feed heads foreign features
-        current = self.component_versions
-        bad = {k: v for k, v in recorded.items() if current.get(k) != v}
-        if bad:
-            detail = ", ".join(f"{k}: made for {v!r}, trunk has {current.get(k)!r}" for k, v in bad.items())
-            raise TrunkError(f"{what} was trained on another trunk ({detail}); retrain it for this trunk")
+        from core.heads import require_fit
+
+        require_fit(recorded, self, what=what)
 
     def num_parameters(self) -> int:
         """Weights of the trunk: parameters plus persistent weight buffers."""

@@ -65,3 +65,23 @@ def test_search_dirs_follow_option_then_environment(monkeypatch, tmp_path: Path)
     monkeypatch.setenv("FUSIONBRAIN_HEADS", str(tmp_path / "env"))
     assert search_dirs(argparse.Namespace(heads=None)) == (tmp_path / "env",)
     assert search_dirs(None) == (tmp_path / "env",)
+
+
+def test_one_fit_check_for_cards_and_loaders(tmp_path: Path, trunk) -> None:
+    """card_matches (head lookup) and Trunk.check_compatible (loaders) are one check: core.heads.mismatches."""
+    import torch
+
+    from core.errors import TrunkError
+    from core.heads import mismatches, require_fit, save_head
+
+    own = dict(trunk.component_versions)
+    other = {**own, "text": "another-text-tower"}
+    assert mismatches(own, trunk) == {} and mismatches(other, trunk) == {"text": ("another-text-tower", own["text"])}
+    assert card_matches({"trunk": own}, trunk) and not card_matches({"trunk": other}, trunk)
+    with pytest.raises(TrunkError, match="text: made for 'another-text-tower'"):
+        require_fit(other, trunk, what="demo head")
+    with pytest.raises(TrunkError, match="demo head was trained on another trunk"):
+        trunk.check_compatible(other, what="demo head")
+    trunk.check_compatible({"image": own["image"]}, what="demo head")  # a head that reads one tower only
+    card = save_head(tmp_path / "h.safetensors", {"w": torch.ones(2, 3).t()}, tmp_path / "h.json", _card(trunk))
+    assert json.loads(card.read_text())["trunk"] == own and (tmp_path / "h.safetensors").stat().st_size > 0

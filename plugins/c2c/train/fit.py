@@ -208,9 +208,8 @@ def fit_head(
     (train.py's ``--scale``) keeps that share of them.
     """
     import torch
-    from safetensors.torch import save_file
 
-    from core.heads import write_card
+    from core.heads import save_head
 
     t0 = time.time()
     out_dir = Path(out_dir)
@@ -262,7 +261,6 @@ def fit_head(
     head = fit_selector(x, mask, gains, epochs=epochs, seed=seed, progress=progress)
 
     tensors = {k: v.detach().contiguous() for k, v in head.state_dict().items()}
-    save_file(tensors, str(out_dir / WEIGHTS_NAME))
     steps = epochs * math.ceil(len(fit) / 128) + epochs * math.ceil(len(cands) / 128)
     card = {
         "task": "c2c",
@@ -287,5 +285,4 @@ def fit_head(
         "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     card_path = out_dir / CARD_NAME
-    write_card(card_path, card)
-    return card_path
+    return save_head(out_dir / WEIGHTS_NAME, tensors, card_path, card)

@@ -742,15 +742,12 @@ def save_verifier(
 ) -> None:
     """Write the heads (one fp16 safetensors file, keys ``grounding.*``/``stage1.*``/``stage2.*``) and the card."""
     import torch
-    from safetensors.torch import save_file
 
-    from core.heads import write_card
+    from core.heads import save_head
 
-    weights.parent.mkdir(parents=True, exist_ok=True)
     state = {
-        f"{stage}.{k}": v.detach().to(torch.float16).contiguous()
+        f"{stage}.{k}": v.detach().to(torch.float16)
         for stage, head in heads.items()
         for k, v in head.state_dict().items()
     }
-    save_file(state, weights)
-    write_card(card_path, card)
+    save_head(weights, state, card_path, card)
