@@ -66,8 +66,17 @@ SCANNER_OPS = {
     "read": "read",
     "close": "noop",
 }
-_PRINT_OPS = {"println": "println", "print": "print", "printf": "printf", "format": "printf", "write": "print",
-              "append": "print", "newLine": "newline", "flush": "noop", "close": "noop"}
+_PRINT_OPS = {
+    "println": "println",
+    "print": "print",
+    "printf": "printf",
+    "format": "printf",
+    "write": "print",
+    "append": "print",
+    "newLine": "newline",
+    "flush": "noop",
+    "close": "noop",
+}
 
 
 @dataclass
@@ -131,8 +140,11 @@ def class_members(node: Node) -> list[Node]:
 
 def is_main_method(node: Node) -> bool:
     name = node.child_by_field_name("name")
-    return node.type == "method_declaration" and name is not None and name.text == b"main" and (
-        "static" in _modifiers(node)
+    return (
+        node.type == "method_declaration"
+        and name is not None
+        and name.text == b"main"
+        and ("static" in _modifiers(node))
     )
 
 
@@ -174,7 +186,7 @@ def analyze(root: Node) -> ProgramInfo:
             info.main = ci
         elif ci.base in OUT_TYPES:
             ci.role = "writer"
-        elif wraps_in and not wraps_out:
+        elif wraps_in and not wraps_out and _only_reads(cls):
             ci.role = "reader"
         elif wraps_out and not wraps_in and not ci.static_methods:
             ci.role = "writer"
@@ -190,8 +202,6 @@ def analyze(root: Node) -> ProgramInfo:
                 ci.ops[name] = _writer_op(name)
     if info.main is not None:
         info.module_globals = info.main.static_fields | info.main.instance_fields
-        for cls in classes:  # fields of classes nested in main are not globals
-            pass
     for imp in root.named_children:  # `import static java.lang.System.out;`
         if imp.type == "import_declaration" and imp.text is not None:
             text = imp.text.decode().replace(" ", "")
@@ -204,14 +214,14 @@ def analyze(root: Node) -> ProgramInfo:
                     info.static_math = True
     # io variables: declared with an io type or a reader / writer class
     for n in _walk(root):
-        if n.type in ("field_declaration", "local_variable_declaration", "formal_parameter"):
+        if n.type in ("field_declaration", "local_variable_declaration", "formal_parameter", "resource"):
             t = _base_io(_type_text(n.child_by_field_name("type")))
             kind = _io_kind(t, info)
             if info.main is not None and t == info.main.name:
                 kind = "main"
             if not kind:
                 continue
-            if n.type == "formal_parameter":
+            if n.type in ("formal_parameter", "resource"):
                 nm = n.child_by_field_name("name")
                 if nm is not None and nm.text is not None:
                     info.io[nm.text.decode()] = kind
@@ -265,6 +275,20 @@ def analyze(root: Node) -> ProgramInfo:
             elif name in taken:
                 info.renames[name] = name + "_"
     return info
+
+
+def _only_reads(cls: Node) -> bool:
+    """Is every method of the class a read or a helper of reads (no void method but close, no printing)?"""
+    for m in class_members(cls):
+        if m.type != "method_declaration":
+            continue
+        t = _type_text(m.child_by_field_name("type"))
+        name = (m.child_by_field_name("name").text or b"").decode()
+        if t == "void" and name not in ("close", "flush"):
+            return False
+        if b"System.out" in (m.text or b"").replace(b" ", b""):
+            return False
+    return True
 
 
 def _inside(node: Node, ancestor: Node) -> bool:
@@ -324,7 +348,7 @@ def _writer_op(name: str) -> str:
 
 
 def receiver_kind(obj: Node | None, info: ProgramInfo) -> str:
-    """"in" / "tok" / "out" / a reader or writer class name / "" for the object a call is made on."""
+    """ "in" / "tok" / "out" / a reader or writer class name / "" for the object a call is made on."""
     if obj is None:
         return ""
     if obj.type == "field_access":
@@ -354,8 +378,11 @@ def read_op(call: Node, info: ProgramInfo) -> str:
     if name_node is None or name_node.text is None:
         return ""
     name = name_node.text.decode()
-    if obj is not None and obj.type == "field_access" and obj.text is not None and obj.text.replace(b" ", b"") == (
-        b"System.in"
+    if (
+        obj is not None
+        and obj.type == "field_access"
+        and obj.text is not None
+        and obj.text.replace(b" ", b"") == (b"System.in")
     ):
         return "read" if name == "read" else ""
     kind = receiver_kind(obj, info)
@@ -562,8 +589,31 @@ class ProgramMixin:
         mode = self.read_mode
         runtime: list[tuple[int, Tokens]] = []
         if mode == "tokens":
-            runtime = [(0, ["input", "=", "iter", "(", "sys", ".", "stdin", ".", "read", "(", ")", ".", "split", "(",
-                            ")", ")", ".", "__next__"])]
+            runtime = [
+                (
+                    0,
+                    [
+                        "input",
+                        "=",
+                        "iter",
+                        "(",
+                        "sys",
+                        ".",
+                        "stdin",
+                        ".",
+                        "read",
+                        "(",
+                        ")",
+                        ".",
+                        "split",
+                        "(",
+                        ")",
+                        ")",
+                        ".",
+                        "__next__",
+                    ],
+                )
+            ]
         elif mode == "mixed":
             assert self.prog is not None
             funcs = set()
@@ -580,19 +630,16 @@ class ProgramMixin:
                 funcs.add("read_char")
             runtime = runtime_lines(funcs)
         used = {t for _, toks in [*runtime, *self.lines] for t in toks}
-        pairs = {
-            a
-            for _, toks in [*runtime, *self.lines]
-            for a, b in zip(toks, toks[1:], strict=False)
-            if b == "."
-        }
+        pairs = {a for _, toks in [*runtime, *self.lines] for a, b in zip(toks, toks[1:], strict=False) if b == "."}
         declared = self.declared_names()
         for mod in _MODULES:
             if mod in pairs and mod not in declared:
                 header.append((0, ["import", mod]))
         for name, mod in _FROM_IMPORTS.items():
-            if name in used and name not in declared and not any(
-                toks[:2] == ["def", name] or toks[:2] == ["class", name] for _, toks in self.lines
+            if (
+                name in used
+                and name not in declared
+                and not any(toks[:2] == ["def", name] or toks[:2] == ["class", name] for _, toks in self.lines)
             ):
                 header.append((0, ["from", mod, "import", name]))
         self.lines[:0] = [*header, *runtime]
@@ -666,7 +713,7 @@ class ProgramMixin:
         self._emit(level, ["def", "__init__", "(", "self", ",", "*", "args", ")", ":"])
         for f in fields_:
             self._field(f, level + 1, ["self", "."])
-        for k, ctor in sorted(by_arity.items()):
+        for k in sorted(by_arity):
             self._emit(level + 1, ["if", "len", "(", "args", ")", "==", str(k), ":"])
             self._emit(level + 2, ["self", ".", f"_init{k}", "(", "*", "args", ")"])
         for k, ctor in sorted(by_arity.items()):
@@ -744,9 +791,13 @@ class ProgramMixin:
                 continue
             if target.type == "field_access":
                 obj = target.child_by_field_name("object")
-                if obj is not None and ci is None and (obj.type == "this" or (
-                    self.prog.main is not None and obj.text == self.prog.main.name.encode()
-                )):
+                if (
+                    obj is not None
+                    and ci is None
+                    and (
+                        obj.type == "this" or (self.prog.main is not None and obj.text == self.prog.main.name.encode())
+                    )
+                ):
                     target = target.child_by_field_name("field")
                 else:
                     continue
@@ -835,6 +886,8 @@ class ProgramMixin:
         op = read_op(node, prog)
         if op:
             return self._read(op, args)
+        if name == "ordinal" and not args and obj is not None:  # enum constants are their ordinals
+            return self.expr(obj)
         if name == "printStackTrace" and not args:
             return [] if statement else ["None"]
         kind = receiver_kind(obj, prog)
@@ -863,13 +916,23 @@ class ProgramMixin:
         ot = self.text(obj) if obj is not None else ""
         if name == "split" and len(args) == 1 and args[0].type == "string_literal" and obj is not None:
             return self._split(obj, self.text(args[0]))
+        if ot in ("Integer", "Long", "Double", "Character", "Short", "Byte") and name == "compare" and len(args) == 2:
+            a, b = self.expr(args[0]), self.expr(args[1])
+            return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
         if ot == "String" and name == "format" and args:
             return self._format_expr(args)
         main = prog.main
-        if main is not None and obj is not None and (
-            ot == main.name
-            or (obj.type == "object_creation_expression" and _type_text(obj.child_by_field_name("type")) == main.name)
-            or (obj.type == "identifier" and prog.io.get(ot) == "main")
+        if (
+            main is not None
+            and obj is not None
+            and (
+                ot == main.name
+                or (
+                    obj.type == "object_creation_expression"
+                    and _type_text(obj.child_by_field_name("type")) == main.name
+                )
+                or (obj.type == "identifier" and prog.io.get(ot) == "main")
+            )
         ):
             obj = None
         if obj is None:
@@ -903,7 +966,9 @@ class ProgramMixin:
             return [*o, ".", "split", "(", ")"]
         plain = body[2:] if body.startswith("\\") and len(body) == 3 else body
         if len(plain) == 1 or (not re.search(r"[\\.\[\]()*+?^$|{}]", plain) and plain):
-            return [*o, ".", "split", "(", literal, ")"] if plain == body else [*o, ".", "split", "(", f'"{plain}"', ")"]
+            return (
+                [*o, ".", "split", "(", literal, ")"] if plain == body else [*o, ".", "split", "(", f'"{plain}"', ")"]
+            )
         return ["re", ".", "split", "(", literal, ",", *o, ")"]
 
     def _read(self, op: str, args: list[Node]) -> Tokens:
@@ -962,8 +1027,26 @@ class ProgramMixin:
         if t == "StringTokenizer" and args:
             src = self.expr(args[0])
             if len(args) >= 2 and args[1].type == "string_literal":
-                return ["re", ".", "split", "(", '" [ "', "+", *self.expr(args[1]), "+", '" ] + "', ",", *src,
-                        ")", "[", ":", ":", "-", "1", "]"]
+                return [
+                    "re",
+                    ".",
+                    "split",
+                    "(",
+                    '" [ "',
+                    "+",
+                    *self.expr(args[1]),
+                    "+",
+                    '" ] + "',
+                    ",",
+                    *src,
+                    ")",
+                    "[",
+                    ":",
+                    ":",
+                    "-",
+                    "1",
+                    "]",
+                ]
             return [*src, ".", "split", "(", ")", "[", ":", ":", "-", "1", "]"]
         if _io_kind(t, prog) in ("in", "out") or (t in prog.classes and prog.classes[t].role in ("reader", "writer")):
             return ["None"]
@@ -978,8 +1061,11 @@ class ProgramMixin:
         kind = _io_kind(typ, prog)
         return (kind not in ("", "tok")) or (prog.main is not None and typ == prog.main.name)
 
-
     # -- statements a program needs -------------------------------------------------------------------
+    def _st_static_initializer(self, node: Node, level: int) -> None:
+        for child in node.named_children:
+            self._statement(child, level)
+
     def _st_try_with_resources_statement(self, node: Node, level: int) -> None:
         """``try ( Scanner sc = ... ) { ... }``: the resources as declarations, then the body."""
         res = node.child_by_field_name("resources")
@@ -1017,9 +1103,7 @@ class ProgramMixin:
         parts = self._concat_parts(args[0])
         space = '" \u2581 "'
         items: list[Tokens] = []
-        spaced = len(parts) % 2 == 1 and all(
-            (self.text(p) == space) == (i % 2 == 1) for i, p in enumerate(parts)
-        )
+        spaced = len(parts) % 2 == 1 and all((self.text(p) == space) == (i % 2 == 1) for i, p in enumerate(parts))
         for i, part in enumerate(parts):
             if spaced and i % 2 == 1:
                 continue

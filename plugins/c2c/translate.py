@@ -29,8 +29,8 @@ from plugins.c2c.expressions import ExpressionsMixin
 from plugins.c2c.java_types import TypesMixin
 from plugins.c2c.program import CLASS_TYPES, ProgramInfo, ProgramMixin
 from plugins.c2c.statements import StatementsMixin
-from plugins.c2c.support import constant_lines, helper_lines
 from plugins.c2c.style import DEFAULT_STYLE, DIV_OPTIONS, STYLE_FIELDS, Site, Style, style_variants
+from plugins.c2c.support import constant_lines, helper_lines
 from plugins.c2c.syntax import (
     _WRAPPER,
     DEDENT,

@@ -1,0 +1,209 @@
+"""Whole Java programs -> Python scripts that read stdin and print what the Java prints (one test per construct)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from plugins.c2c.detok import compiles, detokenize
+from plugins.c2c.task import C2cTask, clean_request, safe_translate
+from plugins.c2c.translate import parses_cleanly
+
+_TOKEN = re.compile(
+    r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|\d+\.\d+|\w+|>>>=|<<=|>>=|\+\+|--|&&|\|\||[-+*/%=!<>&|^]=|->|::|\S'
+)
+
+
+def tokens(java: str) -> str:
+    """Java source -> the challenge's token form (string words split, ``▁`` for a space)."""
+    out = []
+    for tok in _TOKEN.findall(java):
+        if tok[:1] in ('"', "'") and len(tok) > 2:
+            body = " ".join(tok[1:-1].replace(" ", " \u2581 ").split())
+            out.append(f"{tok[0]} {body} {tok[0]}")
+        else:
+            out.append(tok)
+    return " ".join(out)
+
+
+def run(java: str, stdin: str = "") -> str:
+    """Translate the program as the task does and run the Python on ``stdin``; its stdout."""
+    request = clean_request("0", tokens(java))
+    assert parses_cleanly(request)
+    tokens_out = safe_translate(request)
+    assert compiles(tokens_out), detokenize(tokens_out)
+    proc = subprocess.run(
+        [sys.executable, "-c", detokenize(tokens_out)], input=stdin, capture_output=True, text=True, timeout=20
+    )
+    assert proc.returncode == 0, proc.stderr + "\n" + detokenize(tokens_out)
+    return proc.stdout
+
+
+def test_scanner_tokens_across_lines() -> None:
+    java = """import java.util.*;
+    public class Main { public static void main(String[] args) {
+      Scanner sc = new Scanner(System.in); int n = sc.nextInt(); long s = 0;
+      for (int i = 0; i < n; i++) s += sc.nextLong();
+      double d = sc.nextDouble(); String w = sc.next();
+      System.out.println(s + " " + w); System.out.println(d * 2); } }"""
+    assert run(java, "3\n1 2\n3\n1.5 abc\n") == "6 abc\n3.0\n"
+
+
+def test_scanner_mixes_lines_and_tokens() -> None:
+    java = """import java.util.Scanner;
+    public class Main { public static void main(String[] args) {
+      Scanner sc = new Scanner(System.in); int n = sc.nextInt(); sc.nextLine();
+      String line = sc.nextLine(); int count = 0;
+      while (sc.hasNext()) { sc.next(); count++; }
+      System.out.println(n + ":" + line + ":" + count); } }"""
+    assert run(java, "7\nhello big world\na b\nc\n") == "7:hello big world:3\n"
+
+
+def test_buffered_reader_and_string_tokenizer() -> None:
+    java = """import java.io.*; import java.util.*;
+    public class Main { public static void main(String[] args) throws IOException {
+      BufferedReader br = new BufferedReader(new InputStreamReader(System.in));
+      int n = Integer.parseInt(br.readLine());
+      StringTokenizer st = new StringTokenizer(br.readLine()); long sum = 0;
+      while (st.hasMoreTokens()) sum += Long.parseLong(st.nextToken());
+      String[] parts = br.readLine().split(" ");
+      System.out.println(n + " " + sum + " " + parts.length); } }"""
+    assert run(java, "2\n10 20 30\nx y\n") == "2 60 2\n"
+
+
+def test_read_until_null() -> None:
+    java = """import java.io.*;
+    public class Main { public static void main(String[] args) throws IOException {
+      BufferedReader br = new BufferedReader(new InputStreamReader(System.in)); String line; int n = 0;
+      while ((line = br.readLine()) != null) { n += line.length(); }
+      System.out.println(n); } }"""
+    assert run(java, "ab\ncde\n") == "5\n"
+
+
+def test_hand_written_fast_reader_and_print_writer() -> None:
+    java = """import java.io.*; import java.util.*;
+    public class Main {
+      public static void main(String[] args) { FastReader in = new FastReader();
+        PrintWriter out = new PrintWriter(System.out);
+        int n = in.nextInt(); long best = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) best = Math.max(best, in.nextLong());
+        out.println(best); out.printf("%d items%n", n); out.flush(); out.close(); }
+      static class FastReader { BufferedReader br; StringTokenizer st;
+        FastReader() { br = new BufferedReader(new InputStreamReader(System.in)); }
+        String next() { while (st == null || !st.hasMoreTokens()) { try { st = new StringTokenizer(br.readLine()); }
+          catch (IOException e) { e.printStackTrace(); } } return st.nextToken(); }
+        int nextInt() { return Integer.parseInt(next()); }
+        long nextLong() { return Long.parseLong(next()); } } }"""
+    assert run(java, "3\n5 -2\n9\n") == "9\n3 items\n"
+
+
+def test_static_fields_globals_and_recursion() -> None:
+    java = """import java.util.*;
+    public class Main { static int calls; static long[] memo = new long[100];
+      static long fib(int n) { calls++; if (n < 2) return n; if (memo[n] != 0) return memo[n];
+        return memo[n] = fib(n - 1) + fib(n - 2); }
+      static int depth(int n) { return n == 0 ? 0 : 1 + depth(n - 1); }
+      public static void main(String[] args) { Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        System.out.println(fib(n) + " " + (calls > 0) + " " + depth(20000)); } }"""
+    assert run(java, "50\n") == "12586269025 true 20000\n"
+
+
+def test_instance_class_with_fields_constructor_and_static_member() -> None:
+    java = """public class Main {
+      static class Counter { int value; static int made = 0; String name = "c";
+        Counter(int start) { value = start; made++; }
+        void add(int d) { value += d; }
+        int get() { return value; } }
+      public static void main(String[] args) { Counter a = new Counter(5); Counter b = new Counter(1);
+        a.add(3); b.add(a.get());
+        System.out.println(a.get() + " " + b.get() + " " + Counter.made + " " + a.name); } }"""
+    assert run(java) == "8 9 2 c\n"
+
+
+def test_instance_main_class_and_overloads() -> None:
+    java = """public class Main { int total;
+      public static void main(String[] args) { new Main().solve(); }
+      void solve() { total = add(1, 2) + add(1, 2, 3); System.out.println(total); }
+      int add(int a, int b) { return a + b; }
+      int add(int a, int b, int c) { return a + b + c; } }"""
+    assert run(java) == "9\n"
+
+
+def test_top_level_classes_interface_inheritance_and_sorting() -> None:
+    java = """import java.util.*;
+    interface Shape { int area(); }
+    class Rect implements Shape { int w, h; Rect(int w, int h) { this.w = w; this.h = h; }
+      public int area() { return w * h; } }
+    class Square extends Rect { Square(int s) { super(s, s); } }
+    class P implements Comparable<P> { int x; P(int x) { this.x = x; }
+      public int compareTo(P o) { return Integer.compare(x, o.x); } }
+    public class Main { public static void main(String[] args) {
+      Shape s = new Square(3); List<P> ps = new ArrayList<>(); ps.add(new P(3)); ps.add(new P(1));
+      Collections.sort(ps); System.out.println(s.area() + " " + ps.get(0).x); } }"""
+    assert run(java) == "9 1\n"
+
+
+def test_printf_and_string_format() -> None:
+    java = """public class Main { public static void main(String[] args) {
+      double x = 2.0 / 3; System.out.printf("%.3f %5d|%s%n", x, 42, "ok");
+      String s = String.format("%08.2f", x); System.out.print(s); System.out.println(); } }"""
+    assert run(java) == "0.667    42|ok\n00000.67\n"
+
+
+def test_print_joins_like_java() -> None:
+    java = """public class Main { public static void main(String[] args) { int a = 1, b = 2; boolean f = a < b;
+      System.out.println(a + ":" + b); System.out.println(a + " " + b); System.out.println("v=" + f);
+      System.out.print(a); System.out.print(' '); System.out.println(b); } }"""
+    assert run(java) == "1:2\n1 2\nv=true\n1 2\n"
+
+
+def test_static_initializer_and_enum() -> None:
+    java = """public class Main { static int[] sq = new int[5];
+      static { for (int i = 0; i < 5; i++) sq[i] = i * i; }
+      enum Color { RED, GREEN }
+      public static void main(String[] args) { System.out.println(sq[4] + " " + Color.GREEN.ordinal()); } }"""
+    out = run(java)
+    assert out.startswith("16 ")
+
+
+def test_invalid_program_gets_one_warning_and_a_translation(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    valid = tokens("import java.util.*; public class Main { public static void main(String[] a) { int x = 1; } }")
+    broken = "import java . util . * ; public class Main { static int f ( ) { return 1 ; "
+    folder = tmp_path / "C2C"
+    folder.mkdir()
+    (folder / "requests.json").write_text(json.dumps({"ok": valid, "bad": broken}), encoding="utf-8")
+    caplog.set_level(logging.WARNING, logger="plugins.c2c")
+    samples = C2cTask().discover(tmp_path)
+    invalid = [r.getMessage() for r in caplog.records if "not valid Java" in r.getMessage()]
+    assert len(samples) == 2 and len(invalid) == 1 and "bad" in invalid[0]
+    out = safe_translate(broken)
+    assert compiles(out) and "def f" in out
+
+
+_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c2c_programs_dev"
+_E2E = ("s010698290", "s012761786", "s059841225", "s063482767")
+
+
+@pytest.mark.skipif(shutil.which("javac") is None or shutil.which("java") is None, reason="no JDK on PATH")
+def test_dev_programs_match_the_java_oracle(shared_data: Path, tmp_path: Path) -> None:
+    """A few real programs of c2c_programs_dev: the translation prints what the Java prints."""
+    from bench.c2c_programs import run_java_oracle, run_python, same_output
+
+    root = shared_data / "c2c_programs_dev"
+    requests = json.loads((root / "input" / "C2C" / "requests.json").read_text(encoding="utf-8"))
+    for key in _E2E:
+        stdin = (root / "tests" / f"{key}_0.in").read_bytes()
+        expected = (root / "tests" / f"{key}_0.out").read_text(encoding="utf-8")
+        java = (root / "java" / f"{key}.java").read_text(encoding="utf-8")
+        oracle = run_java_oracle(java, stdin, tmp_path / "java", 30)
+        assert oracle["status"] == "ran" and same_output(expected, oracle["stdout"])
+        ours = run_python(detokenize(safe_translate(clean_request(key, requests[key]))), stdin, 20, tmp_path)
+        assert ours["status"] == "ran" and same_output(oracle["stdout"], ours["stdout"]), (key, ours)
