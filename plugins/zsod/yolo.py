@@ -6,16 +6,19 @@ scores them against the phrases like any other proposal. Nothing is downloaded: 
 checkpoint is the user's file, and ultralytics is told it is offline and may not install
 packages.
 
-``ultralytics`` (AGPL-3.0) is imported only here, only when the option is given, and its
-import-time patch of ``PIL.Image.open`` (which pip-installs ``pi-heif`` the first time
-Pillow cannot identify a file) is undone at once, so image loading in the rest of the run
-stays ``core.io``'s.
+``ultralytics`` (AGPL-3.0) is imported only here, only when the option is given. What it
+changes process-wide is put back (``_kept_process_state``): its import-time patch of
+``PIL.Image.open`` (which pip-installs ``pi-heif`` the first time Pillow cannot identify a
+file), its numpy/torch print options and OpenCV thread count, and the torch thread count
+its device selection resets on every CPU predict (which would override ``--threads``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,18 +48,36 @@ def parse_spec(spec: str) -> Path:
     return path
 
 
-def import_ultralytics() -> Any:
-    """``ultralytics.YOLO``, imported offline and with ``PIL.Image.open`` left as it was."""
+@contextlib.contextmanager
+def _kept_process_state() -> Iterator[None]:
+    """Put back what ultralytics changes for the whole process, on the way out."""
+    import cv2
+    import torch
     from PIL import Image
 
+    image_open = Image.open
+    threads = torch.get_num_threads()
+    cv2_threads = cv2.getNumThreads()
+    np_print = np.get_printoptions()
+    opts = torch._tensor_str.PRINT_OPTS
+    torch_print = {k: getattr(opts, k) for k in ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")}
+    try:
+        yield
+    finally:
+        Image.open = image_open  # ultralytics.utils.patches replaces it at import
+        torch.set_num_threads(threads)  # ultralytics' select_device resets it on every CPU predict
+        cv2.setNumThreads(cv2_threads)
+        np.set_printoptions(**np_print)
+        torch.set_printoptions(**torch_print)
+
+
+def import_ultralytics() -> Any:
+    """``ultralytics.YOLO``, imported offline, the process left as it was before the import."""
     os.environ.setdefault("YOLO_OFFLINE", "1")  # no online checks, no telemetry
     os.environ.setdefault("YOLO_AUTOINSTALL", "false")  # never pip-install at run time
     os.environ.setdefault("YOLO_VERBOSE", "false")
-    image_open = Image.open
-    try:
+    with _kept_process_state():
         from ultralytics import YOLO
-    finally:
-        Image.open = image_open  # undo ultralytics.utils.patches' process-wide patch
     return YOLO
 
 
@@ -74,16 +95,17 @@ class YoloProposer:
     def boxes(self, image: Image.Image) -> np.ndarray:
         """``[N, 4]`` float64 ``xyxy`` boxes in ``image`` pixels, most confident first (at most ``MAX_BOXES``)."""
         bgr = np.ascontiguousarray(np.asarray(image.convert("RGB"))[:, :, ::-1])  # ultralytics reads arrays as BGR
-        result = self.model.predict(
-            bgr,
-            conf=CONFIDENCE,
-            iou=IOU,
-            imgsz=IMAGE_SIZE,
-            agnostic_nms=True,
-            max_det=MAX_BOXES,
-            device=self.device,
-            verbose=False,
-        )[0]
+        with _kept_process_state():
+            result = self.model.predict(
+                bgr,
+                conf=CONFIDENCE,
+                iou=IOU,
+                imgsz=IMAGE_SIZE,
+                agnostic_nms=True,
+                max_det=MAX_BOXES,
+                device=self.device,
+                verbose=False,
+            )[0]
         xyxy = result.boxes.xyxy.float().cpu().numpy().astype(np.float64).reshape(-1, 4)
         w, h = image.size
         xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)

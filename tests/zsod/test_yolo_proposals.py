@@ -84,10 +84,20 @@ def test_import_leaves_pil_image_open_alone(checkpoint: Path) -> None:
 
 
 def test_proposer_gives_boxes_inside_the_image(checkpoint: Path, offline: list[str]) -> None:
+    import torch
+
     from plugins.zsod.yolo import MAX_BOXES, YoloProposer
 
     image = Image.open(DATA / "zsOD" / "images" / "0.jpg").convert("RGB")
-    boxes = YoloProposer(checkpoint).boxes(image)
+    from ultralytics.utils import NUM_THREADS
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(NUM_THREADS + 1)  # as run.py --threads N would, N not ultralytics' own choice
+    try:
+        boxes = YoloProposer(checkpoint).boxes(image)
+        assert torch.get_num_threads() == NUM_THREADS + 1  # its CPU device selection resets it to NUM_THREADS
+    finally:
+        torch.set_num_threads(threads)
     w, h = image.size
     assert boxes.ndim == 2 and boxes.shape[1] == 4 and 0 < len(boxes) <= MAX_BOXES
     assert (boxes[:, 0] >= 0).all() and (boxes[:, 2] <= w).all() and (boxes[:, 1] >= 0).all()
