@@ -147,3 +147,18 @@ def repair(tokens: str, max_edits: int = 8) -> str:
         lines[code_rows[lineno - 1]] = [*layout, "pass", *(["NEW_LINE"] if row[-1] == "NEW_LINE" else [])]
         current = " ".join(t for line in lines for t in line)
     return current
+
+
+def readable(tokens: str) -> str:
+    """AVATAR tokens -> Python source as a person writes it (``serve.py`` shows C2C's answers this way).
+
+    ``ast.unparse`` of the detokenized source (``def f(n):``, not ``def f ( n ) :``); the detokenized
+    text itself when it does not parse.
+    """
+    import ast
+
+    source = detokenize(tokens)
+    try:
+        return ast.unparse(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source

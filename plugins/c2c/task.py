@@ -118,7 +118,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
         batch_size=64,
         metric="core.metrics.codebleu:METRIC",
         trainer="plugins.c2c.train:train_head",
-        form=RequestForm(ask="text", answer="code", display="plugins.c2c.detok:detokenize"),  # {key: Java}
+        form=RequestForm(ask="text", answer="code", display="plugins.c2c.detok:readable"),  # {key: Java}
     )
 
     def __init__(self, weights_dir: Path = WEIGHTS_DIR, *, search: Sequence[Path] = ()) -> None:

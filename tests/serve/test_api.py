@@ -126,12 +126,13 @@ def test_answer_is_what_the_runner_writes(served, runner_values, task: str) -> N
 
 
 def test_c2c_display_is_python_source(served) -> None:  # type: ignore[no-untyped-def]
-    from plugins.c2c.detok import detokenize
+    from plugins.c2c.detok import readable
 
     _, client = served
     body = post(client, "c2c", "static int add ( int a , int b ) { return a + b ; }", params={"display": "true"}).json()
-    assert body["display"] == detokenize(body["prediction"])
+    assert body["display"] == readable(body["prediction"])
     assert "NEW_LINE" in body["prediction"] and "NEW_LINE" not in body["display"]
+    assert "def add(a, b):" in body["display"]  # as a person writes it, not token by token
     compile(body["display"], "<c2c>", "exec")
     namespace: dict[str, Any] = {}
     exec(body["display"], namespace)  # noqa: S102 - our own translation of a two-line program
