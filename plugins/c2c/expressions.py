@@ -18,7 +18,9 @@ from plugins.c2c.java_types import (
     _SETS,
     _STRING_METHODS,
 )
+from plugins.c2c.statements import _py_method_name
 from plugins.c2c.style import DIV_OPTIONS
+from plugins.c2c.support import HELPERS, is_constant
 from plugins.c2c.syntax import Tokens, _base_type
 
 if TYPE_CHECKING:
@@ -35,6 +37,24 @@ _STATIC_CONSTANTS = {
     "INT_MIN": ("-", "sys", ".", "maxsize"),
     "MAX_VALUE": ("sys", ".", "maxsize"),
     "MIN_VALUE": ("-", "sys", ".", "maxsize"),
+}
+# classes GeeksforGeeks code uses from elsewhere in its file: as tuples (hashable, equal by value, as the references)
+_TUPLE_CLASSES = {"Pair", "pair", "Point", "SimpleEntry", "Tuple"}
+_TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
+# java.util.Random on a `random . Random ( )`: method -> (name without arguments, name with arguments)
+_RANDOM = {
+    "nextInt": (["randrange"], ["randrange"]),
+    "nextLong": (["randrange"], ["randrange"]),
+    "nextDouble": (["random"], ["uniform"]),
+    "nextFloat": (["random"], ["uniform"]),
+    "nextBoolean": (["random"], ["random"]),
+}
+_RANDOM_RANGE = {
+    "nextInt": ["-", "2", "**", "31", ",", "2", "**", "31"],
+    "nextLong": ["-", "2", "**", "63", ",", "2", "**", "63"],
+    "nextDouble": [],
+    "nextFloat": [],
+    "nextBoolean": [],
 }
 _BOXED = {"Integer", "Character", "Long", "String", "Double", "Short", "Byte", "Object"}
 
@@ -77,6 +97,8 @@ class ExpressionsMixin:
             and self.text(node) not in self.declared_names()
         ):
             return list(_STATIC_CONSTANTS[self.text(node)])  # `PI` of `import static java.lang.Math.*`, C's `INT_MAX`
+        if node.type == "identifier" and is_constant(self.text(node)) and self.text(node) not in self.declared_names():
+            self.constants_used.add(self.text(node))  # `MAX_CHAR` of the function's class: defined before it
         if node.type == "identifier":
             return self._identifier(self.text(node))  # `self . x` / `Cls . x` inside classes (program.py)
         if node.type == "type_identifier":
@@ -200,6 +222,9 @@ class ExpressionsMixin:
             return ["math", ".", "pi"]
         if ot == "Math" and field == "E":
             return ["math", ".", "e"]
+        pair = self._tuple_field(obj, field)
+        if pair is not None:
+            return pair
         if field == "length" and self.type_of(obj).endswith("[]"):
             return ["len", "(", *self.expr(obj), ")"]
         if field == "length":
@@ -261,7 +286,24 @@ class ExpressionsMixin:
             return self.expr(args[0]) if args and self.type_of(args[0]) == "String" else ['" "']
         if base in ("Integer", "Long", "Double"):
             return self.expr(args[0]) if args else ["0"]
+        if base in _TUPLE_CLASSES and self._undeclared_class(base):
+            return ["(", *self._arg_tokens(args), ")"]  # `new Pair ( x , y )` of a class not shown: a tuple
+        if base == "Random" and self._undeclared_class(base):
+            return ["random", ".", "Random", "(", *self._arg_tokens(args), ")"]
         return [base, "(", *self._arg_tokens(args), ")"]
+
+    def _undeclared_class(self, name: str) -> bool:
+        """Is ``name`` a class the source uses without declaring it (a helper class of its file, java.util)?"""
+        return f"class {name} ".encode() not in self.src
+
+    def _tuple_field(self, obj: Node, field: str) -> Tokens | None:
+        """`p . first` / `p . getSecond ( )` of an undeclared pair class (made a tuple): `p [ 0 ]`."""
+        if field not in _TUPLE_FIELDS:
+            return None
+        base = _base_type(self.type_of(obj))
+        if base not in _TUPLE_CLASSES or not self._undeclared_class(base):
+            return None
+        return [*self.expr(obj), "[", _TUPLE_FIELDS[field], "]"]
 
     def _ex_lambda_expression(self, node: Node) -> Tokens:
         self.unknown += 1
@@ -276,8 +318,14 @@ class ExpressionsMixin:
             return special
         obj, name, args = self._call_parts(node)
         a = [self.expr(x) for x in args]
-        flat = self._arg_tokens(args)
+        flat: Tokens = []  # from ``a``: translating the arguments twice would register `i ++` twice
+        for i, toks in enumerate(a):
+            flat += ([","] if i else []) + toks
         if obj is None:
+            if name in self.method_types:
+                name = _py_method_name(name)
+            elif name in HELPERS:  # `quickSort ( a , 0 , n - 1 )` of the function's class: defined after it
+                self.helpers_used.add(name)
             return [name, "(", *flat, ")"]
         ot = self.text(obj)
         if ot == "Math":
@@ -326,7 +374,18 @@ class ExpressionsMixin:
             return [name, "(", *a[0], ")"]
         otype = self.type_of(obj)
         base = _base_type(otype)
+        if not a and name.startswith("get") and name[3:4].isupper():
+            pair = self._tuple_field(obj, name[3:4].lower() + name[4:])
+            if pair is not None:
+                return pair
         o = self.expr(obj)
+        if base == "Random" and name in _RANDOM and self._undeclared_class(base):
+            return [*o, ".", *_RANDOM[name][len(a) > 0], "(", *flat, *(_RANDOM_RANGE[name] if not a else []), ")"]
+        if name == "indexOf" and len(a) == 1 and base in _COLLECTIONS:  # Java's -1 where list.index raises
+            return ["(", *o, ".", "index", "(", *a[0], ")", "if", *a[0], "in", *o, "else", "-", "1", ")"]
+        if name == "lastIndexOf" and len(a) == 1 and base in _COLLECTIONS:
+            last = ["len", "(", *o, ")", "-", "1", "-", *o, "[", ":", ":", "-", "1", "]", ".", "index", "(", *a[0], ")"]
+            return ["(", *last, "if", *a[0], "in", *o, "else", "-", "1", ")"]
         if _is_stream(obj) and name in ("sum", "max", "min", "count") and not a:
             return ["len" if name == "count" else name, "(", *o, ")"]
         if name in ("getAsInt", "getAsLong", "getAsDouble") and not a:

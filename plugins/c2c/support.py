@@ -1,0 +1,183 @@
+"""Names a Java function uses without defining them: well-known helpers and constants.
+
+GeeksforGeeks functions call helpers that lived elsewhere in their class (``swap``,
+``quickSort``, ``getMin``, ``reverse``...) and read its constants (``MAX_CHAR``,
+``NO_OF_CHARS``, ``MOD``). Where the source does not declare such a name, the
+translation defines it: constants as ``NAME = value`` lines before the function (as
+the references write them; no ``(`` there, so the function stays the first name
+before a parenthesis, which is how unit-test harnesses find it), helpers as small
+functions after it. Statement-level ``swap ( a , i , j )`` is inlined instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+from plugins.c2c.syntax import Tokens
+
+# undeclared upper-case constants -> value tokens (the usual GeeksforGeeks values; 256 covers any char index)
+CONSTANTS: dict[str, Tokens] = {
+    "MAX_CHAR": ["256"],
+    "MAX_CHARS": ["256"],
+    "NO_OF_CHARS": ["256"],
+    "NO_OF_CHAR": ["256"],
+    "TOTAL_CHARS": ["256"],
+    "CHAR_SIZE": ["256"],
+    "ASCII_SIZE": ["256"],
+    "ALPHABET_SIZE": ["26"],
+    "MOD": ["1000000007"],
+    "INF": ["sys", ".", "maxsize"],
+    "INFINITY": ["sys", ".", "maxsize"],
+    "MAX": ["1000"],
+    "MAXN": ["1000"],
+    "MAX_N": ["1000"],
+    "MAX_SIZE": ["1000"],
+    "MAX_LEN": ["1000"],
+    "NO_OF_BITS": ["32"],
+    "INT_SIZE": ["32"],
+    "INT_BITS": ["32"],
+}
+_CONST_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+# undeclared helper functions -> Python source (arguments as GeeksforGeeks passes them)
+HELPERS: dict[str, str] = {
+    "swap": """
+def swap ( arr , i , j ) :
+    arr [ i ] , arr [ j ] = arr [ j ] , arr [ i ]
+""",
+    "quickSort": """
+def quickSort ( arr , low , high ) :
+    arr [ low : high + 1 ] = sorted ( arr [ low : high + 1 ] )
+""",
+    "mergeSort": """
+def mergeSort ( arr , l , r ) :
+    arr [ l : r + 1 ] = sorted ( arr [ l : r + 1 ] )
+""",
+    "sort": """
+def sort ( arr , n ) :
+    arr [ : n ] = sorted ( arr [ : n ] )
+""",
+    "bubbleSort": """
+def bubbleSort ( arr , n ) :
+    arr [ : n ] = sorted ( arr [ : n ] )
+""",
+    "insertionSort": """
+def insertionSort ( arr , n ) :
+    arr [ : n ] = sorted ( arr [ : n ] )
+""",
+    "selectionSort": """
+def selectionSort ( arr , n ) :
+    arr [ : n ] = sorted ( arr [ : n ] )
+""",
+    "heapSort": """
+def heapSort ( arr , n ) :
+    arr [ : n ] = sorted ( arr [ : n ] )
+""",
+    "reverse": """
+def reverse ( a , lo = None , hi = None ) :
+    if lo is None :
+        return a [ : : - 1 ]
+    a [ lo : hi + 1 ] = a [ lo : hi + 1 ] [ : : - 1 ]
+""",
+    "gcd": """
+def gcd ( a , b ) :
+    return a if b == 0 else gcd ( b , a % b )
+""",
+    "__gcd": """
+def __gcd ( a , b ) :
+    return a if b == 0 else __gcd ( b , a % b )
+""",
+    "lcm": """
+def lcm ( a , b ) :
+    return a * b // math . gcd ( a , b )
+""",
+    "getMin": """
+def getMin ( arr , n = None ) :
+    return min ( arr [ : n ] ) if isinstance ( arr , list ) else min ( arr , n )
+""",
+    "getMax": """
+def getMax ( arr , n = None ) :
+    return max ( arr [ : n ] ) if isinstance ( arr , list ) else max ( arr , n )
+""",
+    "findMin": """
+def findMin ( arr , n = None ) :
+    return min ( arr [ : n ] ) if isinstance ( arr , list ) else min ( arr , n )
+""",
+    "findMax": """
+def findMax ( arr , n = None ) :
+    return max ( arr [ : n ] ) if isinstance ( arr , list ) else max ( arr , n )
+""",
+    "power": """
+def power ( x , y , p = None ) :
+    return x ** y if p is None else pow ( x , y , p )
+""",
+    "factorial": """
+def factorial ( n ) :
+    return 1 if n <= 1 else n * factorial ( n - 1 )
+""",
+    "fact": """
+def fact ( n ) :
+    return 1 if n <= 1 else n * fact ( n - 1 )
+""",
+    "isPrime": """
+def isPrime ( n ) :
+    if n < 2 :
+        return False
+    i = 2
+    while i * i <= n :
+        if n % i == 0 :
+            return False
+        i += 1
+    return True
+""",
+    "isVowel": """
+def isVowel ( c ) :
+    return c in 'aeiouAEIOU'
+""",
+    "isPalindrome": """
+def isPalindrome ( s ) :
+    return s == s [ : : - 1 ]
+""",
+    "countSetBits": """
+def countSetBits ( n ) :
+    return bin ( n ) . count ( '1' )
+""",
+    "binarySearch": """
+def binarySearch ( arr , l , r , x ) :
+    while l <= r :
+        m = ( l + r ) // 2
+        if arr [ m ] == x :
+            return m
+        if arr [ m ] < x :
+            l = m + 1
+        else :
+            r = m - 1
+    return - 1
+""",
+    "printArray": """
+def printArray ( arr , n ) :
+    for i in range ( n ) :
+        print ( arr [ i ] , end = '▁' )
+    print ( )
+""",
+}
+
+
+def is_constant(name: str) -> bool:
+    """Is ``name`` one of the undeclared constants the translation can define?"""
+    return name in CONSTANTS and _CONST_NAME.match(name) is not None
+
+
+def constant_lines(names: set[str]) -> list[tuple[int, Tokens]]:
+    """``NAME = value`` lines (level 0) for the used undeclared constants, in name order."""
+    return [(0, [name, "=", *CONSTANTS[name]]) for name in sorted(names)]
+
+
+def helper_lines(names: set[str]) -> list[tuple[int, Tokens]]:
+    """The used undeclared helpers' definitions as (level, tokens) lines, in name order."""
+    lines: list[tuple[int, Tokens]] = []
+    for name in sorted(names):
+        for raw in HELPERS[name].strip("\n").splitlines():
+            stripped = raw.lstrip(" ")
+            lines.append(((len(raw) - len(stripped)) // 4, stripped.split()))
+    return lines

@@ -1,0 +1,116 @@
+# ruff: noqa: E501
+"""Function-level constructs, checked the way TransCoder's unit-test scripts check a translation.
+
+Each test translates one Java function, puts it in a module behind TransCoder's prelude with
+the name in front of its first ``(`` replaced by ``f_filled`` (a plain string replace, as the
+scripts do), calls ``f_filled`` and asserts what the Java returns (worked out by hand).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plugins.c2c.detok import detokenize
+from plugins.c2c.translate import translate
+
+PRELUDE = (
+    "import math\nfrom math import *\nimport collections\nfrom collections import *\n"
+    "import heapq\nimport itertools\nimport random\nimport sys\n\n"
+)
+
+
+def unit(java: str, *args: Any) -> Any:
+    """``f_filled(*args)`` for the translation of ``java``, set up as a TransCoder test script does."""
+    src = detokenize(translate(java))
+    name = src.split("(", 1)[0].split()[-1]
+    ns: dict[str, Any] = {"__name__": "__unit__"}
+    exec(compile(PRELUDE + src.replace(name, "f_filled"), "<unit>", "exec"), ns)  # noqa: S102 - our translation
+    return ns["f_filled"](*args)
+
+
+# -- helpers and constants the function uses but does not define ------------------------------------
+def test_undefined_swap_is_inlined() -> None:
+    java = "void sortInWave ( int arr [ ] , int n ) { Arrays . sort ( arr ) ; for ( int i = 0 ; i < n - 1 ; i += 2 ) swap ( arr , i , i + 1 ) ; }"
+    arr = [5, 1, 4, 2, 3]
+    unit(java, arr, 5)
+    assert arr == [2, 1, 4, 3, 5]
+
+
+def test_undefined_sort_helper_is_defined_after_the_function() -> None:
+    java = "static boolean find3 ( int A [ ] , int n , int sum ) { quickSort ( A , 0 , n - 1 ) ; for ( int i = 0 ; i < n - 2 ; i ++ ) { int l = i + 1 , r = n - 1 ; while ( l < r ) { if ( A [ i ] + A [ l ] + A [ r ] == sum ) return true ; else if ( A [ i ] + A [ l ] + A [ r ] < sum ) l ++ ; else r -- ; } } return false ; }"
+    out = translate(java)
+    assert out.startswith("def find3 (")  # the harness takes the first name before `(`
+    assert unit(java, [12, 3, 4, 1, 6, 9], 6, 24) is True
+    assert unit(java, [1, 2, 3], 3, 100) is False
+
+
+def test_undefined_helpers_reverse_getmin_power() -> None:
+    java = "static String solveIt ( String s , int [ ] a , int n ) { String r = reverse ( s ) ; return r + getMin ( a , n ) + power ( 2 , 10 ) ; }"
+    assert unit(java, "abc", [5, 3, 9], 2) == "cba31024"
+
+
+def test_declared_helper_is_not_redefined() -> None:
+    java = "static int swap2 ( int a ) { return a ; } static int getMin ( int a [ ] , int n ) { return 7 ; } static int solveIt ( int a [ ] ) { return getMin ( a , 1 ) ; }"
+    assert translate(java).count("def getMin") == 1
+
+
+def test_undefined_constants_are_defined_before_the_function() -> None:
+    java = "static int countPairs ( String s ) { int cnt [ ] = new int [ MAX_CHAR ] ; for ( int i = 0 ; i < s . length ( ) ; i ++ ) cnt [ s . charAt ( i ) ] ++ ; int ans = 0 ; for ( int i = 0 ; i < MAX_CHAR ; i ++ ) ans += cnt [ i ] * cnt [ i ] ; return ans % MOD ; }"
+    assert translate(java).startswith("MAX_CHAR = 256 NEW_LINE MOD = 1000000007 NEW_LINE def countPairs (")
+    assert unit(java, "aAbzz ") == 1 + 1 + 1 + 4 + 1
+
+
+def test_declared_constant_is_kept() -> None:
+    java = "static final int MAX_CHAR = 26 ; static int solveIt ( ) { return MAX_CHAR ; }"
+    assert unit(java) == 26
+    assert translate(java).count("MAX_CHAR =") == 1
+
+
+# -- Java classes the function uses from elsewhere ------------------------------------------------------
+def test_undeclared_pair_is_a_tuple() -> None:
+    java = "static Pair < Double , Double > findFoot ( double a , double b ) { Pair < Double , Double > p = new Pair ( a , b ) ; double s = p . first + p . getSecond ( ) ; return new Pair ( s , p . second ) ; }"
+    assert unit(java, 1.5, 2.0) == (3.5, 2.0)
+
+
+def test_undeclared_point_in_a_set_counts_distinct_values() -> None:
+    java = "static int countUnique ( int arr [ ] , int n ) { Set < Point > s = new HashSet < > ( ) ; for ( int i = 0 ; i < n ; i ++ ) for ( int j = 0 ; j < n ; j ++ ) s . add ( new Point ( arr [ i ] , arr [ j ] ) ) ; return s . size ( ) ; }"
+    assert unit(java, [1, 1, 2], 3) == 4
+
+
+def test_declared_pair_class_stays_a_class() -> None:
+    java = "static class Pair { int first , second ; Pair ( int a , int b ) { first = a ; second = b ; } } static int solveIt ( ) { Pair p = new Pair ( 1 , 2 ) ; return p . first ; }"
+    assert "Pair (" in translate(java)
+
+
+def test_random_is_a_random_generator() -> None:
+    java = "static int solveIt ( int n ) { Random r = new Random ( ) ; int x = r . nextInt ( n ) ; return x >= 0 && x < n ? 1 : 0 ; }"
+    assert unit(java, 5) == 1
+
+
+# -- lists, strings, names -----------------------------------------------------------------------------------
+def test_list_index_of_missing_is_minus_one() -> None:
+    java = "static int solveIt ( int x ) { List < Integer > l = new ArrayList < > ( ) ; l . add ( 3 ) ; l . add ( 5 ) ; l . add ( 3 ) ; return l . indexOf ( x ) * 10 + l . lastIndexOf ( x ) ; }"
+    assert unit(java, 3) == 0 * 10 + 2
+    assert unit(java, 7) == -10 - 1
+
+
+def test_method_named_print_does_not_hide_the_builtin() -> None:
+    java = "static void print ( int n , int k ) { int rem = 1 ; for ( int i = 0 ; i < k ; i ++ ) { System . out . print ( ( 10 * rem ) / n ) ; rem = ( 10 * rem ) % n ; } }"
+    assert translate(java).startswith("def Print (")
+    assert unit(java, 4, 3) is None
+
+
+def test_post_increment_in_a_call_argument_runs_once() -> None:
+    java = 'static String solveIt ( String str ) { String result = " " ; int start = 0 ; while ( start < str . length ( ) ) result += str . charAt ( start ++ ) ; return result ; }'
+    assert unit(java, "abcd") == "abcd"
+
+
+# -- char arithmetic -------------------------------------------------------------------------------------------
+def test_int_loop_over_char_bounds() -> None:
+    java = "static String sortString ( String str , int n ) { String new_str = \" \" ; for ( int i = ' a ' ; i <= ' z ' ; i ++ ) for ( int j = 0 ; j < n ; j ++ ) if ( str . charAt ( j ) == i ) new_str += str . charAt ( j ) ; return new_str ; }"
+    assert unit(java, "dcab0", 5) == "abcd"
+
+
+def test_char_loop_variable() -> None:
+    java = "static int solveIt ( ) { int s = 0 ; for ( char c = ' a ' ; c <= ' e ' ; c ++ ) s += c ; return s ; }"
+    assert unit(java) == sum(range(97, 102))
