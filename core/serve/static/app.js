@@ -7,6 +7,7 @@ const COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#0f9aa8
 const FIELDS = { phrases: "phrases-field", question: "question-field", text: "text-field", json: "json-field" };
 
 let tasks = [];
+let maxUpload = Infinity;
 let file = null;
 let objectUrl = null;
 
@@ -46,6 +47,7 @@ async function loadTasks() {
     const data = await response.json();
     if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
     tasks = data.tasks.filter((t) => t.served);
+    maxUpload = data.max_upload_bytes || Infinity;
     for (const t of tasks) {
       const option = document.createElement("option");
       option.value = t.name;
@@ -155,6 +157,10 @@ async function run(event) {
     if (t.form.ask) body.append("request", requestText(t.form));
     if (t.form.image) {
       if (!file) throw new Error("Choose an image first.");
+      if (file.size > maxUpload) {
+        const mib = (n) => (n / 2 ** 20).toFixed(1);
+        throw new Error(`The image is ${mib(file.size)} MiB: the server takes at most ${mib(maxUpload)} MiB.`);
+      }
       body.append("image", file, file.name);
     }
   } catch (err) {
