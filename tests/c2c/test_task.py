@@ -25,11 +25,12 @@ FACT = (
 @pytest.fixture(scope="module")
 def selector_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A selector head trained by ``plugins.c2c.train`` on the fake trunk and the hand-written pairs."""
+    from core.training import Sources, TrainRequest
     from plugins.c2c.train.fit import fit_head
 
     out = tmp_path_factory.mktemp("selector")
     data = {"c2c_jsonl": [DATA / "train_pairs.jsonl"]}
-    fit_head(make_fake_trunk(), data, out, cache=out / "cache", epochs=3, progress=False, data_root=None)
+    fit_head(TrainRequest(make_fake_trunk(), out, Sources(data), progress=False, data_root=None), epochs=3)
     return out
 
 

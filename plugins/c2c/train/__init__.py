@@ -19,17 +19,9 @@ def train_head(req: TrainRequest) -> HeadCard:
     from plugins.c2c.train import fit
 
     path = fit.fit_head(
-        req.trunk,
-        req.sources.as_dict(),
-        req.out_dir,
-        seed=req.seed,
-        device=req.device,
-        resume=req.resume,
-        progress=req.progress,
+        req,
         epochs=req.option("epochs", 3),
         limit=req.option("limit", 0),
         cache=req.option("cache"),
-        data_root=req.data_root,
-        scale=req.scale,
     )
     return HeadCard.read("c2c", path)  # the card's "dev_score": the held-out sentence-BLEU gain

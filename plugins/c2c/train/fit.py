@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.training import DEFAULT_DATA_ROOT, FeatureCache, challenge_sets
+from core.training import DEFAULT_DATA_ROOT, FeatureCache, TrainRequest, challenge_sets
 from plugins.c2c.selector import (
     CARD_NAME,
     MARGIN,
@@ -187,19 +187,11 @@ def collect_pairs(
 
 
 def fit_head(
-    trunk: Trunk,
-    data: Mapping[str, Sequence[Path]],
-    out_dir: Path,
+    req: TrainRequest,
     *,
-    seed: int = 0,
-    device: str = "cpu",
-    resume: bool = True,
-    progress: bool = True,
     epochs: int = 3,
     limit: int = 0,
     cache: Path | None = None,
-    data_root: Path | None = DEFAULT_DATA_ROOT,
-    scale: float = 1.0,
 ) -> Path:
     """Train the style selector for ``trunk`` on ``data`` (see the module doc); returns the card's path.
 
@@ -207,6 +199,9 @@ def fit_head(
     embeddings and trains on the CPU. ``limit`` keeps the first N pairs (smoke runs); ``scale``
     (train.py's ``--scale``) keeps that share of them.
     """
+    trunk, data, out_dir = req.trunk, req.sources.as_dict(), req.out_dir
+    seed, device, resume, progress, scale = req.seed, req.device, req.resume, req.progress, req.scale
+    data_root = req.data_root
     import torch
 
     from core.heads import save_head

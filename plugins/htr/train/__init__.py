@@ -22,20 +22,13 @@ def train_head(req: TrainRequest) -> HeadCard:
     from plugins.htr.train import fit
 
     path = fit.fit_head(
-        req.trunk,
-        req.sources.as_dict(),
-        req.out_dir,
-        seed=req.seed,
-        device=req.device,
-        resume=req.resume,
-        progress=req.progress,
+        req,
         shards=req.option("shards", fit.DEFAULT_SHARDS),
         steps=req.option("steps"),
         pen_share=req.option("pen_share", fit.DEFAULT_PEN_SHARE),
         init=req.option("init", "auto"),
         lr=req.option("lr"),
         batch=req.option("batch", 64),
-        scale=req.scale,
     )
     return HeadCard.read("htr", path, dev_score=_dev(path))
 

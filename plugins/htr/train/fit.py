@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from core.training import TrainRequest
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode
 from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, reading_height, reading_maps, to_pixels
 
@@ -558,21 +559,14 @@ def produce_real(cache: Path, trunk, pairs: Sequence[tuple[Path, str]], height: 
 
 
 def fit_head(
-    trunk,  # noqa: ANN001 - core.trunk.Trunk
-    data: Mapping[str, Sequence[Path]],
-    out_dir: Path,
+    req: TrainRequest,
     *,
-    seed: int = 0,
-    device: str = "cpu",
-    resume: bool = True,
-    progress: bool = True,
     shards: int = DEFAULT_SHARDS,
     steps: int | None = None,
     pen_share: float = DEFAULT_PEN_SHARE,
     init: Path | str | None = "auto",
     lr: float | None = None,
     batch: int = 64,
-    scale: float = 1.0,
     render: WordBatches | None = None,
 ) -> Path:
     """Train an HTR head for ``trunk`` into ``out_dir``; returns its card path.
@@ -589,6 +583,8 @@ def fit_head(
     from ``out_dir/cache/checkpoint.pt``. ``scale`` (train.py's ``--scale``) renders that
     share of ``shards`` and trains that share of the steps (at least one of each).
     """
+    trunk, data, out_dir = req.trunk, req.sources.as_dict(), req.out_dir
+    seed, device, resume, progress, scale = req.seed, req.device, req.resume, req.progress, req.scale
     from core.heads import card_matches
 
     out_dir = Path(out_dir)

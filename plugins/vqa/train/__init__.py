@@ -22,17 +22,9 @@ def train_head(req: TrainRequest) -> HeadCard:
 
     cache_dir = req.option("cache_dir")
     path = fit.fit_head(
-        req.trunk,
-        req.sources.as_dict(),
-        req.out_dir,
-        seed=req.seed,
-        device=req.device,
-        resume=req.resume,
-        progress=req.progress,
-        data_root=req.data_root,
+        req,
         cache_dir=Path(cache_dir) if cache_dir else None,
         synthetic_per_image=req.option("synthetic_per_image", 4),
-        scale=req.scale,
     )
     return HeadCard.read("vqa", path, dev_score=_dev(path))
 

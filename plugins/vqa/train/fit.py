@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.splits import fold_of, within_share
-from core.training import DEFAULT_DATA_ROOT, challenge_sets
+from core.training import DEFAULT_DATA_ROOT, TrainRequest, challenge_sets
 from plugins.vqa.answerer import (
     Answerer,
     Embedded,
@@ -761,18 +761,10 @@ def score_answers(answers: Sequence[str], qs: Sequence[DevQuestion]) -> float:
 
 
 def fit_head(
-    trunk: Trunk,
-    data: Mapping[str, Sequence[Path]],
-    out_dir: Path,
+    req: TrainRequest,
     *,
-    seed: int = 0,
-    device: str = "cpu",
-    resume: bool = True,
-    progress: bool = True,
-    data_root: Path | None = DEFAULT_DATA_ROOT,
     cache_dir: Path | None = None,
     synthetic_per_image: int = 4,
-    scale: float = 1.0,
 ) -> Path:
     """Fit the VQA head for ``trunk`` on ``data`` (see the module docstring) and write it to ``out_dir``.
 
@@ -783,6 +775,9 @@ def fit_head(
     (``challenge_train``, VQA v2 JSONs, captioned images), drawn by image name; the
     ``challenge`` sets and the text questions are always used whole. Returns the card path.
     """
+    trunk, data, out_dir = req.trunk, req.sources.as_dict(), req.out_dir
+    seed, device, resume, progress, scale = req.seed, req.device, req.resume, req.progress, req.scale
+    data_root = req.data_root
     import torch
 
     from core.heads import write_card

@@ -20,19 +20,11 @@ def train_head(req: TrainRequest) -> HeadCard:
     from plugins.zsod.train import fit
 
     path = fit.train_heads(
-        req.trunk,
-        req.sources.as_dict(),
-        req.out_dir,
-        seed=req.seed,
-        device=req.device,
-        resume=req.resume,
-        progress=req.progress,
+        req,
         cache=req.option("cache"),
         epochs=req.option("epochs", fit.WEAK_EPOCHS),
         max_caption_images=req.option("max_caption_images"),
-        data_root=req.data_root,
         strong_in_grounding=not req.option("weak_grounding_only", False),
-        scale=req.scale,
     )
     return HeadCard.read("zsod", path, dev_score=_dev(path))
 

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from core.splits import halves
-from core.training import DEFAULT_DATA_ROOT
+from core.training import DEFAULT_DATA_ROOT, TrainRequest
 from plugins.zsod.boxes import as_box_list, iou_matrix
 
 if TYPE_CHECKING:
@@ -595,20 +595,12 @@ def _json_tensor(tensor: Any) -> Any:
 
 
 def train_heads(
-    trunk: Trunk,
-    data: Mapping[str, Sequence[Path]],
-    out_dir: Path,
+    req: TrainRequest,
     *,
-    seed: int = 0,
-    device: str = "cpu",
-    resume: bool = True,
-    progress: bool = True,
     cache: Path | None = None,
     epochs: int = WEAK_EPOCHS,
     max_caption_images: int | None = None,
-    data_root: Path | None = DEFAULT_DATA_ROOT,
     strong_in_grounding: bool = True,
-    scale: float = 1.0,
 ) -> Path:
     """Train the zsOD heads for ``trunk`` from ``data`` (see the module doc); returns the card's path.
 
@@ -618,6 +610,9 @@ def train_heads(
     measured worse on the held-out half (README.md). ``scale`` (train.py's ``--scale``) keeps that
     share of the captioned images (the labelled boxes, scarce, are all kept).
     """
+    trunk, data, out_dir = req.trunk, req.sources.as_dict(), req.out_dir
+    seed, device, resume, progress, scale = req.seed, req.device, req.resume, req.progress, req.scale
+    data_root = req.data_root
     import torch
 
     from core.heads import write_card

@@ -83,6 +83,7 @@ def test_a_checkpoint_of_another_recipe_is_not_resumed(
     monkeypatch.setattr(fit, "SHARD_SIZE", 8)
     monkeypatch.setattr("plugins.htr.train.render.find_fonts", lambda *a, **k: [])
     trunk, out = make_fake_trunk(), tmp_path / "head"
-    fit.fit_head(trunk, sources, out, progress=False, shards=2, steps=4, batch=4)
-    card = fit.fit_head(trunk, sources, out, progress=False, shards=2, steps=7, batch=4)
+    req = TrainRequest(trunk, out, Sources(sources), progress=False)
+    fit.fit_head(req, shards=2, steps=4, batch=4)
+    card = fit.fit_head(req, shards=2, steps=7, batch=4)
     assert json.loads(card.read_text(encoding="utf-8"))["steps"] == 7

@@ -159,7 +159,7 @@ def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, t
     assert "reusing the grounding head" in caplog.text
     # another recipe (here: two epochs) trains its own grounding head instead of reusing that one
     caplog.clear()
-    fit.train_heads(fake_trunk, tiny_sources, out, epochs=2, progress=False, data_root=None, cache=tmp_path / "c")
+    fit.train_heads(req, epochs=2, cache=tmp_path / "c")
     assert "trained for another run" in caplog.text and "reusing" not in caplog.text
 
 
