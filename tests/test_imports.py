@@ -16,7 +16,8 @@ The rules:
 - ``core/`` imports neither the top-level ``run``/``train`` nor ``trunk_training``, ``bench`` or a
   plugin; the top-level ``registry`` only in the standalone CLIs ``python -m core.score`` and
   ``python -m core.params`` (listed by the script; ``run.py``/``train.py`` pass it in);
-- no import cycle among the project's modules (module-level imports and imports in functions).
+- no import cycle among the project's modules (module-level imports and imports in functions;
+  an import only under ``if TYPE_CHECKING:`` never runs, so it makes no cycle).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class Project:
             if parts:
                 self.files[".".join(parts)] = path
         self._edges: dict[str, set[str]] = {}
+        self._typing_only: dict[str, set[str]] = {}
 
     def is_package(self, module: str) -> bool:
         return self.files[module].name == "__init__.py"
@@ -61,35 +63,50 @@ class Project:
         parts = name.split(".")
         return [".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in self.files]
 
-    def edges(self, module: str) -> set[str]:
-        """Project modules ``module`` imports explicitly (anywhere in its body, plus module strings)."""
-        if module in self._edges:
-            return self._edges[module]
+    def edges(self, module: str, *, runtime: bool = False) -> set[str]:
+        """Project modules ``module`` imports explicitly (anywhere in its body, plus module strings);
+        with ``runtime``, without those imported only under ``if TYPE_CHECKING:``."""
+        if module not in self._edges:
+            self._edges[module], self._typing_only[module] = self._parse(module)
+        return self._edges[module] - self._typing_only[module] if runtime else self._edges[module]
+
+    def _parse(self, module: str) -> tuple[set[str], set[str]]:
         tree = ast.parse(self.files[module].read_text(encoding="utf-8"), str(self.files[module]))
         package = module if self.is_package(module) else module.rpartition(".")[0]
         out: set[str] = set()
+        typing_nodes = {
+            id(n)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+            for stmt in block.body
+            for n in ast.walk(stmt)
+        }
+        typing_only: set[str] = set()
+        runtime: set[str] = set()
         trainer_strings = _trainer_strings(tree)
         for node in ast.walk(tree):
+            found: set[str] = set()
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    out.update(self._resolve(alias.name))
+                    found.update(self._resolve(alias.name))
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                     target = ".".join(base + ([node.module] if node.module else []))
                 else:
                     target = node.module or ""
-                out.update(self._resolve(target))
+                found.update(self._resolve(target))
                 for alias in node.names:
-                    out.update(self._resolve(f"{target}.{alias.name}") if f"{target}.{alias.name}" in self.files else ())
+                    found.update(self._resolve(f"{target}.{alias.name}") if f"{target}.{alias.name}" in self.files else ())
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node not in trainer_strings:
                 match = MODULE_ATTR.match(node.value)
                 name = match.group(1) if match else (node.value if DOTTED.match(node.value) else None)
                 if name and name in self.files:
-                    out.update(self._resolve(name))
+                    found.update(self._resolve(name))
+            out |= found
+            (typing_only if id(node) in typing_nodes else runtime).update(found)
         out.discard(module)
-        self._edges[module] = out
-        return out
+        return out, typing_only - runtime
 
     def reached(self, start: Iterable[str]) -> set[str]:
         seen: set[str] = set()
@@ -146,7 +163,7 @@ class Project:
         """Edges without the implicit parent packages (a module importing its own package's
         ``__init__`` through a submodule import is no cycle of the code's making)."""
         own_parents = {".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 1)}
-        return {m for m in self.edges(module) if m not in own_parents}
+        return {m for m in self.edges(module, runtime=True) if m not in own_parents}
 
 
 def _trainer_strings(tree: ast.AST) -> set[ast.AST]:
@@ -230,7 +247,8 @@ def test_walker_sees_function_level_imports_and_module_strings(tmp_path: Path) -
     (tmp_path / "pkg" / "a.py").write_text("def f():\n    from pkg import b\n")
     (tmp_path / "pkg" / "b.py").write_text("X = 'pkg.c:thing'\nT = dict(trainer='pkg.t:train_head')\n")
     (tmp_path / "pkg" / "c.py").write_text("import pkg.a\n")
-    (tmp_path / "pkg" / "t.py").write_text("")
+    (tmp_path / "pkg" / "t.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.u\n")
+    (tmp_path / "pkg" / "u.py").write_text("import pkg.t\n")
     (tmp_path / "run.py").write_text("import pkg.a\n")
     project = Project(tmp_path)
     assert project.reached(["run"]) == {"run", "pkg", "pkg.a", "pkg.b", "pkg.c"}
