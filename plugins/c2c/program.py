@@ -102,6 +102,7 @@ class ProgramInfo:
     line_null_checks: bool = False
     recursive: bool = False
     overloads: dict[str, dict[int, str]] = field(default_factory=dict)  # main-class method -> arity -> name
+    class_overloads: dict[str, dict[str, dict[int, str]]] = field(default_factory=dict)  # other classes'
     renames: dict[str, str] = field(default_factory=dict)  # main-class method named like a Python builtin
     static_math: bool = False  # `import static java.lang.Math.*`
     main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
@@ -151,7 +152,8 @@ def is_main_method(node: Node) -> bool:
 def analyze(root: Node) -> ProgramInfo:
     """Classes, their members and roles, the io variables and the reads a program makes."""
     info = ProgramInfo()
-    classes = [n for n in _walk(root) if n.type in CLASS_TYPES]
+    everything = list(_walk(root))  # one walk; the passes below filter it
+    classes = [n for n in everything if n.type in CLASS_TYPES]
     for cls in classes:
         name_node = cls.child_by_field_name("name")
         if name_node is None or name_node.text is None:
@@ -213,7 +215,7 @@ def analyze(root: Node) -> ProgramInfo:
                 if ".Math." in text:
                     info.static_math = True
     # io variables: declared with an io type or a reader / writer class
-    for n in _walk(root):
+    for n in everything:
         if n.type in ("field_declaration", "local_variable_declaration", "formal_parameter", "resource"):
             t = _base_io(_type_text(n.child_by_field_name("type")))
             kind = _io_kind(t, info)
@@ -224,16 +226,17 @@ def analyze(root: Node) -> ProgramInfo:
             if n.type in ("formal_parameter", "resource"):
                 nm = n.child_by_field_name("name")
                 if nm is not None and nm.text is not None:
-                    info.io[nm.text.decode()] = kind
+                    _set_io(info, nm.text.decode(), kind)
             else:
                 for d in n.children_by_field_name("declarator"):
                     nm = d.child_by_field_name("name")
                     if nm is not None and nm.text is not None:
-                        info.io[nm.text.decode()] = kind
+                        _set_io(info, nm.text.decode(), kind)
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role == "reader"]
-    for n in _walk(root):
-        if n.type != "method_invocation" or any(_inside(n, r) for r in readers):
+    calls = [n for n in everything if n.type == "method_invocation"]
+    for n in calls:
+        if any(_inside(n, r) for r in readers):
             continue
         op = read_op(n, info)
         if op:
@@ -245,27 +248,26 @@ def analyze(root: Node) -> ProgramInfo:
                 if gp is not None and gp.type == "binary_expression" and b"null" in (gp.text or b""):
                     info.line_null_checks = True
     # recursion: a method that calls itself by name
-    for n in _walk(root):
-        if n.type == "method_declaration":
-            name = n.child_by_field_name("name")
-            body = n.child_by_field_name("body")
-            if name is None or body is None:
-                continue
-            for c in _walk(body):
-                if c.type == "method_invocation" and c.child_by_field_name("object") is None:
-                    cn = c.child_by_field_name("name")
-                    if cn is not None and cn.text == name.text:
-                        info.recursive = True
-                        break
-            if info.recursive:
+    for c in calls:
+        if c.child_by_field_name("object") is not None:
+            continue
+        cn = c.child_by_field_name("name")
+        method = c.parent
+        while method is not None and method.type not in ("method_declaration", "class_body"):
+            method = method.parent
+        if method is not None and method.type == "method_declaration" and cn is not None:
+            name = method.child_by_field_name("name")
+            if name is not None and cn.text == name.text:
+                info.recursive = True
                 break
+    for ci in info.classes.values():
+        if ci.role != "class":
+            continue
+        per = {name: {k: f"{name}_{k}" for k in ks} for name, ks in _arities(ci.node).items() if len(ks) > 1}
+        if per:
+            info.class_overloads[ci.name] = per
     if info.main is not None:
-        arities: dict[str, set[int]] = {}
-        for m in class_members(info.main.node):
-            if m.type == "method_declaration" and not is_main_method(m):
-                params = m.child_by_field_name("parameters")
-                k = len([p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")])
-                arities.setdefault(m.child_by_field_name("name").text.decode(), set()).add(k)
+        arities = _arities(info.main.node)
         from plugins.c2c.syntax import PY_BUILTINS, PY_KEYWORDS
 
         taken = PY_BUILTINS | PY_KEYWORDS | {"input", "next_token", "has_next", "has_line", "read_char"}
@@ -277,6 +279,38 @@ def analyze(root: Node) -> ProgramInfo:
     return info
 
 
+def _arities(cls: Node) -> dict[str, set[int]]:
+    """Each method name of the class -> the numbers of parameters its overloads take."""
+    arities: dict[str, set[int]] = {}
+    for m in class_members(cls):
+        if m.type == "method_declaration" and not is_main_method(m):
+            params = m.child_by_field_name("parameters")
+            k = len([p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")])
+            arities.setdefault(m.child_by_field_name("name").text.decode(), set()).add(k)
+    return arities
+
+
+def _returns(body: Node) -> bool:
+    """Does the block hold a ``return`` of its own (not one of a local class or lambda)?"""
+    stack = [body]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "return_statement":
+            return True
+        if cur.type not in (*CLASS_TYPES, "lambda_expression", "object_creation_expression"):
+            stack.extend(cur.children)
+    return False
+
+
+def _set_io(info: ProgramInfo, name: str, kind: str) -> None:
+    """One name may be declared several times (`in` a reader here, an InputStream there): the most
+    specific kind wins (a reader or writer class, then a stream, then a tokenizer)."""
+    rank = {"tok": 1, "in": 2, "out": 2, "err": 2, "main": 3}
+    old = info.io.get(name)
+    if old is None or rank.get(kind, 4) >= rank.get(old, 4):
+        info.io[name] = kind
+
+
 def _only_reads(cls: Node) -> bool:
     """Is every method of the class a read or a helper of reads (no void method but close, no printing)?"""
     for m in class_members(cls):
@@ -284,7 +318,7 @@ def _only_reads(cls: Node) -> bool:
             continue
         t = _type_text(m.child_by_field_name("type"))
         name = (m.child_by_field_name("name").text or b"").decode()
-        if t == "void" and name not in ("close", "flush"):
+        if t == "void" and name not in ("close", "flush") and not name.startswith(("next", "read")):
             return False
         if b"System.out" in (m.text or b"").replace(b" ", b""):
             return False
@@ -487,8 +521,8 @@ class ProgramMixin:
     cls_stack: list[ClassInfo]
 
     # -- the compilation unit -------------------------------------------------------------------
-    def _program(self, root: Node) -> None:
-        info = analyze(root)
+    def _program(self, root: Node, info: ProgramInfo) -> None:
+        """Translate the compilation unit ``root`` (analysed by ``analyze`` into ``info``)."""
         self.prog = info
         self._collect_method_types(root)
         token_reads = info.reads & _TOKEN_OPS
@@ -525,6 +559,10 @@ class ProgramMixin:
             self._field(node, 0, None)
         for m in main_nodes:
             self._entry(m)
+        for i, (lvl, toks) in enumerate(self.lines):  # `self . in`: a field named like a Python keyword
+            if any(t in PY_KEYWORDS and j and toks[j - 1] == "." for j, t in enumerate(toks)):
+                fixed = [t + "_" if t in PY_KEYWORDS and j and toks[j - 1] == "." else t for j, t in enumerate(toks)]
+                self.lines[i] = (lvl, fixed)
         self._header(token_reads)
 
     def _flatten_main(self, node: Node, main_nodes: list[Node], deferred: list[Node], emitted: set[int]) -> None:
@@ -562,10 +600,7 @@ class ProgramMixin:
         assert self.prog is not None
         body = m.child_by_field_name("body")
         start = len(self.lines)
-        returns = body is not None and any(
-            n.type == "return_statement" and not any(_inside(n, c) for c in _walk(body) if c.type in CLASS_TYPES)
-            for n in _walk(body)
-        )
+        returns = body is not None and _returns(body)
         if self.prog.recursive or returns:
             self._emit(0, ["def", "main", "(", ")", ":"])
             glob = self._globals_of(m, None)
@@ -687,6 +722,9 @@ class ProgramMixin:
                 self._statement(m, inner)
         if ctors or instance_fields:
             self._constructors(ctors, instance_fields, inner, ci)
+        if "toString" in ci.instance_methods:
+            self._emit(inner, ["def", "__str__", "(", "self", ")", ":"])
+            self._emit(inner + 1, ["return", "self", ".", "toString", "(", ")"])
         if "compareTo" in ci.instance_methods:
             self._emit(inner, ["def", "__lt__", "(", "self", ",", "other", ")", ":"])
             self._emit(inner + 1, ["return", "self", ".", "compareTo", "(", "other", ")", "<", "0"])
@@ -701,12 +739,13 @@ class ProgramMixin:
         if len(by_arity) <= 1:
             ctor = ctors[-1] if ctors else None
             params = self._params(ctor.child_by_field_name("parameters")) if ctor is not None else []
+            def_line = len(self.lines)
             self._emit(level, ["def", "__init__", "(", *_comma_list(["self", *[p for p, _ in params]]), ")", ":"])
             start = len(self.lines)
             for f in fields_:
                 self._field(f, level + 1, ["self", "."])
             if ctor is not None:
-                self._ctor_body(ctor, level + 1, params, ci)
+                self._ctor_body(ctor, level + 1, params, ci, def_line)
             if len(self.lines) == start:
                 self._emit(level + 1, ["pass"])
             return
@@ -718,18 +757,20 @@ class ProgramMixin:
             self._emit(level + 2, ["self", ".", f"_init{k}", "(", "*", "args", ")"])
         for k, ctor in sorted(by_arity.items()):
             params = self._params(ctor.child_by_field_name("parameters"))
+            def_line = len(self.lines)
             self._emit(level, ["def", f"_init{k}", "(", *_comma_list(["self", *[p for p, _ in params]]), ")", ":"])
             start = len(self.lines)
-            self._ctor_body(ctor, level + 1, params, ci)
+            self._ctor_body(ctor, level + 1, params, ci, def_line)
             if len(self.lines) == start:
                 self._emit(level + 1, ["pass"])
 
-    def _ctor_body(self, ctor: Node, level: int, params: list[tuple[str, str]], ci: ClassInfo) -> None:
+    def _ctor_body(self, ctor: Node, level: int, params: list[tuple[str, str]], ci: ClassInfo, start: int) -> None:
         body = ctor.child_by_field_name("body")
         glob = self._globals_of(ctor, ci)
         if glob:
             self._emit(level, ["global", *_comma_list(glob)])
         self._method_block(body, level, params, ci, static=False)
+        self._rename_shadowing(ctor, start)
 
     def _function(self, node: Node, level: int, ci: ClassInfo | None) -> None:
         """A method: a module function (main class, ``ci`` None) or a method of class ``ci``."""
@@ -739,11 +780,16 @@ class ProgramMixin:
         static = ci is None or "static" in _modifiers(node)
         if ci is not None and name in PY_KEYWORDS:
             name += "_"
+        if ci is not None and name in self.prog.class_overloads.get(ci.name, {}):
+            name = self.prog.class_overloads[ci.name][name].get(len(params), name)
         if ci is None and name in self.prog.overloads:
             name = self.prog.overloads[name].get(len(params), name)
         elif ci is None:
             name = self.prog.renames.get(name, name)
         names = [p for p, _ in params]
+        plist = node.child_by_field_name("parameters")
+        if names and plist is not None and any(c.type == "spread_parameter" for c in plist.named_children):
+            names[-1] = "*" + names[-1]  # `long ... v`
         if ci is not None:
             if static:
                 self._emit(level, ["@", "staticmethod"])
@@ -888,6 +934,8 @@ class ProgramMixin:
             return self._read(op, args)
         if name == "ordinal" and not args and obj is not None:  # enum constants are their ordinals
             return self.expr(obj)
+        if name in ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble") and obj is not None:
+            return self.expr(obj)
         if name == "printStackTrace" and not args:
             return [] if statement else ["None"]
         kind = receiver_kind(obj, prog)
@@ -916,6 +964,9 @@ class ProgramMixin:
         ot = self.text(obj) if obj is not None else ""
         if name == "split" and len(args) == 1 and args[0].type == "string_literal" and obj is not None:
             return self._split(obj, self.text(args[0]))
+        if ot == "Arrays" and name == "fill" and len(args) == 2 and statement:
+            target = self.expr(args[0])  # in place: the array may be a loop variable or an alias
+            return [*target, "[", ":", "]", "=", "[", *self.expr(args[1]), "]", "*", "len", "(", *target, ")"]
         if ot in ("Integer", "Long", "Double", "Character", "Short", "Byte") and name == "compare" and len(args) == 2:
             a, b = self.expr(args[0]), self.expr(args[1])
             return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
@@ -935,15 +986,24 @@ class ProgramMixin:
             )
         ):
             obj = None
+        if obj is not None and prog.class_overloads:
+            owner = ot if ot in prog.class_overloads else ""
+            if not owner:
+                owners = [c for c, per in prog.class_overloads.items() if len(args) in per.get(name, {})]
+                owner = owners[0] if len(owners) == 1 else ""
+            if owner and len(args) in prog.class_overloads[owner].get(name, {}):
+                new = prog.class_overloads[owner][name][len(args)]
+                return [*self.expr(obj), ".", new, "(", *self._arg_tokens(args), ")"]
         if obj is None:
             flat = self._arg_tokens(args)
             if self.cls_stack and not self._is_local(name):
                 ci = self.cls_stack[-1]
-                if name in ci.instance_methods and not self.static_ctx:
+                name = prog.class_overloads.get(ci.name, {}).get(name, {}).get(len(args), name)
+                if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)} and not self.static_ctx:
                     return ["self", ".", name, "(", *flat, ")"]
-                if name in ci.static_methods:
+                if name in ci.static_methods | {n for s_, n in _renamed(prog, ci) if s_}:
                     return [ci.name, ".", name, "(", *flat, ")"]
-                if name in ci.instance_methods:
+                if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)}:
                     return ["self", ".", name, "(", *flat, ")"]
             if name in prog.overloads:
                 return [prog.overloads[name].get(len(args), name), "(", *flat, ")"]
@@ -962,6 +1022,8 @@ class ProgramMixin:
         """Java's ``split`` takes a regex: whitespace -> ``split ( )``, one (escaped) char -> ``split ( c )``."""
         o = self.expr(obj)
         body = literal[1:-1].replace(" ", "").replace("\u2581", " ")
+        if body == "":  # Java's split("") gives the characters
+            return ["list", "(", *o, ")"]
         if body in (" ", "\\s+", "\\s", " +", "\\s*", "\\s+$"):
             return [*o, ".", "split", "(", ")"]
         plain = body[2:] if body.startswith("\\") and len(body) == 3 else body
@@ -1119,6 +1181,15 @@ class ProgramMixin:
         if not newline:
             out += [",", "end", "=", '" "']
         return [*out, ")"]
+
+
+def _renamed(prog: ProgramInfo, ci: ClassInfo) -> list[tuple[bool, str]]:
+    """(static?, new name) of the class's overloads renamed by arity."""
+    out = []
+    for name, per in prog.class_overloads.get(ci.name, {}).items():
+        for new in per.values():
+            out.append((name in ci.static_methods, new))
+    return out
 
 
 def _comma_list(items: list[str]) -> Tokens:

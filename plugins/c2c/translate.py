@@ -23,11 +23,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from plugins.c2c.expressions import ExpressionsMixin
 from plugins.c2c.java_types import TypesMixin
-from plugins.c2c.program import CLASS_TYPES, ProgramInfo, ProgramMixin
+from plugins.c2c.program import CLASS_TYPES, ProgramInfo, ProgramMixin, analyze
 from plugins.c2c.statements import StatementsMixin
 from plugins.c2c.style import DEFAULT_STYLE, DIV_OPTIONS, STYLE_FIELDS, Site, Style, style_variants
 from plugins.c2c.support import constant_lines, helper_lines
@@ -98,10 +99,10 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
     # -- entry point --------------------------------------------------------------------------
     def translate(self, java: str) -> Tokens:
         """Java tokens (one string) -> Python tokens in AVATAR format."""
-        unit = compilation_unit(java)
+        unit = _program_unit(java)
         if unit is not None:  # a whole program: imports, classes, main
-            self.src, tree = unit
-            self._program(tree.root_node)
+            self.src, tree, info = unit
+            self._program(tree.root_node, info)
             return serialize(self.lines)
         self.offset = len(_WRAPPER)
         self.src = f"{_WRAPPER} {java} }}".encode()
@@ -206,6 +207,15 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
 _QUALIFIED = re.compile(
     r"(\bimport\s+(?:static\s+)?)?\bjava\s*\.\s*(?:util|lang|io|math|text)\s*\.\s*(?:(?:stream|function|regex)\s*\.\s*)?"
 )
+
+
+@lru_cache(maxsize=8)
+def _program_unit(java: str) -> tuple[bytes, Any, ProgramInfo] | None:
+    """``compilation_unit`` plus its analysis, kept for the style variants of the same program."""
+    unit = compilation_unit(java)
+    if unit is None:
+        return None
+    return unit[0], unit[1], analyze(unit[1].root_node)
 
 
 def compilation_unit(java: str) -> tuple[bytes, Any] | None:
