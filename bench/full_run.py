@@ -32,8 +32,8 @@ def _cycle(items: list, n: int) -> list:
 def build(root: Path, scale: float) -> dict[str, int]:
     sizes = {k: max(1, round(v * scale)) for k, v in PUBLIC_TEST.items()}
 
-    programs = []
-    for name in ("c2c_avatar_valid", "c2c_transcoder_valid"):
+    programs = []  # whole programs, as the public test holds (AVATAR at program level)
+    for name in ("c2c_programs_dev", "fb_sample"):
         programs += json.loads((DATA / name / "input/C2C/requests.json").read_text(encoding="utf-8")).values()
     (root / "C2C").mkdir(parents=True)
     requests = {str(i): p for i, p in enumerate(_cycle(programs, sizes["C2C"]))}
