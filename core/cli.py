@@ -14,7 +14,7 @@ from core.task import Task
 
 if TYPE_CHECKING:
     from core.runner import Observer, Planned, TaskReport
-    from core.trunk import TrunkConfig
+    from core.trunk import Trunk, TrunkConfig
 
 DEFAULT_TRUNK = "default"
 
@@ -169,10 +169,15 @@ def describe_tasks(tasks: Mapping[str, Task]) -> str:
 
 
 def setup_logging(verbose: bool) -> None:
+    """Log to stderr while it works: a closed or broken stderr silences the log, nothing else
+    (``core.runtime.console_handler``)."""
+    from core.runtime import console_handler
+
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         datefmt="%H:%M:%S",
+        handlers=[console_handler()],
     )
 
 
@@ -184,28 +189,46 @@ def set_threads(threads: int) -> None:
 
 def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: PluginManager) -> list[TaskReport]:
     """Plan the tasks present under ``--input``, build the trunk once (per Ray worker with
-    ``--engine ray``), run them; the reports."""
+    ``--engine ray``), run them; the reports.
+
+    The time budget counts from here. Signals stop the run but not the files
+    (``core.stop``); the trunk build is guarded like a batch (``runner.build_trunk``);
+    a machine with no writable temporary or home folder gets a scratch folder beside
+    the output (``core.runtime.scratch_space``).
+    """
+    import time
     from pathlib import Path
 
-    from core import runner
-    from core.trunk import TrunkConfig, load_trunk
+    from core import runner, stop
+    from core.runtime import scratch_space
+    from core.trunk import TrunkConfig
 
+    deadline = time.monotonic() + args.time_budget if args.time_budget else None
     engine = getattr(args, "engine", "local")
     # Ray workers may run elsewhere (another cwd, another node): they get absolute paths.
     input_dir = Path(args.input).resolve() if engine == "ray" else Path(args.input)
-    planned = runner.plan(tasks, input_dir, strict=args.strict)
-    if not planned:
-        logging.getLogger("run").warning("no task folder found under %s; nothing to do", args.input)
-        return []
-    config = TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk, device=args.device, precision=args.precision)
-    on_written = lambda name, path: pm.hook.predictions_written(task_name=name, path=path)  # noqa: E731
-    if engine == "ray":
-        return solve_on_ray(planned, config, args, on_written)
-    set_threads(args.threads)
-    trunk = load_trunk(config)
-    return runner.run(
-        planned, trunk, Path(args.output), strict=args.strict, time_budget=args.time_budget, on_written=on_written
-    )
+    with stop.handle_signals(), stop.deadline_at(deadline), scratch_space(Path(args.output)):
+        planned = runner.plan(tasks, input_dir, strict=args.strict)
+        if not planned:
+            logging.getLogger("run").warning("no task folder found under %s; nothing to do", args.input)
+            return []
+        config = TrunkConfig.parse(
+            args.trunk, ablation=args.ablate_trunk, device=args.device, precision=args.precision
+        )
+        on_written = lambda name, path: pm.hook.predictions_written(task_name=name, path=path)  # noqa: E731
+        if engine == "ray":
+            return solve_on_ray(planned, config, args, on_written)
+        trunk = runner.build_trunk(lambda: _threads_and_trunk(args.threads, config), planned, strict=args.strict)
+        return runner.run(
+            planned, trunk, Path(args.output), strict=args.strict, deadline=deadline, on_written=on_written
+        )
+
+
+def _threads_and_trunk(threads: int, config: TrunkConfig) -> Trunk:
+    from core.trunk import load_trunk
+
+    set_threads(threads)
+    return load_trunk(config)
 
 
 def solve_on_ray(

@@ -40,7 +40,12 @@ def default_heads_dir() -> Path:
 def search_dirs(options: argparse.Namespace | None = None) -> tuple[Path, ...]:
     """The heads folders a run searches: ``--heads`` when given, else the default folder."""
     chosen = getattr(options, "heads", None) if options is not None else None
-    return (Path(chosen).expanduser(),) if chosen else (default_heads_dir(),)
+    if chosen:
+        return (Path(chosen).expanduser(),)
+    try:
+        return (default_heads_dir(),)
+    except RuntimeError:  # no $HOME and no user entry: no default folder, the shipped heads remain
+        return ()
 
 
 def head_dir_for(heads_root: Path, task: str, trunk: Trunk) -> Path:

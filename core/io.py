@@ -7,12 +7,20 @@ and images come out as RGB with EXIF rotation applied.
 Hostile inputs (issue 19) are handled here, so that every task, a third-party
 one too, gets the same protection by calling these functions:
 
-- Only regular files are opened, and (given the input folder as ``root``) only
-  ones whose real path stays inside it: ``check_input_file``,
+- Only regular files are opened, and (given the input folder as ``root``, or
+  inside ``confined(input_dir)``, which the runner sets around discovery and
+  every stage) only ones inside it: ``check_input_file``,
   ``resolve_input_file``, ``list_input_files`` / ``scan_input_folder`` refuse
   pipes, sockets, devices, folders, ``..`` and absolute names, and links that
-  leave the folder. ``open_input_file`` opens non-blocking and re-checks the
-  open descriptor, so a FIFO swapped in after the check cannot hang the run.
+  leave the folder. The check is made when the file is opened: the path is
+  walked down from the input folder one component at a time (``os.open`` with
+  ``dir_fd`` and ``O_NOFOLLOW``), each link resolved by hand and followed only
+  while it stays inside, so a folder (``images/``) or a file replaced by a link
+  after listing is refused. Files open non-blocking and the descriptor is
+  re-checked, so a FIFO swapped in after the check cannot hang the run.
+- File names are bytes on disk: listed names are decoded as UTF-8 (bytes that
+  are not UTF-8 as surrogate escapes) and names are encoded back the same way,
+  whatever the locale (``LC_ALL=C`` without UTF-8 mode included).
 - Images are decoded within a memory bound whatever their header claims:
   ``MAX_IMAGE_PIXELS`` and ``MAX_DECODE_BYTES``; large JPEGs are decoded at
   reduced size (libjpeg DCT scaling), multi-frame files give their first
@@ -27,6 +35,9 @@ one too, gets the same protection by calling these functions:
 from __future__ import annotations
 
 import codecs
+import contextlib
+import contextvars
+import errno
 import json
 import logging
 import math
@@ -34,7 +45,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -92,6 +103,241 @@ def _is_inside(real: str, real_root: str) -> bool:
     return real == real_root or os.path.commonpath([real_root, real]) == real_root
 
 
+
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | _O_CLOEXEC
+_MAX_LINKS = 40  # as the kernel's own limit on links in one lookup
+_CAN_WALK = os.open in os.supports_dir_fd and os.readlink in os.supports_dir_fd and bool(_O_NOFOLLOW)
+_CONFINED: contextvars.ContextVar[str | None] = contextvars.ContextVar("fusionbrain_input_root", default=None)
+
+
+@contextlib.contextmanager
+def confined(root: Path | str | None) -> Iterator[None]:
+    """Within the block, every read through this module stays inside ``root`` (None: no change).
+
+    The runner sets it to the input folder around discovery and the stages, so a task
+    that opens a file without passing ``root`` (a third-party one too) still never reads
+    outside the input. An explicit ``root`` narrower than it is honoured as well.
+    """
+    if root is None:
+        yield
+        return
+    token = _CONFINED.set(os.fspath(root))
+    try:
+        yield
+    finally:
+        _CONFINED.reset(token)
+
+
+def file_name(raw: bytes | str) -> str:
+    """A file name as text, whatever the locale: UTF-8, with bytes that are not UTF-8 kept as
+    surrogate escapes (so ``name_bytes`` gives back the same bytes)."""
+    data = raw if isinstance(raw, bytes) else os.fsencode(raw)
+    return data.decode("utf-8", "surrogateescape")
+
+
+def name_bytes(name: str | bytes) -> list[bytes]:
+    """The byte spellings a name may have on disk, most likely first: UTF-8 (lone surrogates as the
+    bytes they escape), then the locale's file system encoding when that differs."""
+    if isinstance(name, bytes):
+        return [name]
+    out: list[bytes] = []
+    for encode in (lambda n: n.encode("utf-8", "surrogateescape"), os.fsencode):
+        try:
+            data = encode(name)
+        except UnicodeError:
+            continue
+        if data not in out:
+            out.append(data)
+    return out
+
+
+def _os_path(path: Path | str) -> bytes | str:
+    """``path`` for an ``os`` call: as the locale encodes it, else as UTF-8 (``LC_ALL=C``)."""
+    text = os.fspath(path)
+    try:
+        os.fsencode(text)
+        return text
+    except UnicodeError:
+        spellings = name_bytes(text)
+        if not spellings:
+            raise
+        return spellings[0]
+
+
+def _lexists(path: Path | str) -> bool:
+    try:
+        os.lstat(_os_path(path))
+    except (OSError, UnicodeError, ValueError):
+        return False
+    return True
+
+
+def _is_dir(path: Path | str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(_os_path(path)).st_mode)
+    except (OSError, UnicodeError, ValueError):
+        return False
+
+
+def _relative_parts(path: Path | str, root: str) -> list[str] | None:
+    """``path``'s components below ``root`` (lexically, or below root's real path); None: not below it."""
+    target = os.path.abspath(os.fspath(path))
+    for base in dict.fromkeys((os.path.abspath(root), os.path.realpath(root))):
+        rel = os.path.relpath(target, base)
+        parts = [] if rel == os.curdir else rel.split(os.sep)
+        if not parts or parts[0] != os.pardir:
+            return parts
+    return None
+
+
+def _refuse_outside(root: str, path: Path | str, where: str = "") -> InputError:
+    return InputError(f"refused: it leads outside the input folder {root}{where}", path)
+
+
+def _open_component(parent: int, name: str | bytes, flags: int) -> tuple[int, bytes]:
+    """Open one component under ``parent`` (never following a last link); the fd and the spelling found."""
+    spellings = name_bytes(name)
+    if not spellings:
+        raise InputError("refused: not a usable file name")
+    first: OSError | None = None
+    for data in spellings:
+        try:
+            return os.open(data, flags, dir_fd=parent), data
+        except FileNotFoundError as exc:
+            first = first or exc
+        except OSError as exc:
+            exc.filename = data
+            raise
+    assert first is not None
+    raise first
+
+
+def _link_target(parent: int, spellings: Sequence[bytes]) -> bytes | None:
+    for data in spellings:
+        try:
+            return os.readlink(data, dir_fd=parent)
+        except OSError:
+            continue
+    return None
+
+
+def _open_beneath(root: str, path: Path | str, *, want: str) -> tuple[int, tuple[bytes, ...]]:
+    """An fd of ``path`` (a regular file when ``want="file"``, a folder when ``want="dir"``),
+    reached from ``root`` one component at a time without ever leaving it; and the
+    components it resolved to below ``root``. Raises ``InputError`` saying why not.
+
+    Each component is opened with ``O_NOFOLLOW`` relative to its parent's fd; a link is
+    read (``readlink``) and its target walked the same way, allowed only while it stays
+    inside ``root`` (an absolute target must lie under ``root``'s real path; ``..`` may
+    not climb above ``root``). So what is read is what the walk saw, not what a name
+    pointed to earlier.
+    """
+    relative = _relative_parts(path, root)
+    if relative is None:
+        raise _refuse_outside(root, path)
+    parts: list[str | bytes] = list(relative)
+    real_root = os.fsencode(os.path.realpath(root)) if isinstance(root, str) else root
+    try:
+        root_fd = os.open(_os_path(root), os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    except OSError as exc:
+        raise InputError(f"cannot read the input folder {root}: {exc.strerror or exc}", path) from exc
+    except (UnicodeError, ValueError) as exc:
+        raise InputError(f"refused: not a usable file name ({exc})", path) from exc
+    stack, names, hops = [root_fd], [], 0
+    try:
+        while parts:
+            comp = parts.pop(0)
+            if comp in ("", ".", b"", b"."):
+                continue
+            if comp in ("..", b".."):
+                if not names:
+                    raise _refuse_outside(root, path, " ('..' climbs above it)")
+                os.close(stack.pop())
+                names.pop()
+                continue
+            last = not parts
+            flags = _O_NOFOLLOW | (_FILE_FLAGS if last and want == "file" else os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+            try:
+                fd, data = _open_component(stack[-1], comp, flags)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise
+                target = _link_target(stack[-1], name_bytes(comp))
+                if target is None:
+                    raise
+                hops += 1
+                if hops > _MAX_LINKS:
+                    raise InputError("cannot read: too many levels of links", path) from exc
+                if target.startswith(b"/"):
+                    if target != real_root and not target.startswith(real_root.rstrip(b"/") + b"/"):
+                        shown = os.fsdecode(target)
+                        raise _refuse_outside(root, path, f" (to {shown})") from exc
+                    while len(stack) > 1:
+                        os.close(stack.pop())
+                    names.clear()
+                    target = target[len(real_root) :]
+                parts[:0] = [p for p in target.split(b"/") if p]
+                if not parts and want == "file":
+                    raise InputError("refused: it is a folder, not a regular file", path) from exc
+                continue
+            stack.append(fd)
+            names.append(data)
+        fd = stack.pop() if len(stack) > 1 else os.dup(root_fd)
+        mode = os.fstat(fd).st_mode
+        ok = stat.S_ISREG(mode) if want == "file" else stat.S_ISDIR(mode)
+        if not ok:
+            os.close(fd)
+            kind = "not a folder" if want == "dir" else f"{_kind(mode)}, not a regular file"
+            raise InputError(f"refused: it is {kind}", path)
+        return fd, tuple(names)
+    except InputError:
+        raise
+    except FileNotFoundError as exc:
+        raise InputError("not found", path) from exc
+    except NotADirectoryError as exc:
+        raise InputError("not found (a part of its path is not a folder)", path) from exc
+    except (UnicodeError, ValueError) as exc:  # NUL byte, or a name no encoding can spell
+        raise InputError(f"refused: not a usable file name ({exc})", path) from exc
+    except OSError as exc:  # permission denied, a name too long
+        raise InputError(f"cannot read: {exc.strerror or exc}", path) from exc
+    finally:
+        for held in stack:
+            os.close(held)
+
+
+def _scopes(root: Path | str | None) -> tuple[str | None, str | None]:
+    """(the folder walks start from, an explicit root inside it to check too)."""
+    ambient = _CONFINED.get()
+    explicit = os.fspath(root) if root is not None else None
+    if ambient is None:
+        return explicit, None
+    if explicit is None or os.path.abspath(explicit) == os.path.abspath(ambient):
+        return ambient, None
+    return ambient, explicit
+
+
+def _open_scoped(path: Path | str, root: Path | str | None, *, want: str) -> int | None:
+    """An fd of ``path`` reached inside the scope in force (``root`` and/or ``confined``); None
+    when there is no scope or the platform cannot walk (then the caller checks by real path)."""
+    outer, inner = _scopes(root)
+    if outer is None or not _CAN_WALK:
+        return None
+    fd, names = _open_beneath(outer, path, want=want)
+    if inner is not None:
+        try:
+            inner_fd, inner_names = _open_beneath(outer, inner, want="dir")
+            os.close(inner_fd)
+            if names[: len(inner_names)] != inner_names:
+                raise _refuse_outside(inner, path)
+        except BaseException:
+            os.close(fd)
+            raise
+    return fd
+
+
 def check_input_file(path: Path | str, *, root: Path | str | None = None) -> Path:
     """``path`` if it is a regular file (after links) whose real path stays inside ``root``.
 
@@ -101,17 +347,21 @@ def check_input_file(path: Path | str, *, root: Path | str | None = None) -> Pat
     file whose real path (every symlink resolved) leaves the real path of
     ``root``. Links that stay inside ``root`` are allowed. Returns ``path``
     unchanged (not its real path), so keys taken from its name stay as named.
-    This is a check, not a lock: ``open_input_file`` re-checks the opened descriptor.
+    This is a check, not a lock: ``open_input_file`` checks again when it opens.
     """
-    _checked_real_path(Path(path), root)
+    fd = _open_scoped(path, root, want="file")
+    if fd is not None:
+        os.close(fd)
+    else:
+        _checked_real_path(Path(path), root)
     return Path(path)
 
 
 def _checked_real_path(path: Path, root: Path | str | None) -> str:
     """``check_input_file``'s checks; returns the real path that was checked."""
     try:
-        real = os.path.realpath(path)
-        real_root = os.path.realpath(root) if root is not None else None
+        real = os.path.realpath(_os_path(path))
+        real_root = os.path.realpath(_os_path(root)) if root is not None else None
         st = os.stat(real)
     except FileNotFoundError as exc:
         raise InputError("not found", path) from exc
@@ -119,20 +369,25 @@ def _checked_real_path(path: Path, root: Path | str | None) -> str:
         raise InputError(f"refused: not a usable file name ({exc})", path) from exc
     except OSError as exc:  # permission denied, a link loop, a name too long
         raise InputError(f"cannot read: {exc.strerror or exc}", path) from exc
-    if real_root is not None and not _is_inside(real, real_root):
-        raise InputError(f"refused: it leads outside the input folder {root} (to {real})", path)
+    if real_root is not None and not _is_inside(os.fsdecode(real), os.fsdecode(real_root)):
+        raise InputError(f"refused: it leads outside the input folder {root} (to {os.fsdecode(real)})", path)
     if not stat.S_ISREG(st.st_mode):
         raise InputError(f"refused: it is {_kind(st.st_mode)}, not a regular file", path)
-    return real
+    return os.fsdecode(real)
 
 
-def resolve_input_file(root: Path | str, name: str | os.PathLike[str]) -> Path:
+def resolve_input_file(
+    root: Path | str, name: str | os.PathLike[str], *, within: Path | str | None = None
+) -> Path:
     """``root / name`` if ``name`` names a regular file inside ``root``; else ``InputError``.
 
     For names that come from a request (``file_name``, a zsOD key): besides
     the checks of ``check_input_file``, an empty name, an absolute name and
     any ``..`` component are refused outright, so a request can never point
     outside the input folder (sub-folders such as ``train/x.jpg`` are fine).
+    ``within``: the input folder ``root`` lies in (e.g. ``root`` is its
+    ``zsOD/images``); the path is then walked from there, so ``root`` itself
+    being a link that leaves the input folder is refused too.
     """
     if not isinstance(name, str | os.PathLike):
         raise InputError(f"refused: a file name must be a string, not {type(name).__name__}", root)
@@ -147,30 +402,37 @@ def resolve_input_file(root: Path | str, name: str | os.PathLike[str]) -> Path:
         raise InputError(f"refused: {text!r} is an absolute name, not one inside the input folder", root)
     if ".." in re.split(r"[/\\]", text):
         raise InputError(f"refused: {text!r} climbs out of the input folder with '..'", root)
-    return check_input_file(Path(root) / text, root=root)
+    path = Path(root) / text
+    if within is not None:
+        with confined(within):
+            return check_input_file(path, root=root)
+    return check_input_file(path, root=root)
 
 
 def open_input_file(path: Path | str, *, root: Path | str | None = None) -> IO[bytes]:
     """Open a regular input file for binary reading; never blocks.
 
-    ``check_input_file`` first; then its checked real path is opened with
-    ``O_NONBLOCK`` (a FIFO swapped in after the check opens at once instead
-    of waiting for a writer) and ``O_NOFOLLOW``, and ``fstat`` of the
-    descriptor must confirm a regular file, else ``InputError``. Close the
-    returned file (use ``with``).
+    With a scope (``root``, or ``confined``) the file is reached by walking down from
+    it (``_open_beneath``): links are followed only while they stay inside, whatever
+    the path was when it was listed. Without one, ``check_input_file``'s checks and
+    then its real path is opened with ``O_NOFOLLOW`` (a link swapped in after the
+    check fails instead). Either way the file opens with ``O_NONBLOCK`` (a FIFO
+    swapped in opens at once instead of waiting for a writer) and ``fstat`` of the
+    descriptor must confirm a regular file, else ``InputError``. Close the returned
+    file (use ``with``).
     """
     path = Path(path)
-    real = _checked_real_path(path, root)
-    # The real path, not following a last link: one swapped in after the check fails (ELOOP) instead.
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(real, flags | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError as exc:
-        raise InputError("not found", path) from exc
-    except (UnicodeError, ValueError) as exc:
-        raise InputError(f"refused: not a usable file name ({exc})", path) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", path) from exc
+    fd = _open_scoped(path, root, want="file")
+    if fd is None:
+        real = _checked_real_path(path, root)
+        try:
+            fd = os.open(_os_path(real), _FILE_FLAGS | _O_NOFOLLOW)
+        except FileNotFoundError as exc:
+            raise InputError("not found", path) from exc
+        except (UnicodeError, ValueError) as exc:
+            raise InputError(f"refused: not a usable file name ({exc})", path) from exc
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", path) from exc
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -187,6 +449,7 @@ class InputEntry:
 
     path: Path
     problem: str | None = None
+    size: int | None = None  # bytes, for a usable file
 
     @property
     def ok(self) -> bool:
@@ -207,15 +470,28 @@ def scan_input_folder(
     folder, link leaving ``root``, broken link). Sub-folders are listed only
     when their name matches ``suffixes`` (a folder named like an image);
     with ``suffixes=None`` every non-folder entry is listed. For a task that
-    answers every named input, refused ones with its fallback. Names that are
-    not UTF-8 come as ``os.listdir`` gives them (surrogate escapes). Raises
-    ``InputError`` when ``folder`` cannot be listed.
+    answers every named input, refused ones with its fallback. Names are
+    decoded as UTF-8 whatever the locale (``file_name``; bytes that are not
+    UTF-8 as surrogate escapes). The folder itself is reached inside the scope
+    (``root``, ``confined``): a folder that is a link leaving it is not listed.
+    Raises ``InputError`` when ``folder`` cannot be listed.
     """
     folder = Path(folder)
     wanted = None if suffixes is None else tuple(s.lower() for s in suffixes)
+    scope = folder if root is None else root
     try:
-        with os.scandir(folder) as it:
-            names = sorted(entry.name for entry in it)
+        fd = _open_scoped(folder, scope, want="dir")
+        if fd is None:
+            with os.scandir(_os_path(folder)) as it:
+                names = sorted(file_name(entry.name) for entry in it)
+        else:
+            try:
+                with os.scandir(fd) as it:
+                    names = sorted(file_name(entry.name) for entry in it)
+            finally:
+                os.close(fd)
+    except InputError as exc:
+        raise InputError(f"cannot list the folder ({exc})", folder) from exc
     except OSError as exc:
         raise InputError(f"cannot list the folder: {exc.strerror or exc}", folder) from exc
     entries: list[InputEntry] = []
@@ -224,14 +500,25 @@ def scan_input_folder(
         if not _matches(name, wanted):
             continue
         try:
-            check_input_file(path, root=folder if root is None else root)
+            size = _regular_file_size(path, scope)
         except InputError as exc:
-            if wanted is None and os.path.isdir(path):
+            if wanted is None and _is_dir(path):
                 continue  # a sub-folder is not an entry of an unfiltered listing
             entries.append(InputEntry(path, str(exc)))
         else:
-            entries.append(InputEntry(path))
+            entries.append(InputEntry(path, size=size))
     return entries
+
+
+def _regular_file_size(path: Path, root: Path | str) -> int:
+    """``check_input_file(path, root=root)``, giving the file's size."""
+    fd = _open_scoped(path, root, want="file")
+    if fd is None:
+        return os.stat(_checked_real_path(path, root)).st_size
+    try:
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
 
 
 def list_input_files(
@@ -385,20 +672,24 @@ def write_json_atomic(path: Path, data: Any) -> Path:
     writing the same file at once each replace it whole (the last one wins);
     the file gets ``new_file_mode()``, not ``mkstemp``'s 0600.
     """
+    from core import stop
+
     payload = dumps_json(data).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if hasattr(os, "fchmod"):
-                os.fchmod(fh.fileno(), new_file_mode())
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with stop.deferred():  # a first signal waits for the rename; a second one removes the temporary file
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with stop.track_temporary(tmp):
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    if hasattr(os, "fchmod"):
+                        os.fchmod(fh.fileno(), new_file_mode())
+                    fh.write(payload)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
     return path
 
 
@@ -584,14 +875,16 @@ def find_task_dir(input_dir: Path, *names: str) -> Path | None:
     """The first existing ``input_dir/<name>`` (also under a ``fusion_brain/`` level), else None.
 
     Accepts the older forms of the rules: a top-level ``fusion_brain/`` folder
-    and alternative spellings of a task folder (``OD`` for ``zsOD``).
+    and alternative spellings of a task folder (``OD`` for ``zsOD``). A folder
+    that is a link is found here; reading through it is refused later if it
+    leaves the input folder.
     """
     roots = [input_dir, input_dir / "fusion_brain"]
     for root in roots:
         for name in names:
             for variant in dict.fromkeys((name, name.replace("C", "\u0421"))):
                 candidate = root / variant
-                if candidate.is_dir():
+                if _is_dir(candidate):
                     return candidate
     return None
 
@@ -601,9 +894,10 @@ def _request_variants(task_dir: Path, names: tuple[str, ...]) -> list[Path]:
 
 
 def find_request_file(task_dir: Path, *names: str) -> Path | None:
-    """The first existing request file among ``names`` (Cyrillic 'С' spellings included)."""
+    """The first request file among ``names`` (Cyrillic 'С' spellings included) that is present
+    (as any kind of entry: ``read_request`` then says why it cannot be read)."""
     for candidate in _request_variants(task_dir, names):
-        if candidate.is_file():
+        if _lexists(candidate):
             return candidate
     return None
 
@@ -615,17 +909,27 @@ def read_request(task_dir: Path, *names: str, root: Path | str | None = None) ->
     file, a request file that is not a regular file inside ``root`` (default
     ``task_dir``; pass the run's input folder to allow a link to a file beside
     it), or one that is not one JSON object raises ``InputError`` saying why
-    (the runner then writes the task's file empty and logs the reason).
+    (the runner then writes the task's file empty and logs the reason). Inside
+    ``confined(input_dir)`` the file is reached from the input folder, so a
+    task folder that is a link leaving it is refused too.
     """
     scope = task_dir if root is None else root
     request = find_request_file(task_dir, *names)
     if request is not None:
         return read_json_object(request, root=scope)
-    for candidate in _request_variants(task_dir, names):
-        if os.path.lexists(candidate):
-            check_input_file(candidate, root=scope)  # raises: a folder, a pipe, a broken link...
     try:
-        has_entries = any(task_dir.iterdir())
+        fd = _open_scoped(task_dir, scope, want="dir")
+        if fd is None:
+            with os.scandir(_os_path(task_dir)) as it:
+                has_entries = any(True for _ in it)
+        else:
+            try:
+                with os.scandir(fd) as it:
+                    has_entries = any(True for _ in it)
+            finally:
+                os.close(fd)
+    except InputError as exc:
+        raise InputError(f"cannot list the folder ({exc})", task_dir) from exc
     except OSError as exc:
         raise InputError(f"cannot list the folder: {exc.strerror or exc}", task_dir) from exc
     if has_entries:

@@ -2,9 +2,16 @@
 
 The policy: a batch that fails is retried one sample at a time; a sample that
 still fails gets ``task.fallback(sample)``, is logged and counted. Every task
-whose folder is present writes its file, even when its setup fails or the
-time budget runs out (the rest then gets fallbacks). ``strict=True`` aborts on
-the first error instead.
+whose folder is present writes its file, even when its discovery or setup
+fails, the trunk cannot be built, the time budget runs out or a signal stops
+the run (the rest then gets fallbacks): nothing one task or item does costs
+another task's file. ``strict=True`` aborts on the first error instead.
+
+Stopping (``core.stop``): setup, each batch and the trunk build run inside
+``stop.interruptible()``, so the deadline or a signal abandons them at once;
+a task reached after that skips its setup, and its samples get fallbacks.
+Discovery and stages read inputs under ``core.io.confined(input_dir)``: only
+regular files inside the input folder are opened, whatever the task passes.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core import stop
 from core.errors import InputError, PluginError
 from core.task import Prediction, RunContext, Sample, Task, TaskInfo, write_outputs
 
@@ -35,6 +43,7 @@ class Planned:
     samples: tuple[Sample, ...]
     folder: str  # the folder name the input was found under (``TaskInfo.folder`` or an alias)
     error: str | None = None  # set when discovery failed (the file is then written empty)
+    input_dir: Path | None = None  # the input folder: stages read only inside it (``core.io.confined``)
 
 
 @dataclass(slots=True)
@@ -62,60 +71,127 @@ def plan(tasks: Mapping[str, Task] | Sequence[Task], input_dir: Path, *, strict:
 
     A task whose folder is present but holds nothing to answer is still planned
     (with no samples), so it writes an empty prediction file: SPEC says every
-    present task produces its file.
+    present task produces its file. So is one whose discovery fails, whatever
+    it raises (logged; ``strict`` re-raises). Discovery reads only inside
+    ``input_dir`` (``core.io.confined``) and is not interrupted by a first
+    signal: it is what tells which keys every file must hold.
     """
-    from core.io import find_task_dir
+    from core.io import confined, find_task_dir
 
     items = tasks.values() if isinstance(tasks, Mapping) else tasks
     planned: list[Planned] = []
     for task in items:
         info = task.info
-        found = find_task_dir(input_dir, *info.folders())
-        if found is None:
-            log.info("%s: no input under %s, skipped", info.name, input_dir)
-            continue
-        folder = found.name if found.name in info.folders() else info.folder  # Cyrillic spellings: the canonical name
-        try:
-            samples = task.discover(input_dir)
-        except InputError as exc:
-            if strict:
-                raise
-            log.error("%s: cannot read the request: %s; writing an empty prediction file", info.name, exc)
-            planned.append(Planned(task, (), folder, error=str(exc)))
-            continue
+        with stop.deferred():
+            try:
+                found = find_task_dir(input_dir, *info.folders())
+            except Exception as exc:
+                if strict:
+                    raise
+                log.error("%s: cannot look for its folder under %s (%s); skipped", info.name, input_dir, exc)
+                continue
+            if found is None:
+                log.info("%s: no input under %s, skipped", info.name, input_dir)
+                continue
+            folder = found.name if found.name in info.folders() else info.folder  # Cyrillic spellings: the canonical name
+            try:
+                with confined(input_dir):
+                    samples = task.discover(input_dir)
+            except InputError as exc:
+                if strict:
+                    raise
+                log.error("%s: cannot read the request: %s; writing an empty prediction file", info.name, exc)
+                planned.append(Planned(task, (), folder, error=str(exc), input_dir=input_dir))
+                continue
+            except Exception as exc:
+                if strict:
+                    raise
+                log.exception("%s: discovery failed; writing an empty prediction file", info.name)
+                planned.append(Planned(task, (), folder, error=f"discover: {exc!r}", input_dir=input_dir))
+                continue
         if not samples:
             log.warning("%s: its folder is present but asks nothing; writing an empty prediction file", info.name)
-        planned.append(Planned(task, tuple(samples), folder))
+        planned.append(Planned(task, tuple(samples), folder, input_dir=input_dir))
     return planned
+
+
+def build_trunk(factory: Callable[[], Trunk], planned: Sequence[Planned], *, strict: bool = False) -> Trunk | None:
+    """``factory()`` under the error policy: the trunk, or None when it is not needed, could not
+    be built (logged; ``strict`` re-raises), or the run stopped while it was being built.
+
+    Not built at all when no planned task asks anything. Without a trunk, tasks that declare
+    ``needs_trunk=False`` still run (with ``trunk=None``); the others answer with fallbacks.
+    """
+    if not any(item.samples for item in planned):
+        log.info("no task asks anything; the trunk is not built")
+        return None
+    why = stop.hurry()
+    if why:
+        log.warning("%s: the trunk is not built; every sample gets the fallback", why)
+        return None
+    try:
+        with stop.interruptible():
+            return factory()
+    except stop.Stop as exc:
+        log.warning("%s while the trunk was being built; every sample gets the fallback", exc.reason)
+    except Exception:
+        if strict:
+            raise
+        log.exception(
+            "the trunk could not be built: tasks that need it answer with their fallbacks, "
+            "tasks that do not (needs_trunk=False) run without it"
+        )
+    return None
 
 
 def run(
     planned: Sequence[Planned],
-    trunk: Trunk,
+    trunk: Trunk | None,
     out_dir: Path,
     *,
     strict: bool = False,
     time_budget: float | None = None,
+    deadline: float | None = None,
     progress: bool | None = None,
     on_written: Observer | None = None,
 ) -> list[TaskReport]:
     """Solve every planned task with ``trunk`` and write its prediction file.
 
-    :param time_budget: seconds for the whole run; once spent, remaining
-        samples get fallbacks so that every file is still complete.
+    :param trunk: the trunk; None when it could not be built (``build_trunk``): tasks
+        with ``needs_trunk=False`` then run without it, the others get fallbacks.
+    :param time_budget: seconds for the whole run, counted from this call; once
+        spent, remaining samples get fallbacks so that every file is still complete.
+    :param deadline: the same as a ``time.monotonic()`` value (the caller's clock
+        started earlier); wins over ``time_budget``.
     :param progress: show progress bars (``None``: only on a terminal).
     :param on_written: called with ``(task_name, path)`` after each file is written.
+
+    A signal (SIGTERM, SIGINT, SIGHUP) stops the batch in progress; every task still
+    writes its file (answers so far, fallbacks for the rest). The caller reads
+    ``core.stop.signalled()`` to exit non-zero.
     """
-    deadline = time.monotonic() + time_budget if time_budget else None
-    for item in planned:
-        clear_stale_outputs(item.task.info, out_dir)
-    reports = []
-    for item in planned:
-        report = _run_task(item, trunk, out_dir, strict=strict, deadline=deadline, progress=progress)
-        if report.path is not None and on_written is not None:
-            on_written(item.task.info.name, report.path)
-        log.info(report.summary())
-        reports.append(report)
+    if deadline is None and time_budget:
+        deadline = time.monotonic() + time_budget
+    with stop.handle_signals(), stop.deadline_at(deadline):
+        for item in planned:
+            clear_stale_outputs(item.task.info, out_dir)
+        reports = []
+        for item in planned:
+            report = _run_task(item, trunk, out_dir, strict=strict, progress=progress)
+            if report.path is not None and on_written is not None:
+                try:
+                    on_written(item.task.info.name, report.path)
+                except Exception:
+                    if strict:
+                        raise
+                    log.exception("%s: an observer of the written file failed", item.task.info.name)
+            log.info(report.summary())
+            reports.append(report)
+        if stop.signalled():
+            log.warning(
+                "run: stopped by %s; every present task's file was written (answers so far, fallbacks for the rest)",
+                stop.signalled(),
+            )
     return reports
 
 
@@ -127,28 +203,60 @@ def clear_stale_outputs(info: TaskInfo, out_dir: Path) -> None:
     """
     for name in dict.fromkeys((info.output, *info.folder_aliases.values())):
         stale = out_dir / name
-        if stale.is_file() or stale.is_symlink():
-            log.warning("%s: removing %s left by an earlier run", info.name, stale)
-            stale.unlink(missing_ok=True)
+        try:
+            if stale.is_file() or stale.is_symlink():
+                log.warning("%s: removing %s left by an earlier run", info.name, stale)
+                stale.unlink(missing_ok=True)
+        except OSError as exc:
+            log.error("%s: cannot remove %s left by an earlier run (%s)", info.name, stale, exc)
 
 
-def _run_task(
-    item: Planned, trunk: Trunk, out_dir: Path, *, strict: bool, deadline: float | None, progress: bool | None
-) -> TaskReport:
-    from tqdm import tqdm
+class _Progress:
+    """A progress bar on stderr that degrades to nothing: no bar when stderr is absent,
+    closed or not a terminal (``enabled=None``), and none from the first write that fails."""
 
+    def __init__(self, total: int, desc: str, enabled: bool | None) -> None:
+        import sys
+
+        self.bar = None
+        stream = sys.stderr
+        if enabled is False or stream is None:
+            return
+        try:
+            if enabled is None and not stream.isatty():
+                return
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, unit="item", file=stream)
+        except Exception:
+            self.bar = None
+
+    def update(self, n: int) -> None:
+        if self.bar is not None:
+            try:
+                self.bar.update(n)
+            except Exception:
+                self.bar = None
+
+    def close(self) -> None:
+        if self.bar is not None:
+            try:
+                self.bar.close()
+            except Exception:
+                pass
+            self.bar = None
+
+
+def _run_task(item: Planned, trunk: Trunk | None, out_dir: Path, *, strict: bool, progress: bool | None) -> TaskReport:
     task, samples = item.task, item.samples
     report = TaskReport(task.info.name, items=len(samples))
     if item.error:
         report.errors.append(item.error)
     start = time.monotonic()
     predictions: list[Prediction] = []
+    bar = _Progress(len(samples), task.info.name, progress)
     try:
-        ready = setup_task(task, trunk, report, strict=strict)
-        # disable=None lets tqdm decide: bars on a terminal, none in logs.
-        bar = tqdm(
-            total=len(samples), desc=task.info.name, unit="item", disable=None if progress is None else not progress
-        )
+        ready = bool(samples) and _ready(task, trunk, report, strict=strict)
         solve_batches(
             task,
             chunks(samples, max(1, task.info.batch_size)),
@@ -156,26 +264,47 @@ def _run_task(
             report,
             strict=strict,
             ready=ready,
-            deadline=deadline,
             out=predictions,
             on_batch=bar.update,
+            root=item.input_dir,
         )
-        bar.close()
-        trunk.assert_frozen()
+        if trunk is not None:
+            trunk.assert_frozen()
     finally:
+        bar.close()
         if not strict or len(predictions) == len(samples):
-            write_task(task, predictions, samples, RunContext(out_dir, item.folder), report)
+            with stop.deferred():
+                write_task(task, predictions, samples, RunContext(out_dir, item.folder), report)
         report.seconds = time.monotonic() - start
     return report
 
 
-def setup_task(task: Task, trunk: Trunk, report: TaskReport, *, strict: bool) -> bool:
+def _ready(task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool) -> bool:
+    """Set ``task`` up unless the run is stopping or it needs a trunk there is not; False: fallbacks only."""
+    why = stop.hurry()
+    if why:
+        log.warning("%s: %s: setup skipped, every sample gets the fallback", task.info.name, why)
+        return False
+    if trunk is None and getattr(task.info, "needs_trunk", True):
+        log.error("%s: no trunk (it could not be built): every sample gets the fallback", task.info.name)
+        report.errors.append("no trunk")
+        return False
+    return setup_task(task, trunk, report, strict=strict)
+
+
+def setup_task(task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool) -> bool:
     """``task.setup(trunk)`` under the error policy: False (logged, counted) when it failed.
 
     A task whose setup failed answers every sample with its fallback; ``strict`` re-raises.
+    The setup may be abandoned by a signal or the deadline (``core.stop``): then False too.
     """
     try:
-        task.setup(trunk)
+        with stop.interruptible():
+            task.setup(trunk)  # type: ignore[arg-type]
+    except stop.Stop as exc:
+        log.warning("%s: %s during setup; every sample gets the fallback", task.info.name, exc.reason)
+        report.errors.append(f"setup: stopped ({exc.reason})")
+        return False
     except Exception as exc:
         if strict:
             raise
@@ -188,7 +317,7 @@ def setup_task(task: Task, trunk: Trunk, report: TaskReport, *, strict: bool) ->
 def solve_batches(
     task: Task,
     batches: Sequence[Sequence[Sample]],
-    trunk: Trunk,
+    trunk: Trunk | None,
     report: TaskReport,
     *,
     strict: bool,
@@ -197,31 +326,47 @@ def solve_batches(
     clock: Callable[[], float] | None = None,
     out: list[Prediction] | None = None,
     on_batch: Callable[[int], object] | None = None,
+    root: Path | None = None,
 ) -> list[Prediction]:
     """Consecutive batches of one task, in order, with the whole policy: each batch through
     ``solve_batch``; every batch gets fallbacks when ``ready`` is False (setup failed) or
-    once ``clock()`` (default ``time.monotonic``) passes ``deadline``.
+    once ``clock()`` (default ``time.monotonic``) passes ``deadline``, or the run is
+    stopping (``core.stop``: the run's deadline or a signal, which also abandon the
+    batch in progress). ``root``: the input folder the stages may read in.
 
     Predictions are appended to ``out`` as they come (so a caller keeps what was done when
     ``strict`` raises) and returned. ``on_batch(len(batch))`` follows each batch. The local
     runner and every Ray worker shard go through here.
     """
+    from core.io import confined
+
     predictions = [] if out is None else out
     for batch in batches:
-        if not ready or (deadline is not None and (clock or time.monotonic)() > deadline):
-            if ready:
-                log.warning("%s: time budget spent; the remaining samples get fallbacks", task.info.name)
+        if ready:
+            why = stop.hurry()
+            if why is None and deadline is not None and (clock or time.monotonic)() > deadline:
+                why = "time budget"
+            if why:
+                log.warning("%s: %s: the remaining samples get fallbacks", task.info.name, why)
                 ready = False
-            predictions.extend(fallback_batch(task, batch, report))
+        if not ready:
+            predictions.extend(fallback_batch(task, batch, report, strict=strict))
         else:
-            predictions.extend(solve_batch(task, batch, trunk, report, strict=strict))
+            try:
+                with stop.interruptible(), confined(root):
+                    solved = solve_batch(task, batch, trunk, report, strict=strict)
+            except stop.Stop as exc:
+                log.warning("%s: %s: batch abandoned, the remaining samples get fallbacks", task.info.name, exc.reason)
+                ready = False
+                solved = fallback_batch(task, batch, report, strict=strict)
+            predictions.extend(solved)
         if on_batch is not None:
             on_batch(len(batch))
     return predictions
 
 
 def solve_batch(
-    task: Task, batch: Sequence[Sample], trunk: Trunk, report: TaskReport, *, strict: bool
+    task: Task, batch: Sequence[Sample], trunk: Trunk | None, report: TaskReport, *, strict: bool
 ) -> list[Prediction]:
     """One batch through preprocess -> predict -> postprocess, with the error policy.
 
@@ -253,10 +398,21 @@ def solve_batch(
         return fallback_batch(task, batch, report)
 
 
-def fallback_batch(task: Task, batch: Sequence[Sample], report: TaskReport) -> list[Prediction]:
-    """Every sample's fallback answer, counted in ``report``."""
+def fallback_batch(task: Task, batch: Sequence[Sample], report: TaskReport, *, strict: bool = False) -> list[Prediction]:
+    """Every sample's fallback answer, counted in ``report``. A fallback that raises is logged
+    and the sample written as ``null`` (``strict`` re-raises): its file is still complete."""
     report.fallbacks += len(batch)
-    return [task.fallback(sample) for sample in batch]
+    out = []
+    for sample in batch:
+        try:
+            out.append(task.fallback(sample))
+        except Exception as exc:
+            if strict:
+                raise
+            log.exception("%s: the fallback for %r failed; writing null", task.info.name, sample.key)
+            report.errors.append(f"{sample.key}: fallback: {exc}")
+            out.append(Prediction(sample.key, None))
+    return out
 
 
 def write_task(

@@ -94,6 +94,9 @@ class TaskInfo:
     :param trainer: ``"module:function"``, the ``train_head`` that ``train.py`` calls
         to train the task's head for a trunk; ``None`` when there is nothing to train.
     :param form: how one item is asked (``RequestForm``), for ``serve.py``; ``None``: not served.
+    :param needs_trunk: False when the task still answers without the trunk: when the trunk
+        cannot be built, the runner then runs it with ``trunk=None`` (``setup(None)`` and
+        every stage get None) instead of giving every sample the fallback.
     """
 
     name: str
@@ -105,6 +108,7 @@ class TaskInfo:
     metric: str | None = None
     trainer: str | None = None
     form: RequestForm | None = None
+    needs_trunk: bool = True
 
     def folders(self) -> tuple[str, ...]:
         """The folder and its aliases, in the order they are looked for."""
@@ -156,7 +160,9 @@ class Task(Protocol[S, B, R]):
         """Pure conversion of model output into one JSON-ready prediction per sample."""
 
     def fallback(self, sample: S) -> Prediction:
-        """The valid, cheap answer used when a sample's own pipeline failed."""
+        """The valid, cheap answer used when a sample's own pipeline failed, its task's setup
+        failed, or the run is stopping (time budget spent, a signal): no model, no real work,
+        since thousands of them may have to be written within a second or two."""
 
     def write(self, predictions: Sequence[Prediction], samples: Sequence[S], ctx: RunContext) -> Path:
         """Write the task's output file (and any alias file) atomically; return the main path."""

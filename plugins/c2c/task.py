@@ -119,6 +119,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
         metric="core.metrics.codebleu:METRIC",
         trainer="plugins.c2c.train:train_head",
         form=RequestForm(ask="text", answer="code", display="plugins.c2c.detok:readable"),  # {key: Java}
+        needs_trunk=False,  # the translator answers alone when the trunk cannot be built
     )
 
     def __init__(self, weights_dir: Path = WEIGHTS_DIR, *, search: Sequence[Path] = ()) -> None:
@@ -127,8 +128,13 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
         self.search = tuple(search)
 
     def setup(self, trunk: Trunk) -> None:
-        """Load the style selector made for this trunk; without one the translator runs alone."""
+        """Load the style selector made for this trunk; without one (or without a trunk: it could
+        not be built) the translator runs alone."""
         head = None
+        if trunk is None:
+            log.warning("C2C: no trunk; the translator runs alone (default style)")
+            self._loaded = _Selector(None)
+            return
         folder = find_head(self.info.name, trunk, "selector.json", shipped=self.weights_dir, search=self.search)
         if folder is not None:
             head = load_selector(trunk, folder)
@@ -200,8 +206,9 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
         return out
 
     def fallback(self, sample: C2cSample) -> Prediction:
-        """The default-style translation (no trunk), or a minimal program."""
-        return Prediction(sample.key, safe_translate(sample.java))
+        """A minimal valid program: fallbacks must be cheap (a stopping run writes thousands at
+        once); translation failures are already answered by ``safe_translate`` in ``postprocess``."""
+        return Prediction(sample.key, MINIMAL_PROGRAM)
 
 
 class _Selector(NamedTuple):

@@ -122,7 +122,7 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         for entry in sorted(entries, key=lambda e: _numeric_first(e.path)):
             if not entry.ok:  # a pipe, a folder, a link leaving the input: never opened, answered ""
                 log.warning("htr: %s; it gets the empty answer", entry.problem)
-            elif entry.path.stat().st_size == 0:
+            elif entry.size == 0:
                 log.warning("htr: %s is empty; it will get the empty answer", entry.path)
             samples.append(HtrSample(entry.path.name, entry.path if entry.ok else None))
         return samples
@@ -245,4 +245,5 @@ def _free_readings(log_probs: np.ndarray) -> list[str]:
 
 def _numeric_first(path: Path) -> tuple[int, int, str]:
     stem = path.stem
-    return (0, int(stem), path.name) if stem.isdigit() else (1, 0, path.name)
+    # ASCII digits only: "²" or "٣" pass str.isdigit() but not int()
+    return (0, int(stem), path.name) if stem.isascii() and stem.isdigit() else (1, 0, path.name)

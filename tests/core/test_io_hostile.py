@@ -142,14 +142,16 @@ def test_a_fifo_that_slips_past_the_check_is_caught_on_the_descriptor(
         _finishes(lambda: read_json(fifo))
 
 
-def test_a_link_swapped_in_after_the_check_is_not_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "outside.json").write_text("{}", encoding="utf-8")
+def test_a_link_swapped_in_after_the_check_is_not_followed(tmp_path: Path) -> None:
+    (tmp_path / "outside.json").write_text('{"secret": 1}', encoding="utf-8")
     (tmp_path / "input").mkdir()
-    (tmp_path / "input" / "requests.json").symlink_to(tmp_path / "outside.json")
-    # As if the checked real path had been replaced by a link between the check and the open.
-    monkeypatch.setattr(core.io, "_checked_real_path", lambda path, root: os.fspath(path))
-    with pytest.raises(InputError, match="cannot read"):
-        open_input_file(tmp_path / "input" / "requests.json", root=tmp_path / "input")
+    request = tmp_path / "input" / "requests.json"
+    request.write_text("{}", encoding="utf-8")
+    assert check_input_file(request, root=tmp_path / "input") == request  # listed: a regular file inside
+    request.unlink()
+    request.symlink_to(tmp_path / "outside.json")  # replaced by a link after the check
+    with pytest.raises(InputError, match="outside the input folder"):
+        open_input_file(request, root=tmp_path / "input")
 
 
 def test_a_fifo_request_file_is_refused_without_blocking(tmp_path: Path) -> None:
