@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,9 +58,13 @@ def register_tasks(register: Callable[[Task], None], options: argparse.Namespace
     spec = getattr(options, "zsod_proposals", None)
     yolo = None
     if spec:
+        from core.errors import PluginError
         from plugins.zsod.yolo import parse_spec
 
-        yolo = parse_spec(spec)
+        try:
+            yolo = parse_spec(spec)
+        except PluginError as exc:  # the task still runs and writes its file, on the grid proposals alone
+            logging.getLogger(__name__).error("zsod: %s; running without YOLO proposals", exc)
     register(
         ZsodTask(visualize_dir=Path(folder) if folder else None, search=search_dirs(options), yolo_checkpoint=yolo)
     )

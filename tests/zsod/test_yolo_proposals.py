@@ -144,6 +144,12 @@ def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk
     assert offline == []
 
 
+def test_a_bad_option_is_logged_and_the_task_runs_on_the_grid(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    task = _register("--zsod-proposals", f"yolo:{tmp_path / 'missing.pt'}")
+    assert task.yolo_checkpoint is None
+    assert "no checkpoint file" in caplog.text and "running without YOLO proposals" in caplog.text
+
+
 def test_a_checkpoint_that_does_not_load_is_logged_and_left_out(
     tmp_path: Path,
     fake_trunk,
