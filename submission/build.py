@@ -394,13 +394,13 @@ def collect(plugin_names: Sequence[str], heads: Path | None = None) -> Manifest:
     texts: dict[str, str] = {METADATA: metadata_text(heads is not None)}
     if set(builtin_modules) != all_builtins:
         texts["registry.py"] = narrowed_registry([m for m in builtin_plugins().values() if m in builtin_modules])
+    project_tops = {arc.split("/")[0] for arc in [*files, *texts]}
     for plugin in plugins:
         if plugin.builtin:
             continue
         for arc, path in third_party_files(plugin).items():
-            top = arc.split("/")[0]
-            if top in files or any(a.split("/")[0] == top for a in files):
-                raise BuildError(f"plugin {plugin.name!r}: its {top!r} would overwrite the project's own")
+            if arc.split("/")[0] in project_tops:
+                raise BuildError(f"plugin {plugin.name!r}: its {arc!r} would overwrite the project's own")
             files[arc] = path
     if heads is not None:
         files.update(heads_files(heads, tasks))

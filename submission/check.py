@@ -92,11 +92,13 @@ class CheckResult:
     trace: Trace
     unused: tuple[str, ...]  # archive files no traced open touched
     score: str | None
+    user: str  # who ran the archive
 
     def report(self) -> str:
         t = self.trace
         lines = [
-            f"check: the archive ran in {self.seconds:.1f} s (limit {TIME_LIMIT_S} s), in-tree run "
+            f"check: the archive ran in {self.seconds:.1f} s (limit {TIME_LIMIT_S} s) as {self.user}, HOME unset; "
+            "in-tree run "
             f"{self.reference_seconds:.1f} s; {len(self.files)} prediction files, "
             + ("identical to the in-tree run" if self.identical else "DIFFERENT"),
             f"  files: {', '.join(self.files)}",
@@ -124,6 +126,31 @@ def _unshare_prefix() -> list[str]:
         if probe.returncode == 0:
             return prefix
     return []
+
+
+def _stranger_prefix() -> tuple[list[str], int | None]:
+    """``setpriv`` to a user id with no passwd entry, when we are root and it can run Python.
+
+    The organisers' container may run as any user: with ``HOME`` unset and no passwd entry,
+    ``~`` cannot be expanded, and the unpacked files' modes hold for a user who is not root.
+    """
+    exe = shutil.which("setpriv")
+    if exe is None or os.geteuid() != 0:
+        return [], None
+    import pwd
+
+    uid = next(u for u in range(54321, 60000) if not _has_user(pwd, u))
+    prefix = [exe, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    probe = subprocess.run([*prefix, sys.executable, "-c", "import pluggy"], capture_output=True, env={})
+    return (prefix, uid) if probe.returncode == 0 else ([], None)
+
+
+def _has_user(pwd: object, uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)  # type: ignore[attr-defined]
+    except KeyError:
+        return False
+    return True
 
 
 def _strace_prefix(out: Path) -> list[str]:
@@ -248,6 +275,8 @@ def trace_problems(trace: Trace, root: Path, scratch: Sequence[Path], shipped_to
             continue
         if _inside(real, scratch_s) or _inside(real, system) or not os.path.exists(real):
             continue
+        if os.path.isdir(real) and any(_inside(r, [real]) for r in [root_s, *scratch_s, *system]):
+            continue  # a folder on the way to the archive or the interpreter ("/", "/tmp")
         problems.append(f"read outside the archive: {path}" + (f" (-> {real})" if real != path else ""))
     for path in sorted(trace.writes):
         real = os.path.realpath(path)
@@ -307,6 +336,14 @@ def compare_outputs(archive_out: Path, reference_out: Path) -> tuple[list[str], 
     return ours, diffs
 
 
+def _failure(problems: Sequence[str], work: Path) -> str:
+    return (
+        "the archive does not run as the organisers run it:\n"
+        + "\n".join(f"  - {p}" for p in problems)
+        + f"\n  run log tail ({work / 'run.log'}):\n{_tail(work / 'run.log')}"
+    )
+
+
 def check(
     archive: Path,
     input_dir: Path,
@@ -341,7 +378,15 @@ def check(
             FB_CHECK_TRACE=str(work / "trace.jsonl"),
         )
         strace = _strace_prefix(work / "strace.txt")
-        cmd = [*_unshare_prefix(), *strace, *entry_command(root)]
+        stranger, uid = _stranger_prefix()
+        if uid is not None:
+            work.chmod(0o711)
+            hooks.chmod(0o755)
+            for folder in (root, scratch):
+                os.chown(folder, uid, uid)
+            os.close(os.open(work / "trace.jsonl", os.O_CREAT | os.O_WRONLY, 0o600))
+            os.chown(work / "trace.jsonl", uid, uid)
+        cmd = [*_unshare_prefix(), *strace, *stranger, *entry_command(root)]
         code, seconds = _run(cmd, root, env, work / "run.log", limit)
         if code == -signal.SIGKILL:
             raise CheckError(f"the archive's run passed the {limit:.0f} s limit; log tail:\n{_tail(work / 'run.log')}")
@@ -350,6 +395,8 @@ def check(
         problems = trace_problems(trace, root, [scratch, hooks, work], shipped_tops)
         if code != 0:
             problems.insert(0, f"run.py exited with {code}")
+        if problems:  # the in-tree run would only take time: the archive already failed
+            raise CheckError(_failure(problems, work))
         reference = work / "reference"
         ref_cmd = [sys.executable, "run.py", "--input", str(input_dir.resolve()), "--output", str(reference)]
         ref_cmd += ["--tasks", ",".join(tasks)] if tasks else []
@@ -364,11 +411,7 @@ def check(
         if not files:
             problems.append("the archive's run wrote no prediction file")
         if problems:
-            raise CheckError(
-                "the archive does not run as the organisers run it:\n"
-                + "\n".join(f"  - {p}" for p in problems)
-                + f"\n  run log tail ({work / 'run.log'}):\n{_tail(work / 'run.log')}"
-            )
+            raise CheckError(_failure(problems, work))
         opened = {os.path.relpath(os.path.realpath(p), os.path.realpath(root)) for p in trace.reads}
         unused = tuple(sorted(n for n in names if n not in opened))
         score = None
@@ -382,7 +425,8 @@ def check(
             if scored.returncode != 0:
                 raise CheckError(f"core.score failed: {scored.stderr.strip()[-2000:]}")
             score = scored.stdout.strip()
-        return CheckResult(seconds, ref_seconds, tuple(files), not diffs, trace, unused, score)
+        user = f"uid {uid} (no passwd entry)" if uid is not None else f"uid {os.geteuid()} (this user)"
+        return CheckResult(seconds, ref_seconds, tuple(files), not diffs, trace, unused, score, user)
     finally:
         if keep:
             print(f"(kept {work})", file=sys.stderr)
