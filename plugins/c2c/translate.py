@@ -119,9 +119,8 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
         main: list[Node] = []
         for child in body.named_children:
             self._member(child, 0, main)
-        # what the function uses but does not define: constants first, helpers after it (see support.py)
-        self.lines[:0] = constant_lines(self.constants_used)
-        self.lines += helper_lines(self.helpers_used)
+        # what the function uses but does not define, after it (see support.py)
+        self.lines += helper_lines(self.helpers_used) + constant_lines(self.constants_used)
         for m in main:
             self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
             self._block(m.child_by_field_name("body"), 1, params=[])

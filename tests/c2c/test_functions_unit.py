@@ -54,9 +54,10 @@ def test_declared_helper_is_not_redefined() -> None:
     assert translate(java).count("def getMin") == 1
 
 
-def test_undefined_constants_are_defined_before_the_function() -> None:
+def test_undefined_constants_are_defined_after_the_function() -> None:
     java = "static int countPairs ( String s ) { int cnt [ ] = new int [ MAX_CHAR ] ; for ( int i = 0 ; i < s . length ( ) ; i ++ ) cnt [ s . charAt ( i ) ] ++ ; int ans = 0 ; for ( int i = 0 ; i < MAX_CHAR ; i ++ ) ans += cnt [ i ] * cnt [ i ] ; return ans % MOD ; }"
-    assert translate(java).startswith("MAX_CHAR = 256 NEW_LINE MOD = 1000000007 NEW_LINE def countPairs (")
+    out = translate(java)
+    assert out.startswith("def countPairs (") and out.endswith("MAX_CHAR = 256 NEW_LINE MOD = 1000000007 NEW_LINE")
     assert unit(java, "aAbzz ") == 1 + 1 + 1 + 4 + 1
 
 
