@@ -284,7 +284,10 @@ class Service:
             )
         live = [p.sample for p, is_late in zip(batch, late, strict=True) if not is_late]
         solved = iter(
-            runner.solve_batches(task, [live], self.trunk, report, strict=False, ready=server.ready) if live else []
+            # The stages read only inside the service's temporary folder, which holds every request's folder.
+            runner.solve_batches(task, [live], self.trunk, report, strict=False, ready=server.ready, root=self.tmp)
+            if live
+            else []
         )
         fallen = iter(
             runner.fallback_batch(task, [p.sample for p, is_late in zip(batch, late, strict=True) if is_late], report)

@@ -1,7 +1,8 @@
 """A tiny third-party-style task plugin for the server tests (not part of the product).
 
 ``shout`` reads ``SHOUT/requests.json`` ({key: text}) and answers each text upper-cased; the text
-``"boom"`` makes its batch fail (the runner then retries one by one and falls back). ``Tagless``
+``"boom"`` makes its batch fail (the runner then retries one by one and falls back); ``"read:PATH"``
+answers the text of that file, read through ``core.io`` as a task would read its inputs. ``Tagless``
 declares no ``RequestForm``: the server lists it but does not serve it.
 """
 
@@ -49,7 +50,16 @@ class ShoutTask(TaskBase[ShoutSample, list, list]):
         return [ShoutSample(k, v if isinstance(v, str) else "") for k, v in read_request(root, "requests.json").items()]
 
     def preprocess(self, samples: Sequence[ShoutSample], trunk: Any) -> list[str]:
-        return [s.text for s in samples]
+        from core.io import open_input_file
+
+        texts = []
+        for s in samples:  # "read:PATH" answers the file's text: only files the runner lets the stages read
+            if s.text.startswith("read:"):
+                with open_input_file(s.text.removeprefix("read:")) as fh:
+                    texts.append(fh.read().decode("utf-8"))
+            else:
+                texts.append(s.text)
+        return texts
 
     def predict(self, batch: list[str], trunk: Any) -> list[str]:
         self.loaded()

@@ -70,3 +70,15 @@ def test_a_task_whose_setup_failed_stays_listed_and_answers_its_fallback(fake_tr
     assert [t["ready"] for t in service.describe()] == [False]
     assert [a.prediction for a in _answers(service, ["x"])] == [""]
     assert service.servers["shout"].report.errors and service.servers["shout"].report.fallbacks == 1
+
+
+def test_the_stages_read_nothing_outside_the_request_folders(fake_trunk, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from core.serve.service import Service
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("do not tell", encoding="utf-8")
+    service = Service({"shout": _shout.ShoutTask()}, fake_trunk, window=0.0)
+    assert not secret.resolve().is_relative_to(service.tmp.resolve())
+    answers = _answers(service, [f"read:{secret}", "fine"])
+    assert [a.prediction for a in answers] == ["", "FINE"]  # refused by core.io.confined: the fallback
+    assert any("outside" in e or "refused" in e for e in service.servers["shout"].report.errors)
