@@ -63,6 +63,12 @@ _STRING_METHODS = {
     "split": "split",
     "replace": "replace",
 }
+# calls that give a collection's element (or a map's value)
+_ELEMENT_GETTERS = {
+    "peek", "pop", "poll", "get", "getOrDefault", "remove", "removeFirst", "removeLast", "pollFirst", "pollLast",
+    "peekFirst", "peekLast", "getFirst", "getLast", "first", "last", "element", "firstElement", "lastElement",
+    "elementAt", "next",
+}  # fmt: skip
 _COLLECTIONS = {"ArrayList", "LinkedList", "List", "Vector", "Stack", "ArrayDeque", "Deque", "Queue", "PriorityQueue"}
 _MAPS = {"HashMap", "TreeMap", "LinkedHashMap", "Map"}
 _SETS = {"HashSet", "TreeSet", "LinkedHashSet", "Set"}
@@ -84,8 +90,18 @@ class TypesMixin:
     def lookup(self, name: str) -> str:
         for scope in reversed(self.scopes):
             if name in scope:
-                return scope[name]
+                typ = scope[name]
+                # a boxed Character is a one-character str like a char: the same arithmetic (`c - 'a'`)
+                return "char" + typ[9:] if typ.startswith("Character") else typ
         return "?"
+
+    def element_type(self, node: Node | None) -> str | None:
+        """The element (or map value) type a generic collection type declares: ``Stack < Character >``."""
+        if node is None or node.type != "generic_type":
+            return None
+        args = next((c for c in node.named_children if c.type == "type_arguments"), None)
+        types = [self._type_name(c) for c in args.named_children] if args is not None else []
+        return types[-1] if len(types) in (1, 2) else None
 
     def type_of(self, node: Node | None) -> str:
         """Best-effort static type of a Java expression ("?" when unknown)."""
@@ -197,6 +213,9 @@ class TypesMixin:
                 return "char"
             if obj is None:
                 return self.method_types.get(name, "?")
+            if obj.type == "identifier" and name in _ELEMENT_GETTERS:  # `st . peek ( )` of a Stack<Character>
+                elem = self.lookup(self.text(obj) + "<elem>")
+                return elem
             return "?"
         if k == "object_creation_expression":
             return self._type_name(node.child_by_field_name("type"))

@@ -171,11 +171,14 @@ class StatementsMixin:
         if self._skip_declaration(node):  # `Scanner sc = new Scanner ( System . in )` (program.py)
             return
         typ = self._type_name(node.child_by_field_name("type"))
+        elem = self.element_type(node.child_by_field_name("type"))
         for decl in node.children_by_field_name("declarator"):
             name = self.text(decl.child_by_field_name("name"))
             dims = decl.child_by_field_name("dimensions")
             vtype = typ + ("[]" * self.text(dims).count("[") if dims is not None else "")
             self.scopes[-1][name] = vtype
+            if elem is not None and dims is None:
+                self.scopes[-1][name + "<elem>"] = elem  # what `st . peek ( )` gives (``type_of``)
             value = decl.child_by_field_name("value")
             if value is None:
                 continue
@@ -187,6 +190,8 @@ class StatementsMixin:
         out = self.expr(value)
         if vtype in ("int", "long") and self.type_of(value) == "char":
             return ["ord", "(", *out, ")"]
+        if vtype == "char" and self.type_of(value) in _INT_TYPES:
+            return ["chr", "(", *out, ")"]  # `char c = 'a' + 2`: a constant int expression narrowed to a char
         return out
 
     def _st_expression_statement(self, node: Node, level: int) -> None:

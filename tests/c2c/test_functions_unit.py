@@ -115,3 +115,23 @@ def test_int_loop_over_char_bounds() -> None:
 def test_char_loop_variable() -> None:
     java = "static int solveIt ( ) { int s = 0 ; for ( char c = ' a ' ; c <= ' e ' ; c ++ ) s += c ; return s ; }"
     assert unit(java) == sum(range(97, 102))
+
+
+def test_boxed_character_arithmetic() -> None:
+    java = "static int solveIt ( String s ) { int r = 0 ; for ( Character c : s . toCharArray ( ) ) r += c - ' a ' ; return r ; }"
+    assert unit(java, "abd") == 0 + 1 + 3
+
+
+def test_stack_of_characters_peek_arithmetic() -> None:
+    java = "static int solveIt ( String s ) { Stack < Character > st = new Stack < > ( ) ; for ( int i = 0 ; i < s . length ( ) ; i ++ ) st . push ( s . charAt ( i ) ) ; return st . peek ( ) - ' a ' + st . get ( 0 ) ; }"
+    assert unit(java, "bd") == 3 + ord("b")
+
+
+def test_int_expression_narrowed_to_char() -> None:
+    java = "static String solveIt ( int i ) { char c = ' a ' + 2 ; char e = 65 ; return \" \" + c + e ; }"
+    assert unit(java, 0) == "cA"
+
+
+def test_xor_assignment_on_char_array_element() -> None:
+    java = "static String solveIt ( String s ) { char [ ] ch = s . toCharArray ( ) ; ch [ 0 ] ^= 32 ; ch [ 1 ] += 1 ; return new String ( ch ) ; }"
+    assert unit(java, "abc") == "Acc"
