@@ -69,7 +69,8 @@ def generate(n: int = HELDOUT_SIZE, seed: int = HELDOUT_SEED):  # noqa: ANN201 -
 
     fonts = heldout_fonts()
     if len(fonts) != sum(len(s) for _, s, _ in HELDOUT_FONTS):
-        raise RuntimeError(f"held-out fonts missing in {heldout_font_dir()}; run python -m bench.htr_heldout_set --fetch")
+        missing = f"held-out fonts missing in {heldout_font_dir()}"
+        raise RuntimeError(f"{missing}; run python -m bench.htr_heldout_set --fetch")
     font_renderer = WordRenderer(fonts)
     pen = PenRenderer(HELDOUT_HERSHEY_SETS, HELDOUT_PEN_STYLES, training=False)
     sampler = RunningTextSampler()

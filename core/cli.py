@@ -187,7 +187,7 @@ def set_threads(threads: int) -> None:
     torch.set_num_threads(threads or os.cpu_count() or 1)
 
 
-def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: PluginManager) -> list[TaskReport]:
+def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: Any) -> list[TaskReport]:  # pm: the discovery's manager
     """Plan the tasks present under ``--input``, build the trunk once (per Ray worker with
     ``--engine ray``), run them; the reports.
 

@@ -208,7 +208,12 @@ class FeatureCache:
         self._table = None
 
     def fill(
-        self, keys: Sequence[str], compute: Callable[[list[str]], Sequence[Any]], *, progress: bool = False, desc: str = ""
+        self,
+        keys: Sequence[str],
+        compute: Callable[[list[str]], Sequence[Any]],
+        *,
+        progress: bool = False,
+        desc: str = "",
     ) -> dict[str, Any]:
         """Compute (``compute(chunk) -> one tensor per key``) and save what ``keys`` still lack;
         returns the whole table."""

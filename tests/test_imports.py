@@ -45,7 +45,8 @@ class Project:
         self.files: dict[str, Path] = {}
         for path in sorted(self.root.rglob("*.py")):
             rel = path.relative_to(self.root)
-            if rel.parts[0].startswith(".") or rel.parts[0] in ("tests", "examples", "build") or "__pycache__" in rel.parts:
+            skipped = rel.parts[0].startswith(".") or rel.parts[0] in ("tests", "examples", "build")
+            if skipped or "__pycache__" in rel.parts:
                 continue
             parts = list(rel.with_suffix("").parts)
             if parts[-1] == "__init__":
@@ -97,7 +98,8 @@ class Project:
                     target = node.module or ""
                 found.update(self._resolve(target))
                 for alias in node.names:
-                    found.update(self._resolve(f"{target}.{alias.name}") if f"{target}.{alias.name}" in self.files else ())
+                    if f"{target}.{alias.name}" in self.files:
+                        found.update(self._resolve(f"{target}.{alias.name}"))
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node not in trainer_strings:
                 match = MODULE_ATTR.match(node.value)
                 name = match.group(1) if match else (node.value if DOTTED.match(node.value) else None)
@@ -216,6 +218,7 @@ def survey(root: Path = ROOT) -> dict[str, object]:
 
 
 # ---- the rules as tests ---------------------------------------------------------------------
+
 
 def test_run_path_never_imports_offline_code() -> None:
     assert survey()["run_path_offline"] == []

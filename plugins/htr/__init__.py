@@ -10,7 +10,7 @@ def add_train_options(parser):  # type: ignore[no-untyped-def]
     """The HTR trainer's flags (``plugins.htr.train``); None leaves the trainer's default."""
     group = parser.add_argument_group("htr training")
     group.add_argument("--htr-shards", type=int, default=None, help="rendered shards of 256 crops (default 160)")
-    group.add_argument("--htr-steps", type=int, default=None, help="steps (default 3000 warm-started, 6000 from scratch)")
+    group.add_argument("--htr-steps", type=int, default=None, help="steps (default 3000 warm, 6000 cold)")
     group.add_argument("--htr-pen-share", type=float, default=None, help="share of pen-stroke words (default 0.5)")
     group.add_argument("--htr-init", default=None, help="warm start: a checkpoint or head folder (default: auto)")
     group.add_argument("--htr-lr", type=float, default=None, help="learning rate (default 5e-4 warm, 2e-3 cold)")

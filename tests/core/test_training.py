@@ -51,7 +51,7 @@ def test_a_trainer_without_the_later_keywords_still_trains(
     CALLS.clear()
     req = training.TrainRequest(make_fake_trunk(), tmp_path, training.Sources({"x": [tmp_path]}), scale=scale)
     result = training.train_task(_Task("first_interface_trainer"), req)  # type: ignore[arg-type]
-    assert result.ok and CALLS == [{"seed": 0, "data": {"x": [tmp_path]}}]
+    assert result.ok and [{"seed": 0, "data": {"x": [tmp_path]}}] == CALLS
     assert ("takes no scale" in caplog.text) == (scale != 1.0)  # a value the user set and it ignores: said
 
 
@@ -69,7 +69,7 @@ def test_a_request_trainer_gets_the_request_and_its_card_says_the_dev_score(tmp_
     trunk = make_fake_trunk()
     req = training.TrainRequest(trunk, tmp_path, seed=7, options={"epochs": 3, "lr": None})
     result = training.train_task(_Task("request_trainer"), req)  # type: ignore[arg-type]
-    assert result.ok and CALLS == [{"req": req}]
+    assert result.ok and [{"req": req}] == CALLS
     assert result.head == training.HeadCard("t", tmp_path / "card.json", trunk.component_versions, {"f1": 0.5})
     assert req.option("epochs", 1) == 3 and req.option("lr", 0.1) == 0.1  # None: the trainer's default
     with pytest.raises(AttributeError):

@@ -51,7 +51,7 @@ from plugins.c2c.selector import (
 from plugins.c2c.task import C2cTask
 
 if TYPE_CHECKING:
-    from core.trunk import Trunk
+    pass
 
 log = logging.getLogger(__name__)
 

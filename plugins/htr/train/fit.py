@@ -437,8 +437,8 @@ def export(
     from safetensors.torch import save_file
 
     from core.heads import write_card
-    from plugins.htr.train.fontsource import FONT_DIR
     from plugins.htr.model import HtrHead
+    from plugins.htr.train.fontsource import FONT_DIR
     from plugins.htr.train.render import FONT_PACKAGES, find_fonts
 
     manifest = FONT_DIR / "manifest.json"
@@ -620,7 +620,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     workers filling one cache, then ``train``, then ``export``). The whole run is
     ``python -m plugins.htr.train`` (``train.py --tasks htr``)."""
     parser = argparse.ArgumentParser(
-        prog="python -m plugins.htr.train.fit", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m plugins.htr.train.fit",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--stage", choices=("produce", "train", "export"), required=True)
     parser.add_argument("--out", type=Path, default=None, help="head folder of export (default: the shipped one)")

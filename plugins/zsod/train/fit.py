@@ -50,6 +50,8 @@ from core.training import DEFAULT_DATA_ROOT, TrainRequest
 from plugins.zsod.boxes import as_box_list, iou_matrix
 
 if TYPE_CHECKING:
+    import torch
+
     from core.trunk import Trunk
 
 log = logging.getLogger("plugins.zsod.train")  # the name its log lines always had

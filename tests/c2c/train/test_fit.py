@@ -8,7 +8,8 @@ from pathlib import Path
 from core.testing import make_fake_trunk
 from tests.c2c.test_task import DATA, selector_dir  # noqa: F401 - the module-scoped trained head
 
-def test_training_writes_weights_and_card(selector_dir: Path) -> None:  # the fixture trains through fit_head
+
+def test_training_writes_weights_and_card(selector_dir: Path) -> None:  # noqa: F811 - trained by fit_head
     card = json.loads((selector_dir / "selector.json").read_text())
     assert card["trunk"] == {"text": "fake-text-1"}
     assert card["embed_dim"] == 32

@@ -16,8 +16,8 @@ from fontTools.fontBuilder import FontBuilder  # noqa: E402
 from fontTools.pens.ttGlyphPen import TTGlyphPen  # noqa: E402
 from fontTools.ttLib import TTFont  # noqa: E402
 
-from plugins.htr.train import fontsource  # noqa: E402
 from plugins.htr.charset import CYRILLIC, LATIN  # noqa: E402
+from plugins.htr.train import fontsource  # noqa: E402
 from plugins.htr.train.render import find_fonts  # noqa: E402
 
 

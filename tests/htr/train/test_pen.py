@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from plugins.htr.train import fontsource, heldout, hershey
 from plugins.htr.charset import CYRILLIC
+from plugins.htr.train import fontsource, heldout, hershey
 from plugins.htr.train.pen import PEN_STYLES
 
 # Two records in the .jhf layout: "A"-like glyph (two strokes) and a wrapped record.
@@ -49,8 +49,8 @@ def test_heldout_families_are_in_no_training_list() -> None:
 
 
 def test_find_fonts_skips_heldout_families(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from plugins.htr.train import render
     from plugins.htr.charset import LATIN
+    from plugins.htr.train import render
     from tests.htr.train.test_fonts import make_font
 
     make_font(tmp_path / "pattaya-400-normal.ttf", LATIN + CYRILLIC)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from plugins.zsod.train import phrases as ph
 from plugins.zsod.head import build_grounding_head, image_logit
+from plugins.zsod.train import phrases as ph
 from plugins.zsod.train.weak_fit import WeakImage, box_pool_matrix, fit_grounding, weak_auc
 
 
@@ -140,9 +140,8 @@ def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, t
     from plugins.zsod.verifier import load_verifier
 
     out = tmp_path / "heads"
-    req = TrainRequest(
-        fake_trunk, out, Sources(tiny_sources), progress=False, data_root=None, options={"epochs": 1, "cache": tmp_path / "c"}
-    )
+    options = {"epochs": 1, "cache": tmp_path / "c"}
+    req = TrainRequest(fake_trunk, out, Sources(tiny_sources), progress=False, data_root=None, options=options)
     head = train_head(req)
     assert isinstance(head, HeadCard) and set(head.dev_score) == {"dev_f1", "dev_precision", "dev_recall"}
     card_path = head.path
