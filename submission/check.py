@@ -40,7 +40,7 @@ import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from submission.build import METADATA, REPO, entrypoint_root
+from submission.build import HEADS_FOLDER, METADATA, REPO, entrypoint_root
 
 TIME_LIMIT_S = 1800
 SANDBOX = Path(__file__).resolve().parent / "sandbox"
@@ -344,20 +344,49 @@ def _failure(problems: Sequence[str], work: Path) -> str:
     )
 
 
+def archive_plugins(archive: Path) -> list[str]:
+    """The plugins an archive holds: its ``registry.py``'s built-ins and its entry points."""
+    import ast
+    import configparser
+
+    with zipfile.ZipFile(archive) as zf:
+        tree = ast.parse(zf.read("registry.py").decode("utf-8"))
+        builtins = next(
+            ast.literal_eval(node.value)
+            for node in tree.body
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "DEFAULT_PLUGINS"
+        )
+        names = [module.rpartition(".")[2] for module in builtins]
+        for entry in zf.namelist():
+            if entry.count("/") == 1 and entry.endswith(".dist-info/entry_points.txt"):
+                parser = configparser.ConfigParser(delimiters=("=",))
+                parser.optionxform = str  # type: ignore[assignment,method-assign]
+                parser.read_string(zf.read(entry).decode("utf-8"))
+                if parser.has_section("fusionbrain"):
+                    names += list(parser["fusionbrain"])
+    return names
+
+
+def archive_tasks(archive: Path) -> list[str]:
+    """The task names the archive's plugins register (what the in-tree run is limited to)."""
+    from submission.build import plugin_tasks, resolve_plugins
+
+    return sorted(plugin_tasks(resolve_plugins(archive_plugins(archive))))
+
+
 def check(
     archive: Path,
     input_dir: Path,
     *,
     true_dir: Path | None = None,
-    tasks: Sequence[str] = (),
-    heads: Path | None = None,
     limit: float = TIME_LIMIT_S,
     keep: bool = False,
 ) -> CheckResult:
     """Run ``archive`` on ``input_dir`` as the organisers do; raise ``CheckError`` on any problem.
 
-    ``tasks`` and ``heads`` shape the in-tree reference run to match what the archive holds.
+    The in-tree reference run is limited to the archive's tasks and uses the heads it ships.
     """
+    tasks = archive_tasks(archive)
     if not input_dir.is_dir():
         raise CheckError(f"input folder {input_dir} does not exist")
     work = Path(tempfile.mkdtemp(prefix="fb-submission-check-"))
@@ -399,8 +428,8 @@ def check(
             raise CheckError(_failure(problems, work))
         reference = work / "reference"
         ref_cmd = [sys.executable, "run.py", "--input", str(input_dir.resolve()), "--output", str(reference)]
-        ref_cmd += ["--tasks", ",".join(tasks)] if tasks else []
-        ref_cmd += ["--heads", str(heads.resolve())] if heads is not None else []
+        ref_cmd += ["--tasks", ",".join(tasks)]
+        ref_cmd += ["--heads", str(root / HEADS_FOLDER)] if (root / HEADS_FOLDER).is_dir() else []
         ref_env = dict(os.environ)
         ref_env.pop("FUSIONBRAIN_HEADS", None)
         ref_code, ref_seconds = _run(ref_cmd, REPO, ref_env, work / "reference.log", limit)

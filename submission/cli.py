@@ -33,8 +33,6 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--archive", type=Path, default=DEFAULT_OUTPUT)
     c.add_argument("--input", type=Path, action="append", required=True, help="input folder (repeatable)")
     c.add_argument("--true", type=Path, help="references to score against (default: a true/ beside the input)")
-    c.add_argument("--plugins", default=DEFAULT_PLUGINS, help="the plugins the archive holds (for the in-tree run)")
-    c.add_argument("--heads", type=Path, help="the heads folder the archive ships (for the in-tree run)")
     c.add_argument("--timeout", type=float, default=1800, help="seconds (default 1800, the organisers' limit)")
     c.add_argument("--keep", action="store_true", help="keep the unpacked folder, logs and traces")
     return parser
@@ -48,30 +46,14 @@ def _true_beside(input_dir: Path, given: Path | None) -> Path | None:
 
 
 def _check_all(
-    archive: Path,
-    inputs: Sequence[Path],
-    plugins: Sequence[str],
-    heads: Path | None,
-    true: Path | None = None,
-    timeout: float = 1800,
-    keep: bool = False,
+    archive: Path, inputs: Sequence[Path], true: Path | None = None, timeout: float = 1800, keep: bool = False
 ) -> None:
-    from submission.build import collect
     from submission.check import check
 
-    tasks = sorted(collect(plugins, heads).tasks)
     for input_dir in inputs:
         start = time.monotonic()
         print(f"checking {archive} on {input_dir} ...", flush=True)
-        result = check(
-            archive,
-            input_dir,
-            true_dir=_true_beside(input_dir, true),
-            tasks=tasks,
-            heads=heads,
-            limit=timeout,
-            keep=keep,
-        )
+        result = check(archive, input_dir, true_dir=_true_beside(input_dir, true), limit=timeout, keep=keep)
         print(result.report())
         print(f"  check wall time: {time.monotonic() - start:.1f} s", flush=True)
 
@@ -81,9 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from submission.check import CheckError
 
     args = build_parser().parse_args(argv)
-    plugins = [p.strip() for p in args.plugins.split(",") if p.strip()]
     try:
         if args.command == "build":
+            plugins = [p.strip() for p in args.plugins.split(",") if p.strip()]
             archive, manifest = build(plugins, args.output, args.heads)
             for warning in manifest.warnings:
                 print(f"warning: {warning}", file=sys.stderr)
@@ -91,9 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("the image must provide (requirements-runtime.txt):")
             print("\n".join(f"  {line}" for line in image_requirements(manifest)))
             if args.check:
-                _check_all(archive.path, args.check, plugins, args.heads)
+                _check_all(archive.path, args.check)
         else:
-            _check_all(args.archive, args.input, plugins, args.heads, args.true, args.timeout, args.keep)
+            _check_all(args.archive, args.input, args.true, args.timeout, args.keep)
     except (BuildError, CheckError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

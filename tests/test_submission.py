@@ -130,7 +130,8 @@ def test_one_plugin_archive_runs_as_the_organisers_run_it(tmp_path: Path) -> Non
     two = {k: requests[k] for k in list(requests)[:2]}
     (tmp_path / "input" / "C2C" / "requests.json").write_text(json.dumps(two), encoding="utf-8")
     archive, _ = sb.build(["c2c"], tmp_path / "c2c.zip")
-    result = sc.check(archive.path, tmp_path / "input", tasks=["c2c"])
+    assert sc.archive_plugins(archive.path) == ["c2c"]
+    result = sc.check(archive.path, tmp_path / "input")
     assert result.files == ("prediction_C2C.json",)
     assert result.identical
     assert {"plugins/c2c/weights/selector.safetensors"} - set(result.unused)  # the run read its weights
@@ -145,4 +146,13 @@ def test_the_check_fails_naming_a_file_the_archive_lacks(tmp_path: Path) -> None
     (tmp_path / "input" / "C2C").mkdir(parents=True)
     (tmp_path / "input" / "C2C" / "requests.json").write_text('{"0": "int f ( ) { return 1 ; }"}', encoding="utf-8")
     with pytest.raises(sc.CheckError, match=r"missing from the archive: module plugins\.c2c\.syntax"):
-        sc.check(broken.path, tmp_path / "input", tasks=["c2c"])
+        sc.check(broken.path, tmp_path / "input")
+
+
+def test_the_check_reads_the_plugins_from_the_archive(tmp_path: Path) -> None:
+    archive = tmp_path / "a.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("registry.py", sb.narrowed_registry(["plugins.c2c", "plugins.vqa"]))
+        zf.writestr("tagger-0.1.dist-info/entry_points.txt", "[fusionbrain]\ntag = tagger.plugin\n\n[other]\nx = y\n")
+        zf.writestr("tagger/plugin.py", "")
+    assert sc.archive_plugins(archive) == ["c2c", "vqa", "tag"]
