@@ -56,6 +56,7 @@ _RANDOM_RANGE = {
     "nextFloat": [],
     "nextBoolean": [],
 }
+_RADIX_STRINGS = {"toBinaryString": "bin", "toOctalString": "oct", "toHexString": "hex"}
 _BOXED = {"Integer", "Character", "Long", "String", "Double", "Short", "Byte", "Object"}
 
 
@@ -346,6 +347,8 @@ class ExpressionsMixin:
             return ["int", "(", *flat, ")"]
         if ot in ("Double", "Float") and name in ("parseDouble", "parseFloat", "valueOf") and a:
             return ["float", "(", *flat, ")"]
+        if ot in ("Integer", "Long") and name in _RADIX_STRINGS and len(a) == 1:  # `bin ( n ) [ 2 : ]`
+            return [_RADIX_STRINGS[name], "(", *a[0], ")", "[", "2", ":", "]"]
         if ot in ("Integer", "Long") and name == "bitCount" and a:
             return ["bin", "(", *a[0], ")", ".", "count", "(", "'1'", ")"]
         if ot in ("Integer", "Long") and name in ("max", "min") and a:
@@ -428,6 +431,12 @@ class ExpressionsMixin:
             return [*o, ".", "get", "(", *flat, ")"]
         if name == "add" and base in _COLLECTIONS | {"?"} and len(a) == 1:
             return [*o, ".", "append", "(", *a[0], ")"]
+        if name in ("addFirst", "offerFirst") and len(a) == 1:
+            return [*o, ".", "insert", "(", "0", ",", *a[0], ")"]
+        if name == "add" and len(a) == 2 and base in _COLLECTIONS:  # `list . add ( index , x )`
+            return [*o, ".", "insert", "(", *flat, ")"]
+        if name in ("elementAt", "get") and len(a) == 1 and base in _COLLECTIONS:
+            return [*o, "[", *a[0], "]"]
         if name in ("push", "addLast", "offer", "offerLast") and len(a) == 1:
             return [*o, ".", "append", "(", *a[0], ")"]
         if name in ("pop", "removeLast", "pollLast") and not a:

@@ -135,3 +135,13 @@ def test_int_expression_narrowed_to_char() -> None:
 def test_xor_assignment_on_char_array_element() -> None:
     java = "static String solveIt ( String s ) { char [ ] ch = s . toCharArray ( ) ; ch [ 0 ] ^= 32 ; ch [ 1 ] += 1 ; return new String ( ch ) ; }"
     assert unit(java, "abc") == "Acc"
+
+
+def test_list_insert_at_index_and_deque_front() -> None:
+    java = "static int solveIt ( int n ) { Vector < Integer > v = new Vector < > ( ) ; v . add ( n ) ; v . add ( 0 , 5 ) ; Deque < Integer > d = new ArrayDeque < > ( ) ; d . addLast ( 1 ) ; d . addFirst ( 3 ) ; return v . elementAt ( 0 ) * 100 + v . get ( 1 ) * 10 + d . peekFirst ( ) ; }"
+    assert unit(java, 7) == 500 + 70 + 3
+
+
+def test_integer_radix_strings() -> None:
+    java = 'static String solveIt ( int n ) { return Integer . toBinaryString ( n ) + " " + Integer . toHexString ( n ) + Integer . toOctalString ( n ) ; }'
+    assert unit(java, 10) == "1010a12"
