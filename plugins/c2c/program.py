@@ -106,6 +106,7 @@ class ProgramInfo:
     renames: dict[str, str] = field(default_factory=dict)  # main-class method named like a Python builtin
     static_math: bool = False  # `import static java.lang.Math.*`
     main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
+    heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
 
 
 def _modifiers(node: Node) -> str:
@@ -232,6 +233,19 @@ def analyze(root: Node) -> ProgramInfo:
                     nm = d.child_by_field_name("name")
                     if nm is not None and nm.text is not None:
                         _set_io(info, nm.text.decode(), kind)
+    # priority queues in natural order: heapq over a list
+    for n in everything:
+        if n.type == "variable_declarator":
+            value = n.child_by_field_name("value")
+            nm = n.child_by_field_name("name")
+            if value is not None and nm is not None and value.type == "object_creation_expression":
+                t = _type_text(value.child_by_field_name("type"))
+                args = value.child_by_field_name("arguments")
+                plain = args is None or all(
+                    a.type in ("decimal_integer_literal", "identifier") for a in args.named_children
+                )
+                if t == "PriorityQueue" and plain and nm.text is not None:
+                    info.heaps.add(nm.text.decode())
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role == "reader"]
     calls = [n for n in everything if n.type == "method_invocation"]
@@ -964,6 +978,25 @@ class ProgramMixin:
         ot = self.text(obj) if obj is not None else ""
         if name == "split" and len(args) == 1 and args[0].type == "string_literal" and obj is not None:
             return self._split(obj, self.text(args[0]))
+        if obj is not None and obj.type == "identifier" and ot in prog.heaps and not self._is_local_non_io(ot):
+            if name in ("add", "offer") and len(args) == 1:
+                return ["heapq", ".", "heappush", "(", ot, ",", *self.expr(args[0]), ")"]
+            if name in ("poll", "remove") and not args:
+                return ["heapq", ".", "heappop", "(", ot, ")"]
+            if name in ("peek", "element") and not args:
+                return [ot, "[", "0", "]"]
+        if (
+            name == "sort"
+            and statement
+            and (
+                (ot in ("Arrays", "Collections") and len(args) == 2)
+                or (ot not in ("Arrays", "Collections") and len(args) == 1)
+            )
+        ):
+            target = self.expr(args[0]) if ot in ("Arrays", "Collections") else self.expr(obj)
+            return [*target, ".", "sort", "(", *self._sort_order(args[-1]), ")"]
+        if ot == "Arrays" and name == "asList" and len(args) == 1 and self.type_of(args[0]).endswith("[]"):
+            return ["list", "(", *self.expr(args[0]), ")"]  # the array's elements, not a list holding it
         if ot == "Arrays" and name == "fill" and len(args) == 2 and statement:
             target = self.expr(args[0])  # in place: the array may be a loop variable or an alias
             return [*target, "[", ":", "]", "=", "[", *self.expr(args[1]), "]", "*", "len", "(", *target, ")"]
@@ -1032,6 +1065,48 @@ class ProgramMixin:
                 [*o, ".", "split", "(", literal, ")"] if plain == body else [*o, ".", "split", "(", f'"{plain}"', ")"]
             )
         return ["re", ".", "split", "(", literal, ",", *o, ")"]
+
+    def _sort_order(self, cmp: Node) -> Tokens:
+        """A Java comparator as ``sort``'s arguments: ``reverse = True``, ``key = f`` or ``key = cmp_to_key ( c )``."""
+        text = self.text(cmp).replace(" ", "")
+        if text in ("Collections.reverseOrder()", "Comparator.reverseOrder()"):
+            return ["reverse", "=", "True"]
+        if text == "null":
+            return []
+        if cmp.type == "method_invocation":
+            obj, name, args = self._call_parts(cmp)
+            if self.text(obj) == "Comparator" and name.startswith("comparing") and len(args) == 1:
+                return ["key", "=", *self.expr(args[0])]
+        return ["key", "=", "cmp_to_key", "(", *self.expr(cmp), ")"]
+
+    def _ex_lambda_expression(self, node: Node) -> Tokens:
+        """``( a , b ) -> a [ 0 ] - b [ 0 ]`` -> ``lambda a , b : a [ 0 ] - b [ 0 ]`` (an expression body,
+        or a block that only returns); other bodies stay ``lambda : None``."""
+        params = node.child_by_field_name("parameters")
+        body = node.child_by_field_name("body")
+        names: list[str] = []
+        if params is not None:
+            if params.type == "identifier":
+                names = [self.text(params)]
+            else:
+                for p in params.named_children:
+                    nm = p.child_by_field_name("name") if p.type != "identifier" else p
+                    if nm is not None:
+                        names.append(self.text(nm))
+        if body is not None and body.type == "block":
+            stmts = [c for c in body.named_children if c.type not in ("line_comment", "block_comment")]
+            body = (
+                stmts[0].named_children[0]
+                if len(stmts) == 1 and stmts[0].type == "return_statement" and (stmts[0].named_children)
+                else None
+            )
+        if body is None:
+            self.unknown += 1
+            return ["lambda", ":", "None"]
+        self.scopes.append(dict.fromkeys(names, "?"))
+        out = self.expr(body)
+        self.scopes.pop()
+        return ["(", "lambda", *_comma_list(names), ":", *out, ")"]
 
     def _read(self, op: str, args: list[Node]) -> Tokens:
         mode = self.read_mode
@@ -1172,6 +1247,8 @@ class ProgramMixin:
             toks = self.expr(part)
             if self.type_of(part) == "boolean":
                 toks = ["str", "(", *toks, ")", ".", "lower", "(", ")"]
+            elif self.type_of(part) == "char[]":  # Java prints a char array's characters
+                toks = ['" "', ".", "join", "(", *toks, ")"]
             items.append(toks)
         out: Tokens = ["print", "("]
         for i, toks in enumerate(items):
