@@ -255,12 +255,13 @@ class TrainResult:
         return f"{self.task}: FAILED after {self.seconds:.0f}s: {self.error}"
 
 
-def build_parser(*, add_help: bool = True, prog: str = "train.py") -> argparse.ArgumentParser:
-    """The ``train.py`` parser, before plugins add their options."""
+def build_parser(*, add_help: bool = True, task: str | None = None) -> argparse.ArgumentParser:
+    """The ``train.py`` parser, before plugins add their options; for one ``task`` (``python -m
+    plugins.<task>.train``) the same without ``--tasks``."""
     from core.cli import DEFAULT_TRUNK
 
     parser = argparse.ArgumentParser(
-        prog=prog,
+        prog="train.py" if task is None else f"python -m plugins.{task}.train",
         add_help=add_help,
         description="Train the tasks' heads for one trunk into HEADS/<task>/<trunk version>/ "
         "(what run.py --heads HEADS then uses).",
@@ -271,7 +272,10 @@ def build_parser(*, add_help: bool = True, prog: str = "train.py") -> argparse.A
         help="the trunk, as for run.py: 'default[:IMAGE_TOWER[:PROJECTION]]' or "
         "'openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]'",
     )
-    parser.add_argument("--tasks", default="", help="comma-separated tasks to train (default: all with a trainer)")
+    if task is None:
+        parser.add_argument("--tasks", default="", help="comma-separated tasks to train (default: all with a trainer)")
+    else:
+        parser.set_defaults(tasks=task)
     parser.add_argument(
         "--heads",
         default=None,
@@ -487,10 +491,8 @@ def train_cli(task: str | None, argv: Sequence[str] | None = None, *, discovery:
     from core import cli
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(prog="train.py" if task is None else f"python -m plugins.{task}.train")
+    parser = build_parser(task=task)
     pm, args = cli.parse_with_plugins(argv, parser, discovery, train=True)
-    if task is not None:
-        args.tasks = task
     log = logging.getLogger("train")
     try:
         from core.heads import head_dir_for, search_dirs

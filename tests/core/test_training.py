@@ -170,3 +170,11 @@ def test_feature_cache_resumes_and_keeps_trunks_apart(tmp_path: Path) -> None:
     assert training.FeatureCache(tmp_path, "trunk:b/1").table() == {}  # another trunk: nothing shared
     again.clear()
     assert again.table() == {}
+
+
+def test_the_per_task_cli_has_no_tasks_flag() -> None:
+    parser = training.build_parser(task="vqa")
+    assert parser.prog == "python -m plugins.vqa.train" and parser.parse_args([]).tasks == "vqa"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--tasks", "htr"])
+    assert training.build_parser().parse_args(["--tasks", "htr"]).tasks == "htr"
