@@ -107,6 +107,7 @@ class ProgramInfo:
     static_math: bool = False  # `import static java.lang.Math.*`
     main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
     heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
+    sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
 
 
 def _modifiers(node: Node) -> str:
@@ -246,6 +247,8 @@ def analyze(root: Node) -> ProgramInfo:
                 )
                 if t == "PriorityQueue" and plain and nm.text is not None:
                     info.heaps.add(nm.text.decode())
+                if t in ("TreeMap", "TreeSet") and nm.text is not None:
+                    info.sorted_maps.add(nm.text.decode())
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role == "reader"]
     calls = [n for n in everything if n.type == "method_invocation"]
@@ -995,6 +998,27 @@ class ProgramMixin:
         ):
             target = self.expr(args[0]) if ot in ("Arrays", "Collections") else self.expr(obj)
             return [*target, ".", "sort", "(", *self._sort_order(args[-1]), ")"]
+        if obj is not None and obj.type == "identifier" and ot in prog.sorted_maps and not args:
+            if name in ("keySet", "navigableKeySet") or (name == "iterator"):
+                return ["sorted", "(", ot, ")"]
+            if name == "entrySet":
+                return ["sorted", "(", ot, ".", "items", "(", ")", ")"]
+            if name == "values":
+                return ["[", "v", "for", "k", ",", "v", "in", "sorted", "(", ot, ".", "items", "(", ")", ")", "]"]
+            if name in ("firstKey", "first"):
+                return ["min", "(", ot, ")"]
+            if name in ("lastKey", "last"):
+                return ["max", "(", ot, ")"]
+        if name == "merge" and len(args) == 3 and obj is not None and statement:
+            f = self.text(args[2]).replace(" ", "")
+            if f in ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y"):
+                o, k, v = self.expr(obj), self.expr(args[0]), self.expr(args[1])
+                return [*o, "[", *k, "]", "=", *o, ".", "get", "(", *k, ",", "0", ")", "+", *v]
+        if ot == "String" and name == "join" and len(args) == 2:
+            return [*self.expr(args[0]), ".", "join", "(", *self.expr(args[1]), ")"]
+        sb = self._builder_edit(node, name, args) if statement and obj is not None else None
+        if sb is not None:
+            return sb
         if ot == "Arrays" and name == "asList" and len(args) == 1 and self.type_of(args[0]).endswith("[]"):
             return ["list", "(", *self.expr(args[0]), ")"]  # the array's elements, not a list holding it
         if ot == "Arrays" and name == "fill" and len(args) == 2 and statement:
@@ -1065,6 +1089,46 @@ class ProgramMixin:
                 [*o, ".", "split", "(", literal, ")"] if plain == body else [*o, ".", "split", "(", f'"{plain}"', ")"]
             )
         return ["re", ".", "split", "(", literal, ",", *o, ")"]
+
+    def _builder_edit(self, node: Node, name: str, args: list[Node]) -> Tokens | None:
+        """StringBuilder edits as statements on the ``str`` that stands for it (chained appends too)."""
+        obj = node.child_by_field_name("object")
+        if name == "append":
+            parts = [args[0]] if len(args) == 1 else []
+            cur = obj
+            while (
+                cur is not None
+                and cur.type == "method_invocation"
+                and self.text(cur.child_by_field_name("name")) == "append"
+            ):
+                inner = self._args(cur.child_by_field_name("arguments"))
+                if len(inner) != 1:
+                    return None
+                parts.insert(0, inner[0])
+                cur = cur.child_by_field_name("object")
+            if cur is None or cur.type != "identifier" or len(parts) < 2:
+                return None
+            if _base_type_name(self.type_of(cur)) not in ("StringBuilder", "StringBuffer"):
+                return None
+            value: Tokens = []
+            for i, part in enumerate(parts):
+                value += (["+"] if i else []) + self._as_str(part)
+            return [self.text(cur), "+=", *value]
+        if obj is None or obj.type != "identifier":
+            return None
+        if _base_type_name(self.type_of(obj)) not in ("StringBuilder", "StringBuffer"):
+            return None
+        o = self.text(obj)
+        a = [self.expr(x) for x in args]
+        if name == "deleteCharAt" and len(a) == 1:
+            return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[0], "+", "1", ":", "]"]
+        if name == "setCharAt" and len(a) == 2:
+            return [o, "=", o, "[", ":", *a[0], "]", "+", *a[1], "+", o, "[", *a[0], "+", "1", ":", "]"]
+        if name == "delete" and len(a) == 2:
+            return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[1], ":", "]"]
+        if name == "setLength" and len(a) == 1:
+            return [o, "=", o, "[", ":", *a[0], "]"]
+        return None
 
     def _sort_order(self, cmp: Node) -> Tokens:
         """A Java comparator as ``sort``'s arguments: ``reverse = True``, ``key = f`` or ``key = cmp_to_key ( c )``."""
@@ -1258,6 +1322,10 @@ class ProgramMixin:
         if not newline:
             out += [",", "end", "=", '" "']
         return [*out, ")"]
+
+
+def _base_type_name(typ: str) -> str:
+    return typ.removesuffix("<>")
 
 
 def _renamed(prog: ProgramInfo, ci: ClassInfo) -> list[tuple[bool, str]]:

@@ -188,6 +188,48 @@ def test_invalid_program_gets_one_warning_and_a_translation(tmp_path: Path, capl
     assert compiles(out) and "def f" in out
 
 
+def test_builders_collections_sorted_maps_and_chars() -> None:
+    java = """import java.util.*;
+public class Main { public static void main(String[] args) { Scanner sc = new Scanner(System.in);
+  String s = sc.next(); int n = sc.nextInt();
+  StringBuilder sb = new StringBuilder();
+  for (int i = 0; i < n; i++) { sb.append(i).append(","); }
+  sb.deleteCharAt(sb.length() - 1);
+  System.out.println(sb.toString());
+  StringBuilder r = new StringBuilder(s); r.reverse(); System.out.println(r);
+  int[] cnt = new int[26]; for (char c : s.toCharArray()) cnt[c - 'a']++;
+  Map<Character, Integer> m = new HashMap<>();
+  for (int i = 0; i < s.length(); i++) m.put(s.charAt(i), m.getOrDefault(s.charAt(i), 0) + 1);
+  Map<Integer, Integer> tm = new TreeMap<>(); tm.put(5, 1); tm.put(2, 3); tm.merge(5, 10, Integer::sum);
+  for (Map.Entry<Integer, Integer> e : tm.entrySet()) System.out.print(e.getKey() + "=" + e.getValue() + " ");
+  System.out.println();
+  List<String> words = new ArrayList<>(); words.add("x"); words.add("y");
+  System.out.println(String.join("-", words) + " " + cnt[0] + " " + m.get('a'));
+  long big = 1L << 40; System.out.println(big % 1000000007L);
+  char up = (char) (s.charAt(0) - 'a' + 'A'); System.out.println(up);
+  System.out.println(Math.max(3L, 5) + " " + Math.abs(-2.5) + " " + (10 / 4) + " " + (10 / 4.0));
+  int[] arr = {3, 1, 2}; Arrays.sort(arr); System.out.println(Arrays.toString(arr));
+  Deque<Integer> dq = new ArrayDeque<>(); dq.addFirst(1); dq.addLast(2);
+  System.out.println(dq.peekFirst() + " " + dq.peekLast());
+  System.out.println(s.substring(1) + " " + s.indexOf('b') + " " + s.contains("ab"));
+} }"""
+    expected = "0,1,2,3\nacba\n2=3 5=11 \nx-y 2 2\n511620083\nA\n5 2.5 2 2.5\n[1, 2, 3]\n1 2\nbca 1 true\n"
+    assert run(java, "abca 4\n") == expected
+
+
+def test_comparators_heaps_and_lambdas() -> None:
+    java = """import java.util.*;
+public class Main { public static void main(String[] args) { Scanner sc = new Scanner(System.in);
+  int n = sc.nextInt(); int[][] a = new int[n][2];
+  for (int i = 0; i < n; i++) { a[i][0] = sc.nextInt(); a[i][1] = sc.nextInt(); }
+  Arrays.sort(a, (x, y) -> x[1] - y[1]);
+  PriorityQueue<Integer> pq = new PriorityQueue<>(); for (int[] p : a) pq.add(p[0]);
+  List<Integer> l = new ArrayList<>(); while (!pq.isEmpty()) l.add(pq.poll());
+  Collections.sort(l, Collections.reverseOrder());
+  System.out.println(a[0][0] + " " + l.get(0) + " " + l.size()); } }"""
+    assert run(java, "3\n5 9\n7 1\n2 4\n") == "7 7 3\n"
+
+
 _DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c2c_programs_dev"
 _E2E = ("s010698290", "s012761786", "s059841225", "s063482767")
 
