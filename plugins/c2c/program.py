@@ -931,6 +931,8 @@ class ProgramMixin:
         if obj is None:
             return None
         main = prog.main.name if prog.main is not None else None
+        if self.text(obj) == "BigInteger" and fld in ("ZERO", "ONE", "TWO", "TEN"):
+            return [{"ZERO": "0", "ONE": "1", "TWO": "2", "TEN": "10"}[fld]]
         if obj.type == "this" and not self.cls_stack:
             return [fld]
         if obj.type == "identifier" and self.text(obj) == main:
@@ -981,6 +983,9 @@ class ProgramMixin:
         ot = self.text(obj) if obj is not None else ""
         if name == "split" and len(args) == 1 and args[0].type == "string_literal" and obj is not None:
             return self._split(obj, self.text(args[0]))
+        big = self._big_integer_call(obj, name, args) if obj is not None else None
+        if big is not None:
+            return big
         if obj is not None and obj.type == "identifier" and ot in prog.heaps and not self._is_local_non_io(ot):
             if name in ("add", "offer") and len(args) == 1:
                 return ["heapq", ".", "heappush", "(", ot, ",", *self.expr(args[0]), ")"]
@@ -1089,6 +1094,64 @@ class ProgramMixin:
                 [*o, ".", "split", "(", literal, ")"] if plain == body else [*o, ".", "split", "(", f'"{plain}"', ")"]
             )
         return ["re", ".", "split", "(", literal, ",", *o, ")"]
+
+    def _is_big(self, node: Node | None) -> bool:
+        """Is ``node`` a BigInteger (declared so, made so, or the result of a BigInteger operation)?"""
+        if node is None:
+            return False
+        if node.type == "parenthesized_expression" and node.named_children:
+            return self._is_big(node.named_children[0])
+        if self.type_of(node) == "BigInteger":
+            return True
+        if node.type == "field_access":
+            return self.text(node.child_by_field_name("object")) == "BigInteger"
+        if node.type == "object_creation_expression":
+            return _type_text(node.child_by_field_name("type")) == "BigInteger"
+        if node.type == "method_invocation":
+            obj, name, _ = self._call_parts(node)
+            if self.text(obj) == "BigInteger" and name == "valueOf":
+                return True
+            return name in _BIG_OPS and self._is_big(obj)
+        return False
+
+    def _big_integer_call(self, obj: Node, name: str, args: list[Node]) -> Tokens | None:
+        """BigInteger is Python's int: ``a . add ( b )`` -> ``a + b`` and so on."""
+        if self.text(obj) == "BigInteger" and name == "valueOf" and len(args) == 1:
+            return self.expr(args[0])
+        if name not in _BIG_OPS or not self._is_big(obj):
+            return None
+        o = self.expr(obj)
+        if obj.type not in ("identifier", "field_access", "parenthesized_expression", "array_access"):
+            o = ["(", *o, ")"]
+        a = [self.expr(x) for x in args]
+        a = [x if len(x) == 1 else ["(", *x, ")"] for x in a]
+        if name in _BIG_BINARY and len(a) == 1:
+            return ["(", *o, _BIG_BINARY[name], *a[0], ")"]
+        if name in ("max", "min", "gcd") and len(a) == 1:
+            return (
+                [name if name != "gcd" else "math.gcd", "(", *o, ",", *a[0], ")"]
+                if name != "gcd"
+                else ["math", ".", "gcd", "(", *o, ",", *a[0], ")"]
+            )
+        if name == "pow" and len(a) == 1:
+            return ["(", *o, "**", *a[0], ")"]
+        if name == "modPow" and len(a) == 2:
+            return ["pow", "(", *o, ",", *a[0], ",", *a[1], ")"]
+        if name == "negate" and not a:
+            return ["(", "-", *o, ")"]
+        if name == "abs" and not a:
+            return ["abs", "(", *o, ")"]
+        if name == "compareTo" and len(a) == 1:
+            return ["(", "(", *o, ">", *a[0], ")", "-", "(", *o, "<", *a[0], ")", ")"]
+        if name == "equals" and len(a) == 1:
+            return ["(", *o, "==", *a[0], ")"]
+        if name in ("longValue", "intValue", "longValueExact", "intValueExact") and not a:
+            return o
+        if name == "toString" and not a:
+            return ["str", "(", *o, ")"]
+        if name == "signum" and not a:
+            return ["(", "(", *o, ">", "0", ")", "-", "(", *o, "<", "0", ")", ")"]
+        return None
 
     def _builder_edit(self, node: Node, name: str, args: list[Node]) -> Tokens | None:
         """StringBuilder edits as statements on the ``str`` that stands for it (chained appends too)."""
@@ -1225,6 +1288,8 @@ class ProgramMixin:
             return None
         t = _base_io(_type_text(node.child_by_field_name("type")))
         args = self._args(node.child_by_field_name("arguments"))
+        if t == "BigInteger" and len(args) == 1:
+            return ["int", "(", *self.expr(args[0]), ")"]
         if t == "StringTokenizer" and args:
             src = self.expr(args[0])
             if len(args) >= 2 and args[1].type == "string_literal":
@@ -1322,6 +1387,39 @@ class ProgramMixin:
         if not newline:
             out += [",", "end", "=", '" "']
         return [*out, ")"]
+
+
+_BIG_BINARY = {
+    "add": "+",
+    "subtract": "-",
+    "multiply": "*",
+    "divide": "//",
+    "mod": "%",
+    "remainder": "%",
+    "and": "&",
+    "or": "|",
+    "xor": "^",
+    "shiftLeft": "<<",
+    "shiftRight": ">>",
+}
+_BIG_OPS = {
+    *_BIG_BINARY,
+    "max",
+    "min",
+    "gcd",
+    "pow",
+    "modPow",
+    "negate",
+    "abs",
+    "compareTo",
+    "equals",
+    "longValue",
+    "intValue",
+    "longValueExact",
+    "intValueExact",
+    "toString",
+    "signum",
+}
 
 
 def _base_type_name(typ: str) -> str:

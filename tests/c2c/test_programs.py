@@ -230,6 +230,17 @@ public class Main { public static void main(String[] args) { Scanner sc = new Sc
     assert run(java, "3\n5 9\n7 1\n2 4\n") == "7 7 3\n"
 
 
+def test_big_integer_is_python_int() -> None:
+    java = """import java.math.BigInteger; import java.util.*;
+    public class Main { public static void main(String[] args) { Scanner sc = new Scanner(System.in);
+      BigInteger a = sc.nextBigInteger(), b = new BigInteger(sc.next());
+      BigInteger c = a.multiply(b).add(BigInteger.ONE).mod(BigInteger.valueOf(1000000007L));
+      System.out.println(c + " " + a.compareTo(b) + " " + a.max(b).pow(2)); } }"""
+    assert run(java, "123456789123456789 987654321987654321\n") == (
+        f"{(123456789123456789 * 987654321987654321 + 1) % 1000000007} -1 {987654321987654321**2}\n"
+    )
+
+
 _DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c2c_programs_dev"
 _E2E = ("s010698290", "s012761786", "s059841225", "s063482767")
 
