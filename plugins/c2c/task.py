@@ -200,7 +200,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
             if text != cand.default and not compiles(text):
                 text = cand.default
             final = finalize(text)
-            if final != text:
+            if final != text and parses_cleanly(sample.java):  # invalid Java was already warned about once
                 log.warning("C2C request %s: the translation did not compile and was repaired", sample.key)
             out.append(Prediction(sample.key, final))
         return out
