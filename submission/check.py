@@ -11,7 +11,9 @@ run the entrypoint with that folder as the working directory, offline, and read
   that folder (``python run.py``, no arguments, unless heads were shipped), with the same
   interpreter and packages, ``HOME`` unset, a fresh ``TMPDIR``, no ``PYTHONPATH`` of
   this tree, a 30-minute limit and sockets blocked (a network namespace when
-  ``unshare`` allows one, and always an audit hook that refuses socket calls);
+  ``unshare`` allows one, and always an audit hook that refuses socket calls); when the
+  check runs as root, the run gets a user id with no passwd entry (``setpriv``), so that
+  ``~`` cannot be expanded and the read-only modes hold;
 - every file the run opens is traced (Python's audit hook, plus ``strace`` when present
   for what C code opens: safetensors, shared libraries). The check fails naming a file
   that exists in this tree but is missing from the archive, a path read outside the
