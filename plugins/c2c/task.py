@@ -28,8 +28,9 @@ from core.heads import find_head
 from core.io import find_task_dir, read_request
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
 from plugins.c2c.detok import compiles, repair
-from plugins.c2c.selector import Candidates, all_texts, choose, features, make_candidates
-from plugins.c2c.translate import parses_cleanly, translate
+from plugins.c2c.selector import SWITCHES, Candidates, all_texts, choose, features, make_candidates
+from plugins.c2c.style import DEFAULT_STYLE
+from plugins.c2c.translate import is_program, parses_cleanly, translate
 
 if TYPE_CHECKING:
     import torch
@@ -98,6 +99,16 @@ def safe_translate(java: str) -> str:
     return finalize(out)
 
 
+def program_candidates(java: str) -> Candidates:
+    """A whole program gets the default style only, with nothing for the selector to read: the
+    selector learned its choices on functions, a style switch can change what a program prints
+    (``int ( a / b )`` on large longs), and encoding a program's pieces made whole programs
+    translate at 10/s instead of 100+/s."""
+    default = translate(java)
+    n = len(SWITCHES) + 1
+    return Candidates((), (DEFAULT_STYLE,) * n, (default, *[""] * (n - 1)), ((),) * n)
+
+
 def finalize(tokens: str) -> str:
     """Make an output compile (lines ``compile()`` rejects become ``pass``); never empty."""
     if not compiles(tokens):
@@ -162,7 +173,8 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
                 cands.append(None)
                 continue
             try:
-                cands.append(make_candidates(sample.java))
+                maker = program_candidates if is_program(sample.java) else make_candidates
+                cands.append(maker(sample.java))
             except _TRANSLATION_ERRORS as exc:
                 log.warning("C2C request %s: translator failed (%s: %s)", sample.key, type(exc).__name__, exc)
                 cands.append(None)

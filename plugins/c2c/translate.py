@@ -59,6 +59,7 @@ __all__ = [
     "Tokens",
     "Translator",
     "coverage",
+    "is_program",
     "parses_cleanly",
     "serialize",
     "style_variants",
@@ -215,6 +216,11 @@ def _program_unit(java: str) -> tuple[bytes, Any, ProgramInfo] | None:
     if unit is None:
         return None
     return unit[0], unit[1], analyze(unit[1].root_node)
+
+
+def is_program(java: str) -> bool:
+    """Is ``java`` a whole program (translated by ``program.py``) rather than members or statements?"""
+    return _program_unit(java) is not None
 
 
 def compilation_unit(java: str) -> tuple[bytes, Any] | None:
