@@ -38,4 +38,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    status = main()
+    if stop.hurried():  # stopped by a signal or the time budget: skip the seconds of library teardown
+        runtime.exit_now(status)
+    raise SystemExit(status)

@@ -6,6 +6,7 @@ with no writable temporary folder and no home folder.
   file) takes their number and receives a library's stray output.
 - ``console_handler()``: a logging handler that writes to stderr while it can and goes
   quiet (no traceback, no exit status) once stderr is gone or broken.
+- ``exit_now(code)``: end without the interpreter's slow teardown (a run that must stop now).
 - ``say()``: ``print`` for the final report; a closed or broken stdout (``| head -0``)
   costs nothing, not even the exit status (Python's own flush at exit included).
 - ``scratch_space(out_dir)``: when there is no usable temporary folder (a read-only root
@@ -17,6 +18,7 @@ with no writable temporary folder and no home folder.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -101,6 +103,20 @@ def say(*lines: str) -> None:
     except (OSError, ValueError):
         with contextlib.suppress(Exception):
             _silence(stream.fileno())
+
+
+def exit_now(code: int) -> None:
+    """End the process with ``code`` at once: exit handlers run and the streams are flushed,
+    but the interpreter's teardown of the loaded libraries is skipped (torch alone takes a
+    second, the default trunk two or three on a busy machine). For a run that must stop
+    quickly (a signal, the time budget spent)."""
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()  # logging.shutdown among them
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.flush()
+    os._exit(code)
 
 
 def _usable_temp_dir() -> bool:

@@ -50,6 +50,7 @@ class _State:
         self.armed = 0  # depth of interruptible() sections
         self.installed = False
         self.temporary: set[str] = set()  # files being written; removed on a hard exit
+        self.hurried: str | None = None  # the last reason hurry() gave; kept after handle_signals()
 
 
 _state = _State()
@@ -72,9 +73,15 @@ def budget_spent(now: float | None = None) -> bool:
 
 def hurry() -> str | None:
     """Why no more real work should start ("SIGTERM", "time budget"), or None."""
-    if _state.signal_name:
-        return _state.signal_name
-    return "time budget" if budget_spent() else None
+    reason = _state.signal_name or ("time budget" if budget_spent() else None)
+    if reason:
+        _state.hurried = reason
+    return reason
+
+
+def hurried() -> str | None:
+    """Why the last run in this process ended early (a signal, the time budget), else None."""
+    return _state.hurried
 
 
 def _raise_if_armed(reason: str) -> None:

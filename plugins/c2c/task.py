@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,13 +42,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+CHECK_SECONDS = 2.0  # discovery's Java validity check stops after this long (it only logs)
 MAX_CHARS = 100_000  # longer requests are cut at a token boundary (AVATAR programs are < 10k)
 MINIMAL_PROGRAM = "def f ( ) : NEW_LINE INDENT pass NEW_LINE DEDENT"
 _ENCODE_CHUNK = 64
 # what a translator bug on odd input can raise; anything else is a real bug and surfaces to the runner
 _TRANSLATION_ERRORS = (RecursionError, ValueError, TypeError, AttributeError, IndexError, KeyError, UnicodeError)
 # whitespace the public data smuggles into tokens; the translator wants plain spaces
-_SPACES = str.maketrans({"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\t": " ", "\r": " ", "\n": " ", "\ufeff": " "})
+_SPACES = re.compile("[\u00a0\u2007\u202f\t\r\n\ufeff]")  # a regex: str.translate took 12 ms per 100k chars
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +79,9 @@ def clean_request(key: str, value: Any) -> str:
     if not isinstance(value, str):
         log.warning("C2C request %s is not a string (%s); it gets a minimal program", key, type(value).__name__)
         return ""
-    text = value.translate(_SPACES)
-    text = "".join(ch for ch in text if ch.isprintable() or ch == " ")
+    text = _SPACES.sub(" ", value)
+    if not text.isprintable():  # one C-level pass; the filter below is per character
+        text = "".join(ch for ch in text if ch.isprintable() or ch == " ")
     if len(text) > MAX_CHARS:
         log.warning("C2C request %s has %d characters; only the first %d are translated", key, len(text), MAX_CHARS)
         text = text[:MAX_CHARS].rsplit(" ", 1)[0]
@@ -160,7 +164,13 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
             return []
         entries = read_request(task_dir, "requests.json")
         samples = [C2cSample(key, clean_request(key, value)) for key, value in entries.items()]
-        for sample in samples:
+        # The validity check is a diagnostic: it may not cost the run's time budget (a discovery
+        # cannot be abandoned), so it stops after CHECK_SECONDS (300 programs of 100k characters took 45 s).
+        ends = time.monotonic() + CHECK_SECONDS
+        for i, sample in enumerate(samples):
+            if time.monotonic() > ends:
+                log.info("C2C: validity not checked for the last %d requests (discovery kept short)", len(samples) - i)
+                break
             if sample.java and not parses_cleanly(sample.java):
                 log.warning("C2C request %s is not valid Java; translating what parses", sample.key)
         return samples

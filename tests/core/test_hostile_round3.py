@@ -454,3 +454,15 @@ def test_htr_keys_are_the_real_names_in_an_ascii_locale(tmp_path: Path) -> None:
     done = _run_py(["--input", str(tmp_path / "in"), "--output", str(tmp_path / "out"), *NO_TRUNK], env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert set(_read(tmp_path / "out" / "prediction_HTR.json")) == {*names, "raw\udcff.png"}
+    # A name from a request (zsOD key, VQA file_name) is found and read in that locale too.
+    code = (
+        "import sys; from core.io import confined, load_image, resolve_input_file\n"
+        "root = sys.argv[1]\n"
+        "with confined(root):\n"
+        "    path = resolve_input_file(root + '/HTR/images', '\\u0441\\u043b\\u043e\\u0432\\u043e.png')\n"
+        "    print(load_image(path).size)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "in")], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.strip() == "(32, 16)", done.stderr[-2000:]
