@@ -521,11 +521,19 @@ def _null_can_flow(node: Node) -> bool:
     if parent.type == "binary_expression":
         op = parent.child_by_field_name("operator")
         if op is not None and op.type in ("==", "!="):
-            return any(c.type == "null_literal" for c in parent.named_children)
+            # with null, or another lookup (`m . get ( a ) == m . get ( b )`: both may be missing)
+            return any(c.type == "null_literal" or (c != node and _is_get(c)) for c in parent.named_children)
         return False
     if parent.type in ("array_access", "unary_expression", "update_expression", "method_invocation"):
         return parent.type == "method_invocation" and parent.child_by_field_name("object") != node
     return True
+
+
+def _is_get(node: Node) -> bool:
+    """Is ``node`` a one-argument ``x . get ( k )`` call?"""
+    name = node.child_by_field_name("name") if node.type == "method_invocation" else None
+    args = node.child_by_field_name("arguments")
+    return name is not None and name.text == b"get" and args is not None and len(args.named_children) == 1
 
 
 def _removes_object(arg: Node, arg_type: str) -> bool:

@@ -145,3 +145,9 @@ def test_list_insert_at_index_and_deque_front() -> None:
 def test_integer_radix_strings() -> None:
     java = 'static String solveIt ( int n ) { return Integer . toBinaryString ( n ) + " " + Integer . toHexString ( n ) + Integer . toOctalString ( n ) ; }'
     assert unit(java, 10) == "1010a12"
+
+
+def test_map_lookups_compared_with_each_other_do_not_raise() -> None:
+    java = "static boolean solveIt ( String s , String t ) { HashMap < Character , Integer > m = new HashMap < > ( ) ; for ( int i = 0 ; i < s . length ( ) ; i ++ ) m . put ( s . charAt ( i ) , 1 ) ; return m . get ( t . charAt ( 0 ) ) == m . get ( t . charAt ( 1 ) ) ; }"
+    assert unit(java, "ab", "xy") is True  # both missing: null == null
+    assert unit(java, "ab", "ay") is False
