@@ -108,8 +108,13 @@ def run_python(source: str, stdin: bytes, timeout: float, workdir: Path) -> dict
         err = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()
         last = err[-1] if err else f"exit {proc.returncode}"
         exc = last.split(":", 1)[0].strip() if re.match(r"^[\w.]+(:|$)", last) else f"exit {proc.returncode}"
-        return {"status": "runtime_error", "exception": exc, "stderr": "\n".join(err[-6:]), "stdout": out,
-                "seconds": seconds}
+        return {
+            "status": "runtime_error",
+            "exception": exc,
+            "stderr": "\n".join(err[-6:]),
+            "stdout": out,
+            "seconds": seconds,
+        }
     return {"status": "ran", "stdout": out, "seconds": seconds}
 
 
@@ -133,19 +138,25 @@ def run_java_oracle(java: str, stdin: bytes, cache: Path, timeout: float) -> dic
     if not (folder / "ok").is_file():
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{name}.java").write_text(java, encoding="utf-8")
-        proc = subprocess.run(["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(folder), str(folder / f"{name}.java")],
-                              capture_output=True)
+        proc = subprocess.run(
+            ["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(folder), str(folder / f"{name}.java")],
+            capture_output=True,
+        )
         if proc.returncode != 0:
             return {"status": "compile_error", "stderr": proc.stderr.decode(errors="replace")[-2000:]}
         (folder / "ok").write_text("")
     start = time.perf_counter()
     try:
-        proc = subprocess.run(["java", "-Xss64m", "-cp", str(folder), name], input=stdin, capture_output=True,
-                              timeout=timeout)
+        proc = subprocess.run(
+            ["java", "-Xss64m", "-cp", str(folder), name], input=stdin, capture_output=True, timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "seconds": timeout}
-    res = {"status": "ran" if proc.returncode == 0 else "runtime_error",
-           "stdout": proc.stdout.decode("utf-8", errors="replace"), "seconds": time.perf_counter() - start}
+    res = {
+        "status": "ran" if proc.returncode == 0 else "runtime_error",
+        "stdout": proc.stdout.decode("utf-8", errors="replace"),
+        "seconds": time.perf_counter() - start,
+    }
     result_path.write_text(json.dumps(res))
     return res
 
@@ -212,8 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             pred, seconds, warnings = translate_set(root, args.no_selector, Path(tmp))
-        print(f"translated {len(requests)} programs in {seconds:.2f} s = {len(requests) / seconds:.1f} programs/s "
-              f"({'translator alone' if args.no_selector else 'default trunk + selector'})")
+        print(
+            f"translated {len(requests)} programs in {seconds:.2f} s = {len(requests) / seconds:.1f} programs/s "
+            f"({'translator alone' if args.no_selector else 'default trunk + selector'})"
+        )
         invalid = [w for w in warnings if "not valid Java" in w]
         print(f"warnings: {len(warnings)} ({len(invalid)} 'not valid Java')")
 
@@ -253,8 +266,12 @@ def main(argv: list[str] | None = None) -> int:
                     row["got"], row["expected"] = res["stdout"][:400], expected[:400]
                 if status != "pass":
                     break
-            row.update(status=status, python_s=round(py_s, 3), java_s=round(java_s, 3) if use_java else None,
-                       java_pass=java_ok if use_java else None)
+            row.update(
+                status=status,
+                python_s=round(py_s, 3),
+                java_s=round(java_s, 3) if use_java else None,
+                java_pass=java_ok if use_java else None,
+            )
             rows[key] = row
     _report(rows, use_java, args.show)
     if args.out:
@@ -275,8 +292,13 @@ def _report(rows: dict[str, dict], use_java: bool, show: int) -> None:
     by_idiom: dict[str, Counter] = defaultdict(Counter)
     for r in rows.values():
         by_idiom[r["idiom"]][r["status"] == "pass"] += 1
-    print("by input idiom: " + ", ".join(
-        f"{k} {c[True]}/{c[True] + c[False]}" for k, c in sorted(by_idiom.items(), key=lambda kv: -sum(kv[1].values()))))
+    print(
+        "by input idiom: "
+        + ", ".join(
+            f"{k} {c[True]}/{c[True] + c[False]}"
+            for k, c in sorted(by_idiom.items(), key=lambda kv: -sum(kv[1].values()))
+        )
+    )
     if use_java:
         java_pass = sum(bool(r.get("java_pass")) for r in rows.values() if r.get("java_pass") is not None)
         ran = [r for r in rows.values() if r.get("java_pass") is not None]
