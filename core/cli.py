@@ -212,9 +212,7 @@ def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: Any) -> list[Task
         if not planned:
             logging.getLogger("run").warning("no task folder found under %s; nothing to do", args.input)
             return []
-        config = TrunkConfig.parse(
-            args.trunk, ablation=args.ablate_trunk, device=args.device, precision=args.precision
-        )
+        config = TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk, device=args.device, precision=args.precision)
         on_written = lambda name, path: pm.hook.predictions_written(task_name=name, path=path)  # noqa: E731
         if engine == "ray":
             return solve_on_ray(planned, config, args, on_written)

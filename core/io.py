@@ -103,7 +103,6 @@ def _is_inside(real: str, real_root: str) -> bool:
     return real == real_root or os.path.commonpath([real_root, real]) == real_root
 
 
-
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -376,9 +375,7 @@ def _checked_real_path(path: Path, root: Path | str | None) -> str:
     return os.fsdecode(real)
 
 
-def resolve_input_file(
-    root: Path | str, name: str | os.PathLike[str], *, within: Path | str | None = None
-) -> Path:
+def resolve_input_file(root: Path | str, name: str | os.PathLike[str], *, within: Path | str | None = None) -> Path:
     """``root / name`` if ``name`` names a regular file inside ``root``; else ``InputError``.
 
     For names that come from a request (``file_name``, a zsOD key): besides

@@ -16,6 +16,7 @@ regular files inside the input folder are opened, whatever the task passes.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -93,7 +94,9 @@ def plan(tasks: Mapping[str, Task] | Sequence[Task], input_dir: Path, *, strict:
             if found is None:
                 log.info("%s: no input under %s, skipped", info.name, input_dir)
                 continue
-            folder = found.name if found.name in info.folders() else info.folder  # Cyrillic spellings: the canonical name
+            folder = (
+                found.name if found.name in info.folders() else info.folder
+            )  # Cyrillic spellings: the canonical name
             try:
                 with confined(input_dir):
                     samples = task.discover(input_dir)
@@ -240,10 +243,8 @@ class _Progress:
 
     def close(self) -> None:
         if self.bar is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self.bar.close()
-            except Exception:
-                pass
             self.bar = None
 
 
@@ -273,10 +274,16 @@ def _run_task(item: Planned, trunk: Trunk | None, out_dir: Path, *, strict: bool
     finally:
         bar.close()
         if not strict or len(predictions) == len(samples):
-            with stop.deferred():
+            with stop.deferred(), _confined(item.input_dir):  # a writer that reads inputs (drawings) too
                 write_task(task, predictions, samples, RunContext(out_dir, item.folder), report)
         report.seconds = time.monotonic() - start
     return report
+
+
+def _confined(root: Path | None):  # type: ignore[no-untyped-def]
+    from core.io import confined
+
+    return confined(root)
 
 
 def _ready(task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool) -> bool:
@@ -398,7 +405,9 @@ def solve_batch(
         return fallback_batch(task, batch, report)
 
 
-def fallback_batch(task: Task, batch: Sequence[Sample], report: TaskReport, *, strict: bool = False) -> list[Prediction]:
+def fallback_batch(
+    task: Task, batch: Sequence[Sample], report: TaskReport, *, strict: bool = False
+) -> list[Prediction]:
     """Every sample's fallback answer, counted in ``report``. A fallback that raises is logged
     and the sample written as ``null`` (``strict`` re-raises): its file is still complete."""
     report.fallbacks += len(batch)

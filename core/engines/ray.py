@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core import stop
 from core.errors import ProjectError
 from core.runner import (
     Observer,
@@ -123,7 +124,14 @@ class ShardWorker:
         return {"pid": os.getpid(), "host": socket.gethostname(), "trunk_s": self.trunk_seconds}
 
     def solve(
-        self, key: str, task: Task, batches: Sequence[Sequence[Sample]], *, strict: bool, deadline: float | None
+        self,
+        key: str,
+        task: Task,
+        batches: Sequence[Sequence[Sample]],
+        *,
+        strict: bool,
+        deadline: float | None,
+        root: Path | None = None,
     ) -> ShardResult:
         """Consecutive batches of ``task`` through ``runner.solve_batches``.
 
@@ -135,7 +143,7 @@ class ShardWorker:
             self.tasks[key] = (task, setup_task(task, self.trunk, report, strict=strict))
         task, ready = self.tasks[key]
         predictions = solve_batches(
-            task, batches, self.trunk, report, strict=strict, ready=ready, deadline=deadline, clock=time.time
+            task, batches, self.trunk, report, strict=strict, ready=ready, deadline=deadline, clock=time.time, root=root
         )
         self.trunk.assert_frozen()
         return ShardResult(predictions, report.fallbacks, report.errors, os.getpid())
@@ -351,6 +359,13 @@ class WorkerPool:
             return sum(1 for _, s, g in inflight.values() if s == slot and g == self.generation[slot])
 
         while queue or inflight:
+            why = stop.signalled()
+            if why:  # SIGTERM/SIGINT: every job not back gets fallbacks now (core.stop)
+                for job in [*queue, *(j for j, _, _ in inflight.values())]:
+                    on_lost(job, f"the run was stopped by {why}")
+                queue.clear()
+                inflight.clear()
+                break
             if deadline is not None and time.time() > deadline:
                 while queue:
                     on_lost(queue.popleft(), "the time budget was spent before it was handed out")
@@ -487,7 +502,9 @@ def run(
         for i in range(0, len(batches), per_shard):
             shard = [list(b) for b in batches[i : i + per_shard]]
             args = (f"{run_id}:{name}", tr.planned.task, shard)
-            jobs.append(_Job(len(jobs), "solve", args, {"strict": strict, "deadline": deadline}, tag=(name, i * size)))
+            # root: the stages read only inside the input folder (core.io.confined)
+            kwargs = {"strict": strict, "deadline": deadline, "root": tr.planned.input_dir}
+            jobs.append(_Job(len(jobs), "solve", args, kwargs, tag=(name, i * size)))
             tr.pending += 1
 
     def finish(tr: _TaskRun) -> None:

@@ -44,7 +44,7 @@ def draw_predictions(predictions: Sequence[Prediction], paths: Mapping[str, Path
     """
     from PIL import Image, ImageDraw
 
-    from core.io import to_mode
+    from core.io import MAX_IMAGE_PIXELS, open_input_file, to_mode
 
     out_dir.mkdir(parents=True, exist_ok=True)
     font = label_font()
@@ -54,7 +54,10 @@ def draw_predictions(predictions: Sequence[Prediction], paths: Mapping[str, Path
         if path is None or not isinstance(pred.value, Mapping):
             continue
         try:
-            with Image.open(path) as img:
+            # core.io: a regular file inside the input folder (a link swapped in is not followed)
+            with open_input_file(path) as fh, Image.open(fh) as img:
+                if img.size[0] * img.size[1] > MAX_IMAGE_PIXELS:
+                    raise ValueError(f"{img.size[0]} x {img.size[1]} px is above the decode limit")
                 img.load()
                 canvas = to_mode(img, "RGB")
         except Exception as exc:  # noqa: BLE001 - a broken image only loses its drawing

@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from core import runner, stop
+from core import runner
 from core.errors import InputError
 from core.io import confined, load_image, open_input_file, resolve_input_file, scan_input_folder
-from core.task import Prediction, Sample, TaskInfo
+from core.task import Prediction, Sample
 from tests.core._tasks import EchoTask, write_echo_input
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,7 +67,9 @@ class _RaisingDiscovery(EchoTask):
 class _TrunklessEcho(EchoTask):
     """Answers from the text alone when there is no trunk (``needs_trunk=False``)."""
 
-    info = dataclasses.replace(EchoTask.info, name="plain", folder="PLAIN", output="prediction_PLAIN.json", needs_trunk=False)
+    info = dataclasses.replace(
+        EchoTask.info, name="plain", folder="PLAIN", output="prediction_PLAIN.json", needs_trunk=False
+    )
 
     def preprocess(self, samples: Sequence[Sample], trunk: Any) -> Any:
         return [getattr(s, "text", "") for s in samples]
@@ -281,8 +283,8 @@ def _check_complete(root: Path, out: Path) -> None:
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_stops_within_seconds_and_every_file_is_written(tmp_path: Path, signum: int, status: int) -> None:
     root, out = _long_input(tmp_path / "in"), tmp_path / "out"
-    proc = _start(["--input", str(root), "--output", str(out)])
-    _wait_for(proc, "c2c: using the head")  # the trunk is built, C2C's batches are running
+    proc = _start(["--input", str(root), "--output", str(out), *NO_TRUNK])
+    _wait_for(proc, "C2C: no trunk")  # C2C's batches (the translator alone) are running
     time.sleep(1.0)
     sent = time.monotonic()
     proc.send_signal(signum)
@@ -301,8 +303,8 @@ def _read_summary(log: str) -> str:
 
 def test_a_second_signal_ends_at_once_and_leaves_no_temporary_file(tmp_path: Path) -> None:
     root, out = _long_input(tmp_path / "in"), tmp_path / "out"
-    proc = _start(["--input", str(root), "--output", str(out)])
-    _wait_for(proc, "c2c: using the head")
+    proc = _start(["--input", str(root), "--output", str(out), *NO_TRUNK])
+    _wait_for(proc, "C2C: no trunk")
     proc.send_signal(signal.SIGTERM)
     proc.send_signal(signal.SIGTERM)
     sent = time.monotonic()
@@ -333,7 +335,9 @@ def test_closed_stderr_and_a_vanished_stdout_cost_nothing(tmp_path: Path) -> Non
 
 
 def test_a_progress_bar_on_a_broken_stream_degrades_to_nothing(
-    tmp_path: Path, fake_trunk, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    fake_trunk,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     class Broken(io.StringIO):
         def write(self, text: str) -> int:
@@ -422,19 +426,29 @@ def test_no_writable_temporary_folder_and_no_home(tmp_path: Path) -> None:
     out = writable / "out"
     env = {k: v for k, v in _env(TMPDIR="/nonexistent").items() if k != "HOME" and not k.startswith("XDG_")}
     args = ["--input", str(tmp_path / "in"), "--no-plugins", "--threads", "1"]
-    if _can_unshare() and not os.environ.get("FB_SIMULATE_RO"):  # the real thing: a read-only root, only the output's parent writable
+    # The real thing where it can be had: a read-only root, only the output's parent writable.
+    if _can_unshare() and not os.environ.get("FB_SIMULATE_RO"):
         script = (
             f"mount --bind {writable} {writable} && mount -o remount,bind,ro / && "
             f"cd {REPO} && exec {sys.executable} run.py {' '.join(args)} --output {out}"
         )
         done = subprocess.run(
             ["unshare", "-m", "--propagation", "private", "sh", "-c", script],
-            env=env, capture_output=True, text=True, errors="replace", timeout=300,
+            env=env,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=300,
         )
     else:  # the same seen from Python: every write outside the output's parent refused
         done = subprocess.run(
             [sys.executable, "-c", _READ_ONLY, str(out), *args],
-            cwd=REPO, env=env, capture_output=True, text=True, errors="replace", timeout=300,
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=300,
         )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "the trunk could not be built" not in done.stderr
