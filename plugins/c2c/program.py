@@ -328,6 +328,31 @@ def _set_io(info: ProgramInfo, name: str, kind: str) -> None:
         info.io[name] = kind
 
 
+_LOOP_TYPES = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
+
+
+def _jumps_to(loop: Node, label: str, kind: str, nested_only: bool) -> bool:
+    """Does ``loop`` hold a ``break label`` (``nested_only``: inside a loop nested in it)?"""
+    for n in _walk(loop):
+        if (
+            n.type == kind
+            and any(c.type == "identifier" and c.text == label.encode() for c in n.named_children)
+            and (not nested_only or _loop_between(n, loop))
+        ):
+            return True
+    return False
+
+
+def _loop_between(node: Node, loop: Node) -> bool:
+    """Is there a loop between ``node`` and its enclosing ``loop``?"""
+    cur = node.parent
+    while cur is not None and cur.id != loop.id:
+        if cur.type in _LOOP_TYPES:
+            return True
+        cur = cur.parent
+    return False
+
+
 def _only_reads(cls: Node) -> bool:
     """Is every method of the class a read or a helper of reads (no void method but close, no printing)?"""
     for m in class_members(cls):
@@ -1019,6 +1044,8 @@ class ProgramMixin:
             if f in ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y"):
                 o, k, v = self.expr(obj), self.expr(args[0]), self.expr(args[1])
                 return [*o, "[", *k, "]", "=", *o, ".", "get", "(", *k, ",", "0", ")", "+", *v]
+        if ot == "System" and name == "exit":
+            return ["sys", ".", "exit", "(", *self._arg_tokens(args), ")"]
         if ot == "String" and name == "join" and len(args) == 2:
             return [*self.expr(args[0]), ".", "join", "(", *self.expr(args[1]), ")"]
         sb = self._builder_edit(node, name, args) if statement and obj is not None else None
@@ -1328,6 +1355,38 @@ class ProgramMixin:
         return (kind not in ("", "tok")) or (prog.main is not None and typ == prog.main.name)
 
     # -- statements a program needs -------------------------------------------------------------------
+    def _st_labeled_statement(self, node: Node, level: int) -> None:
+        """``outer : for ( ... ) { for ( ... ) { break outer ; } }``: a flag set before the inner ``break``
+        and tested after every inner loop that holds it (Python has no labelled break)."""
+        label = self.text(node.named_children[0]) if node.named_children else ""
+        loops = [c for c in node.named_children[1:] if c.type in _LOOP_TYPES]
+        if self.prog is None or not loops or not _jumps_to(loops[0], label, "break_statement", nested_only=True):
+            super()._st_labeled_statement(node, level)  # type: ignore[misc]
+            return
+        flag = f"{label}_break"
+        self._simple(level, [flag, "=", "False"])
+        self.labels.append((label, loops[0], flag))
+        for child in node.named_children[1:]:
+            self._statement(child, level)
+        self.labels.pop()
+
+    def _st_break_statement(self, node: Node, level: int) -> None:
+        target = next((c for c in node.named_children if c.type == "identifier"), None)
+        if target is not None and self.labels:
+            for label, loop, flag in reversed(self.labels):
+                if self.text(target) == label and _loop_between(node, loop):
+                    self._simple(level, [flag, "=", "True"])
+                    break
+        super()._st_break_statement(node, level)  # type: ignore[misc]
+
+    def _statement(self, node: Node, level: int) -> None:
+        super()._statement(node, level)  # type: ignore[misc]
+        if self.labels and node.type in _LOOP_TYPES:
+            for label, loop, flag in self.labels:
+                if node.id != loop.id and _jumps_to(node, label, "break_statement", nested_only=False):
+                    self._emit(level, ["if", flag, ":"])
+                    self._simple(level + 1, ["break"])
+
     def _st_static_initializer(self, node: Node, level: int) -> None:
         for child in node.named_children:
             self._statement(child, level)

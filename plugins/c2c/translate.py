@@ -96,6 +96,7 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
         self.method_base = 0  # index of the current method's first scope
         self.static_ctx = True
         self.read_mode = ""
+        self.labels: list = []  # labelled loops with a nested `break label` (``program.py``)
 
     # -- entry point --------------------------------------------------------------------------
     def translate(self, java: str) -> Tokens:

@@ -241,6 +241,20 @@ def test_big_integer_is_python_int() -> None:
     )
 
 
+def test_labelled_break_hasnextint_and_exit() -> None:
+    java = """import java.util.*;
+    public class Main { public static void main(String[] args) { Scanner sc = new Scanner(System.in);
+      int total = 0; int min = Integer.MAX_VALUE;
+      while (sc.hasNextInt()) { int v = sc.nextInt(); if (v == 0) break; total += v; min = Math.min(min, v); }
+      outer:
+      for (int i = 0; i < 5; i++) { for (int j = 0; j < 5; j++) { if (i * j == 6) {
+        System.out.println(i + "," + j); break outer; } } }
+      if (total > 100) { System.out.println("big"); System.exit(0); }
+      System.out.println(total + " " + min + " " + (total % 2 == 0 ? "even" : "odd")); } }"""
+    assert run(java, "5 3 9 0 7\n") == "2,3\n17 3 odd\n"
+    assert run(java, "500 0\n") == "2,3\nbig\n"
+
+
 _DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c2c_programs_dev"
 _E2E = ("s010698290", "s012761786", "s059841225", "s063482767")
 
