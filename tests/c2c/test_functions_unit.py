@@ -151,3 +151,14 @@ def test_map_lookups_compared_with_each_other_do_not_raise() -> None:
     java = "static boolean solveIt ( String s , String t ) { HashMap < Character , Integer > m = new HashMap < > ( ) ; for ( int i = 0 ; i < s . length ( ) ; i ++ ) m . put ( s . charAt ( i ) , 1 ) ; return m . get ( t . charAt ( 0 ) ) == m . get ( t . charAt ( 1 ) ) ; }"
     assert unit(java, "ab", "xy") is True  # both missing: null == null
     assert unit(java, "ab", "ay") is False
+
+
+def test_overflow_a_loop_waits_for() -> None:
+    java = "public static int findMaxValue ( ) { int res = 2 ; long fact = 2 ; while ( true ) { if ( fact < 0 ) break ; res ++ ; fact = fact * res ; } return res - 1 ; }"
+    assert unit(java) == 20  # 21! wraps negative in a long
+    java = "static int solveIt ( int n ) { int p = 1 ; for ( int i = 0 ; i < n ; i ++ ) { p *= 3 ; if ( p < 0 ) return i ; } return - 1 ; }"
+    assert unit(java, 50) == 19  # 3**20 > 2**31 wraps negative in an int
+    assert "%" not in translate("static int solveIt ( int n ) { int p = 1 ; p = p * n ; return p ; }")
+    # a sign test that does not end a loop is not waiting for a wrap: no wrapping (the references do not wrap)
+    java = "static int solveIt ( int [ ] a ) { int m = 1 , best = 0 ; for ( int x : a ) { m = m * x ; best = Math . max ( best , m ) ; if ( m <= 0 ) m = 1 ; } return best ; }"
+    assert unit(java, [99] * 6) == 99**6
