@@ -107,6 +107,7 @@ class ProgramInfo:
     static_math: bool = False  # `import static java.lang.Math.*`
     main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
     heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
+    max_heaps: set[str] = field(default_factory=set)  # PriorityQueues in reverse order (of numbers)
     sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
 
 
@@ -245,8 +246,11 @@ def analyze(root: Node) -> ProgramInfo:
                 plain = args is None or all(
                     a.type in ("decimal_integer_literal", "identifier") for a in args.named_children
                 )
-                if t == "PriorityQueue" and plain and nm.text is not None:
+                order = _heap_order(args) if t == "PriorityQueue" and not plain else ""
+                if t == "PriorityQueue" and (plain or order == "natural") and nm.text is not None:
                     info.heaps.add(nm.text.decode())
+                if t == "PriorityQueue" and order == "reverse" and nm.text is not None:
+                    info.max_heaps.add(nm.text.decode())
                 if t in ("TreeMap", "TreeSet") and nm.text is not None:
                     info.sorted_maps.add(nm.text.decode())
     # reads made outside reader classes
@@ -351,6 +355,28 @@ def _loop_between(node: Node, loop: Node) -> bool:
             return True
         cur = cur.parent
     return False
+
+
+def _heap_order(args: Node | None) -> str:
+    """A PriorityQueue's comparator: "reverse" (numbers, largest first), "natural" (by the first
+    element, as Python compares lists), or "" (anything else)."""
+    if args is None:
+        return ""
+    comps = [a for a in args.named_children if a.type not in ("decimal_integer_literal", "identifier")]
+    if len(comps) != 1 or comps[0].text is None:
+        return ""
+    text = comps[0].text.decode().replace(" ", "")
+    if text in ("Collections.reverseOrder()", "Comparator.reverseOrder()"):
+        return "reverse"
+    m = re.fullmatch(r"\((\w+),(\w+)\)->(\w+)-(\w+)", text)
+    if m and m.group(3) == m.group(2) and m.group(4) == m.group(1):
+        return "reverse"
+    m = re.fullmatch(r"\((\w+),(\w+)\)->(?:Integer\.compare\()?(\w+)\[0\](?:-|,)(\w+)\[0\]\)?", text)
+    if m and m.group(3) == m.group(1) and m.group(4) == m.group(2):
+        return "natural"
+    if re.fullmatch(r"Comparator\.comparing(?:Int|Long)?\(\(?(\w+)\)?->\1\[0\]\)", text):
+        return "natural"
+    return ""
 
 
 def _only_reads(cls: Node) -> bool:
@@ -736,6 +762,9 @@ class ProgramMixin:
                 self._class(m, level, emitted)
         if ci is None or ci.role in ("reader", "writer"):
             return
+        base_ci = self.prog.classes.get(ci.base)
+        if base_ci is not None and base_ci.node.id not in emitted:  # Python needs the base class first
+            self._class(base_ci.node, level, emitted)
         base = ci.base if ci.base and ci.base not in OUT_TYPES else ""
         self._emit(level, ["class", name, *(["(", base, ")"] if base else []), ":"])
         start = len(self.lines)
@@ -1018,6 +1047,33 @@ class ProgramMixin:
                 return ["heapq", ".", "heappop", "(", ot, ")"]
             if name in ("peek", "element") and not args:
                 return [ot, "[", "0", "]"]
+        heap = ot in prog.heaps or ot in prog.max_heaps
+        if name == "addAll" and len(args) == 1 and obj is not None and obj.type == "identifier" and heap:
+            sign = ["-"] if ot in prog.max_heaps else []
+            return [
+                "[",
+                "heapq",
+                ".",
+                "heappush",
+                "(",
+                ot,
+                ",",
+                *sign,
+                "x",
+                ")",
+                "for",
+                "x",
+                "in",
+                *self.expr(args[0]),
+                "]",
+            ]
+        if obj is not None and obj.type == "identifier" and ot in prog.max_heaps and not self._is_local_non_io(ot):
+            if name in ("add", "offer") and len(args) == 1:
+                return ["heapq", ".", "heappush", "(", ot, ",", "-", "(", *self.expr(args[0]), ")", ")"]
+            if name in ("poll", "remove") and not args:
+                return ["(", "-", "heapq", ".", "heappop", "(", ot, ")", ")"]
+            if name in ("peek", "element") and not args:
+                return ["(", "-", ot, "[", "0", "]", ")"]
         if (
             name == "sort"
             and statement
@@ -1317,6 +1373,8 @@ class ProgramMixin:
         args = self._args(node.child_by_field_name("arguments"))
         if t == "BigInteger" and len(args) == 1:
             return ["int", "(", *self.expr(args[0]), ")"]
+        if t == "PriorityQueue":
+            return ["[", "]"]
         if t == "StringTokenizer" and args:
             src = self.expr(args[0])
             if len(args) >= 2 and args[1].type == "string_literal":

@@ -255,6 +255,19 @@ def test_labelled_break_hasnextint_and_exit() -> None:
     assert run(java, "500 0\n") == "2,3\nbig\n"
 
 
+def test_max_heap_and_subclass_declared_before_its_base() -> None:
+    java = """import java.util.*;
+    public class Main { public static void main(String[] args) {
+      PriorityQueue<Integer> pq = new PriorityQueue<>(Collections.reverseOrder());
+      pq.addAll(Arrays.asList(3, 9, 4)); pq.add(7);
+      PriorityQueue<int[]> byFirst = new PriorityQueue<>((a, b) -> a[0] - b[0]);
+      byFirst.add(new int[] {5, 1}); byFirst.add(new int[] {2, 8});
+      Animal d = new Dog(); System.out.println(pq.poll() + " " + pq.peek() + " " + byFirst.poll()[1] + " " + d.sound()); }
+      static class Dog extends Animal { String sound() { return "woof"; } }
+      static class Animal { String sound() { return "..."; } } }"""
+    assert run(java) == "9 7 8 woof\n"
+
+
 _DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "c2c_programs_dev"
 _E2E = ("s010698290", "s012761786", "s059841225", "s063482767")
 
