@@ -342,6 +342,12 @@ class ExpressionsMixin:
                 )
             if name == "random":
                 return ["random", ".", "random", "(", ")"]
+            if name in ("floorDiv", "floorMod") and len(a) == 2:  # Python's // and % are floor-based
+                return ["(", *a[0], "//" if name == "floorDiv" else "%", *a[1], ")"]
+            if name == "signum" and len(a) == 1:
+                return ["float", "(", "(", *a[0], ">", "0", ")", "-", "(", *a[0], "<", "0", ")", ")"]
+            if name in ("toRadians", "toDegrees") and len(a) == 1:
+                return ["math", ".", "radians" if name == "toRadians" else "degrees", "(", *a[0], ")"]
             return ["math", ".", name, "(", *flat, ")"]
         if ot in ("Integer", "Long", "Short", "Byte") and name in ("parseInt", "parseLong", "valueOf") and a:
             return ["int", "(", *flat, ")"]
@@ -373,6 +379,13 @@ class ExpressionsMixin:
             return a[0]
         if ot == "Arrays" and name == "toString" and a:
             return ["str", "(", *a[0], ")"]
+        if ot == "Collections" and name == "frequency" and len(a) == 2:
+            return [*a[0], ".", "count", "(", *a[1], ")"]
+        if ot == "Collections" and name == "nCopies" and len(a) == 2:
+            return ["[", *a[1], "]", "*", *a[0]]
+        if ot == "Arrays" and name == "binarySearch" and len(a) == 2:  # found: its index; else -(insertion point)-1
+            missing = ["-", "len", "(", "[", "v", "for", "v", "in", *a[0], "if", "v", "<", *a[1], "]", ")", "-", "1"]
+            return ["(", *a[0], ".", "index", "(", *a[1], ")", "if", *a[1], "in", *a[0], "else", *missing, ")"]
         if ot == "Collections" and name in ("max", "min") and a:
             return [name, "(", *a[0], ")"]
         otype = self.type_of(obj)
@@ -399,6 +412,10 @@ class ExpressionsMixin:
             return ["len", "(", *o, ")"]
         if name == "charAt" and len(a) == 1:
             return [*o, "[", *a[0], "]"]
+        if name == "equalsIgnoreCase" and len(a) == 1:
+            return [*o, ".", "lower", "(", ")", "==", *a[0], ".", "lower", "(", ")"]
+        if name == "concat" and len(a) == 1 and base == "String":
+            return ["(", *o, "+", *a[0], ")"]
         if name in ("equals", "contentEquals") and len(a) == 1:
             return [*o, "==", *a[0]]
         if name == "compareTo" and len(a) == 1:

@@ -597,6 +597,9 @@ class StatementsMixin:
         if obj is None and name == "swap" and len(args) == 3 and name not in self.method_types:
             arr, i, j = (self.expr(a) for a in args)  # the class's swap helper, as the references inline it
             return [*arr, "[", *i, "]", ",", *arr, "[", *j, "]", "=", *arr, "[", *j, "]", ",", *arr, "[", *i, "]"]
+        if obj_text == "Collections" and name == "swap" and len(args) == 3:
+            lst, i, j = (self.expr(a) for a in args)
+            return [*lst, "[", *i, "]", ",", *lst, "[", *j, "]", "=", *lst, "[", *j, "]", ",", *lst, "[", *i, "]"]
         if obj_text == "Arrays" and name == "sort" and args:
             target = self.expr(args[0])
             if len(args) in (3, 4):
@@ -632,6 +635,10 @@ class StatementsMixin:
                 and obj.type == "identifier"
             ):
                 return [self.text(obj), "=", self.text(obj), "[", ":", ":", "-", "1", "]"]
+            if base in ("StringBuilder", "StringBuffer") and name in _SB_EDITS and obj.type == "identifier" and args:
+                sb, at = self.text(obj), self.expr(args[0])  # a StringBuilder is a str: rebuild it around `at`
+                mid = [*self._as_str(args[1]), "+"] if name == "setCharAt" and len(args) == 2 else []
+                return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *_plus_one(at, "+"), ":", "]"]
             if base in ("StringBuilder", "StringBuffer") and name == "insert" and len(args) == 2:
                 target = self._sb_root(obj)
                 if target is not None:
@@ -707,6 +714,7 @@ def _ends_expression(tok: str) -> bool:
     return tok.isidentifier() and tok not in PY_KEYWORDS
 
 
+_SB_EDITS = ("setCharAt", "deleteCharAt")
 _JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement")
 
 

@@ -162,3 +162,24 @@ def test_overflow_a_loop_waits_for() -> None:
     # a sign test that does not end a loop is not waiting for a wrap: no wrapping (the references do not wrap)
     java = "static int solveIt ( int [ ] a ) { int m = 1 , best = 0 ; for ( int x : a ) { m = m * x ; best = Math . max ( best , m ) ; if ( m <= 0 ) m = 1 ; } return best ; }"
     assert unit(java, [99] * 6) == 99**6
+
+
+def test_string_builder_set_and_delete_char() -> None:
+    java = "static String solveIt ( String s , int i ) { StringBuilder sb = new StringBuilder ( s ) ; sb . setCharAt ( i , ' z ' ) ; sb . deleteCharAt ( 0 ) ; return sb . toString ( ) ; }"
+    assert unit(java, "abcd", 2) == "bzd"
+
+
+def test_string_equals_ignore_case_and_concat() -> None:
+    java = "static boolean solveIt ( String s , String t ) { String u = s . concat ( t ) ; return s . equalsIgnoreCase ( t ) && u . length ( ) == 4 ; }"
+    assert unit(java, "Ab", "aB") is True
+
+
+def test_collections_and_arrays_utilities() -> None:
+    java = "static int solveIt ( int [ ] a , int x ) { Arrays . sort ( a ) ; List < Integer > l = new ArrayList < > ( ) ; l . add ( 1 ) ; l . add ( 2 ) ; Collections . swap ( l , 0 , 1 ) ; return Arrays . binarySearch ( a , x ) * 100 + Collections . frequency ( l , 1 ) * 10 + l . get ( 0 ) ; }"
+    assert unit(java, [5, 1, 9], 5) == 100 + 10 + 2
+    assert unit(java, [5, 1, 9], 6) == -300 + 10 + 2  # missing: -(insertion point 2) - 1
+
+
+def test_math_floor_div_mod_signum() -> None:
+    java = "static double solveIt ( int a , int b ) { return Math . floorDiv ( a , b ) * 100 + Math . floorMod ( a , b ) * 10 + Math . signum ( ( double ) a ) ; }"
+    assert unit(java, -7, 2) == -400 + 10 - 1.0
