@@ -1100,6 +1100,8 @@ class ProgramMixin:
             if f in ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y"):
                 o, k, v = self.expr(obj), self.expr(args[0]), self.expr(args[1])
                 return [*o, "[", *k, "]", "=", *o, ".", "get", "(", *k, ",", "0", ")", "+", *v]
+        if ot == "Math" and name == "round" and len(args) == 1:  # Java rounds halves up; Python's round to even
+            return ["math", ".", "floor", "(", *self.expr(args[0]), "+", "0.5", ")"]
         if ot == "System" and name == "exit":
             return ["sys", ".", "exit", "(", *self._arg_tokens(args), ")"]
         if ot == "String" and name == "join" and len(args) == 2:
