@@ -169,8 +169,7 @@ def scratch_space(out_dir: Path) -> Iterator[Path | None]:
         tempfile.tempdir = str(scratch)
         os.environ["TMPDIR"] = str(scratch)
     for name in CACHE_VARIABLES:
-        if need_temp or need_home:
-            os.environ.setdefault(name, str(scratch / name.lower()))
+        os.environ.setdefault(name, str(scratch / name.lower()))
     log.info(
         "no usable %s: temporary files and library caches go to %s (removed at the end)",
         " and ".join(w for w, n in (("temporary folder", need_temp), ("home folder", need_home)) if n),
