@@ -56,6 +56,7 @@ _RANDOM_RANGE = {
     "nextFloat": [],
     "nextBoolean": [],
 }
+_SORTED = {"TreeSet", "TreeMap", "SortedSet", "SortedMap", "NavigableSet", "NavigableMap"}
 _RADIX_STRINGS = {"toBinaryString": "bin", "toOctalString": "oct", "toHexString": "hex"}
 _BOXED = {"Integer", "Character", "Long", "String", "Double", "Short", "Byte", "Object"}
 
@@ -275,8 +276,8 @@ class ExpressionsMixin:
         args = self._args(node.child_by_field_name("arguments"))
         if base in _MAPS:
             return ["{", "}"]
-        if base in _SETS:
-            return ["set", "(", *self._arg_tokens(args), ")"]
+        if base in _SETS:  # `new HashSet < > ( capacity )`: an initial capacity, not elements
+            return ["set", "(", *(self._arg_tokens(args) if args and self.type_of(args[0]) != "int" else []), ")"]
         if base in _COLLECTIONS:
             return (
                 ["list", "(", *self._arg_tokens(args), ")"] if args and self.type_of(args[0]) != "int" else ["[", "]"]
@@ -448,6 +449,8 @@ class ExpressionsMixin:
             return [*o, ".", "get", "(", *flat, ")"]
         if name == "add" and base in _COLLECTIONS | {"?"} and len(a) == 1:
             return [*o, ".", "append", "(", *a[0], ")"]
+        if name in ("first", "firstKey", "last", "lastKey") and not a and base in _SORTED:  # a set / dict: min, max
+            return ["min" if name.startswith("first") else "max", "(", *o, ")"]
         if name in ("addFirst", "offerFirst") and len(a) == 1:
             return [*o, ".", "insert", "(", "0", ",", *a[0], ")"]
         if name == "add" and len(a) == 2 and base in _COLLECTIONS:  # `list . add ( index , x )`
