@@ -29,7 +29,6 @@ CONSTANTS: dict[str, Tokens] = {
     "MOD": ["1000000007"],
     "INF": ["sys", ".", "maxsize"],
     "INFINITY": ["sys", ".", "maxsize"],
-    "N": ["1000"],
     "MAX": ["1000"],
     "MAXN": ["1000"],
     "MAX_N": ["1000"],
@@ -40,8 +39,6 @@ CONSTANTS: dict[str, Tokens] = {
     "INT_BITS": ["32"],
 }
 _CONST_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-# sizes a test harness may define itself for its reference (``N = 4`` for 4 x 4 matrices): kept when defined
-_SIZES = {"N", "MAX", "MAXN", "MAX_N", "MAX_SIZE", "MAX_LEN"}
 
 # undeclared helper functions -> Python source (arguments as GeeksforGeeks passes them)
 HELPERS: dict[str, str] = {
@@ -174,13 +171,7 @@ def is_constant(name: str) -> bool:
 
 def constant_lines(names: set[str]) -> list[tuple[int, Tokens]]:
     """``NAME = value`` lines (level 0) for the used undeclared constants, in name order."""
-    lines: list[tuple[int, Tokens]] = []
-    for name in sorted(names):
-        value = CONSTANTS[name]
-        if name in _SIZES:  # `N = globals ( ) . get ( "N" , 1000 )`: a module's own N (its tests' sizes) wins
-            value = ["globals", "(", ")", ".", "get", "(", f'"{name}"', ",", *value, ")"]
-        lines.append((0, [name, "=", *value]))
-    return lines
+    return [(0, [name, "=", *CONSTANTS[name]]) for name in sorted(names)]
 
 
 def helper_lines(names: set[str]) -> list[tuple[int, Tokens]]:

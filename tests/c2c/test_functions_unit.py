@@ -185,15 +185,6 @@ def test_math_floor_div_mod_signum() -> None:
     assert unit(java, -7, 2) == -400 + 10 - 1.0
 
 
-def test_size_constant_defers_to_the_module_s_own() -> None:
-    java = "static int possibleWays ( int n ) { int [ ] [ ] dp = new int [ N ] [ N ] ; return dp . length + n ; }"
-    assert unit(java, 1) == 1001
-    src = detokenize(translate(java)).replace("possibleWays", "f_filled")
-    ns: dict[str, Any] = {"N": 4}  # the test script's own N (its reference uses it too)
-    exec(compile(src, "<unit>", "exec"), ns)  # noqa: S102 - our translation
-    assert ns["f_filled"](1) == 5
-
-
 def test_set_with_initial_capacity_and_sorted_set_ends() -> None:
     java = "static int solveIt ( int [ ] a , int cap ) { HashSet < Integer > s = new HashSet < > ( cap ) ; TreeSet < Integer > t = new TreeSet < > ( ) ; for ( int x : a ) { s . add ( x ) ; t . add ( x ) ; } return s . size ( ) * 100 + t . first ( ) * 10 + t . last ( ) ; }"
     assert unit(java, [3, 1, 3, 2], 10) == 300 + 10 + 3
