@@ -108,6 +108,7 @@ class ProgramInfo:
     main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
     heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
     max_heaps: set[str] = field(default_factory=set)  # PriorityQueues in reverse order (of numbers)
+    cmp_heaps: set[str] = field(default_factory=set)  # PriorityQueues with another comparator: heapq over keys
     sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
 
 
@@ -251,6 +252,8 @@ def analyze(root: Node) -> ProgramInfo:
                     info.heaps.add(nm.text.decode())
                 if t == "PriorityQueue" and order == "reverse" and nm.text is not None:
                     info.max_heaps.add(nm.text.decode())
+                if t == "PriorityQueue" and not plain and not order and nm.text is not None:
+                    info.cmp_heaps.add(nm.text.decode())
                 if t in ("TreeMap", "TreeSet") and nm.text is not None:
                     info.sorted_maps.add(nm.text.decode())
     # reads made outside reader classes
@@ -1047,6 +1050,13 @@ class ProgramMixin:
                 return ["heapq", ".", "heappop", "(", ot, ")"]
             if name in ("peek", "element") and not args:
                 return [ot, "[", "0", "]"]
+        if obj is not None and obj.type == "identifier" and ot in prog.cmp_heaps:
+            if name in ("add", "offer") and len(args) == 1:
+                return ["heapq", ".", "heappush", "(", ot, ",", ot + "_key", "(", *self.expr(args[0]), ")", ")"]
+            if name in ("poll", "remove") and not args:
+                return ["heapq", ".", "heappop", "(", ot, ")", ".", "obj"]
+            if name in ("peek", "element") and not args:
+                return [ot, "[", "0", "]", ".", "obj"]
         heap = ot in prog.heaps or ot in prog.max_heaps
         if name == "addAll" and len(args) == 1 and obj is not None and obj.type == "identifier" and heap:
             sign = ["-"] if ot in prog.max_heaps else []
@@ -1313,12 +1323,78 @@ class ProgramMixin:
                 else None
             )
         if body is None:
-            self.unknown += 1
-            return ["lambda", ":", "None"]
+            return [self._hoist(names and [(n, "?") for n in names], node.child_by_field_name("body"), node)]
         self.scopes.append(dict.fromkeys(names, "?"))
         out = self.expr(body)
         self.scopes.pop()
         return ["(", "lambda", *_comma_list(names), ":", *out, ")"]
+
+    def _hoist(self, params: list[tuple[str, str]], body: Node | None, owner: Node) -> str:
+        """A function an expression needs (a lambda with statements, an anonymous class's method): ``def _fN``
+        emitted before the statement that uses it (``_emit``); its name."""
+        self.n_hoisted += 1
+        name = f"_f{self.n_hoisted}"
+        saved = (self.lines, self.pre, self.post, self.loop_updates, self.labels, self.hoisted)
+        self.lines, self.pre, self.post, self.loop_updates, self.labels, self.hoisted = [], [], [], [], [], []
+        self._emit(0, ["def", name, "(", *_comma_list([p for p, _ in params]), ")", ":"])
+        glob = self._globals_of(owner, None) if self.prog is not None and not self.cls_stack else []
+        if glob:
+            self._emit(1, ["global", *_comma_list(glob)])
+        self._block(body, 1, params=params)
+        lines = self.lines
+        self.lines, self.pre, self.post, self.loop_updates, self.labels, self.hoisted = saved
+        self.hoisted.extend(lines)
+        return name
+
+    def _anonymous_method(self, node: Node) -> Node | None:
+        """``new Comparator < T > ( ) { int compare ( ... ) { ... } }``: the one method of an anonymous class."""
+        body = next((c for c in node.named_children if c.type == "class_body"), None)
+        if body is None:
+            return None
+        methods = [c for c in body.named_children if c.type == "method_declaration"]
+        others = [c for c in body.named_children if c.type not in ("method_declaration", "line_comment", "block_comment")]
+        return methods[0] if len(methods) == 1 and not others else None
+
+    def _runnable_call(self, r: Node) -> Tokens | None:
+        """What running the ``Runnable`` ``r`` (given to a ``Thread``) is: a call, or None when it is not one."""
+        assert self.prog is not None
+        if r.type == "lambda_expression":
+            return ["(", *self.expr(r), ")", "(", ")"]
+        if r.type == "method_reference":
+            parts = [c for c in r.named_children]
+            if len(parts) == 2 and self.prog.main is not None and self.text(parts[0]) == self.prog.main.name:
+                return [*self._identifier(self.text(parts[1])), "(", ")"]
+            return None
+        if r.type != "object_creation_expression":
+            return None
+        if self._anonymous_method(r) is not None:
+            return [*self.expr(r), "(", ")"]
+        t = _base_type_name(_type_text(r.child_by_field_name("type")))
+        if self.prog.main is not None and t == self.prog.main.name:
+            return [*self._identifier("run"), "(", ")"]
+        if t in self.prog.classes:
+            return [*self.expr(r), ".", "run", "(", ")"]
+        return None
+
+    def _st_expression_statement(self, node: Node, level: int) -> None:
+        """``new Thread ( null , runnable , "" , 1 << 26 ) . start ( )`` (a big stack for deep recursion):
+        the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses)."""
+        call = node.named_children[0] if node.named_children else None
+        if self.prog is not None and call is not None and call.type == "method_invocation":
+            obj, name, args = self._call_parts(call)
+            if (
+                name == "start"
+                and not args
+                and obj is not None
+                and obj.type == "object_creation_expression"
+                and _base_type_name(_type_text(obj.child_by_field_name("type"))) == "Thread"
+            ):
+                targs = [a for a in self._args(obj.child_by_field_name("arguments")) if a.type != "null_literal"]
+                run = self._runnable_call(targs[0]) if targs else None
+                if run is not None:
+                    self._simple(level, run)
+                    return
+        super()._st_expression_statement(node, level)  # type: ignore[misc]
 
     def _read(self, op: str, args: list[Node]) -> Tokens:
         mode = self.read_mode
@@ -1373,9 +1449,19 @@ class ProgramMixin:
             return None
         t = _base_io(_type_text(node.child_by_field_name("type")))
         args = self._args(node.child_by_field_name("arguments"))
+        method = self._anonymous_method(node)
+        if method is not None:  # an anonymous Comparator / Runnable / ...: its method as a function
+            params = self._params(method.child_by_field_name("parameters"))
+            return [self._hoist(params, method.child_by_field_name("body"), method)]
         if t == "BigInteger" and len(args) == 1:
             return ["int", "(", *self.expr(args[0]), ")"]
         if t == "PriorityQueue":
+            decl = node.parent
+            cmp = [a for a in args if a.type not in ("decimal_integer_literal", "identifier")]
+            if decl is not None and decl.type == "variable_declarator" and cmp:
+                nm = self.text(decl.child_by_field_name("name"))
+                if nm in prog.cmp_heaps:  # elements wrapped by cmp_to_key (``.obj`` is the element)
+                    self.pre.append([nm + "_key", "=", "cmp_to_key", "(", *self.expr(cmp[-1]), ")"])
             return ["[", "]"]
         if t == "StringTokenizer" and args:
             src = self.expr(args[0])
@@ -1417,35 +1503,68 @@ class ProgramMixin:
     # -- statements a program needs -------------------------------------------------------------------
     def _st_labeled_statement(self, node: Node, level: int) -> None:
         """``outer : for ( ... ) { for ( ... ) { break outer ; } }``: a flag set before the inner ``break``
-        and tested after every inner loop that holds it (Python has no labelled break)."""
+        and tested after every inner loop that holds it (Python has no labelled break); ``continue outer``
+        from an inner loop sets ``outer_continue``, breaks out, and the loop directly inside ``outer``
+        continues ``outer`` when it is set."""
         label = self.text(node.named_children[0]) if node.named_children else ""
         loops = [c for c in node.named_children[1:] if c.type in _LOOP_TYPES]
-        if self.prog is None or not loops or not _jumps_to(loops[0], label, "break_statement", nested_only=True):
+        brk = bool(loops) and _jumps_to(loops[0], label, "break_statement", nested_only=True)
+        cont = bool(loops) and _jumps_to(loops[0], label, "continue_statement", nested_only=True)
+        if self.prog is None or not (brk or cont):
             super()._st_labeled_statement(node, level)  # type: ignore[misc]
             return
-        flag = f"{label}_break"
-        self._simple(level, [flag, "=", "False"])
-        self.labels.append((label, loops[0], flag))
+        if brk:
+            self._simple(level, [f"{label}_break", "=", "False"])
+        self.labels.append((label, loops[0], brk, cont))
         for child in node.named_children[1:]:
             self._statement(child, level)
         self.labels.pop()
 
-    def _st_break_statement(self, node: Node, level: int) -> None:
+    def _labelled_jump(self, node: Node, level: int, kind: str) -> bool:
+        """``break label`` / ``continue label`` from a loop nested in the labelled one: set its flag (then break)."""
         target = next((c for c in node.named_children if c.type == "identifier"), None)
-        if target is not None and self.labels:
-            for label, loop, flag in reversed(self.labels):
-                if self.text(target) == label and _loop_between(node, loop):
-                    self._simple(level, [flag, "=", "True"])
-                    break
-        super()._st_break_statement(node, level)  # type: ignore[misc]
+        if target is None or not self.labels:
+            return False
+        for label, loop, _brk, _cont in reversed(self.labels):
+            if self.text(target) == label and _loop_between(node, loop):
+                self._simple(level, [f"{label}_{kind}", "=", "True"])
+                self._simple(level, ["break"])
+                return True
+        return False
+
+    def _st_break_statement(self, node: Node, level: int) -> None:
+        if not self._labelled_jump(node, level, "break"):
+            super()._st_break_statement(node, level)  # type: ignore[misc]
+
+    def _st_continue_statement(self, node: Node, level: int) -> None:
+        if not self._labelled_jump(node, level, "continue"):
+            super()._st_continue_statement(node, level)  # type: ignore[misc]
 
     def _statement(self, node: Node, level: int) -> None:
+        inner = self.labels and node.type in _LOOP_TYPES
+        if inner:
+            for label, loop, _brk, cont in self.labels:
+                if (
+                    cont
+                    and node.id != loop.id
+                    and not _loop_between(node, loop)
+                    and _jumps_to(node, label, "continue_statement", nested_only=False)
+                ):
+                    self._simple(level, [f"{label}_continue", "=", "False"])
         super()._statement(node, level)  # type: ignore[misc]
-        if self.labels and node.type in _LOOP_TYPES:
-            for label, loop, flag in self.labels:
-                if node.id != loop.id and _jumps_to(node, label, "break_statement", nested_only=False):
-                    self._emit(level, ["if", flag, ":"])
+        if inner:
+            for label, loop, brk, cont in self.labels:
+                if node.id == loop.id:
+                    continue
+                if brk and _jumps_to(node, label, "break_statement", nested_only=False):
+                    self._emit(level, ["if", f"{label}_break", ":"])
                     self._simple(level + 1, ["break"])
+                if cont and _jumps_to(node, label, "continue_statement", nested_only=False):
+                    self._emit(level, ["if", f"{label}_continue", ":"])
+                    if _loop_between(node, loop):
+                        self._simple(level + 1, ["break"])
+                    else:
+                        super()._st_continue_statement(node, level + 1)  # type: ignore[misc]
 
     def _st_static_initializer(self, node: Node, level: int) -> None:
         for child in node.named_children:

@@ -97,6 +97,8 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
         self.static_ctx = True
         self.read_mode = ""
         self.labels: list = []  # labelled loops with a nested `break label` (``program.py``)
+        self.hoisted: list[tuple[int, Tokens]] = []  # defs an expression needs (block lambdas), before its statement
+        self.n_hoisted = 0
 
     # -- entry point --------------------------------------------------------------------------
     def translate(self, java: str) -> Tokens:
@@ -183,6 +185,9 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
     def _emit(self, level: int, toks: Tokens) -> None:
         pre, self.pre = self.pre, []
         post, self.post = self.post, []
+        if self.hoisted:
+            hoisted, self.hoisted = self.hoisted, []
+            self.lines += [(level + lvl, t) for lvl, t in hoisted]
         for p in pre:
             self.lines.append((level, self._terminate(p)))
         self.lines.append((level, toks))

@@ -288,3 +288,53 @@ def test_dev_programs_match_the_java_oracle(shared_data: Path, tmp_path: Path) -
         assert oracle["status"] == "ran" and same_output(expected, oracle["stdout"])
         ours = run_python(detokenize(safe_translate(clean_request(key, requests[key]))), stdin, 20, tmp_path)
         assert ours["status"] == "ran" and same_output(oracle["stdout"], ours["stdout"]), (key, ours)
+
+
+def test_labelled_continue_and_break_from_inner_loops() -> None:
+    java = """import java.util.*;
+    public class Main { public static void main(String[] args) {
+      Scanner sc = new Scanner(System.in); int n = sc.nextInt(); int[] a = new int[n];
+      for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+      int cnt = 0;
+      outer:
+      for (int i = 0; i < n; i++) {
+        for (int j = 0; j < i; j++) {
+          if (a[j] == a[i]) continue outer;
+          if (a[j] < 0) break outer;
+        }
+        cnt++;
+      }
+      int k = 0;
+      loop: while (k < n) { k++; for (int j = 0; j < 3; j++) { if (j == 1) continue loop; } cnt += 100; }
+      System.out.println(cnt + " " + k); } }"""
+    assert run(java, "6\n1 2 1 3 -1 4\n") == "4 6\n"
+
+
+def test_anonymous_classes_comparators_and_thread_runnable() -> None:
+    java = """import java.util.*;
+    public class Main {
+      static int total;
+      public static void main(String[] args) {
+        new Thread(null, new Runnable() { public void run() { solve(); } }, "solver", 1 << 26).start();
+      }
+      static int depth(int n) { return n == 0 ? 0 : 1 + depth(n - 1); }
+      static void solve() {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        Integer[] a = new Integer[n];
+        for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+        Arrays.sort(a, new Comparator<Integer>() { public int compare(Integer x, Integer y) { return y - x; } });
+        PriorityQueue<int[]> pq = new PriorityQueue<>(new Comparator<int[]>() {
+          @Override public int compare(int[] p, int[] q) {
+            if (p[1] != q[1]) return Integer.compare(p[1], q[1]);
+            return q[0] - p[0]; } });
+        for (int i = 0; i < n; i++) pq.add(new int[]{i, a[i] % 3});
+        StringBuilder sb = new StringBuilder();
+        while (!pq.isEmpty()) { int[] t = pq.poll(); sb.append(t[0]).append(' '); }
+        List<int[]> ps = new ArrayList<>();
+        for (int i = 0; i < n; i++) ps.add(new int[]{a[i] % 2, i});
+        Collections.sort(ps, (x, y) -> { if (x[0] != y[0]) return x[0] - y[0]; return y[1] - x[1]; });
+        for (int[] p : ps) total += p[1] * p[0];
+        System.out.println(Arrays.toString(a) + " " + sb.toString().trim() + " " + total + " " + depth(5000));
+      }
+    }"""
+    assert run(java, "5\n3 1 4 1 5\n") == "[5, 4, 3, 1, 1] 2 4 3 1 0 9 5000\n"
