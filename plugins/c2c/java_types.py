@@ -204,7 +204,8 @@ class TypesMixin:
             ) and ot not in ("Integer", "Long", "Double"):
                 return "String" if name != "reverse" or self.type_of(obj) in ("StringBuilder", "String") else "?"
             if (
-                name in ("equals", "contains", "containsKey", "isEmpty", "startsWith", "endsWith")
+                name
+                in ("equals", "contains", "containsKey", "isEmpty", "startsWith", "endsWith", "anyMatch", "allMatch")
                 or ot == "Character"
                 and name.startswith("is")
             ):

@@ -1037,6 +1037,12 @@ class ProgramMixin:
                 return self._print(args, newline=wop == "println")
         if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
             return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
+        stream = self._stream_call(node, obj, name, args)
+        if stream is not None:
+            return stream
+        mapped = self._map_call(obj, name, args, statement) if obj is not None else None
+        if mapped is not None:
+            return mapped
         ot = self.text(obj) if obj is not None else ""
         if name == "split" and len(args) == 1 and args[0].type == "string_literal" and obj is not None:
             return self._split(obj, self.text(args[0]))
@@ -1299,6 +1305,8 @@ class ProgramMixin:
             obj, name, args = self._call_parts(cmp)
             if self.text(obj) == "Comparator" and name.startswith("comparing") and len(args) == 1:
                 return ["key", "=", *self.expr(args[0])]
+            if name in ("comparingByKey", "comparingByValue") and not args:  # Map.Entry's orders
+                return ["key", "=", "(", "lambda", "e", ":", "e", "[", "0" if name == "comparingByKey" else "1", "]", ")"]
         return ["key", "=", "cmp_to_key", "(", *self.expr(cmp), ")"]
 
     def _ex_lambda_expression(self, node: Node) -> Tokens:
@@ -1328,6 +1336,142 @@ class ProgramMixin:
         out = self.expr(body)
         self.scopes.pop()
         return ["(", "lambda", *_comma_list(names), ":", *out, ")"]
+
+    def _ex_method_reference(self, node: Node) -> Tokens:
+        """``Integer::parseInt`` -> ``int``, ``Math::max`` -> ``max``, ``Main::f`` -> ``f``, ``obj::f`` -> ``obj . f``."""
+        parts = [c for c in node.children if c.type not in ("::",)]
+        if len(parts) != 2:
+            self.unknown += 1
+            return ["None"]
+        owner, meth = self.text(parts[0]), self.text(parts[1])
+        known = _METHOD_REFS.get((owner, meth)) or _METHOD_REFS.get(("*", meth))
+        if known is not None:
+            return list(known)
+        if meth == "new":
+            base = _base_type_name(owner)
+            if base in ("ArrayList", "LinkedList", "ArrayDeque", "Stack", "Vector"):
+                return ["list"]
+            if base in ("HashSet", "TreeSet", "LinkedHashSet"):
+                return ["set"]
+            if base in ("HashMap", "TreeMap", "LinkedHashMap"):
+                return ["dict"]
+            return [base]
+        if self.prog is not None and self.prog.main is not None and owner == self.prog.main.name:
+            return self._identifier(meth)
+        if owner == "this":
+            return ["self", ".", meth]
+        if owner in ("System.out", "System . out"):
+            return ["print"]
+        return [*self.expr(parts[0]), ".", meth]
+
+    def _is_stream(self, node: Node | None) -> bool:
+        """Does ``node`` give a Java stream (``Arrays.stream``, ``list.stream()``, ``IntStream.range``, ...)?"""
+        if node is None or node.type != "method_invocation":
+            return False
+        obj, name, args = self._call_parts(node)
+        ot = self.text(obj) if obj is not None else ""
+        if ot in ("Arrays", "IntStream", "LongStream", "Stream", "DoubleStream") and name in _STREAM_SOURCES:
+            return True
+        if name in ("stream", "chars") and not args and obj is not None:
+            return True
+        return name in _STREAM_STEPS and self._is_stream(obj)
+
+    def _stream_call(self, node: Node, obj: Node | None, name: str, args: list[Node]) -> Tokens | None:
+        """A stream pipeline as lists: sources, ``map`` / ``filter`` / ``sorted`` / ``distinct`` steps, and the
+        terminal ``sum`` / ``max`` / ``count`` / ``toArray`` / ``collect`` / ``anyMatch`` / ``forEach``."""
+        ot = self.text(obj) if obj is not None else ""
+        a = [self.expr(x) for x in args]
+        if ot in ("IntStream", "LongStream") and name in ("range", "rangeClosed") and len(a) == 2:
+            end = a[1] if name == "range" else [*a[1], "+", "1"]
+            return ["list", "(", "range", "(", *a[0], ",", *end, ")", ")"]
+        if ot in ("IntStream", "LongStream", "Stream", "DoubleStream") and name == "of":
+            if len(args) == 1 and self.type_of(args[0]).endswith("[]"):
+                return ["list", "(", *a[0], ")"]
+            return ["[", *self._arg_tokens(args), "]"]
+        if ot == "Arrays" and name == "stream" and len(a) == 3:
+            return [*a[0], "[", *a[1], ":", *a[2], "]"]
+        if name == "stream" and not args and obj is not None and ot not in ("Arrays",):
+            return ["list", "(", *self.expr(obj), ")"]
+        if name == "chars" and not args and obj is not None:
+            return ["list", "(", "map", "(", "ord", ",", *self.expr(obj), ")", ")"]
+        if obj is None or not self._is_stream(obj):
+            return None
+        o = self.expr(obj)
+        one = len(a) == 1
+        if name in ("map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj") and one:
+            return ["list", "(", "map", "(", *a[0], ",", *o, ")", ")"]
+        if name in ("asLongStream", "asDoubleStream", "boxed", "parallel", "sequential") and not a:
+            return o
+        if name == "filter" and one:
+            return ["list", "(", "filter", "(", *a[0], ",", *o, ")", ")"]
+        if name == "sorted" and not a:
+            return ["sorted", "(", *o, ")"]
+        if name == "sorted" and one:
+            return ["sorted", "(", *o, ",", *self._sort_order(args[0]), ")"]
+        if name == "distinct" and not a:
+            return ["list", "(", "dict", ".", "fromkeys", "(", *o, ")", ")"]
+        if name == "limit" and one:
+            return [*o, "[", ":", *a[0], "]"]
+        if name == "skip" and one:
+            return [*o, "[", *a[0], ":", "]"]
+        if name in ("sum", "max", "min") and not a:
+            return [name, "(", *o, ")"]
+        if name in ("max", "min") and one:
+            return [name, "(", *o, ",", *self._sort_order(args[0]), ")"]
+        if name == "count" and not a:
+            return ["len", "(", *o, ")"]
+        if name == "average" and not a:
+            return ["(", "sum", "(", *o, ")", "/", "len", "(", *o, ")", ")"]
+        if name in ("toArray", "toList") and not a:
+            return ["list", "(", *o, ")"]
+        if name in ("anyMatch", "allMatch", "noneMatch") and one:
+            test = ["any" if name != "allMatch" else "all", "(", "map", "(", *a[0], ",", *o, ")", ")"]
+            return ["not", *test] if name == "noneMatch" else test
+        if name == "forEach" and one:
+            return ["list", "(", "map", "(", *a[0], ",", *o, ")", ")"]
+        if name == "reduce" and len(a) == 2:
+            return ["functools", ".", "reduce", "(", *a[1], ",", *o, ",", *a[0], ")"]
+        if name == "findFirst" and not a:
+            return [*o, "[", "0", "]"]
+        if name == "collect" and one:
+            c = args[0]
+            cn = self._call_parts(c)[1] if c.type == "method_invocation" else ""
+            cargs = self._args(c.child_by_field_name("arguments")) if c.type == "method_invocation" else []
+            if cn in ("toList", "toCollection"):
+                return ["list", "(", *o, ")"]
+            if cn == "toSet":
+                return ["set", "(", *o, ")"]
+            if cn == "joining":
+                sep = self.expr(cargs[0]) if cargs else ['""']
+                return [*sep, ".", "join", "(", *o, ")"]
+        return None
+
+    def _map_call(self, obj: Node, name: str, args: list[Node], statement: bool) -> Tokens | None:
+        """``computeIfAbsent`` / ``putIfAbsent`` / ``replace`` / ``computeIfPresent`` / ``merge`` on a Map."""
+        if _base_type_name(self.type_of(obj)) not in _MAP_TYPES:
+            return None
+        o = self.expr(obj)
+        a = [self.expr(x) for x in args]
+        if name == "computeIfAbsent" and len(a) == 2:
+            f = args[1]
+            if f.type == "lambda_expression":
+                body = f.child_by_field_name("body")
+                if body is not None and body.type != "block":
+                    return [*o, ".", "setdefault", "(", *a[0], ",", *self.expr(body), ")"]
+            return [*o, ".", "setdefault", "(", *a[0], ",", "(", *a[1], ")", "(", *a[0], ")", ")"]
+        if name == "putIfAbsent" and len(a) == 2:
+            return [*o, ".", "setdefault", "(", *a[0], ",", *a[1], ")"]
+        if name == "replace" and len(a) == 2 and statement:
+            return [*o, ".", "update", "(", "{", *a[0], ":", *a[1], "}", "if", *a[0], "in", *o, "else", "{", "}", ")"]
+        if name == "replace" and len(a) == 3 and statement:  # replace ( key , oldValue , newValue )
+            test = [*a[0], "in", *o, "and", *o, "[", *a[0], "]", "==", *a[1]]
+            return [*o, ".", "update", "(", "{", *a[0], ":", *a[2], "}", "if", *test, "else", "{", "}", ")"]
+        if name == "merge" and len(a) == 3 and statement:
+            if self.text(args[2]).replace(" ", "") in ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y"):
+                return None  # `o [ k ] = o . get ( k , 0 ) + v` (``_program_call``)
+            k, v = a[0], a[1]
+            return [*o, "[", *k, "]", "=", "(", *a[2], ")", "(", *o, "[", *k, "]", ",", *v, ")", "if", *k, "in", *o, "else", *v]
+        return None
 
     def _hoist(self, params: list[tuple[str, str]], body: Node | None, owner: Node) -> str:
         """A function an expression needs (a lambda with statements, an anonymous class's method): ``def _fN``
@@ -1657,6 +1801,50 @@ _BIG_OPS = {
     "intValueExact",
     "toString",
     "signum",
+}
+
+
+_STREAM_SOURCES = ("stream", "range", "rangeClosed", "of")
+_STREAM_STEPS = (
+    "map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj", "asLongStream", "asDoubleStream", "boxed", "parallel",
+    "sequential", "filter", "sorted", "distinct", "limit", "skip",
+)  # fmt: skip
+_MAP_TYPES = {"Map", "HashMap", "TreeMap", "LinkedHashMap", "SortedMap", "NavigableMap"}
+_INT_OF = ("int",)
+_METHOD_REFS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("Integer", "parseInt"): _INT_OF,
+    ("Long", "parseLong"): _INT_OF,
+    ("Integer", "valueOf"): _INT_OF,
+    ("Long", "valueOf"): _INT_OF,
+    ("*", "intValue"): _INT_OF,
+    ("*", "longValue"): _INT_OF,
+    ("Double", "parseDouble"): ("float",),
+    ("Double", "valueOf"): ("float",),
+    ("*", "doubleValue"): ("float",),
+    ("String", "valueOf"): ("str",),
+    ("*", "toString"): ("str",),
+    ("Integer", "sum"): ("(", "lambda", "a", ",", "b", ":", "a", "+", "b", ")"),
+    ("Long", "sum"): ("(", "lambda", "a", ",", "b", ":", "a", "+", "b", ")"),
+    ("Double", "sum"): ("(", "lambda", "a", ",", "b", ":", "a", "+", "b", ")"),
+    ("Math", "max"): ("max",),
+    ("Math", "min"): ("min",),
+    ("Integer", "max"): ("max",),
+    ("Integer", "min"): ("min",),
+    ("Long", "max"): ("max",),
+    ("Long", "min"): ("min",),
+    ("Math", "abs"): ("abs",),
+    ("Integer", "compare"): ("(", "lambda", "a", ",", "b", ":", "(", "a", ">", "b", ")", "-", "(", "a", "<", "b", ")", ")"),
+    ("Long", "compare"): ("(", "lambda", "a", ",", "b", ":", "(", "a", ">", "b", ")", "-", "(", "a", "<", "b", ")", ")"),
+    ("String", "length"): ("len",),
+    ("String", "toUpperCase"): ("str", ".", "upper"),
+    ("String", "toLowerCase"): ("str", ".", "lower"),
+    ("String", "trim"): ("str", ".", "strip"),
+    ("Character", "getNumericValue"): ("int",),
+    ("Character", "isDigit"): ("str", ".", "isdigit"),
+    ("Character", "isLetter"): ("str", ".", "isalpha"),
+    ("*", "getKey"): ("(", "lambda", "e", ":", "e", "[", "0", "]", ")"),
+    ("*", "getValue"): ("(", "lambda", "e", ":", "e", "[", "1", "]", ")"),
+    ("Objects", "nonNull"): ("(", "lambda", "x", ":", "x", "is", "not", "None", ")"),
 }
 
 

@@ -338,3 +338,28 @@ def test_anonymous_classes_comparators_and_thread_runnable() -> None:
       }
     }"""
     assert run(java, "5\n3 1 4 1 5\n") == "[5, 4, 3, 1, 1] 2 4 3 1 0 9 5000\n"
+
+
+def test_streams_method_references_and_map_updates() -> None:
+    java = """import java.util.*;
+    import java.util.stream.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        int n = sc.nextInt(); sc.nextLine();
+        int[] a = Arrays.stream(sc.nextLine().split(" ")).mapToInt(Integer::parseInt).toArray();
+        System.out.println(Arrays.stream(a).sum() + " " + Arrays.stream(a).max().getAsInt());
+        System.out.println(IntStream.range(0, n).filter(i -> a[i] % 2 == 0).count() + " " + IntStream.rangeClosed(1, n).sum());
+        List<Integer> l = Arrays.stream(a).boxed().sorted(Comparator.reverseOrder()).collect(Collectors.toList());
+        System.out.println(l + " " + l.stream().map(String::valueOf).collect(Collectors.joining("-")));
+        Map<Integer, List<Integer>> g = new TreeMap<>();
+        for (int i = 0; i < n; i++) g.computeIfAbsent(a[i] % 3, k -> new ArrayList<>()).add(a[i]);
+        Map<String, Integer> m = new HashMap<>();
+        m.putIfAbsent("x", 1); m.putIfAbsent("x", 2); m.replace("y", 5); m.replace("x", 1, 9);
+        m.merge("z", 4, Math::max); m.merge("z", 7, Math::max);
+        System.out.println(g.get(1) + " " + m.get("x") + " " + m.size() + " " + m.get("z"));
+        System.out.println(Arrays.stream(a).reduce(0, Math::max));
+        System.out.println(Arrays.stream(a).anyMatch(x -> x > 4));
+      }
+    }"""
+    assert run(java, "5\n3 1 4 1 5\n") == "14 5\n1 15\n[5, 4, 3, 1, 1] 5-4-3-1-1\n[1, 4, 1] 9 2 7\n5\ntrue\n"
