@@ -748,6 +748,8 @@ class ProgramMixin:
                 and not any(toks[:2] == ["def", name] or toks[:2] == ["class", name] for _, toks in self.lines)
             ):
                 header.append((0, ["from", mod, "import", name]))
+        if "jdouble" in used and "jdouble" not in declared:
+            runtime += [(lvl, row.split()) for lvl, row in _JDOUBLE]
         self.lines[:0] = [*header, *runtime]
 
     # -- classes --------------------------------------------------------------------------------
@@ -874,7 +876,12 @@ class ProgramMixin:
         glob = self._globals_of(node, ci)
         if glob:
             self._emit(level + 1, ["global", *_comma_list(glob)])
+        out = self._out_params().get(self.text(node.child_by_field_name("name"))) if ci is None else None
+        saved, self.sb_return = getattr(self, "sb_return", None), out[1] if out else None
         self._method_block(node.child_by_field_name("body"), level + 1, params, ci, static=static)
+        if out:
+            self._simple(level + 1, ["return", out[1]])
+        self.sb_return = saved
         self._rename_shadowing(node, start)
 
     def _method_block(
@@ -901,8 +908,16 @@ class ProgramMixin:
         local = local_names(method)
         own = (ci.instance_fields | ci.static_fields) if ci is not None else set()
         out: list[str] = []
+        builders = self._builder_fields()
         for n in _walk(method):
             target = None
+            if n.type == "method_invocation" and builders:  # `sb . append ( x )` rebinds the str standing for sb
+                root = n.child_by_field_name("object")
+                while root is not None and root.type == "method_invocation":
+                    root = root.child_by_field_name("object")
+                if root is not None and root.type == "identifier" and root.text is not None:
+                    if root.text.decode() in builders and (n.child_by_field_name("name").text or b"").decode() in _SB_EDITS:
+                        target = root
             if n.type == "assignment_expression":
                 target = n.child_by_field_name("left")
             elif n.type == "update_expression" and n.named_children:
@@ -927,6 +942,72 @@ class ProgramMixin:
             if name in glob and name not in local and name not in own and name not in out:
                 out.append(name)
         return out
+
+    def _builder_fields(self) -> set[str]:
+        """The main class's StringBuilder fields (module globals that appends rebind)."""
+        assert self.prog is not None
+        main = self.prog.main
+        if main is None:
+            return set()
+        cached = getattr(self, "_builders", None)
+        if cached is None:
+            cached = set()
+            for m in class_members(main.node):
+                if m.type == "field_declaration" and _base_type_name(_type_text(m.child_by_field_name("type"))) in (
+                    "StringBuilder",
+                    "StringBuffer",
+                ):
+                    for d in m.children_by_field_name("declarator"):
+                        nm = d.child_by_field_name("name")
+                        if nm is not None and nm.text is not None:
+                            cached.add(nm.text.decode())
+            self._builders = cached
+        return cached
+
+    def _builder_out_param(self, method: Node) -> str | None:
+        """A void method that edits a StringBuilder parameter: that parameter (the translation returns the new
+        str and each call statement assigns it back, as Java's caller sees the edits)."""
+        if _type_text(method.child_by_field_name("type")) != "void":
+            return None
+        params = self._params(method.child_by_field_name("parameters"))
+        names = [p for p, t in params if _base_type_name(t) in ("StringBuilder", "StringBuffer")]
+        body = method.child_by_field_name("body")
+        if len(names) != 1 or body is None:
+            return None
+        for n in _walk(body):
+            if n.type == "method_invocation" and (n.child_by_field_name("name").text or b"").decode() in _SB_EDITS:
+                root = n.child_by_field_name("object")
+                while root is not None and root.type == "method_invocation":
+                    root = root.child_by_field_name("object")
+                if root is not None and root.type == "identifier" and root.text == names[0].encode():
+                    return names[0]
+        return None
+
+    def _out_params(self) -> dict[str, tuple[int, str]]:
+        """Module functions (main-class methods, not overloaded) with a StringBuilder out-parameter: index, name."""
+        cached = getattr(self, "_outs", None)
+        if cached is None:
+            cached = {}
+            main = self.prog.main if self.prog is not None else None
+            if main is not None:
+                counts: dict[str, int] = {}
+                methods = [m for m in class_members(main.node) if m.type == "method_declaration"]
+                for m in methods:
+                    counts[self.text(m.child_by_field_name("name"))] = counts.get(self.text(m.child_by_field_name("name")), 0) + 1
+                for m in methods:
+                    name = self.text(m.child_by_field_name("name"))
+                    out = self._builder_out_param(m) if counts[name] == 1 else None
+                    if out is not None:
+                        params = [p for p, _ in self._params(m.child_by_field_name("parameters"))]
+                        cached[name] = (params.index(out), out)
+            self._outs = cached
+        return cached
+
+    def _st_return_statement(self, node: Node, level: int) -> None:
+        if getattr(self, "sb_return", None) and not node.named_children:
+            self._simple(level, ["return", self.sb_return])
+            return
+        super()._st_return_statement(node, level)  # type: ignore[misc]
 
     def _field(self, node: Node, level: int, prefix: Tokens | None) -> None:
         """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
@@ -988,6 +1069,9 @@ class ProgramMixin:
         if obj is None:
             return None
         main = prog.main.name if prog.main is not None else None
+        exact = _EXACT_CONSTANTS.get((self.text(obj), fld))
+        if exact is not None:  # a program may print or overflow them: Java's values, not sys.maxsize
+            return list(exact)
         if self.text(obj) == "BigInteger" and fld in ("ZERO", "ONE", "TWO", "TEN"):
             return [{"ZERO": "0", "ONE": "1", "TWO": "2", "TEN": "10"}[fld]]
         if obj.type == "this" and not self.cls_stack:
@@ -1538,6 +1622,11 @@ class ProgramMixin:
                 if run is not None:
                     self._simple(level, run)
                     return
+            main = self.prog.main.name if self.prog.main is not None else None
+            out = self._out_params().get(name) if obj is None or self.text(obj) == main else None
+            if out is not None and len(args) > out[0] and args[out[0]].type == "identifier":
+                self._simple(level, [*self.expr(args[out[0]]), "=", *self.expr(call)])  # the edited builder
+                return
         super()._st_expression_statement(node, level)  # type: ignore[misc]
 
     def _read(self, op: str, args: list[Node]) -> Tokens:
@@ -1760,6 +1849,8 @@ class ProgramMixin:
                 toks = ["str", "(", *toks, ")", ".", "lower", "(", ")"]
             elif self.type_of(part) == "char[]":  # Java prints a char array's characters
                 toks = ['" "', ".", "join", "(", *toks, ")"]
+            elif self.type_of(part) in ("double", "float", "Double", "Float") and part.type != "string_literal":
+                toks = ["jdouble", "(", *toks, ")"]  # Java's Double.toString: 4.0, 1.0E7, 1.0E-4
             items.append(toks)
         out: Tokens = ["print", "("]
         for i, toks in enumerate(items):
@@ -1803,6 +1894,36 @@ _BIG_OPS = {
     "signum",
 }
 
+
+_SB_EDITS = {"append", "insert", "reverse", "setCharAt", "deleteCharAt", "delete", "setLength", "replace"}
+_EXACT_CONSTANTS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("Integer", "MAX_VALUE"): ("2147483647",),
+    ("Integer", "MIN_VALUE"): ("(", "-", "2147483648", ")"),
+    ("Long", "MIN_VALUE"): ("(", "-", "9223372036854775808", ")"),
+    ("Double", "MAX_VALUE"): ("1.7976931348623157e308",),
+    ("Double", "MIN_VALUE"): ("5e-324",),
+    ("Short", "MAX_VALUE"): ("32767",),
+    ("Byte", "MAX_VALUE"): ("127",),
+}
+# Java's Double.toString: plain decimals in [1e-3, 1e7), else d.dddE[-]n (shortest digits, as repr)
+_JDOUBLE = [
+    (0, "def jdouble ( x ) :"),
+    (1, "x = float ( x )"),
+    (1, "if x != x or x in ( float ( ' inf ' ) , - float ( ' inf ' ) ) :"),
+    (2, "return ' NaN ' if x != x else ( ' Infinity ' if x > 0 else ' - Infinity ' )"),
+    (1, "if x == 0 or 1e-3 <= abs ( x ) < 1e7 :"),
+    (2, "return repr ( x )"),
+    (1, "s = repr ( abs ( x ) )"),
+    (1, "if ' e ' in s :"),
+    (2, "m , e = s . split ( ' e ' )"),
+    (2, "digits , e = m . replace ( ' . ' , ' ' ) , int ( e )"),
+    (1, "else :"),
+    (2, "a , b = s . split ( ' . ' )"),
+    (2, "digits = ( a + b ) . lstrip ( ' 0 ' )"),
+    (2, "e = len ( a ) - 1 if a != ' 0 ' else len ( b . lstrip ( ' 0 ' ) ) - len ( b ) - 1"),
+    (1, "digits = digits . rstrip ( ' 0 ' ) or ' 0 '"),
+    (1, "return ( ' - ' if x < 0 else ' ' ) + digits [ 0 ] + ' . ' + ( digits [ 1 : ] or ' 0 ' ) + ' E ' + str ( e )"),
+]
 
 _STREAM_SOURCES = ("stream", "range", "rangeClosed", "of")
 _STREAM_STEPS = (

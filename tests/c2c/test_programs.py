@@ -363,3 +363,29 @@ def test_streams_method_references_and_map_updates() -> None:
       }
     }"""
     assert run(java, "5\n3 1 4 1 5\n") == "14 5\n1 15\n[5, 4, 3, 1, 1] 5-4-3-1-1\n[1, 4, 1] 9 2 7\n5\ntrue\n"
+
+
+def test_string_builders_edited_in_other_methods_and_java_doubles() -> None:
+    java = """import java.util.*;
+    public class Main {
+      static StringBuilder sb = new StringBuilder();
+      static List<Integer>[] adj;
+      static void dfs(int v, int p) { sb.append(v).append(' '); for (int u : adj[v]) if (u != p) dfs(u, v); }
+      static void fill(StringBuilder t, int k) { if (k == 0) return; t.append(k); fill(t, k - 1); }
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        int n = sc.nextInt();
+        adj = new ArrayList[n + 1];
+        for (int i = 0; i <= n; i++) adj[i] = new ArrayList<>();
+        for (int i = 0; i < n - 1; i++) { int a = sc.nextInt(), b = sc.nextInt(); adj[a].add(b); adj[b].add(a); }
+        dfs(1, 0);
+        System.out.println(sb.toString().trim());
+        StringBuilder t = new StringBuilder();
+        fill(t, 4);
+        System.out.println(t);
+        double big = 1e10, small = 0.0001 * n;
+        System.out.println(big + " " + small + " " + (double) n + " " + n / 8.0);
+        System.out.println(Integer.MAX_VALUE + " " + Integer.MIN_VALUE);
+      }
+    }"""
+    assert run(java, "4\n1 2\n1 3\n3 4\n") == "1 2 3 4\n4321\n1.0E10 4.0E-4 4.0 0.5\n2147483647 -2147483648\n"
