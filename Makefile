@@ -19,7 +19,8 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(PY) -m pip install -q $$(grep -E '^(torch|torchvision)==' requirements.txt)
 	$(PY) -m pip install -q -r requirements.txt -r requirements-dev.txt
 	$(PY) -m core.metrics._legacy_treesitter
-	command -v javac >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq default-jdk-headless; } || echo "WARNING: no javac and apt-get could not install default-jdk-headless: the C2C Java-oracle tests will skip"
+	@# tests/c2c: the Java oracle (javac/java) of the whole-program and function checks, installed only when missing.
+	command -v javac >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless; }
 	@# tests/serve/test_browser.py: Debian's headless chromium and its chromedriver, installed only when missing.
 	test -x /usr/bin/chromedriver || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
 	touch $(STAMP)

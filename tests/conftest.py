@@ -28,6 +28,19 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def jdk() -> None:
+    """``javac`` and ``java`` on PATH (the Java oracle); skips when absent, fails under ``CI=true``
+    (``make install`` installs Debian's default-jdk-headless when javac is missing)."""
+    import shutil
+
+    if shutil.which("javac") and shutil.which("java"):
+        return
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("CI=true but no JDK on PATH (make install installs default-jdk-headless)")
+    pytest.skip("needs javac and java on PATH")
+
+
+@pytest.fixture(scope="session")
 def fake_trunk():  # type: ignore[no-untyped-def]
     """A seeded, tiny, frozen trunk with the real interface (``core.testing``)."""
     from core.testing import make_fake_trunk

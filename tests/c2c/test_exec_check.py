@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from bench.c2c_exec_check import compare, make_inputs, run_java, run_python, same, signature
@@ -68,7 +66,7 @@ def test_compare_kinds() -> None:
     assert same([1, 2.0], [1.0, 2]) and not same("1", 1) and not same([1], [1, 2])
 
 
-@pytest.mark.skipif(shutil.which("javac") is None or shutil.which("java") is None, reason="no JDK on PATH")
+@pytest.mark.usefixtures("jdk")
 def test_java_oracle() -> None:
     sig = signature(SUM)
     assert sig is not None
