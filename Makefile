@@ -30,7 +30,7 @@ run: $(STAMP)
 	$(PY) -m core.summary $(DEMO_OUT)
 	@if [ -d $(SHARED)/fb_sample ]; then \
 		$(PY) run.py --input $(SHARED)/fb_sample/input --output $(SAMPLE_OUT) && \
-		$(PY) -m core.score --pred $(SAMPLE_OUT) --true $(SHARED)/fb_sample/true; \
+		$(PY) score.py --pred $(SAMPLE_OUT) --true $(SHARED)/fb_sample/true; \
 	else echo "($(SHARED)/fb_sample absent: skipped scoring)"; fi
 
 test: $(STAMP)

@@ -18,7 +18,7 @@ Quality (default): for each evaluation set (the held-out part of ``vqa_yesno_dev
 Embeddings come from ``plugins.vqa.train.fit.EmbeddingCache`` (the task's own encoding:
 region pooling of one tower pass, ``project_pooled``), cached under ``--cache``; the
 answers are ``Answerer.answer_batch``'s, exactly what the task emits. ``run.py`` +
-``python -m core.score`` on ``python -m plugins.vqa.train.data SRC DST`` held-out sets gives
+``python score.py`` on ``python -m plugins.vqa.train.data SRC DST`` held-out sets gives
 the same figures end to end.
 
 ``--speed`` runs the task through ``core.runner`` exactly as ``run.py`` does and times it

@@ -1,7 +1,7 @@
 """Parameter sharing: M (shared trunk), N (all the four tasks use), M/N.
 
-``python -m core.params [--json] [--trunk SPEC]`` builds the trunk and every
-registered task (``setup``), then counts. A task's own parameters are those of
+``python params.py [--json] [--trunk SPEC]`` builds the trunk and every
+task the registry it is handed registers (``setup``), then counts. A task's own parameters are those of
 the ``torch.nn.Module`` objects it holds (found on its attributes, also inside
 lists and dicts), or what its optional ``num_parameters()`` method returns.
 The trunk is counted once: a task holding a reference to it adds nothing.
@@ -13,10 +13,13 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.task import Task
 from core.trunk import Trunk
+
+if TYPE_CHECKING:
+    from core.cli import Discovery
 
 
 def task_parameters(task: Task, trunk: Trunk) -> int:
@@ -71,16 +74,16 @@ def count(tasks: Sequence[Task], trunk: Trunk) -> dict[str, Any]:
     return {"shared": shared, "total": total, "ratio": shared / total if total else 0.0, "per_task": per_task}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core.params", description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None, discovery: Discovery) -> int:
+    """The ``params.py`` command over the tasks ``discovery`` (the caller's plugin registry) registers."""
+    parser = argparse.ArgumentParser(prog="params.py", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--trunk", default="default", help="trunk spec, as for run.py")
     args = parser.parse_args(argv)
 
     from core.trunk import TrunkConfig, load_trunk
-    from registry import collect_tasks, get_plugin_manager
 
-    tasks = collect_tasks(get_plugin_manager(load_entrypoints=False))
+    tasks = discovery.collect_tasks(discovery.get_plugin_manager(load_entrypoints=False))
     result = count(list(tasks.values()), load_trunk(TrunkConfig.parse(args.trunk)))
     if args.json:
         json.dump(result, sys.stdout)
@@ -95,4 +98,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit("python -m core.params is now: python params.py [--json] [--trunk SPEC]")

@@ -1,4 +1,4 @@
-"""The official scorer: ``python -m core.score --pred OUT_DIR --true TRUE_DIR [--json]``.
+"""The official scorer: ``python score.py --pred OUT_DIR --true TRUE_DIR [--json]``.
 
 Every registered task that declares a metric (``TaskInfo.metric``) and has a gold
 file in TRUE_DIR is scored against its output file in OUT_DIR; the built-in tasks
@@ -8,6 +8,9 @@ decimals. Gold files are ``TRUE/<FOLDER>/true_<FOLDER>.json`` or
 ``TRUE/true_<FOLDER>.json``, a folder alias's name counting too. A task whose
 prediction is missing or unscorable gets 0 and an ``error`` message; the other
 tasks are still scored.
+
+The top-level ``score.py`` is the command: it hands ``main`` the plugin registry
+(``discovery``), as ``run.py`` and ``train.py`` do; core imports none.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.errors import InputError
 from core.io import read_json_object
 from core.metrics import Metric, describe_parts
 from core.task import TaskInfo, resolve
+
+if TYPE_CHECKING:
+    from core.cli import Discovery
 
 log = logging.getLogger(__name__)
 
@@ -61,25 +67,24 @@ def score_task(info: TaskInfo, pred_file: Path | None, true_file: Path) -> dict[
         return {"score": 0.0, "error": f"{type(exc).__name__}: {exc}"}
 
 
-def registered_infos() -> list[TaskInfo]:
-    """The declared info of every registered task that brings a metric, in registration order."""
-    from registry import collect_tasks, get_plugin_manager
-
-    tasks = collect_tasks(get_plugin_manager())
+def registered_infos(discovery: Discovery) -> list[TaskInfo]:
+    """The declared info of every task ``discovery`` (the caller's plugin registry) registers that
+    brings a metric, in registration order."""
+    tasks = discovery.collect_tasks(discovery.get_plugin_manager())
     return [t.info for t in tasks.values() if t.info.metric]
 
 
-def score_dirs(pred_dir: Path | str, true_dir: Path | str, infos: Sequence[TaskInfo] | None = None) -> dict[str, Any]:
+def score_dirs(pred_dir: Path | str, true_dir: Path | str, infos: Sequence[TaskInfo]) -> dict[str, Any]:
     """Score every task that has a gold file in ``true_dir``; same dict as ``--json`` prints.
 
-    ``infos``: the tasks to look for (default: every registered task with a metric).
+    ``infos``: the tasks to look for (``registered_infos(registry)``: every registered task with a metric).
     Results are keyed by each task's folder name (``"C2C"``, ``"zsOD"``...).
     """
     pred_dir, true_dir = Path(pred_dir), Path(true_dir)
     if not true_dir.is_dir():
         raise InputError("gold folder not found", true_dir)
     result: dict[str, Any] = {}
-    for info in registered_infos() if infos is None else infos:
+    for info in infos:
         true_file = find_true_file(true_dir, info)
         if true_file is not None:
             result[info.folder] = score_task(info, find_prediction_file(pred_dir, info), true_file)
@@ -87,9 +92,9 @@ def score_dirs(pred_dir: Path | str, true_dir: Path | str, infos: Sequence[TaskI
     return result
 
 
-def format_table(result: dict[str, Any], infos: Sequence[TaskInfo] | None = None) -> str:
-    """The human-readable report."""
-    by_folder = {i.folder: i for i in (registered_infos() if infos is None else infos)}
+def format_table(result: dict[str, Any], infos: Sequence[TaskInfo] = ()) -> str:
+    """The human-readable report (``infos``: the scored tasks, for their metrics' descriptions)."""
+    by_folder = {i.folder: i for i in infos}
     lines = [f"{'task':<5} {'score':>9}  parts"]
     for folder, r in result.items():
         if folder == "S":
@@ -110,26 +115,28 @@ def _metric(info: TaskInfo) -> Metric:
     return resolve(info.metric)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """CLI entry point; returns the exit code (2 when the gold folder holds no task)."""
-    parser = argparse.ArgumentParser(prog="python -m core.score", description=__doc__.split("\n\n")[0])
+def main(argv: Sequence[str] | None, discovery: Discovery) -> int:
+    """The ``score.py`` command over the tasks ``discovery`` registers; returns the exit code (2
+    when the gold folder holds no task)."""
+    parser = argparse.ArgumentParser(prog="score.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--pred", required=True, type=Path, help="folder with prediction_<TASK>.json files")
     parser.add_argument("--true", required=True, type=Path, help="folder with the gold true_<TASK>.json files")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    infos = registered_infos(discovery)
     try:
-        result = score_dirs(args.pred, args.true)
+        result = score_dirs(args.pred, args.true, infos)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if len(result) == 1:
-        names = ", ".join(i.folder for i in registered_infos())
+        names = ", ".join(i.folder for i in infos)
         print(f"error: no true_<TASK>.json for any of {names} under {args.true}", file=sys.stderr)
         return 2
-    print(json.dumps(result, ensure_ascii=False) if args.json else format_table(result))
+    print(json.dumps(result, ensure_ascii=False) if args.json else format_table(result, infos))
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit("python -m core.score is now: python score.py --pred OUT --true TRUE [--json]")

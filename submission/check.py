@@ -448,13 +448,13 @@ def check(
         score = None
         if true_dir is not None:
             scored = subprocess.run(
-                [sys.executable, "-m", "core.score", "--pred", str(root / "output"), "--true", str(true_dir)],
+                [sys.executable, "score.py", "--pred", str(root / "output"), "--true", str(true_dir)],
                 cwd=REPO,
                 capture_output=True,
                 text=True,
             )
             if scored.returncode != 0:
-                raise CheckError(f"core.score failed: {scored.stderr.strip()[-2000:]}")
+                raise CheckError(f"score.py failed: {scored.stderr.strip()[-2000:]}")
             score = scored.stdout.strip()
         user = f"uid {uid} (no passwd entry)" if uid is not None else f"uid {os.geteuid()} (this user)"
         return CheckResult(seconds, ref_seconds, tuple(files), not diffs, trace, unused, score, user)

@@ -14,8 +14,8 @@ The rules:
 - every module directly in a plugin package (beside the inference modules) is reached by
   run.py: offline code lives in ``plugins/<task>/train/``;
 - ``core/`` imports neither the top-level ``run``/``train`` nor ``trunk_training``, ``bench`` or a
-  plugin; the top-level ``registry`` only in the standalone CLIs ``python -m core.score`` and
-  ``python -m core.params`` (listed by the script; ``run.py``/``train.py`` pass it in);
+  plugin, nor the top-level ``registry`` (``run.py``, ``train.py``, ``score.py``, ``params.py``
+  and ``serve.py`` hand core their plugin discovery);
 - no import cycle among the project's modules (module-level imports and imports in functions;
   an import only under ``if TYPE_CHECKING:`` never runs, so it makes no cycle).
 """
@@ -229,15 +229,7 @@ def test_no_offline_module_beside_inference_modules() -> None:
 
 
 def test_core_imports_no_trainer_bench_or_plugin() -> None:
-    bad = [edge for edge in survey()["core_imports_outside"] if edge.split(" -> ")[1] not in ("registry",)]
-    assert bad == []
-
-
-def test_core_cli_and_training_take_the_registry_as_an_argument() -> None:
-    """run.py/train.py hand core their plugin discovery. (core.score's and core.params's own CLIs,
-    ``python -m core.score``, still import the registry: the script lists them.)"""
-    edges = survey()["core_imports_outside"]
-    assert not [e for e in edges if e.startswith(("core.cli ", "core.training ", "core.runner "))]
+    assert survey()["core_imports_outside"] == []
 
 
 def test_no_import_cycles() -> None:
@@ -273,8 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         for key in ("run_path_offline", "offline_beside_inference", "core_imports_outside", "cycles"):
             print(f"{key}: {result[key] or 'none'}")
-    core_bad = [e for e in result["core_imports_outside"] if not e.endswith(" -> registry")]
-    bad = any(result[k] for k in ("run_path_offline", "offline_beside_inference", "cycles")) or bool(core_bad)
+    bad = any(result[k] for k in ("run_path_offline", "offline_beside_inference", "core_imports_outside", "cycles"))
     return 1 if bad else 0
 
 

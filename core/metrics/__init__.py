@@ -23,7 +23,7 @@ class Metric(NamedTuple):
     ``score(gold, pred)`` takes the parsed gold and prediction files and returns
     ``{"score": float, ...parts}``; it raises ``InputError``/``ValueError``/``KeyError``/
     ``TypeError`` on a file it cannot score. ``describe(result)`` is the one-line
-    summary of the parts that ``python -m core.score`` prints.
+    summary of the parts that ``python score.py`` prints.
     """
 
     score: Callable[[Mapping[str, Any], Mapping[str, Any]], Scores]

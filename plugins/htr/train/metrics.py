@@ -17,6 +17,6 @@ def cer(pred: str, gold: str) -> float:
 
 
 def score(predictions: Mapping[str, str], references: Mapping[str, str]) -> dict[str, float]:
-    """``{"accuracy", "cer"}`` over the gold keys, as ``python -m core.score`` computes them."""
+    """``{"accuracy", "cer"}`` over the gold keys, as ``python score.py`` computes them."""
     parts = accuracy_cer(references, predictions)
     return {"accuracy": parts["accuracy"], "cer": parts["cer"]}
