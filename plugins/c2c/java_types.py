@@ -201,6 +201,9 @@ class TypesMixin:
                 "toLowerCase",
                 "trim",
                 "reverse",
+                "readLine",
+                "nextLine",
+                "nextToken",
             ) and ot not in ("Integer", "Long", "Double"):
                 return "String" if name != "reverse" or self.type_of(obj) in ("StringBuilder", "String") else "?"
             if (

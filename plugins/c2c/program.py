@@ -748,8 +748,6 @@ class ProgramMixin:
                 and not any(toks[:2] == ["def", name] or toks[:2] == ["class", name] for _, toks in self.lines)
             ):
                 header.append((0, ["from", mod, "import", name]))
-        if "jdouble" in used and "jdouble" not in declared:
-            runtime += [(lvl, row.split()) for lvl, row in _JDOUBLE]
         self.lines[:0] = [*header, *runtime]
 
     # -- classes --------------------------------------------------------------------------------
@@ -915,9 +913,14 @@ class ProgramMixin:
                 root = n.child_by_field_name("object")
                 while root is not None and root.type == "method_invocation":
                     root = root.child_by_field_name("object")
-                if root is not None and root.type == "identifier" and root.text is not None:
-                    if root.text.decode() in builders and (n.child_by_field_name("name").text or b"").decode() in _SB_EDITS:
-                        target = root
+                if (
+                    root is not None
+                    and root.type == "identifier"
+                    and root.text is not None
+                    and root.text.decode() in builders
+                    and (n.child_by_field_name("name").text or b"").decode() in _SB_EDITS
+                ):
+                    target = root
             if n.type == "assignment_expression":
                 target = n.child_by_field_name("left")
             elif n.type == "update_expression" and n.named_children:
@@ -993,7 +996,9 @@ class ProgramMixin:
                 counts: dict[str, int] = {}
                 methods = [m for m in class_members(main.node) if m.type == "method_declaration"]
                 for m in methods:
-                    counts[self.text(m.child_by_field_name("name"))] = counts.get(self.text(m.child_by_field_name("name")), 0) + 1
+                    counts[self.text(m.child_by_field_name("name"))] = (
+                        counts.get(self.text(m.child_by_field_name("name")), 0) + 1
+                    )
                 for m in methods:
                     name = self.text(m.child_by_field_name("name"))
                     out = self._builder_out_param(m) if counts[name] == 1 else None
@@ -1007,7 +1012,29 @@ class ProgramMixin:
         if getattr(self, "sb_return", None) and not node.named_children:
             self._simple(level, ["return", self.sb_return])
             return
+        value = node.named_children[0] if node.named_children else None
+        while value is not None and value.type == "parenthesized_expression" and value.named_children:
+            value = value.named_children[0]
+        if value is not None and value.type == "ternary_expression" and _assigns(value):
+            # `return p [ x ] == x ? x : ( p [ x ] = find ( p [ x ] ) )`: the assignment only on its branch
+            cond = value.child_by_field_name("condition")
+            self._emit(level, ["if", *self.expr(cond), ":"])
+            self._return_value(value.child_by_field_name("consequence"), level + 1)
+            self._emit(level, ["else", ":"])
+            self._return_value(value.child_by_field_name("alternative"), level + 1)
+            return
         super()._st_return_statement(node, level)  # type: ignore[misc]
+
+    def _return_value(self, value: Node | None, level: int) -> None:
+        while value is not None and value.type == "parenthesized_expression" and value.named_children:
+            value = value.named_children[0]
+        if value is not None and value.type == "ternary_expression" and _assigns(value):
+            self._emit(level, ["if", *self.expr(value.child_by_field_name("condition")), ":"])
+            self._return_value(value.child_by_field_name("consequence"), level + 1)
+            self._emit(level, ["else", ":"])
+            self._return_value(value.child_by_field_name("alternative"), level + 1)
+            return
+        self._simple(level, ["return", *self.expr(value)] if value is not None else ["return"])
 
     def _field(self, node: Node, level: int, prefix: Tokens | None) -> None:
         """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
@@ -1070,7 +1097,15 @@ class ProgramMixin:
             return None
         main = prog.main.name if prog.main is not None else None
         exact = _EXACT_CONSTANTS.get((self.text(obj), fld))
-        if exact is not None:  # a program may print or overflow them: Java's values, not sys.maxsize
+        up = node.parent
+        while up is not None and up.type == "parenthesized_expression":
+            up = up.parent
+        arith = (
+            up is not None
+            and up.type == "binary_expression"
+            and self.text(up.child_by_field_name("operator")) in "+-*/%"
+        )
+        if exact is not None and arith:  # `Integer . MAX_VALUE / 2`: Java's value (a sentinel stays sys.maxsize)
             return list(exact)
         if self.text(obj) == "BigInteger" and fld in ("ZERO", "ONE", "TWO", "TEN"):
             return [{"ZERO": "0", "ONE": "1", "TWO": "2", "TEN": "10"}[fld]]
@@ -1390,7 +1425,19 @@ class ProgramMixin:
             if self.text(obj) == "Comparator" and name.startswith("comparing") and len(args) == 1:
                 return ["key", "=", *self.expr(args[0])]
             if name in ("comparingByKey", "comparingByValue") and not args:  # Map.Entry's orders
-                return ["key", "=", "(", "lambda", "e", ":", "e", "[", "0" if name == "comparingByKey" else "1", "]", ")"]
+                return [
+                    "key",
+                    "=",
+                    "(",
+                    "lambda",
+                    "e",
+                    ":",
+                    "e",
+                    "[",
+                    "0" if name == "comparingByKey" else "1",
+                    "]",
+                    ")",
+                ]
         return ["key", "=", "cmp_to_key", "(", *self.expr(cmp), ")"]
 
     def _ex_lambda_expression(self, node: Node) -> Tokens:
@@ -1422,7 +1469,7 @@ class ProgramMixin:
         return ["(", "lambda", *_comma_list(names), ":", *out, ")"]
 
     def _ex_method_reference(self, node: Node) -> Tokens:
-        """``Integer::parseInt`` -> ``int``, ``Math::max`` -> ``max``, ``Main::f`` -> ``f``, ``obj::f`` -> ``obj . f``."""
+        """``Integer::parseInt`` -> ``int``, ``Math::max`` -> ``max``, ``Main::f`` -> ``f``, ``o::f`` -> ``o . f``."""
         parts = [c for c in node.children if c.type not in ("::",)]
         if len(parts) != 2:
             self.unknown += 1
@@ -1554,7 +1601,30 @@ class ProgramMixin:
             if self.text(args[2]).replace(" ", "") in ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y"):
                 return None  # `o [ k ] = o . get ( k , 0 ) + v` (``_program_call``)
             k, v = a[0], a[1]
-            return [*o, "[", *k, "]", "=", "(", *a[2], ")", "(", *o, "[", *k, "]", ",", *v, ")", "if", *k, "in", *o, "else", *v]
+            return [
+                *o,
+                "[",
+                *k,
+                "]",
+                "=",
+                "(",
+                *a[2],
+                ")",
+                "(",
+                *o,
+                "[",
+                *k,
+                "]",
+                ",",
+                *v,
+                ")",
+                "if",
+                *k,
+                "in",
+                *o,
+                "else",
+                *v,
+            ]
         return None
 
     def _hoist(self, params: list[tuple[str, str]], body: Node | None, owner: Node) -> str:
@@ -1580,7 +1650,9 @@ class ProgramMixin:
         if body is None:
             return None
         methods = [c for c in body.named_children if c.type == "method_declaration"]
-        others = [c for c in body.named_children if c.type not in ("method_declaration", "line_comment", "block_comment")]
+        others = [
+            c for c in body.named_children if c.type not in ("method_declaration", "line_comment", "block_comment")
+        ]
         return methods[0] if len(methods) == 1 and not others else None
 
     def _runnable_call(self, r: Node) -> Tokens | None:
@@ -1688,6 +1760,23 @@ class ProgramMixin:
             return [self._hoist(params, method.child_by_field_name("body"), method)]
         if t == "BigInteger" and len(args) == 1:
             return ["int", "(", *self.expr(args[0]), ")"]
+        if t == "String" and len(args) == 3 and self.type_of(args[0]) == "char[]":  # new String ( cs , off , n )
+            off = self.expr(args[1])
+            return [
+                '" "',
+                ".",
+                "join",
+                "(",
+                *self.expr(args[0]),
+                "[",
+                *off,
+                ":",
+                *off,
+                "+",
+                *self.expr(args[2]),
+                "]",
+                ")",
+            ]
         if t == "PriorityQueue":
             decl = node.parent
             cmp = [a for a in args if a.type not in ("decimal_integer_literal", "identifier")]
@@ -1849,8 +1938,8 @@ class ProgramMixin:
                 toks = ["str", "(", *toks, ")", ".", "lower", "(", ")"]
             elif self.type_of(part) == "char[]":  # Java prints a char array's characters
                 toks = ['" "', ".", "join", "(", *toks, ")"]
-            elif self.type_of(part) in ("double", "float", "Double", "Float") and part.type != "string_literal":
-                toks = ["jdouble", "(", *toks, ")"]  # Java's Double.toString: 4.0, 1.0E7, 1.0E-4
+            elif self.type_of(part) in ("double", "float") and _unparen(part).type == "cast_expression":
+                toks = ["float", "(", *toks, ")"]  # `( double ) n` prints 4.0 (the cast alone leaves an int)
             items.append(toks)
         out: Tokens = ["print", "("]
         for i, toks in enumerate(items):
@@ -1895,6 +1984,17 @@ _BIG_OPS = {
 }
 
 
+def _unparen(node: Node) -> Node:
+    while node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return node
+
+
+def _assigns(node: Node) -> bool:
+    """Does the expression hold an assignment or an increment (a side effect Python cannot inline)?"""
+    return any(n.type in ("assignment_expression", "update_expression") for n in _walk(node))
+
+
 _SB_EDITS = {"append", "insert", "reverse", "setCharAt", "deleteCharAt", "delete", "setLength", "replace"}
 _EXACT_CONSTANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("Integer", "MAX_VALUE"): ("2147483647",),
@@ -1905,26 +2005,6 @@ _EXACT_CONSTANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("Short", "MAX_VALUE"): ("32767",),
     ("Byte", "MAX_VALUE"): ("127",),
 }
-# Java's Double.toString: plain decimals in [1e-3, 1e7), else d.dddE[-]n (shortest digits, as repr)
-_JDOUBLE = [
-    (0, "def jdouble ( x ) :"),
-    (1, "x = float ( x )"),
-    (1, "if x != x or x in ( float ( ' inf ' ) , - float ( ' inf ' ) ) :"),
-    (2, "return ' NaN ' if x != x else ( ' Infinity ' if x > 0 else ' - Infinity ' )"),
-    (1, "if x == 0 or 1e-3 <= abs ( x ) < 1e7 :"),
-    (2, "return repr ( x )"),
-    (1, "s = repr ( abs ( x ) )"),
-    (1, "if ' e ' in s :"),
-    (2, "m , e = s . split ( ' e ' )"),
-    (2, "digits , e = m . replace ( ' . ' , ' ' ) , int ( e )"),
-    (1, "else :"),
-    (2, "a , b = s . split ( ' . ' )"),
-    (2, "digits = ( a + b ) . lstrip ( ' 0 ' )"),
-    (2, "e = len ( a ) - 1 if a != ' 0 ' else len ( b . lstrip ( ' 0 ' ) ) - len ( b ) - 1"),
-    (1, "digits = digits . rstrip ( ' 0 ' ) or ' 0 '"),
-    (1, "return ( ' - ' if x < 0 else ' ' ) + digits [ 0 ] + ' . ' + ( digits [ 1 : ] or ' 0 ' ) + ' E ' + str ( e )"),
-]
-
 _STREAM_SOURCES = ("stream", "range", "rangeClosed", "of")
 _STREAM_STEPS = (
     "map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj", "asLongStream", "asDoubleStream", "boxed", "parallel",
@@ -1954,8 +2034,46 @@ _METHOD_REFS: dict[tuple[str, str], tuple[str, ...]] = {
     ("Long", "max"): ("max",),
     ("Long", "min"): ("min",),
     ("Math", "abs"): ("abs",),
-    ("Integer", "compare"): ("(", "lambda", "a", ",", "b", ":", "(", "a", ">", "b", ")", "-", "(", "a", "<", "b", ")", ")"),
-    ("Long", "compare"): ("(", "lambda", "a", ",", "b", ":", "(", "a", ">", "b", ")", "-", "(", "a", "<", "b", ")", ")"),
+    ("Integer", "compare"): (
+        "(",
+        "lambda",
+        "a",
+        ",",
+        "b",
+        ":",
+        "(",
+        "a",
+        ">",
+        "b",
+        ")",
+        "-",
+        "(",
+        "a",
+        "<",
+        "b",
+        ")",
+        ")",
+    ),
+    ("Long", "compare"): (
+        "(",
+        "lambda",
+        "a",
+        ",",
+        "b",
+        ":",
+        "(",
+        "a",
+        ">",
+        "b",
+        ")",
+        "-",
+        "(",
+        "a",
+        "<",
+        "b",
+        ")",
+        ")",
+    ),
     ("String", "length"): ("len",),
     ("String", "toUpperCase"): ("str", ".", "upper"),
     ("String", "toLowerCase"): ("str", ".", "lower"),
