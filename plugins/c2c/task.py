@@ -30,7 +30,16 @@ from core.heads import find_head
 from core.io import find_task_dir, read_request
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
 from plugins.c2c.detok import compiles, repair
-from plugins.c2c.selector import SWITCHES, Candidates, all_texts, choose, features, make_candidates
+from plugins.c2c.selector import (
+    CARD_NAME,
+    SWITCHES,
+    WEIGHTS_NAME,
+    Candidates,
+    all_texts,
+    choose,
+    features,
+    make_candidates,
+)
 from plugins.c2c.style import DEFAULT_STYLE
 from plugins.c2c.translate import is_program, parses_cleanly, translate
 
@@ -150,7 +159,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
             log.warning("C2C: no trunk; the translator runs alone (default style)")
             self._loaded = _Selector(None)
             return
-        folder = find_head(self.info.name, trunk, "selector.json", shipped=self.weights_dir, search=self.search)
+        folder = find_head(self.info.name, trunk, CARD_NAME, shipped=self.weights_dir, search=self.search)
         if folder is not None:
             head = load_selector(trunk, folder)
         if head is None:
@@ -244,7 +253,7 @@ def load_selector(trunk: Trunk, weights_dir: Path = WEIGHTS_DIR) -> torch.nn.Mod
     raises ``TrunkError`` when its card names another trunk."""
     from plugins.c2c.selector import build_head
 
-    card_path, weights_path = weights_dir / "selector.json", weights_dir / "selector.safetensors"
+    card_path, weights_path = weights_dir / CARD_NAME, weights_dir / WEIGHTS_NAME
     if not card_path.is_file() or not weights_path.is_file():
         log.warning("C2C: no selector weights in %s; translating with the default style", weights_dir)
         return None

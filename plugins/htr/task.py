@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from core.errors import InputError, PluginError
 from core.heads import find_head
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
+from plugins.htr.head import CARD_NAME, WEIGHTS_DIR, WEIGHTS_NAME
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-WEIGHTS_DIR = Path(__file__).parent / "weights"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".gif")
 BEAM_WIDTH = 8
 # Orientation choice: reading score + this x log P(upright). 0-4 tie within 0.3 % on running-text dev crops.
@@ -95,7 +95,7 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         """Load the head made for this trunk. Without one HTR cannot read: say so, answer ""."""
         from plugins.htr.preprocess import HEIGHT, WIDTH
 
-        folder = find_head(self.info.name, trunk, "htr_head.json", shipped=self.weights_dir, search=self.search)
+        folder = find_head(self.info.name, trunk, CARD_NAME, shipped=self.weights_dir, search=self.search)
         if folder is None:
             log.error(
                 "htr: no recognizer head for this trunk, and HTR cannot read without one: every word is "
@@ -186,8 +186,8 @@ def load_head(folder: Path) -> tuple[Any, tuple[int, int]]:
     from plugins.htr.model import HtrHead
     from plugins.htr.preprocess import HEIGHT, WIDTH
 
-    card = json.loads((folder / "htr_head.json").read_text(encoding="utf-8"))
-    weights_path = folder / "htr_head.safetensors"
+    card = json.loads((folder / CARD_NAME).read_text(encoding="utf-8"))
+    weights_path = folder / WEIGHTS_NAME
     if not weights_path.is_file():
         raise PluginError(f"HTR head weights missing in {folder}; run python train.py --tasks htr")
     head = HtrHead(**card["config"])

@@ -53,11 +53,11 @@ import numpy as np
 
 from core.training import TrainRequest
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode
+from plugins.htr.head import CARD_NAME, WEIGHTS_DIR, WEIGHTS_NAME
 from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, reading_height, reading_maps, to_pixels
 
 log = logging.getLogger(__name__)
 
-WEIGHTS_DIR = Path(__file__).resolve().parents[1] / "weights"
 SHARD_SIZE = 256
 DEV_SEED = 999_983
 ROTATED_SHARE = 0.12  # sideways crops teach the upright score; no CTC loss on them
@@ -216,11 +216,8 @@ def load_init(path: Path) -> dict:
     if path.is_dir():
         from safetensors.torch import load_file
 
-        card = json.loads((path / "htr_head.json").read_text(encoding="utf-8"))
-        state = {
-            k: v.float() if v.is_floating_point() else v
-            for k, v in load_file(str(path / "htr_head.safetensors")).items()
-        }
+        card = json.loads((path / CARD_NAME).read_text(encoding="utf-8"))
+        state = {k: v.float() if v.is_floating_point() else v for k, v in load_file(str(path / WEIGHTS_NAME)).items()}
         return {"config": card["config"], "head": state, "trunk": card.get("trunk")}
     return torch.load(path, weights_only=False)
 
@@ -451,7 +448,7 @@ def export(
     beam = evaluate(head, dev, beam=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     tensors = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in head.state_dict().items()}
-    save_file(tensors, str(out_dir / "htr_head.safetensors"))
+    save_file(tensors, str(out_dir / WEIGHTS_NAME))
     trunk_versions = json.loads((cache / "trunk.json").read_text())
     shards = list_shards(cache, extra)
     n_train = sum(len(np.load(p)["texts"]) for p in shards if p.name.startswith("train_"))
@@ -491,7 +488,7 @@ def export(
         "dev": {"set": f"rendered, seed {DEV_SEED}, {len(dev['texts'])} crops", "greedy": greedy, "beam": beam},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    path = out_dir / "htr_head.json"
+    path = out_dir / CARD_NAME
     write_card(path, card)
     print(json.dumps(card["dev"], indent=1))
     return path
@@ -603,7 +600,7 @@ def fit_head(
     produce(cache, shards, 0, 1, "", height, pen_share=pen_share, trunk=trunk, progress=progress, render=render)
     produce_real(cache, trunk, [pair for pairs in real.values() for pair in pairs], height)
     if init == "auto":
-        card = json.loads((WEIGHTS_DIR / "htr_head.json").read_text(encoding="utf-8"))
+        card = json.loads((WEIGHTS_DIR / CARD_NAME).read_text(encoding="utf-8"))
         init = WEIGHTS_DIR if card_matches(card, trunk) else None
     init = Path(init) if init is not None else None
     if steps is None:
