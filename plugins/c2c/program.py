@@ -1156,6 +1156,14 @@ class ProgramMixin:
                 return self._print(args, newline=wop == "println")
         if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
             return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
+        if obj is not None and obj.type == "identifier" and self.text(obj) in self.joiners:
+            o = self.text(obj)
+            if name == "add" and len(args) == 1:
+                return [o, ".", "append", "(", *self.expr(args[0]), ")"]
+            if name == "toString" and not args:
+                return self._joined(o)
+            if name == "length" and not args:
+                return ["len", "(", *self._joined(o), ")"]
         stream = self._stream_call(node, obj, name, args)
         if stream is not None:
             return stream
@@ -1627,6 +1635,14 @@ class ProgramMixin:
             ]
         return None
 
+    def _joined(self, name: str) -> Tokens:
+        """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
+        parts = self.joiners[name]
+        out = [*parts[0], ".", "join", "(", name, ")"]
+        if len(parts) == 3:
+            out = ["(", *parts[1], "+", *out, "+", *parts[2], ")"]
+        return out
+
     def _hoist(self, params: list[tuple[str, str]], body: Node | None, owner: Node) -> str:
         """A function an expression needs (a lambda with statements, an anonymous class's method): ``def _fN``
         emitted before the statement that uses it (``_emit``); its name."""
@@ -1676,12 +1692,29 @@ class ProgramMixin:
             return [*self.expr(r), ".", "run", "(", ")"]
         return None
 
+    def _st_local_variable_declaration(self, node: Node, level: int) -> None:
+        """``Thread t = new Thread ( null , runnable , "" , 1 << 26 )``: the runnable runs here (``t . start``
+        and ``t . join`` then vanish)."""
+        decls = node.children_by_field_name("declarator")
+        if self.prog is not None and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
+            value = decls[0].child_by_field_name("value")
+            if value is not None and value.type == "object_creation_expression":
+                targs = [a for a in self._args(value.child_by_field_name("arguments")) if a.type != "null_literal"]
+                run = self._runnable_call(targs[0]) if targs else None
+                if run is not None:
+                    self.threads.add(self.text(decls[0].child_by_field_name("name")))
+                    self._simple(level, run)
+                    return
+        super()._st_local_variable_declaration(node, level)  # type: ignore[misc]
+
     def _st_expression_statement(self, node: Node, level: int) -> None:
         """``new Thread ( null , runnable , "" , 1 << 26 ) . start ( )`` (a big stack for deep recursion):
         the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses)."""
         call = node.named_children[0] if node.named_children else None
         if self.prog is not None and call is not None and call.type == "method_invocation":
             obj, name, args = self._call_parts(call)
+            if obj is not None and self.text(obj) in self.threads and name in ("start", "join"):
+                return  # the thread's runnable already ran where the thread was made
             if (
                 name == "start"
                 and not args
@@ -1777,6 +1810,11 @@ class ProgramMixin:
                 "]",
                 ")",
             ]
+        if t == "StringJoiner" and args and node.parent is not None and node.parent.type == "variable_declarator":
+            # a list of the parts; ``toString`` / printing joins them (``_joined``)
+            nm = self.text(node.parent.child_by_field_name("name"))
+            self.joiners[nm] = [self.expr(a) for a in args[:3]]
+            return ["[", "]"]
         if t == "PriorityQueue":
             decl = node.parent
             cmp = [a for a in args if a.type not in ("decimal_integer_literal", "identifier")]
@@ -1938,6 +1976,8 @@ class ProgramMixin:
                 toks = ["str", "(", *toks, ")", ".", "lower", "(", ")"]
             elif self.type_of(part) == "char[]":  # Java prints a char array's characters
                 toks = ['" "', ".", "join", "(", *toks, ")"]
+            elif part.type == "identifier" and self.text(part) in self.joiners:
+                toks = self._joined(self.text(part))
             elif self.type_of(part) in ("double", "float") and _unparen(part).type == "cast_expression":
                 toks = ["float", "(", *toks, ")"]  # `( double ) n` prints 4.0 (the cast alone leaves an int)
             items.append(toks)

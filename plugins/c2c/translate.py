@@ -99,6 +99,8 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
         self.labels: list = []  # labelled loops with a nested `break label` (``program.py``)
         self.hoisted: list[tuple[int, Tokens]] = []  # defs an expression needs (block lambdas), before its statement
         self.n_hoisted = 0
+        self.joiners: dict[str, list[Tokens]] = {}  # StringJoiner variables: separator (prefix, suffix)
+        self.threads: set[str] = set()  # `Thread` variables whose runnable ran in place (``program.py``)
 
     # -- entry point --------------------------------------------------------------------------
     def translate(self, java: str) -> Tokens:

@@ -388,3 +388,68 @@ def test_string_builders_edited_in_other_methods_and_exact_constants() -> None:
       }
     }"""
     assert run(java, "4\n1 2\n1 3\n3 4\n") == "1 2 3 4\n4321\n4.0 0.5\n1073741823 -2147483647\n"
+
+
+def test_union_find_with_fast_reader_and_thread_variable() -> None:
+    java = """import java.io.*;
+    import java.util.*;
+    public class Main implements Runnable {
+      static int[] par, sz;
+      static int find(int x) { return par[x] == x ? x : (par[x] = find(par[x])); }
+      static boolean union(int a, int b) {
+        a = find(a); b = find(b);
+        if (a == b) return false;
+        if (sz[a] < sz[b]) { int t = a; a = b; b = t; }
+        par[b] = a; sz[a] += sz[b];
+        return true;
+      }
+      public static void main(String[] args) throws Exception {
+        Thread t = new Thread(null, new Main(), "main", 1 << 27);
+        t.start();
+        t.join();
+      }
+      public void run() {
+        try {
+          BufferedReader br = new BufferedReader(new InputStreamReader(System.in));
+          PrintWriter out = new PrintWriter(System.out);
+          int tc = Integer.parseInt(br.readLine().trim());
+          while (tc-- > 0) {
+            StringTokenizer st = new StringTokenizer(br.readLine());
+            int n = Integer.parseInt(st.nextToken()), m = Integer.parseInt(st.nextToken());
+            par = new int[n]; sz = new int[n];
+            for (int i = 0; i < n; i++) { par[i] = i; sz[i] = 1; }
+            int[][] e = new int[m][3];
+            for (int i = 0; i < m; i++) {
+              st = new StringTokenizer(br.readLine());
+              for (int j = 0; j < 3; j++) e[i][j] = Integer.parseInt(st.nextToken());
+            }
+            Arrays.sort(e, (x, y) -> x[2] - y[2]);
+            long cost = 0; int used = 0;
+            for (int[] ed : e) if (union(ed[0] - 1, ed[1] - 1)) { cost += ed[2]; used++; }
+            out.println("case " + cost + " " + (used == n - 1));
+            char[] c = br.readLine().toCharArray();
+            Arrays.sort(c);
+            out.println(String.valueOf(c) + " " + new String(c, 0, 2));
+          }
+          out.close();
+        } catch (IOException e) { throw new RuntimeException(e); }
+      }
+    }"""
+    stdin = "2\n3 3\n1 2 5\n2 3 1\n1 3 2\nbanana\n4 2\n1 2 3\n3 4 4\nzzyab\n"
+    assert run(java, stdin) == "case 3 true\naaabnn aa\ncase 7 false\nabyzz ab\n"
+
+
+def test_string_joiner() -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        int n = sc.nextInt();
+        StringJoiner sj = new StringJoiner(" ");
+        StringJoiner br = new StringJoiner(",", "[", "]");
+        for (int i = 0; i < n; i++) { int x = sc.nextInt(); sj.add(String.valueOf(x * 2)); br.add("" + x); }
+        System.out.println(sj);
+        System.out.println(br.toString() + " " + sj.length());
+      }
+    }"""
+    assert run(java, "3\n1 2 3\n") == "2 4 6\n[1,2,3] 5\n"
