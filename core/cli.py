@@ -47,15 +47,17 @@ def parse_with_plugins(
 ) -> tuple[object, argparse.Namespace]:
     """The one parse of ``run.py`` and ``train.py``: load the plugins as ``argv`` asks (through
     ``discovery``, the caller's plugin registry: core imports none), let them add their options
-    to ``parser`` (with ``train``, their trainer flags too), parse, set up logging. Returns the
-    plugin manager and the options."""
+    to ``parser`` (their run options, ``add_options``; with ``train``, their trainer flags,
+    ``add_train_options``, instead), parse, set up logging. Returns the plugin manager and the
+    options."""
     import sys
 
     argv = sys.argv[1:] if argv is None else list(argv)
     pm = discovery.get_plugin_manager(**plugin_loading(argv))
-    discovery.add_plugin_options(pm, parser)
     if train:
         discovery.add_plugin_train_options(pm, parser)
+    else:
+        discovery.add_plugin_options(pm, parser)
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
     return pm, args

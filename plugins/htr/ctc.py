@@ -1,4 +1,4 @@
-"""CTC decoding in numpy: greedy (best path) and prefix beam search.
+"""CTC decoding in numpy: prefix beam search (the trainer's greedy best path is in ``train/fit.py``).
 
 Our own exact prefix beam search, kept after measuring the libraries on the
 style-held-out set (``python -m bench.htr_ctc_libs``; 400 words, shipped head,
@@ -26,18 +26,6 @@ import numpy as np
 
 BLANK = 0
 NEG_INF = -math.inf
-
-
-def greedy_decode(log_probs: np.ndarray, blank: int = BLANK) -> list[int]:
-    """Best path: argmax per frame, merge repeats, drop blanks. ``log_probs`` is ``[T, C]``."""
-    best = np.asarray(log_probs).argmax(axis=-1)
-    out: list[int] = []
-    prev = blank
-    for label in best.tolist():
-        if label != blank and label != prev:
-            out.append(label)
-        prev = label
-    return out
 
 
 def _logsumexp(a: float, b: float) -> float:

@@ -178,3 +178,20 @@ def test_the_per_task_cli_has_no_tasks_flag() -> None:
     with pytest.raises(SystemExit):
         parser.parse_args(["--tasks", "htr"])
     assert training.build_parser().parse_args(["--tasks", "htr"]).tasks == "htr"
+
+
+def test_train_parser_takes_the_trainer_flags_and_run_parser_the_run_options() -> None:
+    """``add_train_options`` flags reach train.py only; ``add_options`` (run-only, e.g. zsOD's
+    --zsod-visualize) reach run.py only."""
+    import registry
+    from core import cli
+
+    train_parser = training.build_parser()
+    cli.parse_with_plugins([], train_parser, registry, train=True)
+    run_parser = cli.build_parser()
+    cli.parse_with_plugins([], run_parser, registry)
+    train_help, run_help = train_parser.format_help(), run_parser.format_help()
+    assert "--zsod-epochs" in train_help and "--htr-steps" in train_help
+    assert "--zsod-visualize" not in train_help and "--zsod-proposals" not in train_help
+    assert "--zsod-visualize" in run_help and "--zsod-proposals" in run_help
+    assert "--zsod-epochs" not in run_help

@@ -7,26 +7,17 @@ import math
 import numpy as np
 import pytest
 
-from plugins.htr.ctc import greedy_decode, prefix_beam_search
+from plugins.htr.ctc import prefix_beam_search
 
 
 def _log(rows: list[list[float]]) -> np.ndarray:
     return np.log(np.array(rows, dtype=np.float64))
 
 
-def test_greedy_merges_repeats_and_drops_blanks() -> None:
-    lp = _log([[0.1, 0.8, 0.1], [0.1, 0.8, 0.1], [0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]])
-    assert greedy_decode(lp) == [1, 1, 2]
-
-
-def test_greedy_all_blank_is_empty() -> None:
-    assert greedy_decode(_log([[0.9, 0.05, 0.05]] * 4)) == []
-
-
 def test_beam_sums_alignments_where_greedy_does_not() -> None:
-    # Best path is blank-blank (P = 0.25), but "1" has P = 0.4*0.5 + 0.5*0.4 + 0.4*0.4 = 0.56.
+    # Best path is blank-blank (P = 0.25; tests/htr/train/test_greedy.py), but "1" has
+    # P = 0.4*0.5 + 0.5*0.4 + 0.4*0.4 = 0.56.
     lp = _log([[0.5, 0.4, 0.1], [0.5, 0.4, 0.1]])
-    assert greedy_decode(lp) == []
     beams = prefix_beam_search(lp, beam_width=3)
     assert beams[0][0] == (1,)
     assert beams[0][1] == pytest.approx(math.log(0.56))

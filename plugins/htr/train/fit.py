@@ -53,6 +53,7 @@ import numpy as np
 
 from core.training import TrainRequest
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode
+from plugins.htr.ctc import BLANK
 from plugins.htr.head import CARD_NAME, WEIGHTS_DIR, WEIGHTS_NAME
 from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, reading_height, reading_maps, to_pixels
 
@@ -244,13 +245,25 @@ def ctc_targets(texts: Sequence[str]):  # noqa: ANN201
     return flat, lengths
 
 
+def greedy_decode(log_probs: np.ndarray, blank: int = BLANK) -> list[int]:
+    """Best path: argmax per frame, merge repeats, drop blanks. ``log_probs`` is ``[T, C]``."""
+    best = np.asarray(log_probs).argmax(axis=-1)
+    out: list[int] = []
+    prev = blank
+    for label in best.tolist():
+        if label != blank and label != prev:
+            out.append(label)
+        prev = label
+    return out
+
+
 def evaluate(  # noqa: ANN001
     head, data: dict[str, np.ndarray], *, beam: bool = False, batch: int = 128, device: str = "cpu"
 ) -> dict[str, float]:
     """Exact-match accuracy and CER on the upright samples of ``data``; upright-score accuracy on all."""
     import torch
 
-    from plugins.htr.ctc import greedy_decode, prefix_beam_search
+    from plugins.htr.ctc import prefix_beam_search
     from plugins.htr.train.metrics import cer
 
     head.eval()

@@ -19,7 +19,7 @@ Training code refuses these: ``render.find_fonts`` skips any font file of a
 held-out family, ``pen.PenRenderer(training=True)`` drops the held-out Hershey
 sets and pen styles, and ``fontsource.NPM_FONTS`` must not name a held-out
 family (a test checks it). The images are not committed; the set is regenerated
-deterministically (``python bench/htr_heldout.py --write DIR``) and its gold
+deterministically (``python -m bench.htr_heldout_set --write DIR``) and its gold
 labels' SHA-256 (``labels_sha256``) shows whether a regeneration matches.
 
 This module is a leaf (the lists and ``is_heldout_font``), which the renderers import;
