@@ -1156,6 +1156,8 @@ class ProgramMixin:
                 return self._print(args, newline=wop == "println")
         if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
             return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
+        if obj is not None and self.text(obj) == "Map" and name == "entry" and len(args) == 2:
+            return ["(", *self._arg_tokens(args), ")"]
         if obj is not None and obj.type == "identifier" and self.text(obj) in self.joiners:
             o = self.text(obj)
             if name == "add" and len(args) == 1:
@@ -1810,6 +1812,10 @@ class ProgramMixin:
                 "]",
                 ")",
             ]
+        if t.replace(" ", "") in ("AbstractMap.SimpleEntry", "SimpleEntry", "AbstractMap.SimpleImmutableEntry") and (
+            len(args) == 2
+        ):
+            return ["(", *self._arg_tokens(args), ")"]  # an entry is a (key, value) tuple, as entrySet's items
         if t == "StringJoiner" and args and node.parent is not None and node.parent.type == "variable_declarator":
             # a list of the parts; ``toString`` / printing joins them (``_joined``)
             nm = self.text(node.parent.child_by_field_name("name"))

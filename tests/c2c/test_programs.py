@@ -453,3 +453,20 @@ def test_string_joiner() -> None:
       }
     }"""
     assert run(java, "3\n1 2 3\n") == "2 4 6\n[1,2,3] 5\n"
+
+
+def test_map_entries_made_by_the_program() -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        int n = sc.nextInt();
+        List<Map.Entry<Integer, Integer>> l = new ArrayList<>();
+        for (int i = 0; i < n; i++) { int x = sc.nextInt(); l.add(new AbstractMap.SimpleEntry<>(x, i)); }
+        l.sort((a, b) -> a.getKey() - b.getKey());
+        Map.Entry<Integer, Integer> e = Map.entry(7, 8);
+        for (Map.Entry<Integer, Integer> p : l) System.out.print(p.getValue() + " ");
+        System.out.println(e.getKey() + e.getValue());
+      }
+    }"""
+    assert run(java, "3\n5 1 3\n") == "1 2 0 15\n"
