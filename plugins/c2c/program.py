@@ -1166,6 +1166,9 @@ class ProgramMixin:
                 return self._joined(o)
             if name == "length" and not args:
                 return ["len", "(", *self._joined(o), ")"]
+        nav = self._navigable_call(obj, name, args) if obj is not None else None
+        if nav is not None:
+            return nav
         stream = self._stream_call(node, obj, name, args)
         if stream is not None:
             return stream
@@ -1637,6 +1640,28 @@ class ProgramMixin:
             ]
         return None
 
+    def _navigable_call(self, obj: Node, name: str, args: list[Node]) -> Tokens | None:
+        """TreeMap / TreeSet navigation over the dict / set standing for it (a scan: correct, O(n) a call)."""
+        base = _base_type_name(self.type_of(obj))
+        if base not in _NAVIGABLE and not (obj.type == "identifier" and self.text(obj) in self.prog.sorted_maps):
+            return None
+        o = self.expr(obj)
+        if name in _NAV_CMP and len(args) == 1:
+            agg, op = _NAV_CMP[name]
+            x = self.expr(args[0])
+            return [agg, "(", "(", "k", "for", "k", "in", *o, "if", "k", op, *x, ")", ",", "default", "=", "None", ")"]
+        if name in ("firstEntry", "lastEntry") and not args:
+            agg = "min" if name == "firstEntry" else "max"
+            return ["(", "lambda", "k", ":", "(", "k", ",", *o, "[", "k", "]", ")", ")", "(", agg, "(", *o, ")", ")"]
+        if name in ("pollFirst", "pollLast") and not args and base in ("TreeSet", "NavigableSet", "SortedSet"):
+            agg = "min" if name == "pollFirst" else "max"
+            take = ["(", "lambda", "k", ":", "(", *o, ".", "discard", "(", "k", ")", ",", "k", ")", "[", "1", "]", ")"]
+            return [*take, "(", agg, "(", *o, ")", ")"]
+        if name in ("headSet", "tailSet") and len(args) == 1:
+            op = "<" if name == "headSet" else ">="
+            return ["sorted", "(", "k", "for", "k", "in", *o, "if", "k", op, *self.expr(args[0]), ")"]
+        return None
+
     def _joined(self, name: str) -> Tokens:
         """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
         parts = self.joiners[name]
@@ -2041,6 +2066,17 @@ def _assigns(node: Node) -> bool:
     return any(n.type in ("assignment_expression", "update_expression") for n in _walk(node))
 
 
+_NAVIGABLE = {"TreeMap", "TreeSet", "NavigableMap", "NavigableSet", "SortedMap", "SortedSet"}
+_NAV_CMP = {
+    "floorKey": ("max", "<="),
+    "floor": ("max", "<="),
+    "lowerKey": ("max", "<"),
+    "lower": ("max", "<"),
+    "ceilingKey": ("min", ">="),
+    "ceiling": ("min", ">="),
+    "higherKey": ("min", ">"),
+    "higher": ("min", ">"),
+}
 _SB_EDITS = {"append", "insert", "reverse", "setCharAt", "deleteCharAt", "delete", "setLength", "replace"}
 _EXACT_CONSTANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("Integer", "MAX_VALUE"): ("2147483647",),

@@ -470,3 +470,48 @@ def test_map_entries_made_by_the_program() -> None:
       }
     }"""
     assert run(java, "3\n5 1 3\n") == "1 2 0 15\n"
+
+
+def test_grid_bfs_navigable_maps_and_comparable_class() -> None:
+    java = """import java.util.*;
+    public class Main {
+      static int H, W;
+      static char[][] g;
+      static final int[] dx = {1, -1, 0, 0}, dy = {0, 0, 1, -1};
+      static class P implements Comparable<P> {
+        int a; String s;
+        P(int a, String s) { this.a = a; this.s = s; }
+        public int compareTo(P o) { return a != o.a ? Integer.compare(a, o.a) : s.compareTo(o.s); }
+      }
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        H = sc.nextInt(); W = sc.nextInt();
+        g = new char[H][];
+        for (int i = 0; i < H; i++) g[i] = sc.next().toCharArray();
+        int[][] d = new int[H][W];
+        for (int[] r : d) Arrays.fill(r, -1);
+        ArrayDeque<int[]> q = new ArrayDeque<>();
+        q.add(new int[]{0, 0}); d[0][0] = 0;
+        while (!q.isEmpty()) {
+          int[] cur = q.poll();
+          for (int k = 0; k < 4; k++) {
+            int nx = cur[0] + dx[k], ny = cur[1] + dy[k];
+            if (nx < 0 || ny < 0 || nx >= H || ny >= W || g[nx][ny] == '#' || d[nx][ny] != -1) continue;
+            d[nx][ny] = d[cur[0]][cur[1]] + 1;
+            q.add(new int[]{nx, ny});
+          }
+        }
+        System.out.println(d[H - 1][W - 1]);
+        TreeMap<Integer, Integer> tm = new TreeMap<>();
+        for (int i = 0; i < 5; i++) tm.put(i * 10, i);
+        System.out.println(tm.floorKey(25) + " " + tm.ceilingKey(25) + " " + tm.lastEntry().getValue());
+        TreeSet<Integer> ts = new TreeSet<>(tm.keySet());
+        System.out.println(ts.higher(20) + " " + ts.lower(20) + " " + ts.headSet(20).size() + " " + ts.pollFirst());
+        List<P> ps = new ArrayList<>();
+        ps.add(new P(2, "b")); ps.add(new P(1, "z")); ps.add(new P(2, "a"));
+        Collections.sort(ps);
+        for (P p : ps) System.out.print(p.s);
+        System.out.println(ts.size());
+      }
+    }"""
+    assert run(java, "3 4\n..#.\n.#..\n....\n") == "5\n20 30 4\n30 10 2 0\nzab4\n"
