@@ -189,63 +189,75 @@ def read_captions(path: Path) -> dict[str, list[str]]:
 
 
 class EmbeddingCache:
-    """Pooled region features (per image-tower version) and text embeddings, in memory and on disk.
+    """Pooled region features (per image-tower version) and text embeddings (per text-tower
+    version), in memory and on disk: two ``core.training.FeatureCache`` stores under ``root``
+    (``pooled/`` and ``text/``), each saved shard by shard as it is computed (resumable).
 
     Region features are kept *before* the joint projection, so a new joint space
     (the trunk's learned projection) needs no second pass over the images.
     """
 
+    IMAGE_BATCH, TEXT_BATCH = 32, 256
+
     def __init__(self, trunk: Trunk, root: Path, *, progress: bool = True) -> None:
-        import torch
+        from core.training import FeatureCache
 
         self.trunk = trunk
         self.progress = progress
         v = trunk.component_versions
         # Pooled maps depend on the image tower only; final embeddings (no region pooling) on all of it.
         key = v["image"] if trunk.can_pool_regions else trunk.version
-        self.image_path = root / f"pooled_{_slug(key)}.pt"
-        self.text_path = root / f"text_{_slug(v['text'])}.pt"
-        self.pooled: dict[str, torch.Tensor] = torch.load(self.image_path) if self.image_path.exists() else {}
-        self.texts: dict[str, torch.Tensor] = torch.load(self.text_path) if self.text_path.exists() else {}
+        # Shards are whole batches, so the trunk sees the batches it saw before the shared store.
+        self.images = FeatureCache(root / "pooled", key, shard_size=16 * self.IMAGE_BATCH)
+        self.texts = FeatureCache(root / "text", v["text"], shard_size=16 * self.TEXT_BATCH)
         self.joint: dict[str, torch.Tensor] = {}
-        self._dirty = False
+
+    def clear(self) -> None:
+        """Forget every cached embedding (``--no-resume``)."""
+        self.images.clear()
+        self.texts.clear()
+        self.joint = {}
 
     def save(self) -> None:
-        import torch
+        """Nothing to do: both stores save each shard as it is computed (kept for callers)."""
 
-        if not self._dirty:
-            return
-        self.image_path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save(self.pooled, self.image_path)
-        torch.save(self.texts, self.text_path)
-        self._dirty = False
-
-    def image(self, paths: Sequence[Path]) -> torch.Tensor:
-        """``[N, R, D]`` joint region embeddings of ``paths`` (saved every 500 new images: resumable)."""
+    def _pool(self, chunk: list[str]) -> list[torch.Tensor]:
         import torch
-        from tqdm import tqdm
 
         from core.io import load_image
         from plugins.vqa.head import region_pool
 
-        todo = sorted({str(p) for p in paths if str(p) not in self.pooled})
-        for i in tqdm(range(0, len(todo), 32), desc="images", disable=not todo or not self.progress):
-            chunk = todo[i : i + 32]
+        out: list[torch.Tensor] = []
+        for i in range(0, len(chunk), self.IMAGE_BATCH):
+            batch = chunk[i : i + self.IMAGE_BATCH]
             with torch.inference_mode():
-                pixels = torch.stack([self.trunk.image_transform(load_image(Path(p))) for p in chunk])
+                pixels = torch.stack([self.trunk.image_transform(load_image(Path(p))) for p in batch])
                 if self.trunk.can_pool_regions:
                     pooled = region_pool(self.trunk.image_feature_maps(pixels).maps[-1])
                 else:  # attention-pooled towers: the whole-image embedding in every row (as the task does)
                     pooled = self.trunk.encode_images(pixels).unsqueeze(1).expand(-1, N_REGIONS, -1)
-            for p, e in zip(chunk, pooled, strict=True):
-                self.pooled[p] = e.clone()
-            self._dirty = True
-            if (i // 32) % 16 == 15:
-                self.save()
+            out += [e.clone() for e in pooled]
+        return out
+
+    def _embed(self, chunk: list[str]) -> list[torch.Tensor]:
+        import torch
+
+        out: list[torch.Tensor] = []
+        for i in range(0, len(chunk), self.TEXT_BATCH):
+            with torch.inference_mode():
+                out += [e.clone() for e in self.trunk.embed_texts(chunk[i : i + self.TEXT_BATCH])]
+        return out
+
+    def image(self, paths: Sequence[Path]) -> torch.Tensor:
+        """``[N, R, D]`` joint region embeddings of ``paths``."""
+        import torch
+
+        todo = sorted({str(p) for p in paths})
+        pooled = self.images.fill(todo, self._pool, progress=self.progress, desc="images")
         need = sorted({str(p) for p in paths if str(p) not in self.joint})
         if need:
             with torch.inference_mode():
-                stacked = torch.stack([self.pooled[p] for p in need])
+                stacked = torch.stack([pooled[p] for p in need])
                 b, r, c = stacked.shape
                 if self.trunk.can_pool_regions:
                     joint = self.trunk.project_pooled(stacked.reshape(b * r, c)).reshape(b, r, -1)
@@ -260,20 +272,10 @@ class EmbeddingCache:
         """``[N, D]`` text embeddings."""
         import torch
 
-        todo = sorted({t for t in texts if t not in self.texts})
-        for i in range(0, len(todo), 256):
-            chunk = todo[i : i + 256]
-            with torch.inference_mode():
-                for t, e in zip(chunk, self.trunk.embed_texts(chunk), strict=True):
-                    self.texts[t] = e.clone()
-            self._dirty = True
+        table = self.texts.fill(sorted(set(texts)), self._embed)
         if not texts:
             return torch.zeros(0, self.trunk.embed_dim)
-        return torch.stack([self.texts[t] for t in texts])
-
-
-def _slug(version: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in version)
+        return torch.stack([table[t] for t in texts])
 
 
 def embed_questions(cache: EmbeddingCache, qs: Sequence[DevQuestion]) -> tuple[list[ParsedQuestion], list[Embedded]]:
@@ -788,10 +790,9 @@ def fit_head(
     random.seed(seed)
     sources = {**default_data(data_root), **{k: list(v) for k, v in data.items()}}
     cache_dir = cache_dir or out_dir / "cache"
-    if not resume:
-        for path in cache_dir.glob("*.pt"):
-            path.unlink()
     cache = EmbeddingCache(trunk, cache_dir, progress=progress)
+    if not resume:
+        cache.clear()
 
     # Image questions: the dev sets' training parts (held-out images left out), the training-only
     # sets whole except for images held out in a dev set, and the held-out evaluation parts.

@@ -146,5 +146,22 @@ def test_train_head_writes_a_usable_head(tmp_path: Path, monkeypatch: pytest.Mon
     assert head.has_prior and head.lm_q is not None and head.type_w is not None
     task = VqaTask(tmp_path / "head" / WEIGHTS_NAME)
     task.setup(trunk)
-    # The cache makes a second run resume without encoding anything again.
-    assert any((tmp_path / "head" / "cache").glob("pooled_*.pt"))
+    # The cache (core.training.FeatureCache stores) makes a second run resume without encoding anything again.
+    cache = tmp_path / "head" / "cache"
+    assert any(cache.glob("pooled/*/shard_*.pt")) and any(cache.glob("text/*/shard_*.pt"))
+    weights = (tmp_path / "head" / WEIGHTS_NAME).read_bytes()
+    calls = {"images": 0, "texts": 0}
+    encode_images, embed_texts = trunk.image_feature_maps, trunk.embed_texts
+
+    def count_images(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["images"] += 1
+        return encode_images(*args, **kwargs)
+
+    def count_texts(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["texts"] += 1
+        return embed_texts(*args, **kwargs)
+
+    trunk.image_feature_maps, trunk.embed_texts = count_images, count_texts  # type: ignore[method-assign]
+    train_head(TrainRequest(trunk, tmp_path / "head", Sources(data), progress=False, data_root=None))
+    assert calls == {"images": 0, "texts": 0}
+    assert (tmp_path / "head" / WEIGHTS_NAME).read_bytes() == weights
