@@ -131,7 +131,10 @@ class ExpressionsMixin:
         elif op in ("+", "-", "*", "/", "%") and lt == "char" and rt == "char":
             lx, rx = ["ord", "(", *lx, ")"], ["ord", "(", *rx, ")"]
         if op == "/" and self._is_int(left) and self._is_int(right):
-            choice = self._decide("div", node, DIV_OPTIONS, "cast" if self.style.int_cast_div else "floor")
+            default = "cast" if self.style.int_cast_div else "floor"
+            if self.prog is None and _returned_ratio(node, right):
+                default = "true"  # `return a * b / c` of a function: the references' `/` (see _returned_ratio)
+            choice = self._decide("div", node, DIV_OPTIONS, default)
             if choice == "cast":
                 return ["int", "(", *lx, "/", *rx, ")"]
             op = "//" if choice == "floor" else "/"
@@ -409,6 +412,10 @@ class ExpressionsMixin:
             return o
         if name == "clone" and not a:
             return [*o, ".", "copy", "(", ")"]
+        if name in ("iterator", "listIterator") and not a and self.prog is None:
+            return ["iter", "(", *o, ")"]  # `it . next ( )` is `next ( it )`; `while ( it . hasNext ( ) )` a for loop
+        if name == "next" and not a and self.prog is None and base in ("Iterator", "ListIterator"):
+            return ["next", "(", *o, ")"]
         if name == "length" and not a:
             return ["len", "(", *o, ")"]
         if name == "charAt" and len(a) == 1:
@@ -565,3 +572,24 @@ def _removes_object(arg: Node, arg_type: str) -> bool:
         name = arg.child_by_field_name("name")
         return name is not None and name.text == b"valueOf"
     return arg_type in ("char", "String", "Character", "Integer")
+
+
+def _returned_ratio(node: Node, divisor: Node | None) -> bool:
+    """Is integer ``node`` (``a / b``, ``b`` not a literal) part of the arithmetic a ``return`` gives back?
+
+    GeeksforGeeks' Python ports of such formula functions (``return n * (x - y) / (2 * n - 1)``)
+    divide with ``/``, and unit tests compare with what they return; a division anywhere
+    else (an index, a loop's ``x = x / 10``, a literal ``/ 2``) keeps ``//``.
+    """
+    while divisor is not None and divisor.type == "parenthesized_expression" and divisor.named_children:
+        divisor = divisor.named_children[0]
+    if divisor is None or divisor.type.endswith("_literal"):
+        return False
+    cur = node.parent
+    while cur is not None and (
+        cur.type == "parenthesized_expression"
+        or (cur.type == "binary_expression" and cur.child_by_field_name("operator").type in ("+", "-", "*", "/"))
+        or (cur.type == "unary_expression" and cur.child_by_field_name("operator").type == "-")
+    ):
+        cur = cur.parent
+    return cur is not None and cur.type == "return_statement"

@@ -280,6 +280,8 @@ class StatementsMixin:
 
     def _st_return_statement(self, node: Node, level: int) -> None:
         value = node.named_children[0] if node.named_children else None
+        if self.prog is None and _dummy_return(node, value):
+            return  # a printing procedure's `return 0 ;`: its reference is the void original, returning None
         self._simple(level, ["return", *self.expr(value)] if value is not None else ["return"])
 
     def _st_break_statement(self, node: Node, level: int) -> None:
@@ -341,6 +343,8 @@ class StatementsMixin:
         return self.expr(cond)
 
     def _st_while_statement(self, node: Node, level: int) -> None:
+        if self.prog is None and self._iterator_loop(node, level):
+            return
         cond = node.child_by_field_name("condition")
         header = ["while", *self._condition(cond), ":"]
         # `while ( n -- > 0 )` decrements once more when the test fails: `while ... else` runs exactly then
@@ -351,6 +355,50 @@ class StatementsMixin:
             self._emit(level, ["else", ":"])
             for eff in effects:
                 self._simple(level + 1, eff)
+
+    def _iterator_loop(self, node: Node, level: int) -> bool:
+        """`while ( it . hasNext ( ) ) { T x = it . next ( ) ; ... }` -> `for x in it :` (emitted; False if not that)."""
+        cond = node.child_by_field_name("condition")
+        inner = cond.named_children[0] if cond is not None and cond.named_children else None
+        body = node.child_by_field_name("body")
+        if inner is None or inner.type != "method_invocation" or body is None or body.type != "block":
+            return False
+        obj, name, args = self._call_parts(inner)
+        first = body.named_children[0] if body.named_children else None
+        if obj is None or obj.type != "identifier" or name != "hasNext" or args or first is None:
+            return False
+        it = self.text(obj)
+        if first.type == "local_variable_declaration" and len(first.children_by_field_name("declarator")) == 1:
+            decl = first.children_by_field_name("declarator")[0]
+            target, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
+            typ = self._type_name(first.child_by_field_name("type"))
+        elif first.type == "expression_statement" and first.named_children[0].type == "assignment_expression":
+            assign = first.named_children[0]
+            target, value = assign.child_by_field_name("left"), assign.child_by_field_name("right")
+            typ = self.type_of(target)
+            if self.text(assign.child_by_field_name("operator")) != "=":
+                return False
+        else:
+            return False
+        while value is not None and value.type in ("cast_expression", "parenthesized_expression"):
+            value = value.child_by_field_name("value") if value.type == "cast_expression" else value.named_children[0]
+        if target is None or target.type != "identifier" or value is None or value.type != "method_invocation":
+            return False
+        vobj, vname, vargs = self._call_parts(value)
+        if vobj is None or self.text(vobj) != it or vname != "next" or vargs:
+            return False
+        var = self.text(target)
+        self._emit(level, ["for", var, "in", it, ":"])
+        self.loop_updates.append(None)
+        start = len(self.lines)
+        self.scopes.append({var: typ})
+        for stmt in body.named_children[1:]:
+            self._statement(stmt, level + 1)
+        self.scopes.pop()
+        if len(self.lines) == start:
+            self._emit(level + 1, ["pass"])
+        self.loop_updates.pop()
+        return True
 
     def _st_do_statement(self, node: Node, level: int) -> None:
         self._emit(level, ["while", "(", "True", ")", ":"] if self.style.cond_parens else ["while", "True", ":"])
@@ -807,3 +855,25 @@ def _short_circuited(node: Node, root: Node) -> bool:
 def _py_method_name(name: str) -> str:
     """A Java method name that is a Python keyword (``print``, ``in``) as the references spell it: ``Print``."""
     return name[:1].upper() + name[1:] if name in PY_KEYWORDS else name
+
+
+def _dummy_return(node: Node, value: Node | None) -> bool:
+    """Is ``node`` the closing ``return 0 ;`` (any int literal) of a method that prints?
+
+    TransCoder's Java versions of GeeksforGeeks void procedures (print a sieve, a union,
+    a matrix) gained an ``int`` type and a constant final return; their reference Pythons
+    are the void originals, which return None.
+    """
+    while value is not None and value.type == "unary_expression" and value.named_children:
+        value = value.named_children[-1]
+    if value is None or value.type != "decimal_integer_literal":
+        return False
+    block = node.parent
+    method = block.parent if block is not None else None
+    if method is None or method.type != "method_declaration" or block.named_children[-1] != node:
+        return False
+    text = method.text or b""
+    if b"System . out" not in text and b"System.out" not in text:
+        return False
+    returns = [n for n in _walk(method) if n.type == "return_statement" and n.named_children]
+    return returns == [node]  # no other value returned: the int type is the only trace of a result

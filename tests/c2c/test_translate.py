@@ -162,14 +162,14 @@ def test_decision_sites_can_be_overridden_one_by_one() -> None:
     java = "static int f ( int a , int b ) { int mid = ( a + b ) / 2 ; a /= 3 ; return mid / b ; }"
     out, sites = translate_with_sites(java)
     assert out == (
-        "def f ( a , b ) : NEW_LINE INDENT mid = ( a + b ) // 2 NEW_LINE a //= 3 NEW_LINE return mid // b NEW_LINE DEDENT"
-    )
+        "def f ( a , b ) : NEW_LINE INDENT mid = ( a + b ) // 2 NEW_LINE a //= 3 NEW_LINE return mid / b NEW_LINE DEDENT"
+    )  # a function's returned ratio by a variable divides with `/`, as the references do
     assert [(s.index, s.kind, s.java, s.default) for s in sites] == [
         (0, "div", "int mid = ( a + b ) / 2 ;", "floor"),
         (1, "div", "a /= 3 ;", "floor"),
-        (2, "div", "return mid / b ;", "floor"),
+        (2, "div", "return mid / b ;", "true"),
     ]
     assert translate(java, choices={0: "true", 1: "cast"}) == (
         "def f ( a , b ) : NEW_LINE INDENT mid = ( a + b ) / 2 NEW_LINE a = int ( a / 3 ) NEW_LINE "
-        "return mid // b NEW_LINE DEDENT"
+        "return mid / b NEW_LINE DEDENT"
     )
