@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,7 @@ _STATIC_CONSTANTS = {
 }
 # classes GeeksforGeeks code uses from elsewhere in its file: as tuples (hashable, equal by value, as the references)
 _TUPLE_CLASSES = {"Pair", "pair", "Point", "SimpleEntry", "Tuple"}
+_FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
 _TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
 # java.util.Random on a `random . Random ( )`: method -> (name without arguments, name with arguments)
 _RANDOM = {
@@ -292,6 +294,8 @@ class ExpressionsMixin:
         if base in ("Integer", "Long", "Double"):
             return self.expr(args[0]) if args else ["0"]
         if base in _TUPLE_CLASSES and self._undeclared_class(base):
+            if _FIELD_STORE.search(self.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
+                return ["[", *self._arg_tokens(args), "]"]
             return ["(", *self._arg_tokens(args), ")"]  # `new Pair ( x , y )` of a class not shown: a tuple
         if base == "Random" and self._undeclared_class(base):
             return ["random", ".", "Random", "(", *self._arg_tokens(args), ")"]
@@ -399,6 +403,8 @@ class ExpressionsMixin:
             if pair is not None:
                 return pair
         o = self.expr(obj)
+        if base == "Random" and name == "nextBoolean" and not a and self._undeclared_class(base):
+            return ["(", *o, ".", "random", "(", ")", "<", "0.5", ")"]  # random() alone is a float, always true
         if base == "Random" and name in _RANDOM and self._undeclared_class(base):
             return [*o, ".", *_RANDOM[name][len(a) > 0], "(", *flat, *(_RANDOM_RANGE[name] if not a else []), ")"]
         if name == "indexOf" and len(a) == 1 and base in _COLLECTIONS:  # Java's -1 where list.index raises
@@ -577,13 +583,14 @@ def _removes_object(arg: Node, arg_type: str) -> bool:
 def _returned_ratio(node: Node, divisor: Node | None) -> bool:
     """Is integer ``node`` (``a / b``, ``b`` not a literal) part of the arithmetic a ``return`` gives back?
 
-    GeeksforGeeks' Python ports of such formula functions (``return n * (x - y) / (2 * n - 1)``)
+    GeeksforGeeks' Python ports of such formula functions (``return n * (x - y) / (2 * n - 1)``, or any
+    returned ratio of a ``double`` method: ``return ((b1 + b2) / 2) * h``)
     divide with ``/``, and unit tests compare with what they return; a division anywhere
     else (an index, a loop's ``x = x / 10``, a literal ``/ 2``) keeps ``//``.
     """
     while divisor is not None and divisor.type == "parenthesized_expression" and divisor.named_children:
         divisor = divisor.named_children[0]
-    if divisor is None or divisor.type.endswith("_literal"):
+    if divisor is None or (divisor.type.endswith("_literal") and not _returns_floating(node)):
         return False
     cur = node.parent
     while cur is not None and (
@@ -593,3 +600,12 @@ def _returned_ratio(node: Node, divisor: Node | None) -> bool:
     ):
         cur = cur.parent
     return cur is not None and cur.type == "return_statement"
+
+
+def _returns_floating(node: Node) -> bool:
+    """Is ``node`` inside a method declared to return ``double`` / ``float`` (``return ( a + b ) / 2 * h``)?"""
+    cur = node.parent
+    while cur is not None and cur.type not in ("method_declaration", "lambda_expression"):
+        cur = cur.parent
+    typ = cur.child_by_field_name("type") if cur is not None and cur.type == "method_declaration" else None
+    return typ is not None and typ.text in (b"double", b"float", b"Double", b"Float")

@@ -43,3 +43,21 @@ def test_printing_procedure_with_a_constant_final_return_returns_none() -> None:
     kept = "static int printSign ( int a ) { System . out . println ( a ) ; if ( a > 0 ) return 1 ; return - 1 ; }"
     assert unit(kept, -2) == -1
     assert unit("static int zero ( int a ) { return 0 ; }", 5) == 0
+
+
+def test_returned_ratio_of_a_double_method_divides_with_slash() -> None:
+    java = "static double Area ( int b1 , int b2 , int h ) { return ( ( b1 + b2 ) / 2 ) * h ; }"
+    assert unit(java, 3, 4, 2) == 7.0  # the reference: return ( ( b1 + b2 ) / 2 ) * h
+    assert "// 2" in detokenize(translate(java.replace("static double", "static int")))
+
+
+def test_random_next_boolean_is_a_fair_coin() -> None:
+    java = "static int coinFlips ( int n ) { Random r = new Random ( ) ; int c = 0 ; for ( int i = 0 ; i < n ; i ++ ) if ( r . nextBoolean ( ) ) c ++ ; return c ; }"
+    heads = unit(java, 2000)
+    assert 700 < heads < 1300  # random() alone (a float, always true) gave 2000
+
+
+def test_pair_whose_fields_are_assigned_is_a_list() -> None:
+    java = "static int sumPair ( int a , int b ) { Pair p = new Pair ( a , b ) ; p . first = p . first + 1 ; p . second += 2 ; return p . first + p . second ; }"
+    assert unit(java, 3, 4) == 10  # a tuple raised TypeError on the assignment
+    assert "( a , b )" in detokenize(translate("static int firstOf ( int a , int b ) { Pair p = new Pair ( a , b ) ; return p . first ; }"))
