@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from core.trunk import Trunk, TrunkConfig, load_trunk
 from core.splits import HELD_OUT_COCO, HELD_OUT_FLICKR, challenge_halves, split
 from core.training import DEFAULT_DATA_ROOT as DATA
+from core.trunk import Trunk, TrunkConfig, load_trunk
 from trunk_training.trunk import (
     _open,
     cached,

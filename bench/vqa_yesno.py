@@ -61,8 +61,8 @@ def main() -> int:
 
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts
-    from plugins.vqa.train.data import is_heldout, load_dev_set
     from plugins.vqa.head import load_head, yesno_features
+    from plugins.vqa.train.data import is_heldout, load_dev_set
     from plugins.vqa.train.fit import EmbeddingCache, embed_questions, fit_logistic
 
     trunk = load_trunk(TrunkConfig())

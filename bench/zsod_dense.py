@@ -110,9 +110,9 @@ def main() -> int:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
+    from core.splits import challenge_halves
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import imagenet_names
-    from core.splits import challenge_halves
 
     trunk = load_trunk(TrunkConfig(ablation=args.ablate_trunk))
     start = time.perf_counter()

@@ -147,11 +147,11 @@ def main() -> int:
 
     import torch
 
+    from core.splits import challenge_halves
     from core.trunk import TrunkConfig, load_trunk
     from plugins.zsod.decision import Calibration
     from plugins.zsod.pipeline import background_embeddings
     from plugins.zsod.verifier import load_verifier
-    from core.splits import challenge_halves
 
     torch.set_num_threads(args.threads)
     if args.map_deltas is not None:

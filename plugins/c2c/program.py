@@ -2066,6 +2066,9 @@ def _assigns(node: Node) -> bool:
     return any(n.type in ("assignment_expression", "update_expression") for n in _walk(node))
 
 
+# Integer.compare / Long.compare as a value: the sign of a - b, as Java returns it.
+_COMPARE = tuple(["(", "lambda", "a", ",", "b", ":", "(", "a", ">", "b", ")", "-", "(", "a", "<", "b", ")", ")"])
+
 _NAVIGABLE = {"TreeMap", "TreeSet", "NavigableMap", "NavigableSet", "SortedMap", "SortedSet"}
 _NAV_CMP = {
     "floorKey": ("max", "<="),
@@ -2116,46 +2119,8 @@ _METHOD_REFS: dict[tuple[str, str], tuple[str, ...]] = {
     ("Long", "max"): ("max",),
     ("Long", "min"): ("min",),
     ("Math", "abs"): ("abs",),
-    ("Integer", "compare"): (
-        "(",
-        "lambda",
-        "a",
-        ",",
-        "b",
-        ":",
-        "(",
-        "a",
-        ">",
-        "b",
-        ")",
-        "-",
-        "(",
-        "a",
-        "<",
-        "b",
-        ")",
-        ")",
-    ),
-    ("Long", "compare"): (
-        "(",
-        "lambda",
-        "a",
-        ",",
-        "b",
-        ":",
-        "(",
-        "a",
-        ">",
-        "b",
-        ")",
-        "-",
-        "(",
-        "a",
-        "<",
-        "b",
-        ")",
-        ")",
-    ),
+    ("Integer", "compare"): _COMPARE,
+    ("Long", "compare"): _COMPARE,
     ("String", "length"): ("len",),
     ("String", "toUpperCase"): ("str", ".", "upper"),
     ("String", "toLowerCase"): ("str", ".", "lower"),

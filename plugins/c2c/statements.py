@@ -357,7 +357,7 @@ class StatementsMixin:
                 self._simple(level + 1, eff)
 
     def _iterator_loop(self, node: Node, level: int) -> bool:
-        """`while ( it . hasNext ( ) ) { T x = it . next ( ) ; ... }` -> `for x in it :` (emitted; False if not that)."""
+        """`while ( it . hasNext ( ) ) { T x = it . next ( ) ; ... }` -> `for x in it :` (False if not that)."""
         cond = node.child_by_field_name("condition")
         inner = cond.named_children[0] if cond is not None and cond.named_children else None
         body = node.child_by_field_name("body")

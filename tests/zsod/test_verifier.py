@@ -9,6 +9,7 @@ import torch
 from core.errors import TrunkError
 from plugins.zsod.decision import Calibration
 from plugins.zsod.task import ZsodTask
+from plugins.zsod.train.fit import save_verifier
 from plugins.zsod.verifier import (
     FEATURE_NAMES,
     STAGE2_FEATURES,
@@ -17,7 +18,6 @@ from plugins.zsod.verifier import (
     load_verifier,
     pair_features,
 )
-from plugins.zsod.train.fit import save_verifier
 
 DATA = Path(__file__).parent / "data"
 

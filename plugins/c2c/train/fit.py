@@ -199,29 +199,26 @@ def fit_head(
     embeddings and trains on the CPU. ``limit`` keeps the first N pairs (smoke runs); ``scale``
     (train.py's ``--scale``) keeps that share of them.
     """
-    trunk, data, out_dir = req.trunk, req.sources.as_dict(), req.out_dir
-    seed, device, resume, progress, scale = req.seed, req.device, req.resume, req.progress, req.scale
-    data_root = req.data_root
     import torch
 
     from core.heads import save_head
 
     t0 = time.time()
-    out_dir = Path(out_dir)
+    trunk, out_dir, seed, progress = req.trunk, req.out_dir, req.seed, req.progress
     out_dir.mkdir(parents=True, exist_ok=True)
-    if device != "cpu":
-        log.info("c2c: the selector trains on the CPU; device %s not used", device)
+    if req.device != "cpu":
+        log.info("c2c: the selector trains on the CPU; device %s not used", req.device)
     random.seed(seed)
-    pairs, used = collect_pairs(data, data_root)
-    if scale < 1.0:
-        pairs = pairs[: max(1, math.ceil(len(pairs) * scale))]
+    pairs, used = collect_pairs(req.sources.as_dict(), req.data_root)
+    if req.scale < 1.0:
+        pairs = pairs[: max(1, math.ceil(len(pairs) * req.scale))]
     if limit:
         pairs = pairs[:limit]
     if not pairs:
         raise ValueError("c2c needs (Java, Python) pairs: a 'c2c_jsonl' file or a 'challenge' set")
     cands, gains = build_examples(pairs, progress)
     store = FeatureCache(Path(cache) if cache else out_dir / "cache", trunk.version)
-    if not resume:
+    if not req.resume:
         store.clear()
     table = store.fill(all_texts(cands), lambda chunk: encode_texts(chunk, trunk), progress=progress, desc="encode")
     x, mask = features(cands, table, trunk.embed_dim)
