@@ -103,8 +103,9 @@ def render_set(out: Path, n: int, seed: int, *, running_text: bool = False) -> d
     return gold
 
 
-def decode_time(input_dir: Path, trunk, weights: Path | None) -> float:  # noqa: ANN001
-    """Milliseconds per image of the decoder alone (postprocess), on precomputed head outputs."""
+def head_outputs(input_dir: Path, trunk, weights: Path | None) -> tuple[list, list, object]:  # noqa: ANN001
+    """The task's raw outputs for every batch of ``input_dir`` (``(raw, samples)`` pairs), the samples,
+    and the set-up task: what the decoder (``postprocess``) reads."""
     import torch
 
     from plugins.htr.task import HtrTask
@@ -117,6 +118,12 @@ def decode_time(input_dir: Path, trunk, weights: Path | None) -> float:  # noqa:
         chunk = samples[i : i + task.info.batch_size]
         with torch.inference_mode():
             raws.append((task.predict(task.preprocess(chunk, trunk), trunk), chunk))
+    return raws, samples, task
+
+
+def decode_time(input_dir: Path, trunk, weights: Path | None) -> float:  # noqa: ANN001
+    """Milliseconds per image of the decoder alone (postprocess), on precomputed head outputs."""
+    raws, samples, task = head_outputs(input_dir, trunk, weights)
     start = time.perf_counter()
     for raw, chunk in raws:
         task.postprocess(raw, chunk)

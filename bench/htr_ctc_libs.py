@@ -60,20 +60,10 @@ Free = Callable[[np.ndarray], list[tuple[str, float]]]  # one row's readings, be
 
 def head_outputs(input_dir: Path, weights: Path | None) -> tuple[list[Any], list[str], Any]:
     """The task's raw outputs for every batch of ``input_dir`` (``(raw, samples)`` pairs), the keys, the task."""
-    import torch
-
+    from bench.htr import head_outputs as task_head_outputs
     from core.trunk import TrunkConfig, load_trunk
-    from plugins.htr.task import HtrTask
 
-    trunk = load_trunk(TrunkConfig())
-    task = HtrTask(weights)
-    task.setup(trunk)
-    samples = task.discover(input_dir)
-    raws = []
-    for i in range(0, len(samples), task.info.batch_size):
-        chunk = samples[i : i + task.info.batch_size]
-        with torch.inference_mode():
-            raws.append((task.predict(task.preprocess(chunk, trunk), trunk), chunk))
+    raws, samples, task = task_head_outputs(input_dir, load_trunk(TrunkConfig()), weights)
     return raws, [s.key for s in samples], task
 
 
