@@ -54,26 +54,6 @@ def quickSort ( arr , low , high ) :
 def mergeSort ( arr , l , r ) :
     arr [ l : r + 1 ] = sorted ( arr [ l : r + 1 ] )
 """,
-    "sort": """
-def sort ( arr , n ) :
-    arr [ : n ] = sorted ( arr [ : n ] )
-""",
-    "bubbleSort": """
-def bubbleSort ( arr , n ) :
-    arr [ : n ] = sorted ( arr [ : n ] )
-""",
-    "insertionSort": """
-def insertionSort ( arr , n ) :
-    arr [ : n ] = sorted ( arr [ : n ] )
-""",
-    "selectionSort": """
-def selectionSort ( arr , n ) :
-    arr [ : n ] = sorted ( arr [ : n ] )
-""",
-    "heapSort": """
-def heapSort ( arr , n ) :
-    arr [ : n ] = sorted ( arr [ : n ] )
-""",
     "reverse": """
 def reverse ( a , lo = None , hi = None ) :
     if lo is None :
@@ -161,6 +141,14 @@ def printArray ( arr , n ) :
         print ( arr [ i ] , end = '▁' )
     print ( )
 """,
+}
+# in-place sorts of the first n elements, called as GeeksforGeeks calls them: sort(arr, n)
+HELPERS |= {
+    name: f"""
+def {name} ( arr , n ) :
+    arr [ : n ] = sorted ( arr [ : n ] )
+"""
+    for name in ("sort", "bubbleSort", "insertionSort", "selectionSort", "heapSort")
 }
 
 
