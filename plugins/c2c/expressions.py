@@ -8,16 +8,19 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c.java_types import (
     _CHAR_METHODS,
-    _COLLECTIONS,
-    _DEFAULTS,
-    _FLOAT_TYPES,
-    _INT_TYPES,
-    _MAPS,
     _MATH_BUILTIN,
     _MAX_CONST,
     _MIN_CONST,
-    _SETS,
     _STRING_METHODS,
+    COLLECTION_TYPES,
+    CONCRETE_MAP_TYPES,
+    FLOAT_TYPES,
+    INT_TYPES,
+    OBJECT_CASTS,
+    QUEUE_TYPES,
+    SET_TYPES,
+    SORTED_TYPES,
+    array_fill,
 )
 from plugins.c2c.statements import _py_method_name
 from plugins.c2c.style import DIV_OPTIONS
@@ -27,7 +30,6 @@ from plugins.c2c.syntax import Tokens, _base_type
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_QUEUES = {"Queue", "LinkedList", "PriorityQueue"}  # `peek` reads the head of these
 # constants Java code uses without declaring (static imports, C habits), where nothing declares them
 _STATIC_CONSTANTS = {
     "PI": ("math", ".", "pi"),
@@ -58,9 +60,7 @@ _RANDOM_RANGE = {
     "nextFloat": [],
     "nextBoolean": [],
 }
-_SORTED = {"TreeSet", "TreeMap", "SortedSet", "SortedMap", "NavigableSet", "NavigableMap"}
 _RADIX_STRINGS = {"toBinaryString": "bin", "toOctalString": "oct", "toHexString": "hex"}
-_BOXED = {"Integer", "Character", "Long", "String", "Double", "Short", "Byte", "Object"}
 
 
 class ExpressionsMixin:
@@ -126,9 +126,9 @@ class ExpressionsMixin:
             return [*self._as_str(left), "+", *self._as_str(right)]
         lx, rx = self.expr(left), self.expr(right)
         if op in ("+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=") and (lt == "char") != (rt == "char"):
-            if lt == "char" and (op not in ("==", "!=") or rt in _INT_TYPES):
+            if lt == "char" and (op not in ("==", "!=") or rt in INT_TYPES):
                 lx = ["ord", "(", *lx, ")"]
-            if rt == "char" and (op not in ("==", "!=") or lt in _INT_TYPES):
+            if rt == "char" and (op not in ("==", "!=") or lt in INT_TYPES):
                 rx = ["ord", "(", *rx, ")"]
         elif op in ("+", "-", "*", "/", "%") and lt == "char" and rt == "char":
             lx, rx = ["ord", "(", *lx, ")"], ["ord", "(", *rx, ")"]
@@ -200,11 +200,11 @@ class ExpressionsMixin:
         )
         if typ == "char" and vt != "char":
             return ["chr", "(", *bare, ")"]
-        if typ in _INT_TYPES and vt == "char":
+        if typ in INT_TYPES and vt == "char":
             return ["ord", "(", *bare, ")"]
-        if typ in _INT_TYPES and vt in _FLOAT_TYPES | {"?"}:
+        if typ in INT_TYPES and vt in FLOAT_TYPES | {"?"}:
             return ["int", "(", *bare, ")"]
-        if typ in _FLOAT_TYPES and vt in _INT_TYPES and value.type not in ("identifier", "decimal_integer_literal"):
+        if typ in FLOAT_TYPES and vt in INT_TYPES and value.type not in ("identifier", "decimal_integer_literal"):
             return ["float", "(", *bare, ")"]
         return inner
 
@@ -248,7 +248,7 @@ class ExpressionsMixin:
             for c in node.children_by_field_name("dimensions")
             if c.type == "dimensions_expr" and c.named_children
         ]
-        fill = _DEFAULTS.get(base, "0" if base in _INT_TYPES | _FLOAT_TYPES else "None")
+        fill = array_fill(base)
         if not sizes:
             return ["[", "]"]
         out: Tokens = [fill]
@@ -279,11 +279,11 @@ class ExpressionsMixin:
             return special
         base = _base_type(self._type_name(node.child_by_field_name("type")))
         args = self._args(node.child_by_field_name("arguments"))
-        if base in _MAPS:
+        if base in CONCRETE_MAP_TYPES:
             return ["{", "}"]
-        if base in _SETS:  # `new HashSet < > ( capacity )`: an initial capacity, not elements
+        if base in SET_TYPES:  # `new HashSet < > ( capacity )`: an initial capacity, not elements
             return ["set", "(", *(self._arg_tokens(args) if args and self.type_of(args[0]) != "int" else []), ")"]
-        if base in _COLLECTIONS:
+        if base in COLLECTION_TYPES:
             return (
                 ["list", "(", *self._arg_tokens(args), ")"] if args and self.type_of(args[0]) != "int" else ["[", "]"]
             )
@@ -407,9 +407,9 @@ class ExpressionsMixin:
             return ["(", *o, ".", "random", "(", ")", "<", "0.5", ")"]  # random() alone is a float, always true
         if base == "Random" and name in _RANDOM and self._undeclared_class(base):
             return [*o, ".", *_RANDOM[name][len(a) > 0], "(", *flat, *(_RANDOM_RANGE[name] if not a else []), ")"]
-        if name == "indexOf" and len(a) == 1 and base in _COLLECTIONS:  # Java's -1 where list.index raises
+        if name == "indexOf" and len(a) == 1 and base in COLLECTION_TYPES:  # Java's -1 where list.index raises
             return ["(", *o, ".", "index", "(", *a[0], ")", "if", *a[0], "in", *o, "else", "-", "1", ")"]
-        if name == "lastIndexOf" and len(a) == 1 and base in _COLLECTIONS:
+        if name == "lastIndexOf" and len(a) == 1 and base in COLLECTION_TYPES:
             last = ["len", "(", *o, ")", "-", "1", "-", *o, "[", ":", ":", "-", "1", "]", ".", "index", "(", *a[0], ")"]
             return ["(", *last, "if", *a[0], "in", *o, "else", "-", "1", ")"]
         if _is_stream(obj) and name in ("sum", "max", "min", "count") and not a:
@@ -454,21 +454,21 @@ class ExpressionsMixin:
             return [*a[0], "in", *o]
         if name == "containsValue" and len(a) == 1:
             return [*a[0], "in", *o, ".", "values", "(", ")"]
-        if name == "get" and len(a) == 1 and base in _MAPS and _null_can_flow(node):
+        if name == "get" and len(a) == 1 and base in CONCRETE_MAP_TYPES and _null_can_flow(node):
             return [*o, ".", "get", "(", *a[0], ")"]  # Java's get gives null for a missing key
-        if name == "get" and len(a) == 1 and (base in _MAPS | _COLLECTIONS or otype == "?"):
+        if name == "get" and len(a) == 1 and (base in CONCRETE_MAP_TYPES | COLLECTION_TYPES or otype == "?"):
             return [*o, "[", *a[0], "]"]
         if name == "getOrDefault" and len(a) == 2:
             return [*o, ".", "get", "(", *flat, ")"]
-        if name == "add" and base in _COLLECTIONS | {"?"} and len(a) == 1:
+        if name == "add" and base in COLLECTION_TYPES | {"?"} and len(a) == 1:
             return [*o, ".", "append", "(", *a[0], ")"]
-        if name in ("first", "firstKey", "last", "lastKey") and not a and base in _SORTED:  # a set / dict: min, max
+        if name in ("first", "firstKey", "last", "lastKey") and not a and base in SORTED_TYPES:  # min, max
             return ["min" if name.startswith("first") else "max", "(", *o, ")"]
         if name in ("addFirst", "offerFirst") and len(a) == 1:
             return [*o, ".", "insert", "(", "0", ",", *a[0], ")"]
-        if name == "add" and len(a) == 2 and base in _COLLECTIONS:  # `list . add ( index , x )`
+        if name == "add" and len(a) == 2 and base in COLLECTION_TYPES:  # `list . add ( index , x )`
             return [*o, ".", "insert", "(", *flat, ")"]
-        if name in ("elementAt", "get") and len(a) == 1 and base in _COLLECTIONS:
+        if name in ("elementAt", "get") and len(a) == 1 and base in COLLECTION_TYPES:
             return [*o, "[", *a[0], "]"]
         if name in ("push", "addLast", "offer", "offerLast") and len(a) == 1:
             return [*o, ".", "append", "(", *a[0], ")"]
@@ -476,7 +476,7 @@ class ExpressionsMixin:
             return [*o, ".", "pop", "(", ")"]
         if name in ("poll", "remove", "removeFirst", "pollFirst") and not a:
             return [*o, ".", "pop", "(", "0", ")"]
-        if name == "peek" and not a and base in _QUEUES:  # a queue's head, where `poll` takes from
+        if name == "peek" and not a and base in QUEUE_TYPES:  # a queue's head, where `poll` takes from
             return [*o, "[", "0", "]"]
         if name in ("peek", "peekLast", "getLast", "lastElement") and not a:
             return [*o, "[", "-", "1", "]"]
@@ -485,14 +485,14 @@ class ExpressionsMixin:
         if (
             name == "remove"
             and len(a) == 1
-            and base in _COLLECTIONS
+            and base in COLLECTION_TYPES
             and _removes_object(args[0], self.type_of(args[0]))
         ):
             return [*o, ".", "remove", "(", *a[0], ")"]  # List.remove(Object), not remove(int index)
         if name == "remove" and len(a) == 1:
             return (
                 [*o, ".", "pop", "(", *a[0], ")"]
-                if base in _MAPS | _COLLECTIONS
+                if base in CONCRETE_MAP_TYPES | COLLECTION_TYPES
                 else [*o, ".", "remove", "(", *a[0], ")"]
             )
         if name == "keySet" and not a:
@@ -573,7 +573,7 @@ def _removes_object(arg: Node, arg_type: str) -> bool:
     """Does ``list . remove ( arg )`` remove an element (not the one at an index)?"""
     if arg.type == "cast_expression":
         typ = arg.child_by_field_name("type")
-        return typ is not None and typ.text is not None and typ.text.decode() in _BOXED
+        return typ is not None and typ.text is not None and typ.text.decode() in OBJECT_CASTS
     if arg.type == "method_invocation":
         name = arg.child_by_field_name("name")
         return name is not None and name.text == b"valueOf"

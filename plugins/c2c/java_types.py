@@ -2,14 +2,104 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_INT_TYPES = {"int", "long", "short", "byte", "Integer", "Long", "Short", "Byte", "BigInteger"}
-_FLOAT_TYPES = {"double", "float", "Double", "Float"}
-_DEFAULTS = {"boolean": "False", "Boolean": "False", "char": "0", "String": '" "'}
+
+@dataclass(frozen=True, slots=True)
+class JavaType:
+    """What the translator knows of one Java type (a row of ``JAVA_TYPES``)."""
+
+    kind: str  # int, float, boolean, char, string, list, map, set, stdin, stdout, tokenizer, object
+    array_fill: str = "None"  # an element of `new T [ n ]`
+    field_default: str = "None"  # a field declared without a value (boxed types: null, but see Integer)
+    big: bool = False  # BigInteger: an int without a fixed width (no `0` default, no reader op)
+    sorted: bool = False  # TreeMap / TreeSet and their interfaces: iterated and navigated in key order
+    head_peek: bool = False  # a queue: `peek` reads the head, where `poll` takes from
+    object_cast: bool = False  # `list . remove ( ( T ) x )` removes an element, not the one at an index
+    interface: bool = False  # never instantiated (`new` does not make one)
+
+
+_INT = JavaType("int", array_fill="0", field_default="0")
+_BOXED_INT = JavaType("int", array_fill="0", field_default="0", object_cast=True)
+_LIST = JavaType("list")
+_MAP = JavaType("map")
+_SET = JavaType("set")
+_STDIN = JavaType("stdin")
+_STDOUT = JavaType("stdout")
+
+# The one table of Java types: every set below is a view of it.
+JAVA_TYPES: dict[str, JavaType] = {
+    **dict.fromkeys(("int", "long", "short", "byte"), _INT),
+    **dict.fromkeys(("Integer", "Long", "Short", "Byte"), _BOXED_INT),
+    "BigInteger": JavaType("int", array_fill="0", big=True),
+    "double": JavaType("float", array_fill="0", field_default="0.0"),
+    "float": JavaType("float", array_fill="0", field_default="0.0"),
+    "Double": JavaType("float", array_fill="0", object_cast=True),
+    "Float": JavaType("float", array_fill="0"),
+    "boolean": JavaType("boolean", array_fill="False", field_default="False"),
+    "Boolean": JavaType("boolean", array_fill="False", field_default="False"),
+    "char": JavaType("char", array_fill="0", field_default="' '"),
+    "Character": JavaType("char", object_cast=True),
+    "String": JavaType("string", array_fill='" "', object_cast=True),
+    "Object": JavaType("object", object_cast=True),
+    **dict.fromkeys(("ArrayList", "List", "Vector", "Stack", "ArrayDeque", "Deque"), _LIST),
+    **dict.fromkeys(("LinkedList", "Queue", "PriorityQueue"), JavaType("list", head_peek=True)),
+    **dict.fromkeys(("HashMap", "LinkedHashMap", "Map"), _MAP),
+    "TreeMap": JavaType("map", sorted=True),
+    **dict.fromkeys(("SortedMap", "NavigableMap"), JavaType("map", sorted=True, interface=True)),
+    **dict.fromkeys(("HashSet", "LinkedHashSet", "Set"), _SET),
+    "TreeSet": JavaType("set", sorted=True),
+    **dict.fromkeys(("SortedSet", "NavigableSet"), JavaType("set", sorted=True, interface=True)),
+    **dict.fromkeys(("Scanner", "BufferedReader", "InputStreamReader", "DataInputStream", "InputStream"), _STDIN),
+    "StreamTokenizer": _STDIN,
+    "StringTokenizer": JavaType("tokenizer"),
+    **dict.fromkeys(
+        ("PrintWriter", "BufferedWriter", "PrintStream", "OutputStreamWriter", "OutputStream", "Writer"), _STDOUT
+    ),
+    "BufferedOutputStream": _STDOUT,
+}
+
+
+def _types(kind: str, **flags: bool) -> frozenset[str]:
+    return frozenset(
+        n for n, t in JAVA_TYPES.items() if t.kind == kind and all(getattr(t, f) == v for f, v in flags.items())
+    )
+
+
+INT_TYPES = _types("int")
+FIXED_INTS = _types("int", big=False)
+FLOAT_TYPES = _types("float")
+COLLECTION_TYPES = _types("list")
+QUEUE_TYPES = frozenset(n for n in COLLECTION_TYPES if JAVA_TYPES[n].head_peek)
+MAP_TYPES = _types("map")
+# the maps the function-level call rules know (get / put / remove): SortedMap / NavigableMap variables are
+# missing there (`st . put ( k , v )` stays a method call); kept so that translations stay byte-identical
+CONCRETE_MAP_TYPES = _types("map", interface=False)
+SET_TYPES = _types("set")
+SORTED_TYPES = frozenset(n for n, t in JAVA_TYPES.items() if t.sorted)
+IN_TYPES = _types("stdin")
+OUT_TYPES = _types("stdout")
+OBJECT_CASTS = frozenset(n for n, t in JAVA_TYPES.items() if t.object_cast)
+
+
+def array_fill(typ: str) -> str:
+    """The element of a new array of ``typ`` (Java's default value)."""
+    row = JAVA_TYPES.get(typ)
+    return row.array_fill if row is not None else "None"
+
+
+def field_default(typ: str) -> str:
+    """A field of ``typ`` declared without a value."""
+    if typ.endswith("[]"):
+        return "None"
+    row = JAVA_TYPES.get(typ)
+    return row.field_default if row is not None else "None"
+
+
 _MATH_BUILTIN = {"max": "max", "min": "min", "abs": "abs", "pow": "pow"}
 _MATH_DOUBLE = {
     "sqrt",
@@ -69,9 +159,6 @@ _ELEMENT_GETTERS = {
     "peekFirst", "peekLast", "getFirst", "getLast", "first", "last", "element", "firstElement", "lastElement",
     "elementAt", "next",
 }  # fmt: skip
-_COLLECTIONS = {"ArrayList", "LinkedList", "List", "Vector", "Stack", "ArrayDeque", "Deque", "Queue", "PriorityQueue"}
-_MAPS = {"HashMap", "TreeMap", "LinkedHashMap", "Map"}
-_SETS = {"HashSet", "TreeSet", "LinkedHashSet", "Set"}
 
 
 class TypesMixin:
@@ -135,7 +222,7 @@ class TypesMixin:
             rt = self.type_of(node.child_by_field_name("right"))
             if op == "+" and "String" in (lt, rt):
                 return "String"
-            if lt in _FLOAT_TYPES or rt in _FLOAT_TYPES:
+            if lt in FLOAT_TYPES or rt in FLOAT_TYPES:
                 return "double"
             if lt == "?" or rt == "?":
                 return "?"
@@ -171,9 +258,9 @@ class TypesMixin:
             if ot == "Math":
                 if name in ("max", "min", "abs"):
                     ts = [self.type_of(a) for a in args]
-                    if any(t in _FLOAT_TYPES for t in ts):
+                    if any(t in FLOAT_TYPES for t in ts):
                         return "double"
-                    return "int" if ts and all(t in _INT_TYPES for t in ts) else "?"
+                    return "int" if ts and all(t in INT_TYPES for t in ts) else "?"
                 if name in ("floor", "ceil", "cbrt") or name in _MATH_DOUBLE:
                     return "double"
                 if name == "round":
@@ -226,4 +313,4 @@ class TypesMixin:
         return "?"
 
     def _is_int(self, node: Node) -> bool:
-        return self.type_of(node) in _INT_TYPES
+        return self.type_of(node) in INT_TYPES

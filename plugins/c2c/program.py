@@ -26,24 +26,22 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from plugins.c2c.java_types import (
+    FIXED_INTS,
+    FLOAT_TYPES,
+    IN_TYPES,
+    INT_TYPES,
+    MAP_TYPES,
+    OUT_TYPES,
+    SORTED_TYPES,
+    field_default,
+)
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 CLASS_TYPES = ("class_declaration", "interface_declaration", "enum_declaration", "record_declaration")
-IN_TYPES = {"Scanner", "BufferedReader", "InputStreamReader", "DataInputStream", "InputStream", "StreamTokenizer"}
-OUT_TYPES = {
-    "PrintWriter",
-    "BufferedWriter",
-    "PrintStream",
-    "OutputStreamWriter",
-    "OutputStream",
-    "Writer",
-    "BufferedOutputStream",
-}
-_INTS = {"int", "long", "short", "byte", "Integer", "Long", "Short", "Byte"}
-_FLOATS = {"double", "float", "Double", "Float"}
 # what a Java reading method gives: op name by (receiver kind, method)
 SCANNER_OPS = {
     "nextInt": "int",
@@ -418,9 +416,9 @@ def _reader_op(method: Node) -> str:
     name = method.child_by_field_name("name").text.decode()
     t = _type_text(method.child_by_field_name("type"))
     low = name.lower()
-    if t in _INTS:
+    if t in FIXED_INTS:
         return "read" if low in ("read", "readbyte") else "int"
-    if t in _FLOATS:
+    if t in FLOAT_TYPES:
         return "float"
     if t == "String":
         return "line" if "line" in low else "token"
@@ -582,7 +580,6 @@ _FROM_IMPORTS = {
     "bisect_left": "bisect",
     "bisect_right": "bisect",
 }
-_FIELD_DEFAULTS = {"boolean": "False", "Boolean": "False", "char": "' '", "double": "0.0", "float": "0.0"}
 
 
 class ProgramMixin:
@@ -1052,7 +1049,7 @@ class ProgramMixin:
                 self.scopes[0][name] = vtype
             value = decl.child_by_field_name("value")
             if value is None:
-                default = _field_default(vtype)
+                default = field_default(vtype)
                 self._simple(level, [*(prefix or []), name, "=", default])
                 continue
             saved = self.static_ctx
@@ -1082,10 +1079,8 @@ class ProgramMixin:
         return [name]
 
     def _is_local_non_io(self, name: str) -> bool:
-        from plugins.c2c.java_types import _INT_TYPES
-
         typ = self.lookup(name)
-        return typ in _INT_TYPES or typ in ("String", "char", "double", "boolean")
+        return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
 
     def _field_access(self, node: Node) -> Tokens | None:
         prog = self.prog
@@ -1592,7 +1587,7 @@ class ProgramMixin:
 
     def _map_call(self, obj: Node, name: str, args: list[Node], statement: bool) -> Tokens | None:
         """``computeIfAbsent`` / ``putIfAbsent`` / ``replace`` / ``computeIfPresent`` / ``merge`` on a Map."""
-        if _base_type_name(self.type_of(obj)) not in _MAP_TYPES:
+        if _base_type_name(self.type_of(obj)) not in MAP_TYPES:
             return None
         o = self.expr(obj)
         a = [self.expr(x) for x in args]
@@ -1643,7 +1638,7 @@ class ProgramMixin:
     def _navigable_call(self, obj: Node, name: str, args: list[Node]) -> Tokens | None:
         """TreeMap / TreeSet navigation over the dict / set standing for it (a scan: correct, O(n) a call)."""
         base = _base_type_name(self.type_of(obj))
-        if base not in _NAVIGABLE and not (obj.type == "identifier" and self.text(obj) in self.prog.sorted_maps):
+        if base not in SORTED_TYPES and not (obj.type == "identifier" and self.text(obj) in self.prog.sorted_maps):
             return None
         o = self.expr(obj)
         if name in _NAV_CMP and len(args) == 1:
@@ -2069,7 +2064,6 @@ def _assigns(node: Node) -> bool:
 # Integer.compare / Long.compare as a value: the sign of a - b, as Java returns it.
 _COMPARE = tuple(["(", "lambda", "a", ",", "b", ":", "(", "a", ">", "b", ")", "-", "(", "a", "<", "b", ")", ")"])
 
-_NAVIGABLE = {"TreeMap", "TreeSet", "NavigableMap", "NavigableSet", "SortedMap", "SortedSet"}
 _NAV_CMP = {
     "floorKey": ("max", "<="),
     "floor": ("max", "<="),
@@ -2095,7 +2089,6 @@ _STREAM_STEPS = (
     "map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj", "asLongStream", "asDoubleStream", "boxed", "parallel",
     "sequential", "filter", "sorted", "distinct", "limit", "skip",
 )  # fmt: skip
-_MAP_TYPES = {"Map", "HashMap", "TreeMap", "LinkedHashMap", "SortedMap", "NavigableMap"}
 _INT_OF = ("int",)
 _METHOD_REFS: dict[tuple[str, str], tuple[str, ...]] = {
     ("Integer", "parseInt"): _INT_OF,
@@ -2152,11 +2145,3 @@ def _comma_list(items: list[str]) -> Tokens:
     for i, item in enumerate(items):
         out += ([","] if i else []) + [item]
     return out
-
-
-def _field_default(vtype: str) -> str:
-    if vtype.endswith("[]"):
-        return "None"
-    if vtype in _INTS:
-        return "0"
-    return _FIELD_DEFAULTS.get(vtype, "None")

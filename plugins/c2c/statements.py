@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from plugins.c2c.java_types import _COLLECTIONS, _FLOAT_TYPES, _INT_TYPES, _MAPS
+from plugins.c2c.java_types import COLLECTION_TYPES, CONCRETE_MAP_TYPES, FLOAT_TYPES, INT_TYPES
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
     PY_BUILTINS,
@@ -190,7 +190,7 @@ class StatementsMixin:
         out = self.expr(value)
         if vtype in ("int", "long") and self.type_of(value) == "char":
             return ["ord", "(", *out, ")"]
-        if vtype == "char" and self.type_of(value) in _INT_TYPES:
+        if vtype == "char" and self.type_of(value) in INT_TYPES:
             return ["chr", "(", *out, ")"]  # `char c = 'a' + 2`: a constant int expression narrowed to a char
         return out
 
@@ -236,9 +236,9 @@ class StatementsMixin:
             if self.type_of(right) == "char":
                 rt = ["ord", "(", *rt, ")"]
             return [*lt, "=", "chr", "(", "ord", "(", *lt, ")", op[:-1], *rt, ")"]
-        if op == "+=" and self.type_of(left) == "String" and self.type_of(right) in _INT_TYPES | _FLOAT_TYPES:
+        if op == "+=" and self.type_of(left) == "String" and self.type_of(right) in INT_TYPES | FLOAT_TYPES:
             rt = ["str", "(", *rt, ")"]  # Java's `s += 3` appends "3"
-        if op in ("=", "+=", "-=", "*=") and self.type_of(left) in _INT_TYPES and self.type_of(right) == "char":
+        if op in ("=", "+=", "-=", "*=") and self.type_of(left) in INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
         if op in ("=", "*=") and self.type_of(left) in ("int", "long") and _relies_on_overflow(node, op):
             half = "63" if self.type_of(left) == "long" else "31"  # wrap as Java's int / long do
@@ -521,12 +521,12 @@ class StatementsMixin:
         stop = self.expr(right)
         if self.lookup(var) == "char":  # a char loop variable: the while loop steps it through chr/ord
             return None
-        if self.lookup(var) in _INT_TYPES:  # `for ( int i = 'a' ; i <= 'z' ; i ++ )`: code points
+        if self.lookup(var) in INT_TYPES:  # `for ( int i = 'a' ; i <= 'z' ; i ++ )`: code points
             if self.type_of(start_node) == "char":
                 start = ["ord", "(", *start, ")"]
             if self.type_of(right) == "char":
                 stop = ["ord", "(", *stop, ")"]
-        if self.type_of(right) in _FLOAT_TYPES:  # `i <= Math.sqrt(n)`: range wants an int bound
+        if self.type_of(right) in FLOAT_TYPES:  # `i <= Math.sqrt(n)`: range wants an int bound
             if op == "<=":
                 stop = ["int", "(", *stop, ")"]
             else:
@@ -672,9 +672,9 @@ class StatementsMixin:
         if obj is not None:
             otype = self.type_of(obj)
             base = _base_type(otype)
-            if base in _MAPS and name == "put" and len(args) == 2:
+            if base in CONCRETE_MAP_TYPES and name == "put" and len(args) == 2:
                 return [*self.expr(obj), "[", *self.expr(args[0]), "]", "=", *self.expr(args[1])]
-            if base in _COLLECTIONS and name == "set" and len(args) == 2:
+            if base in COLLECTION_TYPES and name == "set" and len(args) == 2:
                 return [*self.expr(obj), "[", *self.expr(args[0]), "]", "=", *self.expr(args[1])]
             if (
                 base in ("StringBuilder", "StringBuffer")
