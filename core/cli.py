@@ -13,6 +13,7 @@ from core.errors import ProjectError
 from core.task import Task
 
 if TYPE_CHECKING:
+    from core.detector import DetectorConfig
     from core.runner import Observer, Planned, TaskReport
     from core.trunk import Trunk, TrunkConfig
 
@@ -202,6 +203,7 @@ def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: Any) -> list[Task
     from pathlib import Path
 
     from core import runner, stop
+    from core.detector import SharedDetector
     from core.runtime import scratch_space
     from core.trunk import TrunkConfig
 
@@ -220,8 +222,21 @@ def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: Any) -> list[Task
             return solve_on_ray(planned, config, args, on_written)
         trunk = runner.build_trunk(lambda: _threads_and_trunk(args.threads, config), planned, strict=args.strict)
         return runner.run(
-            planned, trunk, Path(args.output), strict=args.strict, deadline=deadline, on_written=on_written
+            planned,
+            trunk,
+            Path(args.output),
+            strict=args.strict,
+            deadline=deadline,
+            on_written=on_written,
+            detector=SharedDetector(detector_config(args)),
         )
+
+
+def detector_config(args: argparse.Namespace) -> DetectorConfig:
+    """The shared detector's config: on the trunk's device."""
+    from core.detector import DetectorConfig
+
+    return DetectorConfig(device=args.device)
 
 
 def _threads_and_trunk(threads: int, config: TrunkConfig) -> Trunk:
@@ -238,6 +253,8 @@ def solve_on_ray(
     import dataclasses
     import importlib.util
     from pathlib import Path
+
+    from core.detector import DetectorConfig
 
     if importlib.util.find_spec("ray") is None:
         raise ProjectError("--engine ray needs the 'ray' package: pip install -r requirements.txt")
@@ -260,4 +277,5 @@ def solve_on_ray(
         strict=args.strict,
         time_budget=args.time_budget,
         on_written=on_written,
+        detector=detector_config(args) if args.gpus_per_worker <= 0 else DetectorConfig(device="cuda"),
     )

@@ -29,6 +29,7 @@ from core.errors import InputError, PluginError
 from core.task import Prediction, RunContext, Sample, Task, TaskInfo, write_outputs
 
 if TYPE_CHECKING:
+    from core.detector import Detector, SharedDetector
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
@@ -157,11 +158,14 @@ def run(
     deadline: float | None = None,
     progress: bool | None = None,
     on_written: Observer | None = None,
+    detector: SharedDetector | None = None,
 ) -> list[TaskReport]:
     """Solve every planned task with ``trunk`` and write its prediction file.
 
     :param trunk: the trunk; None when it could not be built (``build_trunk``): tasks
         with ``needs_trunk=False`` then run without it, the others get fallbacks.
+    :param detector: the run's shared detector, built when the first task that declares
+        ``needs_detector`` is set up (None: such tasks get ``detector=None``).
     :param time_budget: seconds for the whole run, counted from this call; once
         spent, remaining samples get fallbacks so that every file is still complete.
     :param deadline: the same as a ``time.monotonic()`` value (the caller's clock
@@ -180,7 +184,7 @@ def run(
             clear_stale_outputs(item.task.info, out_dir)
         reports = []
         for item in planned:
-            report = _run_task(item, trunk, out_dir, strict=strict, progress=progress)
+            report = _run_task(item, trunk, out_dir, strict=strict, progress=progress, detector=detector)
             if report.path is not None and on_written is not None:
                 try:
                     on_written(item.task.info.name, report.path)
@@ -248,7 +252,15 @@ class _Progress:
             self.bar = None
 
 
-def _run_task(item: Planned, trunk: Trunk | None, out_dir: Path, *, strict: bool, progress: bool | None) -> TaskReport:
+def _run_task(
+    item: Planned,
+    trunk: Trunk | None,
+    out_dir: Path,
+    *,
+    strict: bool,
+    progress: bool | None,
+    detector: SharedDetector | None = None,
+) -> TaskReport:
     task, samples = item.task, item.samples
     report = TaskReport(task.info.name, items=len(samples))
     if item.error:
@@ -257,7 +269,7 @@ def _run_task(item: Planned, trunk: Trunk | None, out_dir: Path, *, strict: bool
     predictions: list[Prediction] = []
     bar = _Progress(len(samples), task.info.name, progress)
     try:
-        ready = bool(samples) and _ready(task, trunk, report, strict=strict)
+        ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector)
         solve_batches(
             task,
             chunks(samples, max(1, task.info.batch_size)),
@@ -286,7 +298,9 @@ def _confined(root: Path | None):  # type: ignore[no-untyped-def]
     return confined(root)
 
 
-def _ready(task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool) -> bool:
+def _ready(
+    task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool, detector: SharedDetector | None = None
+) -> bool:
     """Set ``task`` up unless the run is stopping or it needs a trunk there is not; False: fallbacks only."""
     why = stop.hurry()
     if why:
@@ -296,18 +310,26 @@ def _ready(task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool)
         log.error("%s: no trunk (it could not be built): every sample gets the fallback", task.info.name)
         report.errors.append("no trunk")
         return False
-    return setup_task(task, trunk, report, strict=strict)
+    return setup_task(task, trunk, report, strict=strict, detector=detector)
 
 
-def setup_task(task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool) -> bool:
+def setup_task(
+    task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool, detector: SharedDetector | None = None
+) -> bool:
     """``task.setup(trunk)`` under the error policy: False (logged, counted) when it failed.
 
+    A task that declares ``needs_detector`` gets ``setup(trunk, detector=...)``: the shared
+    detector, built now if no task built it before, or None when it cannot be built (logged,
+    counted; ``strict`` re-raises) or the run has none.
     A task whose setup failed answers every sample with its fallback; ``strict`` re-raises.
     The setup may be abandoned by a signal or the deadline (``core.stop``): then False too.
     """
     try:
         with stop.interruptible():
-            task.setup(trunk)  # type: ignore[arg-type]
+            if getattr(task.info, "needs_detector", False):
+                task.setup(trunk, detector=_detector_for(task, detector, report, strict=strict))  # type: ignore[call-arg]
+            else:
+                task.setup(trunk)  # type: ignore[arg-type]
     except stop.Stop as exc:
         log.warning("%s: %s during setup; every sample gets the fallback", task.info.name, exc.reason)
         report.errors.append(f"setup: stopped ({exc.reason})")
@@ -319,6 +341,21 @@ def setup_task(task: Task, trunk: Trunk | None, report: TaskReport, *, strict: b
         report.errors.append(f"setup: {exc}")
         return False
     return True
+
+
+def _detector_for(task: Task, shared: SharedDetector | None, report: TaskReport, *, strict: bool) -> Detector | None:
+    """The run's detector for ``task``'s setup; None, logged, when there is none or it fails to build."""
+    if shared is None:
+        log.warning("%s: this run has no detector; the task answers without it", task.info.name)
+        return None
+    try:
+        return shared.get()
+    except Exception as exc:
+        if strict:
+            raise
+        log.error("%s: the detector could not be built (%s); the task answers without it", task.info.name, exc)
+        report.errors.append(f"detector: {exc}")
+        return None
 
 
 def solve_batches(

@@ -97,6 +97,10 @@ class TaskInfo:
     :param needs_trunk: False when the task still answers without the trunk: when the trunk
         cannot be built, the runner then runs it with ``trunk=None`` (``setup(None)`` and
         every stage get None) instead of giving every sample the fallback.
+    :param needs_detector: True when the task uses the run's shared object detector
+        (``core.detector``): the runner then calls ``setup(trunk, detector=...)`` with it,
+        built once for the run (``None`` when it could not be built: the task answers without
+        it). A run whose tasks all leave this False never builds the detector.
     """
 
     name: str
@@ -109,6 +113,7 @@ class TaskInfo:
     trainer: str | None = None
     form: RequestForm | None = None
     needs_trunk: bool = True
+    needs_detector: bool = False
 
     def folders(self) -> tuple[str, ...]:
         """The folder and its aliases, in the order they are looked for."""
@@ -139,6 +144,10 @@ class Task(Protocol[S, B, R]):
 
         Heavy third-party imports belong here, not at module import. Every stage
         may assume it ran; a stage called before it raises ``PluginError``.
+
+        A task whose info says ``needs_detector=True`` is called as ``setup(trunk, detector=d)``
+        with the run's shared ``core.detector.Detector`` (or None when it could not be built),
+        and keeps it with what else it loads.
         """
 
     def discover(self, input_dir: Path) -> list[S]:

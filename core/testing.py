@@ -2,6 +2,8 @@
 
 * ``FakeBackend`` / ``make_fake_trunk``: a seeded, tiny trunk with the real
   ``Trunk`` interface (a few convolutions and an embedding bag), CPU only.
+* ``FakeDetector``: a deterministic stand-in for the shared object detector
+  (``core.detector``): boxes from image statistics, no weights.
 * ``assert_task_conforms``: the conformance suite every task must pass.
 """
 
@@ -98,8 +100,52 @@ def make_fake_trunk(seed: int = 0, *, ablation: str = "none") -> Trunk:
     return Trunk(backend, TrunkConfig(backend="fake", model_name=f"fake-{seed}", ablation=ablation))
 
 
+class FakeDetector:
+    """The ``core.detector.Detector`` interface over image statistics: deterministic, instant.
+
+    Each image gets ``boxes`` boxes on a grid of its quarters and centre, labelled by the
+    brightness and the dominant colour channel of the box, scored from 0.9 down; labels
+    index ``classes`` (the real COCO names unless given).
+    """
+
+    def __init__(self, boxes: int = 3, classes: Any = None) -> None:
+        from core.detector import coco_classes
+
+        self.boxes = boxes
+        self.classes = classes or coco_classes()
+        self.calls = 0  # images seen, for tests that check the detector is (not) used
+
+    def detect(self, images: Sequence[Any]) -> list[Any]:
+        import numpy as np
+
+        from core.detector import Detections
+
+        out = []
+        for image in images:
+            self.calls += 1
+            rgb = np.asarray(image.convert("RGB") if hasattr(image, "convert") else image, dtype=np.float32)
+            h, w = rgb.shape[:2]
+            cells = [(0, 0, w / 2, h / 2), (w / 2, 0, w, h / 2), (0, h / 2, w / 2, h), (w / 2, h / 2, w, h)]
+            cells.insert(0, (w / 4, h / 4, 3 * w / 4, 3 * h / 4))
+            boxes, scores, labels = [], [], []
+            for i, (x1, y1, x2, y2) in enumerate(cells[: self.boxes]):
+                crop = rgb[int(y1) : max(int(y1) + 1, int(y2)), int(x1) : max(int(x1) + 1, int(x2))]
+                mean = crop.reshape(-1, 3).mean(0)
+                labels.append(int(mean.argmax() * 16 + mean.mean() // 16) % len(self.classes))
+                boxes.append((x1, y1, x2, y2))
+                scores.append(0.9 - 0.2 * i)
+            out.append(
+                Detections(
+                    np.asarray(boxes, dtype=np.float32).reshape(-1, 4),
+                    np.asarray(scores, dtype=np.float32),
+                    np.asarray(labels, dtype=np.int64),
+                )
+            )
+        return out
+
+
 def assert_task_conforms(
-    task: Task, sample_dir: Path, trunk: Trunk, *, other_dir: Path | None = None
+    task: Task, sample_dir: Path, trunk: Trunk, *, other_dir: Path | None = None, detector: Any = None
 ) -> list[Prediction]:
     """Run ``task`` through every stage on ``sample_dir`` and check the contract.
 
@@ -116,6 +162,9 @@ def assert_task_conforms(
     output must equal the one from running that input alone. Anything kept between
     stages on ``self`` shows up as a difference.
 
+    A task that declares ``needs_detector`` is set up with ``detector`` (default: a
+    ``FakeDetector``).
+
     Returns the predictions for ``sample_dir``, for task-specific assertions.
     """
     import torch
@@ -126,7 +175,10 @@ def assert_task_conforms(
     with tempfile.TemporaryDirectory() as empty:
         assert task.discover(Path(empty)) == [], "discover() on an empty dir must return []"
 
-    task.setup(trunk)
+    if info.needs_detector:
+        task.setup(trunk, detector=detector if detector is not None else FakeDetector())  # type: ignore[call-arg]
+    else:
+        task.setup(trunk)
 
     def stages(samples: Sequence[Sample]) -> tuple[Callable[[], Any], ...]:
         box: dict[str, Any] = {}

@@ -33,7 +33,7 @@ LIMIT_BYTES = 10 * 1000**3
 SKIP_DIRS = frozenset({"__pycache__", "tests", "test", "bench", "train", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 SKIP_SUFFIXES = (".pyc", ".pyo", ".md", ".tmp")
 # Folders that hold trainers' or experiments' code: the run path reaching them is a bug.
-TRAINING_PARTS = frozenset({"train", "trunk_training", "training", "bench", "tests"})
+TRAINING_PARTS = frozenset({"train", "trunk_training", "detector_import", "training", "bench", "tests"})
 # Folders inside a reached package that the run never reads: the scorer's C sources of the
 # legacy tree-sitter grammar (compiled at install for ``core.score``; run.py imports only
 # ``core.metrics.vqa``'s answer normalisation). The check's list of unopened files shows it.

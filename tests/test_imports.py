@@ -32,7 +32,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OFFLINE_TOP = ("bench", "trunk_training", "train", "tests", "examples")
+OFFLINE_CORE_TARGETS = ("registry", "run", "train", "trunk_training", "detector_import", "training", "bench", "plugins")
+OFFLINE_TOP = ("bench", "trunk_training", "detector_import", "train", "tests", "examples")
 MODULE_ATTR = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):[A-Za-z_]\w*$")
 DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 
@@ -203,7 +204,7 @@ def survey(root: Path = ROOT) -> dict[str, object]:
         for m in project.files
         if m == "core" or m.startswith("core.")
         for t in project.edges(m)
-        if t.split(".")[0] in ("registry", "run", "train", "trunk_training", "training", "bench", "plugins")
+        if t.split(".")[0] in OFFLINE_CORE_TARGETS
     )
     return {
         "plugin_lines": project.lines(plugins),

@@ -61,6 +61,7 @@ from core.runner import (
 from core.task import Prediction, RunContext, Sample, Task
 
 if TYPE_CHECKING:
+    from core.detector import DetectorConfig
     from core.trunk import Trunk, TrunkConfig
 
 log = logging.getLogger(__name__)
@@ -108,12 +109,15 @@ class ShardResult:
 class ShardWorker:
     """One Ray actor: the trunk built once, each task set up once, shards solved by the runner's policy."""
 
-    def __init__(self, trunk_factory: TrunkFactory, threads: int) -> None:
+    def __init__(self, trunk_factory: TrunkFactory, threads: int, detector: DetectorConfig | None = None) -> None:
         import torch
+
+        from core.detector import SharedDetector
 
         torch.set_num_threads(max(1, threads))
         started = time.monotonic()
         self.trunk = trunk_factory()
+        self.detector = SharedDetector(detector)  # built by the first task that asks for it
         self.trunk_seconds = time.monotonic() - started
         self.tasks: dict[str, tuple[Task, bool]] = {}  # run's task key -> (the task, set up fine)
 
@@ -140,7 +144,7 @@ class ShardWorker:
         """
         report = TaskReport(task.info.name)
         if key not in self.tasks:
-            self.tasks[key] = (task, setup_task(task, self.trunk, report, strict=strict))
+            self.tasks[key] = (task, setup_task(task, self.trunk, report, strict=strict, detector=self.detector))
         task, ready = self.tasks[key]
         predictions = solve_batches(
             task, batches, self.trunk, report, strict=strict, ready=ready, deadline=deadline, clock=time.time, root=root
@@ -254,18 +258,28 @@ def plan_workers(options: RayOptions, resources: Mapping[str, float], *, local: 
 
 @contextlib.contextmanager
 def worker_pool(
-    factory: TrunkFactory, options: RayOptions | None = None, *, deadline: float | None = None
+    factory: TrunkFactory,
+    options: RayOptions | None = None,
+    *,
+    deadline: float | None = None,
+    detector: DetectorConfig | None = None,
 ) -> Iterator[WorkerPool]:
     """Ray (connected or started, see ``RayOptions.address``) and a pool of ready workers; both
     are closed on exit (a Ray that was already initialised is left up). ``deadline``
-    (``time.time()``) bounds the wait for the workers to build their trunks."""
+    (``time.time()``) bounds the wait for the workers to build their trunks; each worker
+    builds its detector (``detector``) only when a task asks for it."""
     import ray
 
     options = options or RayOptions()
     with _Session(options) as session:
         workers, threads = plan_workers(options, ray.cluster_resources(), local=session.started)
         pool = WorkerPool(
-            factory, workers, threads, gpus_per_worker=options.gpus_per_worker, max_attempts=options.max_attempts
+            factory,
+            workers,
+            threads,
+            gpus_per_worker=options.gpus_per_worker,
+            max_attempts=options.max_attempts,
+            detector=detector,
         )
         try:
             ready_s = pool.wait_ready(deadline)
@@ -303,7 +317,14 @@ class WorkerPool:
     """
 
     def __init__(
-        self, factory: TrunkFactory, workers: int, threads: int, *, gpus_per_worker: float = 0.0, max_attempts: int = 3
+        self,
+        factory: TrunkFactory,
+        workers: int,
+        threads: int,
+        *,
+        gpus_per_worker: float = 0.0,
+        max_attempts: int = 3,
+        detector: DetectorConfig | None = None,
     ) -> None:
         import ray
 
@@ -312,7 +333,7 @@ class WorkerPool:
         self.remote = ray.remote(ShardWorker).options(
             num_cpus=threads, num_gpus=gpus_per_worker or None, max_restarts=0, max_task_retries=0
         )
-        self.args = (factory, threads)
+        self.args = (factory, threads, detector)
         self.slots: list[Any] = [self.remote.remote(*self.args) for _ in range(workers)]
         self.generation = [0] * workers
         self.replacements_left = 2 * workers
@@ -472,10 +493,12 @@ def run(
     progress: bool | None = None,
     on_written: Observer | None = None,
     pool: WorkerPool | None = None,
+    detector: DetectorConfig | None = None,
 ) -> list[TaskReport]:
     """``core.runner.run`` on Ray: the same files and reports; see the module docstring.
 
     :param factory: builds the trunk in each worker (``trunk_factory(config)``).
+    :param detector: the detector each worker builds when a task asks for it (default config).
     :param pool: workers already holding that trunk (``worker_pool``), kept open; by default
         a pool is made for this run and closed after it.
     """
@@ -560,7 +583,7 @@ def run(
                 finally:  # the run's tasks leave the workers (not waited for: nothing depends on it)
                     pool.broadcast("forget", f"{run_id}:")
             else:
-                with worker_pool(factory, options, deadline=deadline) as own:
+                with worker_pool(factory, options, deadline=deadline, detector=detector) as own:
                     own.run(jobs, done, lost, deadline=deadline, strict=strict, on_dispatch=dispatched)
         finally:
             bar.close()

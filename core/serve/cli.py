@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_service(tasks: Sequence[Task], args: argparse.Namespace) -> Service:
     """Build the trunk ``args`` names and set every task up once: the service to serve."""
+    from core.detector import SharedDetector
     from core.serve.service import Service
     from core.trunk import TrunkConfig, load_trunk
 
@@ -66,6 +67,7 @@ def build_service(tasks: Sequence[Task], args: argparse.Namespace) -> Service:
         trunk,
         window=args.batch_window_ms / 1000,
         timeout=args.request_timeout if args.request_timeout > 0 else None,
+        detector=SharedDetector(cli.detector_config(args)),
     )
 
 

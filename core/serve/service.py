@@ -30,6 +30,7 @@ from core.serve.upload import ASK_SHAPES, BadRequest, Part, image_data, request_
 from core.task import JSONValue, Prediction, RequestForm, Sample, Task, resolve
 
 if TYPE_CHECKING:
+    from core.detector import SharedDetector
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
@@ -104,6 +105,7 @@ class Service:
     :param window: seconds a first request waits for others to share its batch.
     :param timeout: seconds a request may wait for its batch before it gets the fallback (None: no limit).
     :param tmp_root: where the service's temporary folder goes (default: the system's).
+    :param detector: the shared detector of the tasks that declare ``needs_detector``.
     """
 
     def __init__(
@@ -114,6 +116,7 @@ class Service:
         window: float = 0.005,
         timeout: float | None = None,
         tmp_root: Path | str | None = None,
+        detector: SharedDetector | None = None,
     ) -> None:
         self.trunk = trunk
         self.window = max(0.0, window)
@@ -122,7 +125,7 @@ class Service:
         for name, task in tasks.items():
             report = runner.TaskReport(name)
             started = time.monotonic()
-            ready = runner.setup_task(task, trunk, report, strict=False)
+            ready = runner.setup_task(task, trunk, report, strict=False, detector=detector)
             log.info("%s: set up in %.1f s%s", name, time.monotonic() - started, "" if ready else " (FAILED)")
             self.servers[name] = TaskServer(task, ready, report)
         trunk.assert_frozen()

@@ -1,0 +1,52 @@
+"""The TensorFlow reference of a TF.js graph model: run ``model.json`` + its ``.bin`` with TensorFlow.
+
+Runs in a separate environment that has ``tensorflow-cpu`` (nothing else of this project)::
+
+    python detector_import/tf_reference.py MODEL_DIR NAME INPUT.npy OUT.npz
+
+``MODEL_DIR/NAME.json`` is read as a GraphDef; its Const values come from the weights
+manifest (float16-quantised weights are widened to float32, as TF.js does on load); the
+graph runs on ``INPUT.npy`` (``[1, 3, H, W]`` float32) and every signature output is saved.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+
+def main(model_dir: str, name: str, input_path: str, out_path: str) -> None:
+    import tensorflow as tf
+    from google.protobuf import json_format
+
+    with open(f"{model_dir}/{name}.json") as f:
+        model = json.load(f)
+    with open(f"{model_dir}/{name}.bin", "rb") as f:
+        blob = f.read()
+    values, offset = {}, 0
+    for w in model["weightsManifest"][0]["weights"]:
+        n = int(np.prod(w["shape"])) if w["shape"] else 1
+        q = w.get("quantization")
+        dtype = np.dtype(q["dtype"] if q else w["dtype"])
+        values[w["name"]] = np.frombuffer(blob, dtype, n, offset).reshape(w["shape"])
+        offset += n * dtype.itemsize
+    graph_def = tf.compat.v1.GraphDef()
+    json_format.ParseDict(model["modelTopology"], graph_def, ignore_unknown_fields=True)
+    for node in graph_def.node:
+        if node.op == "Const" and node.name in values:
+            want = tf.as_dtype(node.attr["dtype"].type).as_numpy_dtype
+            node.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(values[node.name].astype(want)))
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.import_graph_def(graph_def, name="")
+    inputs = model["signature"]["inputs"]
+    outputs = sorted(model["signature"]["outputs"])
+    with tf.compat.v1.Session(graph=graph) as session:
+        got = session.run(outputs, {next(iter(inputs)): np.load(input_path)})
+    np.savez(out_path, **{name.split(":")[0]: value for name, value in zip(outputs, got, strict=True)})
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:5])
