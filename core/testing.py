@@ -115,7 +115,7 @@ class FakeDetector:
         self.classes = classes or coco_classes()
         self.calls = 0  # images seen, for tests that check the detector is (not) used
 
-    def detect(self, images: Sequence[Any]) -> list[Any]:
+    def detect(self, images: Sequence[Any], *, input_size: int | None = None) -> list[Any]:
         import numpy as np
 
         from core.detector import Detections

@@ -81,8 +81,12 @@ class Detector(Protocol):
 
     classes: ClassNames
 
-    def detect(self, images: Sequence[np.ndarray | Image.Image]) -> list[Detections]:
-        """One ``Detections`` per image (RGB ``uint8 [H, W, 3]`` arrays or PIL images), batched inside."""
+    def detect(self, images: Sequence[np.ndarray | Image.Image], *, input_size: int | None = None) -> list[Detections]:
+        """One ``Detections`` per image (RGB ``uint8 [H, W, 3]`` arrays or PIL images), batched inside.
+
+        ``input_size`` (a multiple of 32) overrides the config's letterbox side for this call:
+        small images lose nothing at a smaller side and cost a fraction.
+        """
         ...
 
 
@@ -134,10 +138,12 @@ class NanoDet:
         self._torch = torch
         self.classes = coco_classes()
 
-    def detect(self, images: Sequence[np.ndarray | Image.Image]) -> list[Detections]:
+    def detect(self, images: Sequence[np.ndarray | Image.Image], *, input_size: int | None = None) -> list[Detections]:
         from core.detector.nanodet import decode, letterbox
 
-        size, out = self.config.input_size, []
+        size, out = input_size or self.config.input_size, []
+        if size < 32 or size % 32:
+            raise DetectorError(f"detector input size must be a positive multiple of 32, got {size}")
         for start in range(0, len(images), self.config.batch_size):
             chunk = [_rgb_array(image) for image in images[start : start + self.config.batch_size]]
             inputs, boxes = zip(*(letterbox(image, size) for image in chunk), strict=True) if chunk else ((), ())

@@ -194,3 +194,10 @@ def test_a_detector_that_cannot_be_built_leaves_the_task_running_without_it(tmp_
     assert task.got == [None]
     assert reports[0].fallbacks == 0 and any("detector" in e for e in reports[0].errors)
     assert json.loads((tmp_path / "out" / "prediction_a.json").read_text()) == {"k": 1}
+
+
+def test_a_smaller_input_size_per_call(detector):
+    found = detector.detect([Image.open(BUS)], input_size=320)[0]
+    assert coco_classes().name(int(found.labels[0])) == "bus"
+    with pytest.raises(DetectorError):
+        detector.detect([Image.open(BUS)], input_size=100)
