@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-import core.io
+import core.io.paths
 from core.errors import InputError
 from core.io import (
     MAX_IMAGE_SIDE,
@@ -133,7 +133,7 @@ def test_a_fifo_that_slips_past_the_check_is_caught_on_the_descriptor(
     fifo = tmp_path / "race.jpg"
     os.mkfifo(fifo)
     # As if the FIFO replaced a regular file between the check and the open.
-    monkeypatch.setattr(core.io, "_checked_real_path", lambda path, root: os.fspath(path))
+    monkeypatch.setattr(core.io.paths, "_checked_real_path", lambda path, root: os.fspath(path))
     with pytest.raises(InputError, match="named pipe"):
         _finishes(lambda: open_input_file(fifo))
     with pytest.raises(InputError, match="named pipe"):

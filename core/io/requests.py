@@ -1,0 +1,168 @@
+"""Request files: the task folders of an input, their request files and the encodings those come in.
+
+A task folder is found under its name or an older spelling (``find_task_dir``: a
+``fusion_brain/`` level, Cyrillic 'С' for 'C'). A request file may be UTF-8 (BOM or not),
+UTF-16 or UTF-32 (``decode_json_text``); it is opened like every input file, inside the input
+folder only (``core.io.paths``). Its strings may hold lone surrogates (``"\\udc80"`` escapes),
+kept as they are: keys go back into prediction files exactly (``core.io.writing.dumps_json``),
+and ``model_safe_text`` makes such a string safe for a tokenizer.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from core.errors import InputError
+from core.io.paths import _is_dir, _lexists, _open_scoped, _os_path, open_input_file
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32 LE"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32 BE"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16 LE"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16 BE"),
+)
+
+
+def _sniff_encoding(data: bytes) -> tuple[str, str, bytes]:
+    """(codec, label for messages, the bytes after any BOM)."""
+    for bom, codec, label in _BOMS:
+        if data.startswith(bom):
+            return codec, label, data[len(bom) :]
+    codec = json.detect_encoding(data)  # no BOM here: "utf-8", or "utf-16-le" etc. by the zero bytes
+    return codec, codec.upper().replace("-LE", " LE").replace("-BE", " BE"), data
+
+
+def decode_json_text(data: bytes, path: Path | str | None = None) -> str:
+    """The text of a JSON file's bytes: UTF-8 (BOM or not), UTF-16 or UTF-32 (LE/BE, by BOM).
+
+    The BOM is sniffed and dropped (UTF-32 LE is tested before UTF-16 LE,
+    whose BOM it starts with). Without a BOM the encoding is UTF-8, unless the
+    zero bytes of the first characters show UTF-16/32 (RFC 4627's rule, as
+    ``json.loads`` applies it to bytes). Anything that does not decode raises
+    ``InputError`` naming the encoding tried.
+    """
+    codec, label, body = _sniff_encoding(data)
+    try:
+        return body.decode(codec)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"cannot read: not valid {label} text (byte {exc.start}: {exc.reason}); "
+            "request files must be UTF-8, or UTF-16/UTF-32 with a BOM",
+            path,
+        ) from exc
+
+
+def read_json(path: Path, *, root: Path | str | None = None) -> Any:
+    """Parse a JSON file or raise ``InputError``.
+
+    The file must be a regular file (inside ``root`` when given), opened
+    without blocking (``open_input_file``); its text may be UTF-8 with or
+    without BOM, UTF-16 or UTF-32 (``decode_json_text``). Strings may hold lone
+    surrogates (``"\\udc80"`` escapes); they are kept as they are.
+    """
+    with open_input_file(path, root=root) as fh:
+        try:
+            data = fh.read()
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", path) from exc
+    text = decode_json_text(data, path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc}", path) from exc
+    except RecursionError as exc:
+        raise InputError("invalid JSON: nested too deeply", path) from exc
+
+
+def read_json_object(path: Path, *, root: Path | str | None = None) -> dict[str, Any]:
+    """``read_json`` narrowed to a top-level object with string keys."""
+    data = read_json(path, root=root)
+    if not isinstance(data, Mapping):
+        raise InputError(f"expected a JSON object at the top level, got {type(data).__name__}", path)
+    return {str(k): v for k, v in data.items()}
+
+
+def model_safe_text(text: str) -> str:
+    """``text`` made safe for tokenizers and models: lone surrogates become U+FFFD.
+
+    A well-formed surrogate pair held as two code points becomes the one
+    character it encodes. Use it on request text before tokenizing, so that
+    one bad phrase costs only its own answer, not its batch.
+    """
+    try:
+        text.encode("utf-8")  # fails exactly when a surrogate code point is present
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def find_task_dir(input_dir: Path, *names: str) -> Path | None:
+    """The first existing ``input_dir/<name>`` (also under a ``fusion_brain/`` level), else None.
+
+    Accepts the older forms of the rules: a top-level ``fusion_brain/`` folder
+    and alternative spellings of a task folder (``OD`` for ``zsOD``). A folder
+    that is a link is found here; reading through it is refused later if it
+    leaves the input folder.
+    """
+    roots = [input_dir, input_dir / "fusion_brain"]
+    for root in roots:
+        for name in names:
+            for variant in dict.fromkeys((name, name.replace("C", "\u0421"))):
+                candidate = root / variant
+                if _is_dir(candidate):
+                    return candidate
+    return None
+
+
+def _request_variants(task_dir: Path, names: tuple[str, ...]) -> list[Path]:
+    return [task_dir / v for name in names for v in dict.fromkeys((name, name.replace("C", "\u0421")))]
+
+
+def find_request_file(task_dir: Path, *names: str) -> Path | None:
+    """The first request file among ``names`` (Cyrillic 'С' spellings included) that is present
+    (as any kind of entry: ``read_request`` then says why it cannot be read)."""
+    for candidate in _request_variants(task_dir, names):
+        if _lexists(candidate):
+            return candidate
+    return None
+
+
+def read_request(task_dir: Path, *names: str, root: Path | str | None = None) -> dict[str, Any]:
+    """The JSON object of ``task_dir``'s request file (the first of ``names`` present).
+
+    An empty folder has no requests: ``{}``. A folder with files but no request
+    file, a request file that is not a regular file inside ``root`` (default
+    ``task_dir``; pass the run's input folder to allow a link to a file beside
+    it), or one that is not one JSON object raises ``InputError`` saying why
+    (the runner then writes the task's file empty and logs the reason). Inside
+    ``confined(input_dir)`` the file is reached from the input folder, so a
+    task folder that is a link leaving it is refused too.
+    """
+    scope = task_dir if root is None else root
+    request = find_request_file(task_dir, *names)
+    if request is not None:
+        return read_json_object(request, root=scope)
+    try:
+        fd = _open_scoped(task_dir, scope, want="dir")
+        if fd is None:
+            with os.scandir(_os_path(task_dir)) as it:
+                has_entries = any(True for _ in it)
+        else:
+            try:
+                with os.scandir(fd) as it:
+                    has_entries = any(True for _ in it)
+            finally:
+                os.close(fd)
+    except InputError as exc:
+        raise InputError(f"cannot list the folder ({exc})", task_dir) from exc
+    except OSError as exc:
+        raise InputError(f"cannot list the folder: {exc.strerror or exc}", task_dir) from exc
+    if has_entries:
+        raise InputError(f"{task_dir.name} folder has no {' or '.join(names)}", task_dir)
+    return {}
