@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,23 @@ class EchoTask(TaskBase[EchoSample, Any, list]):
 
     def fallback(self, sample: Sample) -> Prediction:
         return Prediction(sample.key, "fallback")
+
+
+class TrunklessEcho(EchoTask):
+    """Answers from the text alone when there is no trunk (``needs_trunk=False``)."""
+
+    info = dataclasses.replace(
+        EchoTask.info, name="plain", folder="PLAIN", output="prediction_PLAIN.json", needs_trunk=False
+    )
+
+    def preprocess(self, samples: Sequence[Sample], trunk: Any) -> Any:
+        return [getattr(s, "text", "") for s in samples]
+
+    def predict(self, batch: Any, trunk: Any) -> Any:
+        return [t.upper() for t in batch]
+
+    def postprocess(self, raw: Any, samples: Sequence[Sample]) -> list[Prediction]:
+        return [Prediction(s.key, r) for s, r in zip(samples, raw, strict=True)]
 
 
 def write_echo_input(root: Path, requests: dict[str, str]) -> Path:
