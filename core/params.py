@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -74,8 +73,22 @@ def count(tasks: Sequence[Task], trunk: Trunk) -> dict[str, Any]:
     return {"shared": shared, "total": total, "ratio": shared / total if total else 0.0, "per_task": per_task}
 
 
+def format_count(result: dict[str, Any]) -> list[str]:
+    """``count``'s result as lines: M, each task's own weights, N, M/N."""
+    lines = [f"shared trunk M = {result['shared']:,}"]
+    lines += [f"  {name:6s} own  = {own:,}" for name, own in result["per_task"].items()]
+    lines.append(f"all tasks    N = {result['total']:,}")
+    lines.append(f"M / N          = {result['ratio']:.3f}  (the rules ask for >= 0.3)")
+    return lines
+
+
 def main(argv: Sequence[str] | None, discovery: Discovery) -> int:
-    """The ``params.py`` command over the tasks ``discovery`` (the caller's plugin registry) registers."""
+    """The ``params.py`` command over the tasks ``discovery`` (the caller's plugin registry) registers.
+    Like ``run.py``, a closed or broken stdout or stderr (``| head``) costs neither a traceback nor
+    the exit status."""
+    from core import runtime
+
+    runtime.guard_std_streams()
     parser = argparse.ArgumentParser(prog="params.py", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--trunk", default="default", help="trunk spec, as for run.py")
@@ -85,15 +98,7 @@ def main(argv: Sequence[str] | None, discovery: Discovery) -> int:
 
     tasks = discovery.collect_tasks(discovery.get_plugin_manager(load_entrypoints=False))
     result = count(list(tasks.values()), load_trunk(TrunkConfig.parse(args.trunk)))
-    if args.json:
-        json.dump(result, sys.stdout)
-        print()
-        return 0
-    print(f"shared trunk M = {result['shared']:,}")
-    for name, own in result["per_task"].items():
-        print(f"  {name:6s} own  = {own:,}")
-    print(f"all tasks    N = {result['total']:,}")
-    print(f"M / N          = {result['ratio']:.3f}  (the rules ask for >= 0.3)")
+    runtime.say(json.dumps(result) if args.json else "\n".join(format_count(result)))
     return 0
 
 

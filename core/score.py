@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -117,25 +116,40 @@ def _metric(info: TaskInfo) -> Metric:
 
 def main(argv: Sequence[str] | None, discovery: Discovery) -> int:
     """The ``score.py`` command over the tasks ``discovery`` registers; returns the exit code (2
-    when the gold folder holds no task)."""
+    when the gold folder holds no task). Like ``run.py``, a closed or broken stdout or stderr
+    (``| head``) costs neither a traceback nor the exit status."""
+    from core import runtime
+
+    runtime.guard_std_streams()
     parser = argparse.ArgumentParser(prog="score.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--pred", required=True, type=Path, help="folder with prediction_<TASK>.json files")
     parser.add_argument("--true", required=True, type=Path, help="folder with the gold true_<TASK>.json files")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", handlers=[runtime.console_handler()]
+    )
     infos = registered_infos(discovery)
     try:
         result = score_dirs(args.pred, args.true, infos)
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     if len(result) == 1:
         names = ", ".join(i.folder for i in infos)
-        print(f"error: no true_<TASK>.json for any of {names} under {args.true}", file=sys.stderr)
-        return 2
-    print(json.dumps(result, ensure_ascii=False) if args.json else format_table(result, infos))
+        return _fail(f"no true_<TASK>.json for any of {names} under {args.true}")
+    runtime.say(json.dumps(result, ensure_ascii=False) if args.json else format_table(result, infos))
     return 0
+
+
+def _fail(message: str) -> int:
+    """``error: message`` on stderr, through the console handler ``run.py`` logs with (quiet once
+    stderr is closed or broken); exit status 2."""
+    from core import runtime
+
+    handler = runtime.console_handler()
+    handler.setFormatter(logging.Formatter("error: %(message)s"))
+    handler.handle(logging.makeLogRecord({"name": "score", "levelno": logging.ERROR, "msg": message}))
+    return 2
 
 
 if __name__ == "__main__":

@@ -122,3 +122,38 @@ def test_score_py_command_scores_the_registered_tasks() -> None:
     assert json.loads(done.stdout)["S"] == score_dirs(DATA / "pred", DATA / "true", INFOS)["S"]
     moved = subprocess.run([sys.executable, "-m", "core.score"], cwd=root, capture_output=True, text=True)
     assert moved.returncode != 0 and "python score.py" in moved.stderr
+
+
+@pytest.mark.parametrize("fmt", [[], ["--json"]])
+def test_score_py_into_a_closed_pipe_ends_quietly(fmt: list[str]) -> None:
+    """``python score.py ... | head -0``: the reader is gone before anything is printed; as run.py, no
+    traceback and exit status 0."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "score.py", "--pred", str(DATA / "pred"), "--true", str(DATA / "true"), *fmt],
+        cwd=Path(__file__).parents[2],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode("utf-8", "replace")
+    assert proc.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_score_py_with_stderr_closed_still_says_its_exit_status(tmp_path: Path) -> None:
+    """``2>&-``: the error message has nowhere to go; the exit status still says it (2)."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "score.py", "--pred", str(tmp_path), "--true", str(tmp_path / "missing")],
+        cwd=Path(__file__).parents[2],
+        stdout=subprocess.PIPE,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert done.returncode == 2 and done.stdout == b""
