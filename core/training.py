@@ -12,19 +12,15 @@ name left out defaults to the trainer's own choice among the sets under ``req.da
 (the project's ``../shared/data``), or to nothing when it is None (``--data-root none``:
 exactly the sources given). ``req.scale`` (``--scale``, in (0, 1]) is the share of its
 default work a trainer does; ``req.options`` are the task's own ``--<task>-*`` flags (added
-by the plugin's ``add_options`` hook for ``command == "train"``), without the prefix.
-Nothing here knows a task.
+by the plugin's ``add_train_options`` hook), without the prefix. Nothing here knows a task.
 
-A trainer written to the first interface, ``train_head(trunk, data, out_dir, *, seed,
-device, resume, progress[, data_root, scale]) -> card path``, still trains: a function
-without the ``request_trainer`` mark is called that way by ``call_legacy`` (the one place
-that reads a signature, to hand ``data_root`` and ``scale`` only to a trainer naming them).
+A trainer without the ``request_trainer`` mark is refused with a ``PluginError`` that names
+the decorator: there is one trainer interface.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -33,7 +29,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from core.errors import ProjectError
+from core.errors import PluginError, ProjectError
 from core.task import Task, TaskInfo, resolve
 
 if TYPE_CHECKING:
@@ -76,7 +72,7 @@ class Sources:
         return self.get("challenge")
 
     def as_dict(self) -> dict[str, list[Path]]:
-        """A plain ``{name: [path, ...]}`` copy (what the first trainer interface took)."""
+        """A plain ``{name: [path, ...]}`` copy."""
         return {k: list(v) for k, v in self.named.items()}
 
 
@@ -152,8 +148,8 @@ def _flat_numbers(values: Mapping[str, Any], prefix: str = "") -> dict[str, floa
 
 
 def request_trainer(fn: Callable[[TrainRequest], HeadCard]) -> Callable[[TrainRequest], HeadCard]:
-    """Mark ``fn`` as a trainer of this interface (``fn(req) -> HeadCard``); unmarked trainers
-    are called with the first interface's signature (``call_legacy``)."""
+    """Mark ``fn`` as a trainer of this interface (``fn(req) -> HeadCard``); ``train.py`` refuses a
+    trainer without the mark (``run_trainer``)."""
     fn.takes_train_request = True  # type: ignore[attr-defined]
     return fn
 
@@ -375,72 +371,19 @@ def select_trainable(tasks: Mapping[str, Task], wanted: str) -> list[Task]:
     return [t for t in tasks.values() if t.info.trainer]
 
 
-def dev_figures(card: Mapping[str, Any]) -> str:
-    """A first-interface card's dev figures, compactly: its top-level entries named ``*dev*`` or
-    ``*heldout*`` (a ``HeadCard`` says its dev score itself)."""
-    keys = sorted(k for k in card if "dev" in k.lower() or "heldout" in k.lower())
-    parts = [f"{k}={json.dumps(card[k], sort_keys=True, separators=(',', ':'))}" for k in keys]
-    return "; ".join(parts)
-
-
 def run_trainer(trainer: Callable[..., Any], req: TrainRequest, name: str) -> HeadCard:
-    """Call ``trainer`` with ``req``: directly when it is a ``request_trainer``, else as the
-    first interface (``call_legacy``)."""
-    if getattr(trainer, "takes_train_request", False):
-        card = trainer(req)
-        if not isinstance(card, HeadCard):
-            raise ProjectError(f"{name}: its trainer returned {type(card).__name__}, not a core.training.HeadCard")
-        return card
-    return call_legacy(trainer, req, name)
-
-
-def call_legacy(train_head: Callable[..., Any], req: TrainRequest, name: str) -> HeadCard:
-    """The adapter for a trainer of the first interface, ``train_head(trunk, data, out_dir, *, seed,
-    device, resume, progress[, data_root, scale]) -> card path``: ``data_root`` and ``scale`` reach it
-    only when it declares them (as pluggy hands hook implementations only the arguments they name),
-    and one that would ignore a value the user set says so. Its card's dev score is read from the
-    card's ``*dev*``/``*heldout*`` entries."""
-    import inspect
-
-    later = {"data_root": (req.data_root, DEFAULT_DATA_ROOT), "scale": (req.scale, 1.0)}
-    params = inspect.signature(train_head).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        options = {k: value for k, (value, _) in later.items()}
-    else:
-        options = {}
-        for key, (value, default) in later.items():
-            if key in params:
-                options[key] = value
-            elif value != default:
-                log.warning("%s: its trainer takes no %s; training as if %s=%r", name, key, key, default)
-    path = train_head(
-        req.trunk,
-        req.sources.as_dict(),
-        req.out_dir,
-        seed=req.seed,
-        device=req.device,
-        resume=req.resume,
-        progress=req.progress,
-        **options,
-    )
-    if path is None:
-        raise ProjectError(f"{name}: the trainer returned no card path")
-    from core.heads import read_card
-
-    card = read_card(Path(path)) or {}
-    return HeadCard(name, Path(path), card.get("trunk") or {}, _dev_entries(card))
-
-
-def _dev_entries(card: Mapping[str, Any]) -> dict[str, float]:
-    keys = [k for k in card if "dev" in k.lower() or "heldout" in k.lower()]
-    out: dict[str, float] = {}
-    for key in keys:
-        value = card[key]
-        if isinstance(value, Mapping):
-            out.update(_flat_numbers(value, f"{key}."))
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            out[key] = float(value)
-    return out
+    """Call ``trainer`` with ``req``. A trainer without the ``request_trainer`` mark, or one that
+    returns anything but a ``HeadCard``, raises ``PluginError`` saying what the interface is."""
+    if not getattr(trainer, "takes_train_request", False):
+        where = f"{getattr(trainer, '__module__', '?')}.{getattr(trainer, '__qualname__', trainer)}"
+        raise PluginError(
+            f"{name}: its trainer {where} is not marked @core.training.request_trainer; a trainer takes one "
+            "TrainRequest and returns a HeadCard: @request_trainer def train_head(req: TrainRequest) -> HeadCard"
+        )
+    card = trainer(req)
+    if not isinstance(card, HeadCard):
+        raise PluginError(f"{name}: its trainer returned {type(card).__name__}, not a core.training.HeadCard")
+    return card
 
 
 def train_task(task: Task, req: TrainRequest, *, strict: bool = False) -> TrainResult:

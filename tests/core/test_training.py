@@ -1,4 +1,4 @@
-"""``core.training``: the typed request and card, the legacy adapter, the one CLI."""
+"""``core.training``: the typed request and card, the one trainer interface, the one CLI."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from core import hookimpl, training
+from core.errors import PluginError
 from core.heads import write_card
 from core.task import TaskInfo
 from core.testing import make_fake_trunk
@@ -17,14 +18,22 @@ CALLS: list[dict[str, Any]] = []
 
 
 def first_interface_trainer(trunk, data, out_dir, *, seed, device, resume, progress):  # type: ignore[no-untyped-def]
-    """A trainer written to the interface before ``data_root`` and ``scale``."""
+    """A trainer written to the interface before ``TrainRequest`` (no longer called)."""
     CALLS.append({"seed": seed, "data": data})
     return write_card(Path(out_dir) / "card.json", {"trunk": trunk.component_versions})
 
 
 def scaled_trainer(trunk, data, out_dir, *, seed, device, resume, progress, data_root, scale):  # type: ignore[no-untyped-def]
+    """The same with the later keywords."""
     CALLS.append({"data_root": data_root, "scale": scale})
     return write_card(Path(out_dir) / "card.json", {"trunk": trunk.component_versions, "dev": scale})
+
+
+def unmarked_trainer(req: training.TrainRequest) -> training.HeadCard:
+    """This interface's signature, without the ``request_trainer`` mark."""
+    CALLS.append({"req": req})
+    path = write_card(req.out_dir / "card.json", {"trunk": req.trunk.component_versions})
+    return training.HeadCard.read("t", path)
 
 
 @training.request_trainer
@@ -44,24 +53,16 @@ class _Task:
         self.info = TaskInfo(name="t", version="1", folder="T", output="t.json", trainer=f"{__name__}:{trainer}")
 
 
-@pytest.mark.parametrize("scale", [1.0, 0.5])
-def test_a_trainer_without_the_later_keywords_still_trains(
-    scale: float, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+@pytest.mark.parametrize("trainer", ["first_interface_trainer", "scaled_trainer", "unmarked_trainer"])
+def test_a_trainer_without_the_mark_is_refused_naming_the_decorator(trainer: str, tmp_path: Path) -> None:
     CALLS.clear()
-    req = training.TrainRequest(make_fake_trunk(), tmp_path, training.Sources({"x": [tmp_path]}), scale=scale)
-    result = training.train_task(_Task("first_interface_trainer"), req)  # type: ignore[arg-type]
-    assert result.ok and [{"seed": 0, "data": {"x": [tmp_path]}}] == CALLS
-    assert ("takes no scale" in caplog.text) == (scale != 1.0)  # a value the user set and it ignores: said
-
-
-def test_the_later_keywords_reach_a_trainer_that_declares_them(tmp_path: Path) -> None:
-    CALLS.clear()
-    req = training.TrainRequest(make_fake_trunk(), tmp_path, data_root=None, scale=0.25)
-    result = training.train_task(_Task("scaled_trainer"), req)  # type: ignore[arg-type]
-    assert result.ok and CALLS == [{"data_root": None, "scale": 0.25}]
-    assert result.head is not None and dict(result.head.dev_score) == {"dev": 0.25}
-    assert result.dev == "dev=0.25"
+    req = training.TrainRequest(make_fake_trunk(), tmp_path, training.Sources({"x": [tmp_path]}))
+    result = training.train_task(_Task(trainer), req)  # type: ignore[arg-type]
+    assert not result.ok and result.card is None and CALLS == []  # never called
+    assert "PluginError" in result.error and "@core.training.request_trainer" in result.error
+    assert f"{__name__}.{trainer}" in result.error  # which function
+    with pytest.raises(PluginError, match=r"not marked @core\.training\.request_trainer"):
+        training.train_task(_Task(trainer), req, strict=True)  # type: ignore[arg-type]
 
 
 def test_a_request_trainer_gets_the_request_and_its_card_says_the_dev_score(tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 
     python -m plugins.vqa.train [--data NAME=PATH ...] [--heads DIR] [--vqa-cache-dir DIR] [--vqa-synthetic-per-image N]
 
-Data sources (``data`` maps a name to paths; an absent name defaults to the matching sets of
-``../shared/data`` when present):
+Data sources (``req.sources`` maps a name to paths; an absent name defaults to the matching sets
+under ``req.data_root``, ``../shared/data`` unless ``--data-root`` says otherwise, when present):
 
 * ``challenge``: sets in the challenge layout, ``<set>/input/VQA/questions.json``
   (``{qid: {"question", "file_name"}}``, images in ``<set>/input/VQA/images/``) and
@@ -768,14 +768,15 @@ def fit_head(
     cache_dir: Path | None = None,
     synthetic_per_image: int = 4,
 ) -> Path:
-    """Fit the VQA head for ``trunk`` on ``data`` (see the module docstring) and write it to ``out_dir``.
+    """Fit the VQA head for ``req.trunk`` on ``req.sources`` (see the module docstring) and write it
+    to ``req.out_dir``; returns the card path.
 
-    ``resume``: reuse the embeddings cached in ``cache_dir`` (default ``out_dir/cache``), the
-    expensive part; fitting itself takes a few minutes on one core. ``device`` is accepted for
-    the common interface; everything here runs on CPU (the features are small). ``scale``
-    (train.py's ``--scale``) keeps that share of the images of the training-only sources
+    ``req.resume``: reuse the embeddings cached in ``cache_dir`` (default ``req.out_dir/cache``),
+    the expensive part; fitting itself takes a few minutes on one core. ``req.device`` is not
+    used: everything here runs on CPU (the features are small). ``req.scale`` (train.py's
+    ``--scale``) keeps that share of the images of the training-only sources
     (``challenge_train``, VQA v2 JSONs, captioned images), drawn by image name; the
-    ``challenge`` sets and the text questions are always used whole. Returns the card path.
+    ``challenge`` sets and the text questions are always used whole.
     """
     trunk, data, out_dir = req.trunk, req.sources.as_dict(), req.out_dir
     seed, device, resume, progress, scale = req.seed, req.device, req.resume, req.progress, req.scale

@@ -3,11 +3,11 @@
 Heads: the grounding head (``plugins.zsod.head``: region-phrase scorer over the trunk's
 stride-32 map), the verifier (``plugins.zsod.verifier``: stage 1 over every proposal,
 stage 2 over crops, shipped only when it wins out-of-fold) and the decision's
-calibration (``plugins.zsod.decision``). Written into ``out_dir``: ``verifier.safetensors``
+calibration (``plugins.zsod.decision``). Written into ``req.out_dir``: ``verifier.safetensors``
 (all heads, fp16), ``verifier.json`` (the card) and ``calibration.json``.
 
-Data sources (``data``: name -> paths; a name left out defaults to the matching sets of
-``../shared/data`` when they exist):
+Data sources (``req.sources``: name -> paths; a name left out defaults to the matching sets under
+``req.data_root``, ``../shared/data`` unless ``--data-root`` says otherwise, when they exist):
 
 * ``coco_captions``: captioned images, the weak part (phrases mined from the captions,
   ``plugins.zsod.train.phrases``; multiple-instance learning, ``plugins.zsod.train.weak_fit``). A path
@@ -27,8 +27,8 @@ Data sources (``data``: name -> paths; a name left out defaults to the matching 
   region's phrase with its box; phrases of other images are negatives.
 
 Other names (VQA, HTR) are ignored. Trunk features are cached under ``cache`` (default
-``out_dir/cache``) in resumable shards; with ``resume`` a trained grounding head in
-``out_dir`` is reused. Everything is seeded.
+``req.out_dir/cache``) in resumable shards; with ``req.resume`` a trained grounding head in
+``req.out_dir`` is reused. Everything is seeded (``req.seed``).
 """
 
 from __future__ import annotations
@@ -604,13 +604,15 @@ def train_heads(
     max_caption_images: int | None = None,
     strong_in_grounding: bool = True,
 ) -> Path:
-    """Train the zsOD heads for ``trunk`` from ``data`` (see the module doc); returns the card's path.
+    """Train the zsOD heads for ``req.trunk`` from ``req.sources`` (see the module doc) into
+    ``req.out_dir``; returns the card's path.
 
-    ``device`` is accepted for the shared interface; these heads are small and train on the CPU.
-    ``strong_in_grounding``: the grounding head also trains on the labelled boxes (default). Off, only the
-    verifier sees them (its grounding features are then out-of-sample on them, as at test time), which
-    measured worse on the held-out half (README.md). ``scale`` (train.py's ``--scale``) keeps that
-    share of the captioned images (the labelled boxes, scarce, are all kept).
+    ``req.device`` is not used: these heads are small and train on the CPU (said in the log when
+    another device is asked for). ``strong_in_grounding``: the grounding head also trains on the
+    labelled boxes (default). Off, only the verifier sees them (its grounding features are then
+    out-of-sample on them, as at test time), which measured worse on the held-out half (README.md).
+    ``req.scale`` (train.py's ``--scale``) keeps that share of the captioned images (the labelled
+    boxes, scarce, are all kept).
     """
     trunk, data, out_dir = req.trunk, req.sources.as_dict(), req.out_dir
     seed, device, resume, progress, scale = req.seed, req.device, req.resume, req.progress, req.scale
