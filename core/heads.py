@@ -82,20 +82,15 @@ def card_matches(card: Mapping[str, Any], trunk: Trunk) -> bool:
 
 
 def mismatches(recorded: Mapping[str, str], trunk: Trunk) -> dict[str, tuple[str, str | None]]:
-    """The one check whether a head fits a trunk: ``{component: (recorded, the trunk's)}`` for
-    every component a head's card records that is not the trunk's own (ablation marks aside)."""
-    current = trunk.base_component_versions
-    return {k: (v, current.get(k)) for k, v in recorded.items() if current.get(k) != v}
+    """``{component: (recorded, the trunk's)}`` for every component a head's card records that is not
+    the trunk's own (ablation marks aside): ``Trunk.mismatches``, the one check, which lives on the
+    trunk so that ``core.trunk`` needs nothing from this module."""
+    return trunk.mismatches(recorded)
 
 
 def require_fit(recorded: Mapping[str, str], trunk: Trunk, *, what: str) -> None:
-    """Raise ``TrunkError`` naming each component of ``recorded`` that is not ``trunk``'s (``mismatches``)."""
-    bad = mismatches(recorded, trunk)
-    if bad:
-        from core.errors import TrunkError
-
-        detail = ", ".join(f"{k}: made for {v!r}, trunk has {c!r}" for k, (v, c) in bad.items())
-        raise TrunkError(f"{what} was trained on another trunk ({detail}); retrain it for this trunk")
+    """Raise ``TrunkError`` naming each component of ``recorded`` that is not ``trunk``'s (``Trunk.require_fit``)."""
+    trunk.require_fit(recorded, what=what)
 
 
 def find_head(

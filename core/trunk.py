@@ -113,13 +113,25 @@ class Trunk:
         """``version`` without the ablation: the id heads for this trunk are filed under."""
         return versions_id(self.base_component_versions)
 
+    def mismatches(self, recorded: Mapping[str, str]) -> dict[str, tuple[str, str | None]]:
+        """The one check whether a head fits this trunk: ``{component: (recorded, this trunk's)}`` for
+        every component a head's card records that is not this trunk's own (ablation marks aside).
+        ``core.heads`` (head lookup) and ``check_compatible`` (loaders) both ask it."""
+        current = self.base_component_versions
+        return {k: (v, current.get(k)) for k, v in recorded.items() if current.get(k) != v}
+
+    def require_fit(self, recorded: Mapping[str, str], *, what: str) -> None:
+        """Raise ``TrunkError`` naming each component of ``recorded`` that is not this trunk's (``mismatches``)."""
+        bad = self.mismatches(recorded)
+        if bad:
+            detail = ", ".join(f"{k}: made for {v!r}, trunk has {c!r}" for k, (v, c) in bad.items())
+            raise TrunkError(f"{what} was trained on another trunk ({detail}); retrain it for this trunk")
+
     def check_compatible(self, recorded: Mapping[str, str], *, what: str) -> None:
-        """Raise ``TrunkError`` unless every component a head recorded matches."""
+        """Raise ``TrunkError`` unless every component a head recorded matches (``require_fit``)."""
         if self.config.ablation != "none":
             return  # ablation runs deliberately feed heads foreign features
-        from core.heads import require_fit
-
-        require_fit(recorded, self, what=what)
+        self.require_fit(recorded, what=what)
 
     def num_parameters(self) -> int:
         """Weights of the trunk: parameters plus persistent weight buffers."""

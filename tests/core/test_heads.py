@@ -67,8 +67,17 @@ def test_search_dirs_follow_option_then_environment(monkeypatch, tmp_path: Path)
     assert search_dirs(None) == (tmp_path / "env",)
 
 
+def test_the_trunk_needs_nothing_from_heads() -> None:
+    """Heads are per trunk, so core.heads reads core.trunk; core.trunk never imports core.heads, not even
+    for typing: the fit check lives on the trunk (no core.heads <-> core.trunk cycle)."""
+    from tests.test_imports import Project
+
+    project = Project()
+    assert "core.heads" not in project.edges("core.trunk") and "core.trunk" in project.edges("core.heads")
+
+
 def test_one_fit_check_for_cards_and_loaders(tmp_path: Path, trunk) -> None:
-    """card_matches (head lookup) and Trunk.check_compatible (loaders) are one check: core.heads.mismatches."""
+    """card_matches (head lookup) and Trunk.check_compatible (loaders) are one check: Trunk.mismatches."""
     import torch
 
     from core.errors import TrunkError
