@@ -6,9 +6,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import (
-    _CHAR_METHODS,
-    _MATH_BUILTIN,
     _MAX_CONST,
     _MIN_CONST,
     _STRING_METHODS,
@@ -22,6 +21,7 @@ from plugins.c2c.java_types import (
     SORTED_TYPES,
     array_fill,
 )
+from plugins.c2c.library import Call, emit_function
 from plugins.c2c.statements import _py_method_name
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.support import HELPERS, is_constant
@@ -60,7 +60,6 @@ _RANDOM_RANGE = {
     "nextFloat": [],
     "nextBoolean": [],
 }
-_RADIX_STRINGS = {"toBinaryString": "bin", "toOctalString": "oct", "toHexString": "hex"}
 
 
 class ExpressionsMixin:
@@ -72,7 +71,12 @@ class ExpressionsMixin:
             return []
         handler = getattr(self, f"_ex_{node.type}", None)
         if handler is not None:
-            return handler(node)
+            try:
+                return handler(node)
+            except TranslationBug:
+                raise
+            except BUG_ERRORS as exc:  # the innermost construct that failed names the bug
+                raise TranslationBug.at(node, self.st.src, self.st.offset, exc) from exc
         if node.type in (
             "decimal_integer_literal",
             "hex_integer_literal",
@@ -102,14 +106,14 @@ class ExpressionsMixin:
         ):
             return list(_STATIC_CONSTANTS[self.text(node)])  # `PI` of `import static java.lang.Math.*`, C's `INT_MAX`
         if node.type == "identifier" and is_constant(self.text(node)) and self.text(node) not in self.declared_names():
-            self.constants_used.add(self.text(node))  # `MAX_CHAR` of the function's class: defined before it
+            self.st.constants_used.add(self.text(node))  # `MAX_CHAR` of the function's class: defined before it
         if node.type == "identifier":
             return self._identifier(self.text(node))  # `self . x` / `Cls . x` inside classes (program.py)
         if node.type == "type_identifier":
             return [self.text(node)]
         if node.type == "this":
             return ["self"]
-        self.unknown += 1
+        self.st.unknown += 1
         return self.text(node).split()
 
     def _ex_parenthesized_expression(self, node: Node) -> Tokens:
@@ -133,8 +137,8 @@ class ExpressionsMixin:
         elif op in ("+", "-", "*", "/", "%") and lt == "char" and rt == "char":
             lx, rx = ["ord", "(", *lx, ")"], ["ord", "(", *rx, ")"]
         if op == "/" and self._is_int(left) and self._is_int(right):
-            default = "cast" if self.style.int_cast_div else "floor"
-            if self.prog is None and _returned_ratio(node, right):
+            default = "cast" if self.st.style.int_cast_div else "floor"
+            if self.policy.returned_ratio_divides and _returned_ratio(node, right):
                 default = "true"  # `return a * b / c` of a function: the references' `/` (see _returned_ratio)
             choice = self._decide("div", node, DIV_OPTIONS, default)
             if choice == "cast":
@@ -166,16 +170,16 @@ class ExpressionsMixin:
         tt = self.expr(target)
         upd = self._update_tokens(node)
         if self.text(node).strip().startswith(("++", "--")):
-            self.pre.append(upd)
+            self.st.pre.append(upd)
         else:
-            self.post.append(upd)
+            self.st.post.append(upd)
         return tt
 
     def _ex_assignment_expression(self, node: Node) -> Tokens:
         left = node.child_by_field_name("left")
         if left.type == "identifier" and self.text(node.child_by_field_name("operator")) == "=":
             return ["(", self.text(left), ":=", *self.expr(node.child_by_field_name("right")), ")"]
-        self.pre.append(self._assignment(node))
+        self.st.pre.append(self._assignment(node))
         return self.expr(left)
 
     def _ex_ternary_expression(self, node: Node) -> Tokens:
@@ -255,7 +259,7 @@ class ExpressionsMixin:
         loop_vars = ["i", "j", "k", "l", "m"]
         for depth, size in enumerate(reversed(sizes)):
             st = self.expr(size)
-            if depth == 0 and not self.style.comp_array:
+            if depth == 0 and not self.st.style.comp_array:
                 out = ["[", *out, "]", "*", *(st if len(st) == 1 else ["(", *st, ")"])]
             else:
                 var = loop_vars[min(len(sizes) - 1 - depth, 4)]
@@ -294,7 +298,7 @@ class ExpressionsMixin:
         if base in ("Integer", "Long", "Double"):
             return self.expr(args[0]) if args else ["0"]
         if base in _TUPLE_CLASSES and self._undeclared_class(base):
-            if _FIELD_STORE.search(self.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
+            if _FIELD_STORE.search(self.st.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
                 return ["[", *self._arg_tokens(args), "]"]
             return ["(", *self._arg_tokens(args), ")"]  # `new Pair ( x , y )` of a class not shown: a tuple
         if base == "Random" and self._undeclared_class(base):
@@ -303,7 +307,7 @@ class ExpressionsMixin:
 
     def _undeclared_class(self, name: str) -> bool:
         """Is ``name`` a class the source uses without declaring it (a helper class of its file, java.util)?"""
-        return f"class {name} ".encode() not in self.src
+        return f"class {name} ".encode() not in self.st.src
 
     def _tuple_field(self, obj: Node, field: str) -> Tokens | None:
         """`p . first` / `p . getSecond ( )` of an undeclared pair class (made a tuple): `p [ 0 ]`."""
@@ -313,10 +317,6 @@ class ExpressionsMixin:
         if base not in _TUPLE_CLASSES or not self._undeclared_class(base):
             return None
         return [*self.expr(obj), "[", _TUPLE_FIELDS[field], "]"]
-
-    def _ex_lambda_expression(self, node: Node) -> Tokens:
-        self.unknown += 1
-        return ["lambda", ":", "None"]
 
     def _ex_instanceof_expression(self, node: Node) -> Tokens:
         return ["isinstance", "(", *self.expr(node.named_children[0]), ",", self.text(node.named_children[1]), ")"]
@@ -331,71 +331,14 @@ class ExpressionsMixin:
         for i, toks in enumerate(a):
             flat += ([","] if i else []) + toks
         if obj is None:
-            if name in self.method_types:
+            if name in self.st.method_types:
                 name = _py_method_name(name)
             elif name in HELPERS:  # `quickSort ( a , 0 , n - 1 )` of the function's class: defined after it
-                self.helpers_used.add(name)
+                self.st.helpers_used.add(name)
             return [name, "(", *flat, ")"]
-        ot = self.text(obj)
-        if ot == "Math":
-            if name in _MATH_BUILTIN:
-                return [_MATH_BUILTIN[name], "(", *flat, ")"]
-            if name == "cbrt" and a:
-                return ["(", *a[0], ")", "**", "(", "1", "/", "3", ")"]
-            if name in ("floor", "ceil", "round") and a:
-                return (
-                    ["math", ".", name if name != "round" else "floor", "(", *flat, ")"]
-                    if name != "round"
-                    else ["round", "(", *flat, ")"]
-                )
-            if name == "random":
-                return ["random", ".", "random", "(", ")"]
-            if name in ("floorDiv", "floorMod") and len(a) == 2:  # Python's // and % are floor-based
-                return ["(", *a[0], "//" if name == "floorDiv" else "%", *a[1], ")"]
-            if name == "signum" and len(a) == 1:
-                return ["float", "(", "(", *a[0], ">", "0", ")", "-", "(", *a[0], "<", "0", ")", ")"]
-            if name in ("toRadians", "toDegrees") and len(a) == 1:
-                return ["math", ".", "radians" if name == "toRadians" else "degrees", "(", *a[0], ")"]
-            return ["math", ".", name, "(", *flat, ")"]
-        if ot in ("Integer", "Long", "Short", "Byte") and name in ("parseInt", "parseLong", "valueOf") and a:
-            return ["int", "(", *flat, ")"]
-        if ot in ("Double", "Float") and name in ("parseDouble", "parseFloat", "valueOf") and a:
-            return ["float", "(", *flat, ")"]
-        if ot in ("Integer", "Long") and name in _RADIX_STRINGS and len(a) == 1:  # `bin ( n ) [ 2 : ]`
-            return [_RADIX_STRINGS[name], "(", *a[0], ")", "[", "2", ":", "]"]
-        if ot in ("Integer", "Long") and name == "bitCount" and a:
-            return ["bin", "(", *a[0], ")", ".", "count", "(", "'1'", ")"]
-        if ot in ("Integer", "Long") and name in ("max", "min") and a:
-            return [name, "(", *flat, ")"]
-        if ot == "String" and name in ("valueOf", "copyValueOf") and len(a) == 1 and self.type_of(args[0]) == "char[]":
-            return ['" "', ".", "join", "(", *a[0], ")"]
-        if ot in ("String", "Integer", "Long", "Double", "Character") and name in ("valueOf", "toString") and a:
-            return ["str", "(", *flat, ")"]
-        if ot == "Character" and name in _CHAR_METHODS and a:
-            return [*a[0], ".", _CHAR_METHODS[name], "(", ")"]
-        if ot == "Character" and name == "getNumericValue" and a:
-            return ["int", "(", *a[0], ")"]
-        if ot == "Arrays" and name == "asList":
-            return ["[", *flat, "]"]
-        if ot == "Arrays" and name == "copyOfRange" and len(a) == 3:
-            return [*a[0], "[", *a[1], ":", *a[2], "]"]
-        if ot == "Arrays" and name == "copyOf" and len(a) == 2:
-            return [*a[0], "[", ":", *a[1], "]"]
-        if ot == "Arrays" and name == "equals" and len(a) == 2:
-            return [*a[0], "==", *a[1]]
-        if ot == "Arrays" and name == "stream" and len(a) == 1:
-            return a[0]
-        if ot == "Arrays" and name == "toString" and a:
-            return ["str", "(", *a[0], ")"]
-        if ot == "Collections" and name == "frequency" and len(a) == 2:
-            return [*a[0], ".", "count", "(", *a[1], ")"]
-        if ot == "Collections" and name == "nCopies" and len(a) == 2:
-            return ["[", *a[1], "]", "*", *a[0]]
-        if ot == "Arrays" and name == "binarySearch" and len(a) == 2:  # found: its index; else -(insertion point)-1
-            missing = ["-", "len", "(", "[", "v", "for", "v", "in", *a[0], "if", "v", "<", *a[1], "]", ")", "-", "1"]
-            return ["(", *a[0], ".", "index", "(", *a[1], ")", "if", *a[1], "in", *a[0], "else", *missing, ")"]
-        if ot == "Collections" and name in ("max", "min") and a:
-            return [name, "(", *a[0], ")"]
+        lib = emit_function(self, Call(node, obj, name, args, a=a, flat=flat))
+        if lib is not None:  # the Java library's static calls (library.py)
+            return lib
         otype = self.type_of(obj)
         base = _base_type(otype)
         if not a and name.startswith("get") and name[3:4].isupper():
@@ -418,9 +361,9 @@ class ExpressionsMixin:
             return o
         if name == "clone" and not a:
             return [*o, ".", "copy", "(", ")"]
-        if name in ("iterator", "listIterator") and not a and self.prog is None:
+        if name in ("iterator", "listIterator") and not a and self.policy.python_iterators:
             return ["iter", "(", *o, ")"]  # `it . next ( )` is `next ( it )`; `while ( it . hasNext ( ) )` a for loop
-        if name == "next" and not a and self.prog is None and base in ("Iterator", "ListIterator"):
+        if name == "next" and not a and self.policy.python_iterators and base in ("Iterator", "ListIterator"):
             return ["next", "(", *o, ")"]
         if name == "length" and not a:
             return ["len", "(", *o, ")"]

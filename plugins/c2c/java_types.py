@@ -100,7 +100,6 @@ def field_default(typ: str) -> str:
     return row.field_default if row is not None else "None"
 
 
-_MATH_BUILTIN = {"max": "max", "min": "min", "abs": "abs", "pow": "pow"}
 _MATH_DOUBLE = {
     "sqrt",
     "pow",
@@ -130,17 +129,6 @@ _MIN_CONST = {
     ("Double", "MIN_VALUE"),
     ("Float", "MIN_VALUE"),
     ("Short", "MIN_VALUE"),
-}
-_CHAR_METHODS = {
-    "isDigit": "isdigit",
-    "isLetter": "isalpha",
-    "isAlphabetic": "isalpha",
-    "isLetterOrDigit": "isalnum",
-    "isUpperCase": "isupper",
-    "isLowerCase": "islower",
-    "isWhitespace": "isspace",
-    "toUpperCase": "upper",
-    "toLowerCase": "lower",
 }
 _STRING_METHODS = {
     "toUpperCase": "upper",
@@ -175,7 +163,7 @@ class TypesMixin:
         return self.text(node)
 
     def lookup(self, name: str) -> str:
-        for scope in reversed(self.scopes):
+        for scope in reversed(self.st.scopes):
             if name in scope:
                 typ = scope[name]
                 # a boxed Character is a one-character str like a char: the same arithmetic (`c - 'a'`)
@@ -303,7 +291,7 @@ class TypesMixin:
             if ot == "Character" and name in ("toUpperCase", "toLowerCase"):
                 return "char"
             if obj is None:
-                return self.method_types.get(name, "?")
+                return self.st.method_types.get(name, "?")
             if obj.type == "identifier" and name in _ELEMENT_GETTERS:  # `st . peek ( )` of a Stack<Character>
                 elem = self.lookup(self.text(obj) + "<elem>")
                 return elem

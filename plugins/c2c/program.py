@@ -36,6 +36,7 @@ from plugins.c2c.java_types import (
     SORTED_TYPES,
     field_default,
 )
+from plugins.c2c.library import Call, emit_program
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
@@ -591,18 +592,18 @@ class ProgramMixin:
     # -- the compilation unit -------------------------------------------------------------------
     def _program(self, root: Node, info: ProgramInfo) -> None:
         """Translate the compilation unit ``root`` (analysed by ``analyze`` into ``info``)."""
-        self.prog = info
+        self.st.prog = info
         self._collect_method_types(root)
         token_reads = info.reads & _TOKEN_OPS
         declares_input = "input" in self.declared_names() and "input" not in info.io
         if not info.reads:
-            self.read_mode = ""
+            self.st.read_mode = ""
         elif not info.reads - _TOKEN_OPS and not declares_input:
-            self.read_mode = "tokens"
+            self.st.read_mode = "tokens"
         elif info.reads <= {"line"} and not info.line_null_checks and not declares_input:
-            self.read_mode = "lines"
+            self.st.read_mode = "lines"
         else:
-            self.read_mode = "mixed"
+            self.st.read_mode = "mixed"
         emitted: set[int] = set()
         main_nodes: list[Node] = []
         deferred: list[Node] = []
@@ -627,15 +628,15 @@ class ProgramMixin:
             self._field(node, 0, None)
         for m in main_nodes:
             self._entry(m)
-        for i, (lvl, toks) in enumerate(self.lines):  # `self . in`: a field named like a Python keyword
+        for i, (lvl, toks) in enumerate(self.st.lines):  # `self . in`: a field named like a Python keyword
             if any(t in PY_KEYWORDS and j and toks[j - 1] == "." for j, t in enumerate(toks)):
                 fixed = [t + "_" if t in PY_KEYWORDS and j and toks[j - 1] == "." else t for j, t in enumerate(toks)]
-                self.lines[i] = (lvl, fixed)
+                self.st.lines[i] = (lvl, fixed)
         self._header(token_reads)
 
     def _flatten_main(self, node: Node, main_nodes: list[Node], deferred: list[Node], emitted: set[int]) -> None:
-        assert self.prog is not None
-        main = self.prog.main
+        assert self.st.prog is not None
+        main = self.st.prog.main
         methods = main.static_methods | main.instance_methods if main is not None else set()
         for m in class_members(node):
             if m.type in CLASS_TYPES:
@@ -665,18 +666,18 @@ class ProgramMixin:
 
     def _entry(self, m: Node) -> None:
         """``main``: the script (under ``if __name__``), or a thread with a large stack when recursion is deep."""
-        assert self.prog is not None
+        assert self.st.prog is not None
         body = m.child_by_field_name("body")
-        start = len(self.lines)
+        start = len(self.st.lines)
         returns = body is not None and _returns(body)
-        if self.prog.recursive or returns:
+        if self.st.prog.recursive or returns:
             self._emit(0, ["def", "main", "(", ")", ":"])
             glob = self._globals_of(m, None)
             if glob:
                 self._emit(1, ["global", *_comma_list(glob)])
             self._method_block(body, 1, [], None, static=True)
             self._rename_shadowing(m, start)
-            if not self.prog.recursive:
+            if not self.st.prog.recursive:
                 self._emit(0, ["main", "(", ")"])
                 return
             self._emit(0, ["sys", ".", "setrecursionlimit", "(", "1", "<<", "25", ")"])
@@ -689,7 +690,7 @@ class ProgramMixin:
 
     def _header(self, token_reads: set[str]) -> None:
         header: list[tuple[int, Tokens]] = []
-        mode = self.read_mode
+        mode = self.st.read_mode
         runtime: list[tuple[int, Tokens]] = []
         if mode == "tokens":
             runtime = [
@@ -718,9 +719,9 @@ class ProgramMixin:
                 )
             ]
         elif mode == "mixed":
-            assert self.prog is not None
+            assert self.st.prog is not None
             funcs = set()
-            reads = self.prog.reads
+            reads = self.st.prog.reads
             if token_reads:
                 funcs.add("next_token")
             if "line" in reads:
@@ -732,8 +733,8 @@ class ProgramMixin:
             if "read" in reads:
                 funcs.add("read_char")
             runtime = runtime_lines(funcs)
-        used = {t for _, toks in [*runtime, *self.lines] for t in toks}
-        pairs = {a for _, toks in [*runtime, *self.lines] for a, b in zip(toks, toks[1:], strict=False) if b == "."}
+        used = {t for _, toks in [*runtime, *self.st.lines] for t in toks}
+        pairs = {a for _, toks in [*runtime, *self.st.lines] for a, b in zip(toks, toks[1:], strict=False) if b == "."}
         declared = self.declared_names()
         for mod in _MODULES:
             if mod in pairs and mod not in declared:
@@ -742,33 +743,33 @@ class ProgramMixin:
             if (
                 name in used
                 and name not in declared
-                and not any(toks[:2] == ["def", name] or toks[:2] == ["class", name] for _, toks in self.lines)
+                and not any(toks[:2] == ["def", name] or toks[:2] == ["class", name] for _, toks in self.st.lines)
             ):
                 header.append((0, ["from", mod, "import", name]))
-        self.lines[:0] = [*header, *runtime]
+        self.st.lines[:0] = [*header, *runtime]
 
     # -- classes --------------------------------------------------------------------------------
     def _class(self, node: Node, level: int, emitted: set[int]) -> None:
-        assert self.prog is not None
+        assert self.st.prog is not None
         if node.id in emitted:
             return
         emitted.add(node.id)
         name_node = node.child_by_field_name("name")
         name = self.text(name_node)
-        ci = self.prog.classes.get(name)
+        ci = self.st.prog.classes.get(name)
         members = class_members(node)
         for m in members:  # nested classes first, at module level
             if m.type in CLASS_TYPES:
                 self._class(m, level, emitted)
         if ci is None or ci.role in ("reader", "writer"):
             return
-        base_ci = self.prog.classes.get(ci.base)
+        base_ci = self.st.prog.classes.get(ci.base)
         if base_ci is not None and base_ci.node.id not in emitted:  # Python needs the base class first
             self._class(base_ci.node, level, emitted)
         base = ci.base if ci.base and ci.base not in OUT_TYPES else ""
         self._emit(level, ["class", name, *(["(", base, ")"] if base else []), ":"])
-        start = len(self.lines)
-        self.cls_stack.append(ci)
+        start = len(self.st.lines)
+        self.st.cls_stack.append(ci)
         inner = level + 1
         if node.type == "enum_declaration":
             body = node.child_by_field_name("body")
@@ -799,8 +800,8 @@ class ProgramMixin:
         if "compareTo" in ci.instance_methods:
             self._emit(inner, ["def", "__lt__", "(", "self", ",", "other", ")", ":"])
             self._emit(inner + 1, ["return", "self", ".", "compareTo", "(", "other", ")", "<", "0"])
-        self.cls_stack.pop()
-        if len(self.lines) == start:
+        self.st.cls_stack.pop()
+        if len(self.st.lines) == start:
             self._emit(inner, ["pass"])
 
     def _constructors(self, ctors: list[Node], fields_: list[Node], level: int, ci: ClassInfo) -> None:
@@ -810,14 +811,14 @@ class ProgramMixin:
         if len(by_arity) <= 1:
             ctor = ctors[-1] if ctors else None
             params = self._params(ctor.child_by_field_name("parameters")) if ctor is not None else []
-            def_line = len(self.lines)
+            def_line = len(self.st.lines)
             self._emit(level, ["def", "__init__", "(", *_comma_list(["self", *[p for p, _ in params]]), ")", ":"])
-            start = len(self.lines)
+            start = len(self.st.lines)
             for f in fields_:
                 self._field(f, level + 1, ["self", "."])
             if ctor is not None:
                 self._ctor_body(ctor, level + 1, params, ci, def_line)
-            if len(self.lines) == start:
+            if len(self.st.lines) == start:
                 self._emit(level + 1, ["pass"])
             return
         self._emit(level, ["def", "__init__", "(", "self", ",", "*", "args", ")", ":"])
@@ -828,11 +829,11 @@ class ProgramMixin:
             self._emit(level + 2, ["self", ".", f"_init{k}", "(", "*", "args", ")"])
         for k, ctor in sorted(by_arity.items()):
             params = self._params(ctor.child_by_field_name("parameters"))
-            def_line = len(self.lines)
+            def_line = len(self.st.lines)
             self._emit(level, ["def", f"_init{k}", "(", *_comma_list(["self", *[p for p, _ in params]]), ")", ":"])
-            start = len(self.lines)
+            start = len(self.st.lines)
             self._ctor_body(ctor, level + 1, params, ci, def_line)
-            if len(self.lines) == start:
+            if len(self.st.lines) == start:
                 self._emit(level + 1, ["pass"])
 
     def _ctor_body(self, ctor: Node, level: int, params: list[tuple[str, str]], ci: ClassInfo, start: int) -> None:
@@ -845,18 +846,18 @@ class ProgramMixin:
 
     def _function(self, node: Node, level: int, ci: ClassInfo | None) -> None:
         """A method: a module function (main class, ``ci`` None) or a method of class ``ci``."""
-        assert self.prog is not None
+        assert self.st.prog is not None
         name = self.text(node.child_by_field_name("name"))
         params = self._params(node.child_by_field_name("parameters"))
         static = ci is None or "static" in _modifiers(node)
         if ci is not None and name in PY_KEYWORDS:
             name += "_"
-        if ci is not None and name in self.prog.class_overloads.get(ci.name, {}):
-            name = self.prog.class_overloads[ci.name][name].get(len(params), name)
-        if ci is None and name in self.prog.overloads:
-            name = self.prog.overloads[name].get(len(params), name)
+        if ci is not None and name in self.st.prog.class_overloads.get(ci.name, {}):
+            name = self.st.prog.class_overloads[ci.name][name].get(len(params), name)
+        if ci is None and name in self.st.prog.overloads:
+            name = self.st.prog.overloads[name].get(len(params), name)
         elif ci is None:
-            name = self.prog.renames.get(name, name)
+            name = self.st.prog.renames.get(name, name)
         names = [p for p, _ in params]
         plist = node.child_by_field_name("parameters")
         if names and plist is not None and any(c.type == "spread_parameter" for c in plist.named_children):
@@ -866,38 +867,38 @@ class ProgramMixin:
                 self._emit(level, ["@", "staticmethod"])
             else:
                 names = ["self", *names]
-        start = len(self.lines)
+        start = len(self.st.lines)
         self._emit(level, ["def", name, "(", *_comma_list(names), ")", ":"])
         glob = self._globals_of(node, ci)
         if glob:
             self._emit(level + 1, ["global", *_comma_list(glob)])
         out = self._out_params().get(self.text(node.child_by_field_name("name"))) if ci is None else None
-        saved, self.sb_return = getattr(self, "sb_return", None), out[1] if out else None
+        saved, self.st.sb_return = self.st.sb_return, out[1] if out else None
         self._method_block(node.child_by_field_name("body"), level + 1, params, ci, static=static)
         if out:
             self._simple(level + 1, ["return", out[1]])
-        self.sb_return = saved
+        self.st.sb_return = saved
         self._rename_shadowing(node, start)
 
     def _method_block(
         self, body: Node | None, level: int, params: list[tuple[str, str]], ci: ClassInfo | None, static: bool
     ) -> None:
-        saved = (self.method_base, self.static_ctx)
-        self.method_base, self.static_ctx = len(self.scopes), static
-        pushed = ci is not None and (not self.cls_stack or self.cls_stack[-1] is not ci)
+        saved = (self.st.method_base, self.st.static_ctx)
+        self.st.method_base, self.st.static_ctx = len(self.st.scopes), static
+        pushed = ci is not None and (not self.st.cls_stack or self.st.cls_stack[-1] is not ci)
         if pushed:
-            self.cls_stack.append(ci)
+            self.st.cls_stack.append(ci)
         self._block(body, level, params=params)
         if pushed:
-            self.cls_stack.pop()
-        self.method_base, self.static_ctx = saved
+            self.st.cls_stack.pop()
+        self.st.method_base, self.st.static_ctx = saved
 
     def _globals_of(self, method: Node, ci: ClassInfo | None) -> list[str]:
         """Module globals the method assigns (so Python must declare them ``global``)."""
-        assert self.prog is not None
+        assert self.st.prog is not None
         from plugins.c2c.syntax import local_names
 
-        glob = self.prog.module_globals
+        glob = self.st.prog.module_globals
         if not glob:
             return []
         local = local_names(method)
@@ -930,7 +931,8 @@ class ProgramMixin:
                     obj is not None
                     and ci is None
                     and (
-                        obj.type == "this" or (self.prog.main is not None and obj.text == self.prog.main.name.encode())
+                        obj.type == "this"
+                        or (self.st.prog.main is not None and obj.text == self.st.prog.main.name.encode())
                     )
                 ):
                     target = target.child_by_field_name("field")
@@ -945,11 +947,11 @@ class ProgramMixin:
 
     def _builder_fields(self) -> set[str]:
         """The main class's StringBuilder fields (module globals that appends rebind)."""
-        assert self.prog is not None
-        main = self.prog.main
+        assert self.st.prog is not None
+        main = self.st.prog.main
         if main is None:
             return set()
-        cached = getattr(self, "_builders", None)
+        cached = self.st.builders
         if cached is None:
             cached = set()
             for m in class_members(main.node):
@@ -961,7 +963,7 @@ class ProgramMixin:
                         nm = d.child_by_field_name("name")
                         if nm is not None and nm.text is not None:
                             cached.add(nm.text.decode())
-            self._builders = cached
+            self.st.builders = cached
         return cached
 
     def _builder_out_param(self, method: Node) -> str | None:
@@ -985,10 +987,10 @@ class ProgramMixin:
 
     def _out_params(self) -> dict[str, tuple[int, str]]:
         """Module functions (main-class methods, not overloaded) with a StringBuilder out-parameter: index, name."""
-        cached = getattr(self, "_outs", None)
+        cached = self.st.out_params
         if cached is None:
             cached = {}
-            main = self.prog.main if self.prog is not None else None
+            main = self.st.prog.main if self.policy.whole_program else None
             if main is not None:
                 counts: dict[str, int] = {}
                 methods = [m for m in class_members(main.node) if m.type == "method_declaration"]
@@ -1002,12 +1004,12 @@ class ProgramMixin:
                     if out is not None:
                         params = [p for p, _ in self._params(m.child_by_field_name("parameters"))]
                         cached[name] = (params.index(out), out)
-            self._outs = cached
+            self.st.out_params = cached
         return cached
 
     def _st_return_statement(self, node: Node, level: int) -> None:
-        if getattr(self, "sb_return", None) and not node.named_children:
-            self._simple(level, ["return", self.sb_return])
+        if self.st.sb_return and not node.named_children:
+            self._simple(level, ["return", self.st.sb_return])
             return
         value = node.named_children[0] if node.named_children else None
         while value is not None and value.type == "parenthesized_expression" and value.named_children:
@@ -1035,10 +1037,10 @@ class ProgramMixin:
 
     def _field(self, node: Node, level: int, prefix: Tokens | None) -> None:
         """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
-        assert self.prog is not None
+        assert self.st.prog is not None
         typ = self._type_name(node.child_by_field_name("type"))
-        if _io_kind(_base_io(re.sub(r"<.*>", "", typ)), self.prog) or (
-            self.prog.main is not None and typ == self.prog.main.name
+        if _io_kind(_base_io(re.sub(r"<.*>", "", typ)), self.st.prog) or (
+            self.st.prog.main is not None and typ == self.st.prog.main.name
         ):
             return
         for decl in node.children_by_field_name("declarator"):
@@ -1046,28 +1048,28 @@ class ProgramMixin:
             dims = decl.child_by_field_name("dimensions")
             vtype = typ + ("[]" * self.text(dims).count("[") if dims is not None else "")
             if prefix is None:
-                self.scopes[0][name] = vtype
+                self.st.scopes[0][name] = vtype
             value = decl.child_by_field_name("value")
             if value is None:
                 default = field_default(vtype)
                 self._simple(level, [*(prefix or []), name, "=", default])
                 continue
-            saved = self.static_ctx
-            self.static_ctx = prefix is None
+            saved = self.st.static_ctx
+            self.st.static_ctx = prefix is None
             self._simple(level, [*(prefix or []), name, "=", *self._value(value, vtype)])
-            self.static_ctx = saved
+            self.st.static_ctx = saved
 
     # -- names ----------------------------------------------------------------------------------
     def _is_local(self, name: str) -> bool:
-        return any(name in scope for scope in self.scopes[self.method_base :])
+        return any(name in scope for scope in self.st.scopes[self.st.method_base :])
 
     def _identifier(self, name: str) -> Tokens:
-        prog = self.prog
-        if prog is None:
+        prog = self.st.prog
+        if not self.policy.whole_program:
             return [name]
-        if self.cls_stack and not self._is_local(name):
-            ci = self.cls_stack[-1]
-            if name in ci.instance_fields and not self.static_ctx:
+        if self.st.cls_stack and not self._is_local(name):
+            ci = self.st.cls_stack[-1]
+            if name in ci.instance_fields and not self.st.static_ctx:
                 return ["self", ".", name]
             if name in ci.static_fields:
                 return [ci.name, ".", name]
@@ -1083,8 +1085,8 @@ class ProgramMixin:
         return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
 
     def _field_access(self, node: Node) -> Tokens | None:
-        prog = self.prog
-        if prog is None:
+        prog = self.st.prog
+        if not self.policy.whole_program:
             return None
         obj = node.child_by_field_name("object")
         fld = self.text(node.child_by_field_name("field"))
@@ -1104,19 +1106,19 @@ class ProgramMixin:
             return list(exact)
         if self.text(obj) == "BigInteger" and fld in ("ZERO", "ONE", "TWO", "TEN"):
             return [{"ZERO": "0", "ONE": "1", "TWO": "2", "TEN": "10"}[fld]]
-        if obj.type == "this" and not self.cls_stack:
+        if obj.type == "this" and not self.st.cls_stack:
             return [fld]
         if obj.type == "identifier" and self.text(obj) == main:
             return [fld]
-        if obj.type == "this" and self.cls_stack:
+        if obj.type == "this" and self.st.cls_stack:
             return ["self", ".", fld]
         return None
 
     # -- calls ----------------------------------------------------------------------------------
     def _program_call(self, node: Node, statement: bool) -> Tokens | None:
         """Calls a whole program needs: stdin reads, prints, class-qualified calls; None: not one of them."""
-        prog = self.prog
-        if prog is None:
+        prog = self.st.prog
+        if not self.policy.whole_program:
             return None
         obj, name, args = self._call_parts(node)
         op = read_op(node, prog)
@@ -1151,9 +1153,7 @@ class ProgramMixin:
                 return self._print(args, newline=wop == "println")
         if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
             return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
-        if obj is not None and self.text(obj) == "Map" and name == "entry" and len(args) == 2:
-            return ["(", *self._arg_tokens(args), ")"]
-        if obj is not None and obj.type == "identifier" and self.text(obj) in self.joiners:
+        if obj is not None and obj.type == "identifier" and self.text(obj) in self.st.joiners:
             o = self.text(obj)
             if name == "add" and len(args) == 1:
                 return [o, ".", "append", "(", *self.expr(args[0]), ")"]
@@ -1176,6 +1176,9 @@ class ProgramMixin:
         big = self._big_integer_call(obj, name, args) if obj is not None else None
         if big is not None:
             return big
+        lib = emit_program(self, Call(node, obj, name, args, statement)) if obj is not None else None
+        if lib is not None:  # the Java library's static calls (library.py)
+            return lib
         if obj is not None and obj.type == "identifier" and ot in prog.heaps and not self._is_local_non_io(ot):
             if name in ("add", "offer") and len(args) == 1:
                 return ["heapq", ".", "heappush", "(", ot, ",", *self.expr(args[0]), ")"]
@@ -1217,16 +1220,8 @@ class ProgramMixin:
                 return ["(", "-", "heapq", ".", "heappop", "(", ot, ")", ")"]
             if name in ("peek", "element") and not args:
                 return ["(", "-", ot, "[", "0", "]", ")"]
-        if (
-            name == "sort"
-            and statement
-            and (
-                (ot in ("Arrays", "Collections") and len(args) == 2)
-                or (ot not in ("Arrays", "Collections") and len(args) == 1)
-            )
-        ):
-            target = self.expr(args[0]) if ot in ("Arrays", "Collections") else self.expr(obj)
-            return [*target, ".", "sort", "(", *self._sort_order(args[-1]), ")"]
+        if name == "sort" and statement and ot not in ("Arrays", "Collections") and len(args) == 1:
+            return [*self.expr(obj), ".", "sort", "(", *self._sort_order(args[-1]), ")"]
         if obj is not None and obj.type == "identifier" and ot in prog.sorted_maps and not args:
             if name in ("keySet", "navigableKeySet") or (name == "iterator"):
                 return ["sorted", "(", ot, ")"]
@@ -1243,25 +1238,9 @@ class ProgramMixin:
             if f in ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y"):
                 o, k, v = self.expr(obj), self.expr(args[0]), self.expr(args[1])
                 return [*o, "[", *k, "]", "=", *o, ".", "get", "(", *k, ",", "0", ")", "+", *v]
-        if ot == "Math" and name == "round" and len(args) == 1:  # Java rounds halves up; Python's round to even
-            return ["math", ".", "floor", "(", *self.expr(args[0]), "+", "0.5", ")"]
-        if ot == "System" and name == "exit":
-            return ["sys", ".", "exit", "(", *self._arg_tokens(args), ")"]
-        if ot == "String" and name == "join" and len(args) == 2:
-            return [*self.expr(args[0]), ".", "join", "(", *self.expr(args[1]), ")"]
         sb = self._builder_edit(node, name, args) if statement and obj is not None else None
         if sb is not None:
             return sb
-        if ot == "Arrays" and name == "asList" and len(args) == 1 and self.type_of(args[0]).endswith("[]"):
-            return ["list", "(", *self.expr(args[0]), ")"]  # the array's elements, not a list holding it
-        if ot == "Arrays" and name == "fill" and len(args) == 2 and statement:
-            target = self.expr(args[0])  # in place: the array may be a loop variable or an alias
-            return [*target, "[", ":", "]", "=", "[", *self.expr(args[1]), "]", "*", "len", "(", *target, ")"]
-        if ot in ("Integer", "Long", "Double", "Character", "Short", "Byte") and name == "compare" and len(args) == 2:
-            a, b = self.expr(args[0]), self.expr(args[1])
-            return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
-        if ot == "String" and name == "format" and args:
-            return self._format_expr(args)
         main = prog.main
         if (
             main is not None
@@ -1286,10 +1265,10 @@ class ProgramMixin:
                 return [*self.expr(obj), ".", new, "(", *self._arg_tokens(args), ")"]
         if obj is None:
             flat = self._arg_tokens(args)
-            if self.cls_stack and not self._is_local(name):
-                ci = self.cls_stack[-1]
+            if self.st.cls_stack and not self._is_local(name):
+                ci = self.st.cls_stack[-1]
                 name = prog.class_overloads.get(ci.name, {}).get(name, {}).get(len(args), name)
-                if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)} and not self.static_ctx:
+                if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)} and not self.st.static_ctx:
                     return ["self", ".", name, "(", *flat, ")"]
                 if name in ci.static_methods | {n for s_, n in _renamed(prog, ci) if s_}:
                     return [ci.name, ".", name, "(", *flat, ")"]
@@ -1297,11 +1276,11 @@ class ProgramMixin:
                     return ["self", ".", name, "(", *flat, ")"]
             if name in prog.overloads:
                 return [prog.overloads[name].get(len(args), name), "(", *flat, ")"]
-            if name in prog.renames and not self.cls_stack:
+            if name in prog.renames and not self.st.cls_stack:
                 return [prog.renames[name], "(", *flat, ")"]
             if main is not None and (name in main.static_methods or name in main.instance_methods):
                 return [name, "(", *flat, ")"]
-            if prog.static_math and name not in self.method_types:
+            if prog.static_math and name not in self.st.method_types:
                 if name in ("max", "min", "abs", "pow"):
                     return [name, "(", *flat, ")"]
                 if name in ("sqrt", "floor", "ceil", "log", "log10", "exp", "sin", "cos", "tan", "atan2", "hypot"):
@@ -1344,8 +1323,6 @@ class ProgramMixin:
 
     def _big_integer_call(self, obj: Node, name: str, args: list[Node]) -> Tokens | None:
         """BigInteger is Python's int: ``a . add ( b )`` -> ``a + b`` and so on."""
-        if self.text(obj) == "BigInteger" and name == "valueOf" and len(args) == 1:
-            return self.expr(args[0])
         if name not in _BIG_OPS or not self._is_big(obj):
             return None
         o = self.expr(obj)
@@ -1471,16 +1448,16 @@ class ProgramMixin:
             )
         if body is None:
             return [self._hoist(names and [(n, "?") for n in names], node.child_by_field_name("body"), node)]
-        self.scopes.append(dict.fromkeys(names, "?"))
+        self.st.scopes.append(dict.fromkeys(names, "?"))
         out = self.expr(body)
-        self.scopes.pop()
+        self.st.scopes.pop()
         return ["(", "lambda", *_comma_list(names), ":", *out, ")"]
 
     def _ex_method_reference(self, node: Node) -> Tokens:
         """``Integer::parseInt`` -> ``int``, ``Math::max`` -> ``max``, ``Main::f`` -> ``f``, ``o::f`` -> ``o . f``."""
         parts = [c for c in node.children if c.type not in ("::",)]
         if len(parts) != 2:
-            self.unknown += 1
+            self.st.unknown += 1
             return ["None"]
         owner, meth = self.text(parts[0]), self.text(parts[1])
         known = _METHOD_REFS.get((owner, meth)) or _METHOD_REFS.get(("*", meth))
@@ -1495,7 +1472,7 @@ class ProgramMixin:
             if base in ("HashMap", "TreeMap", "LinkedHashMap"):
                 return ["dict"]
             return [base]
-        if self.prog is not None and self.prog.main is not None and owner == self.prog.main.name:
+        if self.policy.whole_program and self.st.prog.main is not None and owner == self.st.prog.main.name:
             return self._identifier(meth)
         if owner == "this":
             return ["self", ".", meth]
@@ -1638,7 +1615,7 @@ class ProgramMixin:
     def _navigable_call(self, obj: Node, name: str, args: list[Node]) -> Tokens | None:
         """TreeMap / TreeSet navigation over the dict / set standing for it (a scan: correct, O(n) a call)."""
         base = _base_type_name(self.type_of(obj))
-        if base not in SORTED_TYPES and not (obj.type == "identifier" and self.text(obj) in self.prog.sorted_maps):
+        if base not in SORTED_TYPES and not (obj.type == "identifier" and self.text(obj) in self.st.prog.sorted_maps):
             return None
         o = self.expr(obj)
         if name in _NAV_CMP and len(args) == 1:
@@ -1659,7 +1636,7 @@ class ProgramMixin:
 
     def _joined(self, name: str) -> Tokens:
         """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
-        parts = self.joiners[name]
+        parts = self.st.joiners[name]
         out = [*parts[0], ".", "join", "(", name, ")"]
         if len(parts) == 3:
             out = ["(", *parts[1], "+", *out, "+", *parts[2], ")"]
@@ -1668,18 +1645,25 @@ class ProgramMixin:
     def _hoist(self, params: list[tuple[str, str]], body: Node | None, owner: Node) -> str:
         """A function an expression needs (a lambda with statements, an anonymous class's method): ``def _fN``
         emitted before the statement that uses it (``_emit``); its name."""
-        self.n_hoisted += 1
-        name = f"_f{self.n_hoisted}"
-        saved = (self.lines, self.pre, self.post, self.loop_updates, self.labels, self.hoisted)
-        self.lines, self.pre, self.post, self.loop_updates, self.labels, self.hoisted = [], [], [], [], [], []
+        self.st.n_hoisted += 1
+        name = f"_f{self.st.n_hoisted}"
+        saved = (self.st.lines, self.st.pre, self.st.post, self.st.loop_updates, self.st.labels, self.st.hoisted)
+        self.st.lines, self.st.pre, self.st.post, self.st.loop_updates, self.st.labels, self.st.hoisted = (
+            [],
+            [],
+            [],
+            [],
+            [],
+            [],
+        )
         self._emit(0, ["def", name, "(", *_comma_list([p for p, _ in params]), ")", ":"])
-        glob = self._globals_of(owner, None) if self.prog is not None and not self.cls_stack else []
+        glob = self._globals_of(owner, None) if self.policy.whole_program and not self.st.cls_stack else []
         if glob:
             self._emit(1, ["global", *_comma_list(glob)])
         self._block(body, 1, params=params)
-        lines = self.lines
-        self.lines, self.pre, self.post, self.loop_updates, self.labels, self.hoisted = saved
-        self.hoisted.extend(lines)
+        lines = self.st.lines
+        self.st.lines, self.st.pre, self.st.post, self.st.loop_updates, self.st.labels, self.st.hoisted = saved
+        self.st.hoisted.extend(lines)
         return name
 
     def _anonymous_method(self, node: Node) -> Node | None:
@@ -1695,12 +1679,12 @@ class ProgramMixin:
 
     def _runnable_call(self, r: Node) -> Tokens | None:
         """What running the ``Runnable`` ``r`` (given to a ``Thread``) is: a call, or None when it is not one."""
-        assert self.prog is not None
+        assert self.st.prog is not None
         if r.type == "lambda_expression":
             return ["(", *self.expr(r), ")", "(", ")"]
         if r.type == "method_reference":
             parts = [c for c in r.named_children]
-            if len(parts) == 2 and self.prog.main is not None and self.text(parts[0]) == self.prog.main.name:
+            if len(parts) == 2 and self.st.prog.main is not None and self.text(parts[0]) == self.st.prog.main.name:
                 return [*self._identifier(self.text(parts[1])), "(", ")"]
             return None
         if r.type != "object_creation_expression":
@@ -1708,9 +1692,9 @@ class ProgramMixin:
         if self._anonymous_method(r) is not None:
             return [*self.expr(r), "(", ")"]
         t = _base_type_name(_type_text(r.child_by_field_name("type")))
-        if self.prog.main is not None and t == self.prog.main.name:
+        if self.st.prog.main is not None and t == self.st.prog.main.name:
             return [*self._identifier("run"), "(", ")"]
-        if t in self.prog.classes:
+        if t in self.st.prog.classes:
             return [*self.expr(r), ".", "run", "(", ")"]
         return None
 
@@ -1718,13 +1702,13 @@ class ProgramMixin:
         """``Thread t = new Thread ( null , runnable , "" , 1 << 26 )``: the runnable runs here (``t . start``
         and ``t . join`` then vanish)."""
         decls = node.children_by_field_name("declarator")
-        if self.prog is not None and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
+        if self.policy.whole_program and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
             value = decls[0].child_by_field_name("value")
             if value is not None and value.type == "object_creation_expression":
                 targs = [a for a in self._args(value.child_by_field_name("arguments")) if a.type != "null_literal"]
                 run = self._runnable_call(targs[0]) if targs else None
                 if run is not None:
-                    self.threads.add(self.text(decls[0].child_by_field_name("name")))
+                    self.st.threads.add(self.text(decls[0].child_by_field_name("name")))
                     self._simple(level, run)
                     return
         super()._st_local_variable_declaration(node, level)  # type: ignore[misc]
@@ -1733,9 +1717,9 @@ class ProgramMixin:
         """``new Thread ( null , runnable , "" , 1 << 26 ) . start ( )`` (a big stack for deep recursion):
         the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses)."""
         call = node.named_children[0] if node.named_children else None
-        if self.prog is not None and call is not None and call.type == "method_invocation":
+        if self.policy.whole_program and call is not None and call.type == "method_invocation":
             obj, name, args = self._call_parts(call)
-            if obj is not None and self.text(obj) in self.threads and name in ("start", "join"):
+            if obj is not None and self.text(obj) in self.st.threads and name in ("start", "join"):
                 return  # the thread's runnable already ran where the thread was made
             if (
                 name == "start"
@@ -1749,7 +1733,7 @@ class ProgramMixin:
                 if run is not None:
                     self._simple(level, run)
                     return
-            main = self.prog.main.name if self.prog.main is not None else None
+            main = self.st.prog.main.name if self.st.prog.main is not None else None
             out = self._out_params().get(name) if obj is None or self.text(obj) == main else None
             if out is not None and len(args) > out[0] and args[out[0]].type == "identifier":
                 self._simple(level, [*self.expr(args[out[0]]), "=", *self.expr(call)])  # the edited builder
@@ -1757,7 +1741,7 @@ class ProgramMixin:
         super()._st_expression_statement(node, level)  # type: ignore[misc]
 
     def _read(self, op: str, args: list[Node]) -> Tokens:
-        mode = self.read_mode
+        mode = self.st.read_mode
         tok = ["input", "(", ")"] if mode == "tokens" else ["next_token", "(", ")"]
         if op == "int":
             return ["int", "(", *tok, ")"]
@@ -1804,8 +1788,8 @@ class ProgramMixin:
         return [*ft, "%", "(", *values, *([","] if len(args) == 2 else []), ")"]
 
     def _object_creation(self, node: Node) -> Tokens | None:
-        prog = self.prog
-        if prog is None:
+        prog = self.st.prog
+        if not self.policy.whole_program:
             return None
         t = _base_io(_type_text(node.child_by_field_name("type")))
         args = self._args(node.child_by_field_name("arguments"))
@@ -1839,7 +1823,7 @@ class ProgramMixin:
         if t == "StringJoiner" and args and node.parent is not None and node.parent.type == "variable_declarator":
             # a list of the parts; ``toString`` / printing joins them (``_joined``)
             nm = self.text(node.parent.child_by_field_name("name"))
-            self.joiners[nm] = [self.expr(a) for a in args[:3]]
+            self.st.joiners[nm] = [self.expr(a) for a in args[:3]]
             return ["[", "]"]
         if t == "PriorityQueue":
             decl = node.parent
@@ -1847,7 +1831,7 @@ class ProgramMixin:
             if decl is not None and decl.type == "variable_declarator" and cmp:
                 nm = self.text(decl.child_by_field_name("name"))
                 if nm in prog.cmp_heaps:  # elements wrapped by cmp_to_key (``.obj`` is the element)
-                    self.pre.append([nm + "_key", "=", "cmp_to_key", "(", *self.expr(cmp[-1]), ")"])
+                    self.st.pre.append([nm + "_key", "=", "cmp_to_key", "(", *self.expr(cmp[-1]), ")"])
             return ["[", "]"]
         if t == "StringTokenizer" and args:
             src = self.expr(args[0])
@@ -1879,8 +1863,8 @@ class ProgramMixin:
 
     def _skip_declaration(self, node: Node) -> bool:
         """Declarations of stdin / stdout objects and of the flattened main class vanish."""
-        prog = self.prog
-        if prog is None:
+        prog = self.st.prog
+        if not self.policy.whole_program:
             return False
         typ = _base_io(_type_text(node.child_by_field_name("type")))
         kind = _io_kind(typ, prog)
@@ -1896,22 +1880,22 @@ class ProgramMixin:
         loops = [c for c in node.named_children[1:] if c.type in _LOOP_TYPES]
         brk = bool(loops) and _jumps_to(loops[0], label, "break_statement", nested_only=True)
         cont = bool(loops) and _jumps_to(loops[0], label, "continue_statement", nested_only=True)
-        if self.prog is None or not (brk or cont):
+        if not self.policy.whole_program or not (brk or cont):
             super()._st_labeled_statement(node, level)  # type: ignore[misc]
             return
         if brk:
             self._simple(level, [f"{label}_break", "=", "False"])
-        self.labels.append((label, loops[0], brk, cont))
+        self.st.labels.append((label, loops[0], brk, cont))
         for child in node.named_children[1:]:
             self._statement(child, level)
-        self.labels.pop()
+        self.st.labels.pop()
 
     def _labelled_jump(self, node: Node, level: int, kind: str) -> bool:
         """``break label`` / ``continue label`` from a loop nested in the labelled one: set its flag (then break)."""
         target = next((c for c in node.named_children if c.type == "identifier"), None)
-        if target is None or not self.labels:
+        if target is None or not self.st.labels:
             return False
-        for label, loop, _brk, _cont in reversed(self.labels):
+        for label, loop, _brk, _cont in reversed(self.st.labels):
             if self.text(target) == label and _loop_between(node, loop):
                 self._simple(level, [f"{label}_{kind}", "=", "True"])
                 self._simple(level, ["break"])
@@ -1927,9 +1911,9 @@ class ProgramMixin:
             super()._st_continue_statement(node, level)  # type: ignore[misc]
 
     def _statement(self, node: Node, level: int) -> None:
-        inner = self.labels and node.type in _LOOP_TYPES
+        inner = self.st.labels and node.type in _LOOP_TYPES
         if inner:
-            for label, loop, _brk, cont in self.labels:
+            for label, loop, _brk, cont in self.st.labels:
                 if (
                     cont
                     and node.id != loop.id
@@ -1939,7 +1923,7 @@ class ProgramMixin:
                     self._simple(level, [f"{label}_continue", "=", "False"])
         super()._statement(node, level)  # type: ignore[misc]
         if inner:
-            for label, loop, brk, cont in self.labels:
+            for label, loop, brk, cont in self.st.labels:
                 if node.id == loop.id:
                     continue
                 if brk and _jumps_to(node, label, "break_statement", nested_only=False):
@@ -1967,10 +1951,10 @@ class ProgramMixin:
             value = r.child_by_field_name("value")
             if typ is None or name is None or value is None:
                 continue
-            kind = _io_kind(_base_io(_type_text(typ)), self.prog) if self.prog is not None else ""
+            kind = _io_kind(_base_io(_type_text(typ)), self.st.prog) if self.policy.whole_program else ""
             if kind and kind != "tok":
                 continue
-            self.scopes[-1][self.text(name)] = self._type_name(typ)
+            self.st.scopes[-1][self.text(name)] = self._type_name(typ)
             self._simple(level, [self.text(name), "=", *self.expr(value)])
         handlers = [c for c in node.named_children if c.type in ("catch_clause", "finally_clause")]
         if not handlers:
@@ -1988,7 +1972,7 @@ class ProgramMixin:
     def _print(self, args: list[Node], newline: bool) -> Tokens:
         """In a program, print exactly what Java prints: parts joined by one space use print's separator,
         others ``sep = ""``; booleans as ``true`` / ``false``."""
-        if self.prog is None or not args:
+        if not self.policy.whole_program or not args:
             return super()._print(args, newline)  # type: ignore[misc]
         parts = self._concat_parts(args[0])
         space = '" \u2581 "'
@@ -2002,7 +1986,7 @@ class ProgramMixin:
                 toks = ["str", "(", *toks, ")", ".", "lower", "(", ")"]
             elif self.type_of(part) == "char[]":  # Java prints a char array's characters
                 toks = ['" "', ".", "join", "(", *toks, ")"]
-            elif part.type == "identifier" and self.text(part) in self.joiners:
+            elif part.type == "identifier" and self.text(part) in self.st.joiners:
                 toks = self._joined(self.text(part))
             elif self.type_of(part) in ("double", "float") and _unparen(part).type == "cast_expression":
                 toks = ["float", "(", *toks, ")"]  # `( double ) n` prints 4.0 (the cast alone leaves an int)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import COLLECTION_TYPES, CONCRETE_MAP_TYPES, FLOAT_TYPES, INT_TYPES
+from plugins.c2c.library import Call, emit_function
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
     PY_BUILTINS,
@@ -44,7 +46,7 @@ class StatementsMixin:
                 name, names = "__init__", ["self", *names]
             elif name in PY_KEYWORDS:  # `def print` does not parse or hides the builtin its body calls
                 name = _py_method_name(name)
-            start = len(self.lines)
+            start = len(self.st.lines)
             self._emit(level, ["def", name, "(", *_commas(names), ")", ":"])
             self._block(node.child_by_field_name("body"), level + 1, params=params)
             self._rename_shadowing(node, start)
@@ -57,11 +59,11 @@ class StatementsMixin:
                     self._member(child, level, main)
                 return
             self._emit(level, ["class", self.text(node.child_by_field_name("name")), ":"])
-            start = len(self.lines)
+            start = len(self.st.lines)
             if body is not None:
                 for child in body.named_children:
                     self._member(child, level + 1, main)
-            if len(self.lines) == start:
+            if len(self.st.lines) == start:
                 self._emit(level + 1, ["pass"])
         elif kind in ("block", "static_initializer"):
             self._statement(node, level)
@@ -76,7 +78,7 @@ class StatementsMixin:
         ``len = len ( s )`` raises ``UnboundLocalError`` and ``in = 0`` does not parse: such a
         variable becomes ``Len`` (``len_`` when the source already has ``Len``).
         """
-        lines = self.lines[start:]
+        lines = self.st.lines[start:]
         used = {t for _, toks in lines for t in toks}
         if used.isdisjoint(self.declared_names() & (PY_KEYWORDS | PY_BUILTINS)):
             return  # the common case: no declared name to rename, no walk of the method
@@ -111,7 +113,7 @@ class StatementsMixin:
                 if tok in renames and prev != "." and not kept:
                     tok = renames[tok]
                 out.append(tok)
-            self.lines[i] = (lvl, out)
+            self.st.lines[i] = (lvl, out)
 
     def _params(self, node: Node | None) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
@@ -136,23 +138,28 @@ class StatementsMixin:
     # -- statements --------------------------------------------------------------------------------
     def _block(self, node: Node | None, level: int, params: Sequence[tuple[str, str]] = ()) -> None:
         """A nested suite: statements at ``level``; `pass` when nothing was emitted."""
-        self.scopes.append(dict(params))
-        start = len(self.lines)
+        self.st.scopes.append(dict(params))
+        start = len(self.st.lines)
         if node is not None:
             if node.type in ("block", "constructor_body"):
                 for child in node.named_children:
                     self._statement(child, level)
             else:
                 self._statement(node, level)
-        if len(self.lines) == start:
+        if len(self.st.lines) == start:
             self._emit(level, ["pass"])
-        self.scopes.pop()
+        self.st.scopes.pop()
 
     def _statement(self, node: Node, level: int) -> None:
         kind = node.type
         handler = getattr(self, f"_st_{kind}", None)
         if handler is not None:
-            handler(node, level)
+            try:
+                handler(node, level)
+            except TranslationBug:
+                raise
+            except BUG_ERRORS as exc:
+                raise TranslationBug.at(node, self.st.src, self.st.offset, exc) from exc
         elif kind in ("line_comment", "block_comment", "empty_statement"):
             return
         elif kind in ("class_declaration", "method_declaration"):
@@ -176,9 +183,9 @@ class StatementsMixin:
             name = self.text(decl.child_by_field_name("name"))
             dims = decl.child_by_field_name("dimensions")
             vtype = typ + ("[]" * self.text(dims).count("[") if dims is not None else "")
-            self.scopes[-1][name] = vtype
+            self.st.scopes[-1][name] = vtype
             if elem is not None and dims is None:
-                self.scopes[-1][name + "<elem>"] = elem  # what `st . peek ( )` gives (``type_of``)
+                self.st.scopes[-1][name + "<elem>"] = elem  # what `st . peek ( )` gives (``type_of``)
             value = decl.child_by_field_name("value")
             if value is None:
                 continue
@@ -226,7 +233,7 @@ class StatementsMixin:
         if op == ">>>=":
             op = ">>="
         if op == "/=" and self._is_int(left) and self._is_int(right):
-            choice = self._decide("div", node, DIV_OPTIONS, "cast" if self.style.int_cast_div else "floor")
+            choice = self._decide("div", node, DIV_OPTIONS, "cast" if self.st.style.int_cast_div else "floor")
             if choice == "cast":
                 return [*lt, "=", "int", "(", *lt, "/", *self.expr(right), ")"]
             op = "//=" if choice == "floor" else "/="
@@ -274,13 +281,13 @@ class StatementsMixin:
         tt = self.expr(target)
         if self.type_of(target) == "char":
             return [*tt, "=", "chr", "(", "ord", "(", *tt, ")", op, "1", ")"]
-        if self.style.expand_incr:
+        if self.st.style.expand_incr:
             return [*tt, "=", *tt, op, "1"]
         return [*tt, op + "=", "1"]
 
     def _st_return_statement(self, node: Node, level: int) -> None:
         value = node.named_children[0] if node.named_children else None
-        if self.prog is None and _dummy_return(node, value):
+        if self.policy.drops_dummy_return and _dummy_return(node, value):
             return  # a printing procedure's `return 0 ;`: its reference is the void original, returning None
         self._simple(level, ["return", *self.expr(value)] if value is not None else ["return"])
 
@@ -288,7 +295,7 @@ class StatementsMixin:
         self._simple(level, ["break"])
 
     def _st_continue_statement(self, node: Node, level: int) -> None:
-        updates = self.loop_updates[-1] if self.loop_updates else None
+        updates = self.st.loop_updates[-1] if self.st.loop_updates else None
         for upd in updates or []:
             self._simple(level, upd)
         self._simple(level, ["continue"])
@@ -300,7 +307,7 @@ class StatementsMixin:
         cond = node.child_by_field_name("condition")
         header = [keyword, *self._condition(cond), ":"]
         # `if ( c ++ > 0 )`: the increment lands at the top of the block; the else branch needs it too
-        effects = list(self.post) if self._post_effects_needed(cond, node) else []
+        effects = list(self.st.post) if self._post_effects_needed(cond, node) else []
         self._emit(level, header)
         self._block(node.child_by_field_name("consequence"), level + 1)
         alt = node.child_by_field_name("alternative")
@@ -324,7 +331,7 @@ class StatementsMixin:
 
         Only unconditional ones (not behind ``&&`` / ``||``) are handled; others keep the old form.
         """
-        if cond is None or not self.post:
+        if cond is None or not self.st.post:
             return False
         updates = [n for n in _walk(cond) if n.type == "update_expression"]
         if not updates or any(_short_circuited(n, cond) for n in updates):
@@ -339,16 +346,16 @@ class StatementsMixin:
             return ["True"]
         if cond.type == "parenthesized_expression" and cond.named_children:
             inner = self.expr(cond.named_children[0])
-            return ["(", *inner, ")"] if self.style.cond_parens else inner
+            return ["(", *inner, ")"] if self.st.style.cond_parens else inner
         return self.expr(cond)
 
     def _st_while_statement(self, node: Node, level: int) -> None:
-        if self.prog is None and self._iterator_loop(node, level):
+        if self.policy.python_iterators and self._iterator_loop(node, level):
             return
         cond = node.child_by_field_name("condition")
         header = ["while", *self._condition(cond), ":"]
         # `while ( n -- > 0 )` decrements once more when the test fails: `while ... else` runs exactly then
-        effects = list(self.post) if self._post_effects_needed(cond, node) else []
+        effects = list(self.st.post) if self._post_effects_needed(cond, node) else []
         self._emit(level, header)
         self._loop_body(node.child_by_field_name("body"), level + 1, None)
         if effects:
@@ -389,19 +396,19 @@ class StatementsMixin:
             return False
         var = self.text(target)
         self._emit(level, ["for", var, "in", it, ":"])
-        self.loop_updates.append(None)
-        start = len(self.lines)
-        self.scopes.append({var: typ})
+        self.st.loop_updates.append(None)
+        start = len(self.st.lines)
+        self.st.scopes.append({var: typ})
         for stmt in body.named_children[1:]:
             self._statement(stmt, level + 1)
-        self.scopes.pop()
-        if len(self.lines) == start:
+        self.st.scopes.pop()
+        if len(self.st.lines) == start:
             self._emit(level + 1, ["pass"])
-        self.loop_updates.pop()
+        self.st.loop_updates.pop()
         return True
 
     def _st_do_statement(self, node: Node, level: int) -> None:
-        self._emit(level, ["while", "(", "True", ")", ":"] if self.style.cond_parens else ["while", "True", ":"])
+        self._emit(level, ["while", "(", "True", ")", ":"] if self.st.style.cond_parens else ["while", "True", ":"])
         cond = node.child_by_field_name("condition")
         inner = cond.named_children[0] if cond is not None and cond.named_children else cond
         body = node.child_by_field_name("body")
@@ -423,34 +430,34 @@ class StatementsMixin:
         tail: bool = True,
     ) -> None:
         """A loop's suite; ``updates`` run before every ``continue`` and, with ``tail``, at the end."""
-        self.loop_updates.append(updates)
-        start = len(self.lines)
-        self.scopes.append({})
+        self.st.loop_updates.append(updates)
+        start = len(self.st.lines)
+        self.st.scopes.append({})
         if body is not None:
             self._statement(body, level)
         for upd in (updates or []) if tail else []:
             self._simple(level, upd)
-        self.scopes.pop()
-        if len(self.lines) == start and keep_pass:
+        self.st.scopes.pop()
+        if len(self.st.lines) == start and keep_pass:
             self._emit(level, ["pass"])
-        self.loop_updates.pop()
+        self.st.loop_updates.pop()
 
     def _st_enhanced_for_statement(self, node: Node, level: int) -> None:
         name = self.text(node.child_by_field_name("name"))
         typ = self._type_name(node.child_by_field_name("type"))
         value = node.child_by_field_name("value")
-        self.scopes.append({name: typ})
+        self.st.scopes.append({name: typ})
         self._emit(level, ["for", name, "in", *self.expr(value), ":"])
         self._loop_body(node.child_by_field_name("body"), level + 1, None)
-        self.scopes.pop()
+        self.st.scopes.pop()
 
     def _st_for_statement(self, node: Node, level: int) -> None:
-        self.scopes.append({})
+        self.st.scopes.append({})
         rng = self._range_loop(node)
         if rng is not None:
             self._emit(level, rng)
             self._loop_body(node.child_by_field_name("body"), level + 1, None)
-            self.scopes.pop()
+            self.st.scopes.pop()
             return
         for init in node.children_by_field_name("init"):
             if init.type == "local_variable_declaration":
@@ -461,12 +468,12 @@ class StatementsMixin:
                 self._simple(level, self.expr(init))
         cond = node.child_by_field_name("condition")
         test = self.expr(cond) if cond is not None else ["True"]
-        if self.style.cond_parens:
+        if self.st.style.cond_parens:
             test = ["(", *test, ")"]
         self._emit(level, ["while", *test, ":"])
         updates = [self._update_or_expr(u) for u in node.children_by_field_name("update")]
         self._loop_body(node.child_by_field_name("body"), level + 1, updates)
-        self.scopes.pop()
+        self.st.scopes.pop()
 
     def _update_or_expr(self, node: Node) -> Tokens:
         if node.type == "update_expression":
@@ -489,7 +496,7 @@ class StatementsMixin:
                 return None
             var = self.text(decls[0].child_by_field_name("name"))
             start_node = decls[0].child_by_field_name("value")
-            self.scopes[-1][var] = self._type_name(init.child_by_field_name("type"))
+            self.st.scopes[-1][var] = self._type_name(init.child_by_field_name("type"))
         elif init.type == "assignment_expression" and self.text(init.child_by_field_name("operator")) == "=":
             left = init.child_by_field_name("left")
             if left.type != "identifier":
@@ -535,7 +542,7 @@ class StatementsMixin:
             stop = _plus_one(stop, "+")
         elif op == ">=":
             stop = _plus_one(stop, "-")
-        if step == "1" and start == ["0"] and not self.style.range_zero:
+        if step == "1" and start == ["0"] and not self.st.style.range_zero:
             args = stop
         elif step == "1":
             args = [*start, ",", *stop]
@@ -594,14 +601,14 @@ class StatementsMixin:
                 test: Tokens = []
                 for i, lab in enumerate(labels_):
                     test += (["or"] if i else []) + [*subject, "==", *self.expr(lab)]
-                self._emit(level, [keyword, *(["(", *test, ")"] if self.style.cond_parens else test), ":"])
+                self._emit(level, [keyword, *(["(", *test, ")"] if self.st.style.cond_parens else test), ":"])
             keyword = "elif"
-            start = len(self.lines)
+            start = len(self.st.lines)
             for st in stmts:
                 if st.type == "break_statement":
                     break  # the end of this case (statements after it never run)
                 self._statement(st, level + 1)
-            if len(self.lines) == start:
+            if len(self.st.lines) == start:
                 self._emit(level + 1, ["pass"])
 
     _st_switch_statement = _st_switch_expression
@@ -642,33 +649,12 @@ class StatementsMixin:
             ]
         if obj_text in ("System . out", "System.out") and name in ("println", "print", "printf"):
             return self._print(args, newline=name == "println")
-        if obj is None and name == "swap" and len(args) == 3 and name not in self.method_types:
+        if obj is None and name == "swap" and len(args) == 3 and name not in self.st.method_types:
             arr, i, j = (self.expr(a) for a in args)  # the class's swap helper, as the references inline it
             return [*arr, "[", *i, "]", ",", *arr, "[", *j, "]", "=", *arr, "[", *j, "]", ",", *arr, "[", *i, "]"]
-        if obj_text == "Collections" and name == "swap" and len(args) == 3:
-            lst, i, j = (self.expr(a) for a in args)
-            return [*lst, "[", *i, "]", ",", *lst, "[", *j, "]", "=", *lst, "[", *j, "]", ",", *lst, "[", *i, "]"]
-        if obj_text == "Arrays" and name == "sort" and args:
-            target = self.expr(args[0])
-            if len(args) in (3, 4):
-                lo, hi = self.expr(args[1]), self.expr(args[2])
-                sl = [*target, "[", *lo, ":", *hi, "]"]
-                rev = [",", "reverse", "=", "True"] if len(args) == 4 else []
-                return [*sl, "=", "sorted", "(", *sl, *rev, ")"]
-            if len(args) == 2:
-                return [*target, ".", "sort", "(", "reverse", "=", "True", ")"]
-            return [*target, ".", "sort", "(", ")"]
-        if obj_text == "Arrays" and name == "fill" and len(args) == 4:
-            target, lo, hi = self.expr(args[0]), self.expr(args[1]), self.expr(args[2])
-            span = ["(", *hi, "-", *lo, ")"] if len(lo) > 1 or lo != ["0"] else hi
-            return [*target, "[", *lo, ":", *hi, "]", "=", "[", *self.expr(args[3]), "]", "*", *span]
-        if obj_text == "Arrays" and name == "fill" and len(args) == 2:
-            target = self.expr(args[0])
-            return [*target, "=", "[", *self.expr(args[1]), "]", "*", "len", "(", *target, ")"]
-        if obj_text == "Collections" and name == "sort" and args:
-            return [*self.expr(args[0]), ".", "sort", "(", ")"]
-        if obj_text == "Collections" and name == "reverse" and args:
-            return [*self.expr(args[0]), ".", "reverse", "(", ")"]
+        lib = emit_function(self, Call(node, obj, name, args, statement=True)) if obj is not None else None
+        if lib is not None:  # the Java library's static calls (library.py)
+            return lib
         if obj is not None:
             otype = self.type_of(obj)
             base = _base_type(otype)
@@ -708,7 +694,7 @@ class StatementsMixin:
         out = self.expr(node)
         if t in ("String", "char", "StringBuilder"):
             return out
-        if t == "boolean" and self.prog is not None:  # Java prints `true`
+        if t == "boolean" and self.policy.java_booleans:  # Java prints `true`
             return ["str", "(", *out, ")", ".", "lower", "(", ")"]
         return ["str", "(", *out, ")"]
 

@@ -11,8 +11,9 @@ repairs what still does not compile.
 
 Without a selector for the trunk (none trained for it, or its weights missing)
 the translator alone runs, in its default style: this is logged once, and no
-sample falls back for it. A request that cannot be translated at all gets a
-minimal valid program.
+sample falls back for it. A request the translator fails on (a ``TranslationBug``,
+logged as an error with the Java construct that caused it, or input nested deeper than
+Python's stack) gets a minimal valid program; the other requests are unaffected.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from core.heads import find_head
 from core.io import find_task_dir, read_request
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
 from plugins.c2c.detok import compiles, repair
+from plugins.c2c.errors import TranslationBug
 from plugins.c2c.selector import (
     CARD_NAME,
     SWITCHES,
@@ -55,8 +57,8 @@ CHECK_SECONDS = 2.0  # discovery's Java validity check stops after this long (it
 MAX_CHARS = 100_000  # longer requests are cut at a token boundary (AVATAR programs are < 10k)
 MINIMAL_PROGRAM = "def f ( ) : NEW_LINE INDENT pass NEW_LINE DEDENT"
 _ENCODE_CHUNK = 64
-# what a translator bug on odd input can raise; anything else is a real bug and surfaces to the runner
-_TRANSLATION_ERRORS = (RecursionError, ValueError, TypeError, AttributeError, IndexError, KeyError, UnicodeError)
+# what one request may raise: a translator bug (named with its construct) or input nested too deep
+_TRANSLATION_ERRORS = (TranslationBug, RecursionError)
 # whitespace the public data smuggles into tokens; the translator wants plain spaces
 _SPACES = re.compile("[\u00a0\u2007\u202f\t\r\n\ufeff]")  # a regex: str.translate took 12 ms per 100k chars
 
@@ -107,9 +109,18 @@ def safe_translate(java: str) -> str:
     try:
         out = translate(java)
     except _TRANSLATION_ERRORS as exc:
-        log.warning("C2C translation failed (%s: %s); writing a minimal program", type(exc).__name__, exc)
+        _log_failure("", exc)
         return MINIMAL_PROGRAM
     return finalize(out)
+
+
+def _log_failure(key: str, exc: BaseException) -> None:
+    """A translator bug is an error to fix (logged with the Java construct that caused it); deep input a warning."""
+    where = f"C2C request {key}" if key else "C2C"
+    if isinstance(exc, TranslationBug):
+        log.error("%s: translator bug: %s", where, exc)
+    else:
+        log.warning("%s: translation failed (%s: %s)", where, type(exc).__name__, exc)
 
 
 def program_candidates(java: str) -> Candidates:
@@ -195,7 +206,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
                 maker = program_candidates if is_program(sample.java) else make_candidates
                 cands.append(maker(sample.java))
             except _TRANSLATION_ERRORS as exc:
-                log.warning("C2C request %s: translator failed (%s: %s)", sample.key, type(exc).__name__, exc)
+                _log_failure(sample.key, exc)
                 cands.append(None)
         texts = all_texts([c for c in cands if c is not None]) if self.loaded().head is not None else []
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))

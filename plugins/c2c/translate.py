@@ -26,9 +26,11 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.expressions import ExpressionsMixin
 from plugins.c2c.java_types import TypesMixin
 from plugins.c2c.program import CLASS_TYPES, ProgramInfo, ProgramMixin, analyze
+from plugins.c2c.state import FUNCTION, PROGRAM, Policy, TranslationState
 from plugins.c2c.statements import StatementsMixin
 from plugins.c2c.style import DEFAULT_STYLE, DIV_OPTIONS, STYLE_FIELDS, Site, Style, style_variants
 from plugins.c2c.support import constant_lines, helper_lines
@@ -57,6 +59,7 @@ __all__ = [
     "Site",
     "Style",
     "Tokens",
+    "TranslationBug",
     "Translator",
     "coverage",
     "is_program",
@@ -75,49 +78,30 @@ _DECLARES = ("variable_declarator", "formal_parameter", "enum_constant", "catch_
 class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
     """Translate one Java source (functions, fields or whole classes) to AVATAR Python tokens."""
 
-    def __init__(self, style: Style = DEFAULT_STYLE, choices: Mapping[int, str] | None = None) -> None:
-        self.style = style
-        self.choices = dict(choices or {})  # decision-site index -> chosen option (see ``_decide``)
-        self.sites: list[Site] = []
-        self.lines: list[tuple[int, Tokens]] = []
-        self.scopes: list[dict[str, str]] = [{}]
-        self.method_types: dict[str, str] = {}
-        self._declared: set[str] = set()  # every name the source declares (``_collect_method_types``)
-        self.post: list[Tokens] = []  # side effects of `x++` inside expressions, emitted after the statement
-        self.pre: list[Tokens] = []
-        self.loop_updates: list[list[Tokens] | None] = []  # per enclosing loop: updates to run before `continue`
-        self.src = b""
-        self.unknown = 0  # nodes copied verbatim: a rough measure of translation coverage
-        self.helpers_used: set[str] = set()  # undeclared well-known helpers called (``support.py``)
-        self.constants_used: set[str] = set()  # undeclared well-known constants read (``support.py``)
-        self.offset = 0  # bytes of wrapper before the Java in ``src``
-        self.prog: ProgramInfo | None = None  # set for a whole compilation unit (``program.py``)
-        self.cls_stack: list = []  # classes being emitted (``program.py``)
-        self.method_base = 0  # index of the current method's first scope
-        self.static_ctx = True
-        self.read_mode = ""
-        self.labels: list = []  # labelled loops with a nested `break label` (``program.py``)
-        self.hoisted: list[tuple[int, Tokens]] = []  # defs an expression needs (block lambdas), before its statement
-        self.n_hoisted = 0
-        self.joiners: dict[str, list[Tokens]] = {}  # StringJoiner variables: separator (prefix, suffix)
-        self.threads: set[str] = set()  # `Thread` variables whose runnable ran in place (``program.py``)
+    def __init__(self, state: TranslationState) -> None:
+        self.st = state  # all the translator writes; the policy and style it reads
 
-    # -- entry point --------------------------------------------------------------------------
-    def translate(self, java: str) -> Tokens:
-        """Java tokens (one string) -> Python tokens in AVATAR format."""
-        unit = _program_unit(java)
-        if unit is not None:  # a whole program: imports, classes, main
-            self.src, tree, info = unit
-            self._program(tree.root_node, info)
-            return serialize(self.lines)
-        self.offset = len(_WRAPPER)
-        self.src = f"{_WRAPPER} {java} }}".encode()
-        tree = _parser().parse(self.src)
+    @property
+    def policy(self) -> Policy:
+        return self.st.policy
+
+    # -- entry points -------------------------------------------------------------------------
+    def translate_program(self, unit: tuple[bytes, Any, ProgramInfo]) -> Tokens:
+        """A whole compilation unit (imports, classes, main) -> Python tokens (PROGRAM policy)."""
+        self.st.src, tree, info = unit
+        self._program(tree.root_node, info)
+        return serialize(self.st.lines)
+
+    def translate_members(self, java: str) -> Tokens:
+        """Class members or statements, parsed inside a wrapper class -> Python tokens (FUNCTION policy)."""
+        self.st.offset = len(_WRAPPER)
+        self.st.src = f"{_WRAPPER} {java} }}".encode()
+        tree = _parser().parse(self.st.src)
         if tree.root_node.has_error and ("> >" in java or "< <" in java):
             merged = f"{_WRAPPER} {merge_split_shifts(java)} }}".encode()
             merged_tree = _parser().parse(merged)
             if not merged_tree.root_node.has_error:  # the split tokens were shifts, not closing generics
-                self.src, tree = merged, merged_tree
+                self.st.src, tree = merged, merged_tree
         body = self._wrapper_body(tree.root_node)
         if body is None:  # the wrapper did not survive the parse: translate whatever parsed
             body = tree.root_node
@@ -126,15 +110,15 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
         for child in body.named_children:
             self._member(child, 0, main)
         # what the function uses but does not define, after it (see support.py)
-        self.lines += helper_lines(self.helpers_used) + constant_lines(self.constants_used)
+        self.st.lines += helper_lines(self.st.helpers_used) + constant_lines(self.st.constants_used)
         for m in main:
             self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
             self._block(m.child_by_field_name("body"), 1, params=[])
-        return serialize(self.lines)
+        return serialize(self.st.lines)
 
     def declared_names(self) -> set[str]:
         """Every name the source declares (fields, locals, parameters, enum constants)."""
-        return self._declared
+        return self.st.declared
 
     def _wrapper_body(self, root: Node) -> Node | None:
         for child in root.named_children:
@@ -149,12 +133,12 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
             if node.type == "method_declaration":
                 name, typ = node.child_by_field_name("name"), node.child_by_field_name("type")
                 if name is not None and typ is not None:
-                    self.method_types[self.text(name)] = self._type_name(typ)
+                    self.st.method_types[self.text(name)] = self._type_name(typ)
             elif node.type in _DECLARES:
                 name = node.child_by_field_name("name")
                 if name is not None:
                     declared.add(self.text(name))
-        self._declared = declared
+        self.st.declared = declared
 
     # -- decision sites -----------------------------------------------------------------------------------
     def _decide(self, kind: str, node: Node, options: tuple[str, ...], default: str) -> str:
@@ -163,9 +147,9 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
         The site's index counts sites in translation order, so a re-translation with
         ``choices`` sees the same indices; the default applies where no choice is given.
         """
-        index = len(self.sites)
-        self.sites.append(Site(index, kind, self._statement_text(node), options, default))
-        choice = self.choices.get(index, default)
+        index = len(self.st.sites)
+        self.st.sites.append(Site(index, kind, self._statement_text(node), options, default))
+        choice = self.st.choices.get(index, default)
         return choice if choice in options else default
 
     def _statement_text(self, node: Node) -> str:
@@ -182,31 +166,31 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
     def text(self, node: Node | None) -> str:
         if node is None:
             return ""
-        return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+        return self.st.src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
     def _emit(self, level: int, toks: Tokens) -> None:
-        pre, self.pre = self.pre, []
-        post, self.post = self.post, []
-        if self.hoisted:
-            hoisted, self.hoisted = self.hoisted, []
-            self.lines += [(level + lvl, t) for lvl, t in hoisted]
+        pre, self.st.pre = self.st.pre, []
+        post, self.st.post = self.st.post, []
+        if self.st.hoisted:
+            hoisted, self.st.hoisted = self.st.hoisted, []
+            self.st.lines += [(level + lvl, t) for lvl, t in hoisted]
         for p in pre:
-            self.lines.append((level, self._terminate(p)))
-        self.lines.append((level, toks))
+            self.st.lines.append((level, self._terminate(p)))
+        self.st.lines.append((level, toks))
         # `while ( k -- > 0 ) :`: the side effect of a header belongs at the top of its block
         inner = level + 1 if toks[-1:] == [":"] else level
         for p in post:
-            self.lines.append((inner, self._terminate(p)))
+            self.st.lines.append((inner, self._terminate(p)))
 
     def _simple(self, level: int, toks: Tokens) -> None:
         self._emit(level, self._terminate(toks))
 
     def _terminate(self, toks: Tokens) -> Tokens:
-        return [*toks, ";"] if self.style.semicolons else toks
+        return [*toks, ";"] if self.st.style.semicolons else toks
 
     def _copy_line(self, node: Node, level: int) -> None:
-        self.unknown += 1
-        text = self.src[max(node.start_byte, self.offset) : node.end_byte].decode("utf-8", errors="replace")
+        self.st.unknown += 1
+        text = self.st.src[max(node.start_byte, self.st.offset) : node.end_byte].decode("utf-8", errors="replace")
         toks = [t for t in text.split() if t not in ("{", "}", ";")]
         if toks:
             self._emit(level, toks)
@@ -266,21 +250,40 @@ def parses_cleanly(java: str) -> bool:
     return not _parser().parse(f"{_WRAPPER} {java} }}".encode()).root_node.has_error
 
 
+def translate_state(
+    java: str, style: Style = DEFAULT_STYLE, choices: Mapping[int, str] | None = None
+) -> tuple[str, TranslationState]:
+    """Translate ``java`` under the policy it calls for (a program or members); the tokens and the state."""
+    unit = _program_unit(java)
+    state = TranslationState(PROGRAM if unit is not None else FUNCTION, style, dict(choices or {}))
+    tr = Translator(state)
+    try:
+        tokens = tr.translate_program(unit) if unit is not None else tr.translate_members(java)
+    except TranslationBug:
+        raise
+    except BUG_ERRORS as exc:  # outside any statement or expression: the whole request is the construct
+        root = unit[1].root_node if unit is not None else _parser().parse(state.src).root_node
+        raise TranslationBug.at(root, state.src, state.offset, exc) from exc
+    return " ".join(tokens), state
+
+
 def translate(java: str, style: Style = DEFAULT_STYLE, choices: Mapping[int, str] | None = None) -> str:
-    """Translate Java (AVATAR tokens) to Python (AVATAR tokens); raises on unusable input."""
-    return " ".join(Translator(style, choices).translate(java))
+    """Translate Java (AVATAR tokens) to Python (AVATAR tokens).
+
+    Raises ``TranslationBug`` (naming the Java construct) when the translator fails on a construct,
+    and ``RecursionError`` on input nested deeper than Python's stack.
+    """
+    return translate_state(java, style, choices)[0]
 
 
 def translate_with_sites(
     java: str, style: Style = DEFAULT_STYLE, choices: Mapping[int, str] | None = None
 ) -> tuple[str, list[Site]]:
     """``translate`` plus the decision sites met on the way."""
-    tr = Translator(style, choices)
-    return " ".join(tr.translate(java)), tr.sites
+    text, state = translate_state(java, style, choices)
+    return text, state.sites
 
 
 def coverage(java: str) -> dict[str, Any]:
     """Diagnostics: how many nodes were copied verbatim."""
-    tr = Translator()
-    tr.translate(java)
-    return {"unknown": tr.unknown}
+    return {"unknown": translate_state(java)[1].unknown}

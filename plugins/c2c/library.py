@@ -1,0 +1,419 @@
+"""The Java library's static calls as data: one table keyed by (receiver class, member).
+
+Each entry is an ``Emitter``: how ``Math.round(x)``, ``Arrays.fill(a, v)``, ``Integer.parseInt(s)``
+... become Python tokens. ``function`` is the translation both policies share (FUNCTION always;
+PROGRAM when ``program`` declines); ``program`` is the whole-program policy's own, tried first.
+An emit function returns None when the call does not fit it (another arity, an expression where
+it translates a statement), and the translator carries on with its other rules.
+
+The translator asks the table at the places its rules always ran, so translations are
+byte-identical with the if-chains the table replaced (``_program_call`` for ``program``,
+``_statement_call`` for statements and ``_ex_method_invocation`` for expressions, ``function``):
+
+- ``Call.statement`` is True where the call is a whole statement and the statement rules ask;
+- ``Call.a`` holds the arguments already translated where the expression rules ask (translating
+  them again would register a ``x ++`` twice); elsewhere it is empty and the emitter translates.
+
+Where the two policies differed, both are named, for instance ``Math.round``: programs round halves
+up as Java does (``math.floor(x + 0.5)``), functions write ``round`` as their references do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from plugins.c2c.syntax import Tokens
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from plugins.c2c.translate import Translator
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One call ``Receiver . member ( args )`` as an emitter sees it."""
+
+    node: Node
+    obj: Node
+    name: str
+    args: Sequence[Node]
+    statement: bool = False  # asked by the statement rules: the call is a whole statement
+    a: Sequence[Tokens] = ()  # the arguments, translated once (the expression rules); () elsewhere
+    flat: Tokens = field(default_factory=list)  # ``a`` joined with commas
+
+
+Emit = Callable[["Translator", Call], "Tokens | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Emitter:
+    """One Java API's translation: ``function`` (shared), ``program`` (PROGRAM's own, tried first)."""
+
+    function: Emit | None = None
+    program: Emit | None = None
+
+
+def _expression(emit: Emit) -> Emit:
+    """An emitter of the expression rules (it reads ``call.a``; statements ask it nothing)."""
+
+    def run(tr: Translator, call: Call) -> Tokens | None:
+        return None if call.statement else emit(tr, call)
+
+    return run
+
+
+def _statement(emit: Emit) -> Emit:
+    """An emitter of the statement rules (the call is a whole statement; it translates the arguments)."""
+
+    def run(tr: Translator, call: Call) -> Tokens | None:
+        return emit(tr, call) if call.statement else None
+
+    return run
+
+
+def _call(func: Sequence[str], args: Tokens) -> Tokens:
+    return [*func, "(", *args, ")"]
+
+
+# -- java.lang.Math ---------------------------------------------------------------------------------
+_MATH_BUILTIN = ("max", "min", "abs", "pow")
+
+
+def _math_any(tr: Translator, c: Call) -> Tokens | None:
+    return _call(["math", ".", c.name], c.flat)
+
+
+def _math_builtin(tr: Translator, c: Call) -> Tokens | None:
+    return _call([c.name], c.flat)
+
+
+def _math_cbrt(tr: Translator, c: Call) -> Tokens | None:
+    return ["(", *c.a[0], ")", "**", "(", "1", "/", "3", ")"] if c.a else None
+
+
+def _math_floor_ceil(tr: Translator, c: Call) -> Tokens | None:
+    return _call(["math", ".", c.name], c.flat) if c.a else None
+
+
+def _math_round(tr: Translator, c: Call) -> Tokens | None:
+    return _call(["round"], c.flat) if c.a else None
+
+
+def _math_round_half_up(tr: Translator, c: Call) -> Tokens | None:
+    """Java rounds halves up; Python's ``round`` to even."""
+    if len(c.args) != 1:
+        return None
+    return ["math", ".", "floor", "(", *tr.expr(c.args[0]), "+", "0.5", ")"]
+
+
+def _math_random(tr: Translator, c: Call) -> Tokens | None:
+    return ["random", ".", "random", "(", ")"]
+
+
+def _math_floor_div_mod(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 2:  # Python's // and % are floor-based, as floorDiv / floorMod
+        return None
+    return ["(", *c.a[0], "//" if c.name == "floorDiv" else "%", *c.a[1], ")"]
+
+
+def _math_signum(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 1:
+        return None
+    return ["float", "(", "(", *c.a[0], ">", "0", ")", "-", "(", *c.a[0], "<", "0", ")", ")"]
+
+
+def _math_angle(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 1:
+        return None
+    return ["math", ".", "radians" if c.name == "toRadians" else "degrees", "(", *c.a[0], ")"]
+
+
+# -- boxed numbers, Character, String ---------------------------------------------------------------
+_RADIX_STRINGS = {"toBinaryString": "bin", "toOctalString": "oct", "toHexString": "hex"}
+_CHAR_METHODS = {
+    "isDigit": "isdigit",
+    "isLetter": "isalpha",
+    "isAlphabetic": "isalpha",
+    "isLetterOrDigit": "isalnum",
+    "isUpperCase": "isupper",
+    "isLowerCase": "islower",
+    "isWhitespace": "isspace",
+    "toUpperCase": "upper",
+    "toLowerCase": "lower",
+}
+
+
+def _to_int(tr: Translator, c: Call) -> Tokens | None:
+    return _call(["int"], c.flat) if c.a else None
+
+
+def _to_float(tr: Translator, c: Call) -> Tokens | None:
+    return _call(["float"], c.flat) if c.a else None
+
+
+def _to_str(tr: Translator, c: Call) -> Tokens | None:
+    return _call(["str"], c.flat) if c.a else None
+
+
+def _string_value_of(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) == 1 and tr.type_of(c.args[0]) == "char[]":
+        return ['" "', ".", "join", "(", *c.a[0], ")"]
+    return _to_str(tr, c) if c.name == "valueOf" else None
+
+
+def _radix_string(tr: Translator, c: Call) -> Tokens | None:
+    return [_RADIX_STRINGS[c.name], "(", *c.a[0], ")", "[", "2", ":", "]"] if len(c.a) == 1 else None
+
+
+def _bit_count(tr: Translator, c: Call) -> Tokens | None:
+    return ["bin", "(", *c.a[0], ")", ".", "count", "(", "'1'", ")"] if c.a else None
+
+
+def _builtin_of_flat(tr: Translator, c: Call) -> Tokens | None:
+    return _call([c.name], c.flat) if c.a else None
+
+
+def _compare(tr: Translator, c: Call) -> Tokens | None:
+    """The sign of ``a - b``, as Java's ``compare`` returns it."""
+    if len(c.args) != 2:
+        return None
+    a, b = tr.expr(c.args[0]), tr.expr(c.args[1])
+    return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
+
+
+def _char_method(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.a[0], ".", _CHAR_METHODS[c.name], "(", ")"] if c.a else None
+
+
+def _char_numeric(tr: Translator, c: Call) -> Tokens | None:
+    return ["int", "(", *c.a[0], ")"] if c.a else None
+
+
+def _string_join(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 2:
+        return None
+    return [*tr.expr(c.args[0]), ".", "join", "(", *tr.expr(c.args[1]), ")"]
+
+
+def _string_format(tr: Translator, c: Call) -> Tokens | None:
+    return tr._format_expr(list(c.args)) if c.args else None
+
+
+def _system_exit(tr: Translator, c: Call) -> Tokens | None:
+    return ["sys", ".", "exit", "(", *tr._arg_tokens(c.args), ")"]
+
+
+def _big_value_of(tr: Translator, c: Call) -> Tokens | None:
+    return tr.expr(c.args[0]) if len(c.args) == 1 else None  # BigInteger is Python's int
+
+
+def _map_entry(tr: Translator, c: Call) -> Tokens | None:
+    return ["(", *tr._arg_tokens(c.args), ")"] if len(c.args) == 2 else None  # an entry is a (key, value) tuple
+
+
+# -- java.util.Arrays / Collections -----------------------------------------------------------------
+def _as_list(tr: Translator, c: Call) -> Tokens | None:
+    return ["[", *c.flat, "]"]
+
+
+def _as_list_of_array(tr: Translator, c: Call) -> Tokens | None:
+    """``Arrays.asList(array)``: the array's elements, not a list holding it."""
+    if len(c.args) != 1 or not tr.type_of(c.args[0]).endswith("[]"):
+        return None
+    return ["list", "(", *tr.expr(c.args[0]), ")"]
+
+
+def _copy_of_range(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.a[0], "[", *c.a[1], ":", *c.a[2], "]"] if len(c.a) == 3 else None
+
+
+def _copy_of(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.a[0], "[", ":", *c.a[1], "]"] if len(c.a) == 2 else None
+
+
+def _arrays_equals(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.a[0], "==", *c.a[1]] if len(c.a) == 2 else None
+
+
+def _arrays_stream(tr: Translator, c: Call) -> Tokens | None:
+    return list(c.a[0]) if len(c.a) == 1 else None  # a stream is the list itself
+
+
+def _arrays_to_string(tr: Translator, c: Call) -> Tokens | None:
+    return ["str", "(", *c.a[0], ")"] if c.a else None
+
+
+def _binary_search(tr: Translator, c: Call) -> Tokens | None:
+    """Found: its index; else -(insertion point) - 1, as Java's."""
+    if len(c.a) != 2:
+        return None
+    arr, x = c.a
+    missing = ["-", "len", "(", "[", "v", "for", "v", "in", *arr, "if", "v", "<", *x, "]", ")", "-", "1"]
+    return ["(", *arr, ".", "index", "(", *x, ")", "if", *x, "in", *arr, "else", *missing, ")"]
+
+
+def _frequency(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.a[0], ".", "count", "(", *c.a[1], ")"] if len(c.a) == 2 else None
+
+
+def _n_copies(tr: Translator, c: Call) -> Tokens | None:
+    return ["[", *c.a[1], "]", "*", *c.a[0]] if len(c.a) == 2 else None
+
+
+def _collection_extreme(tr: Translator, c: Call) -> Tokens | None:
+    return [c.name, "(", *c.a[0], ")"] if c.a else None
+
+
+def _swap(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 3:
+        return None
+    lst, i, j = (tr.expr(x) for x in c.args)
+    return [*lst, "[", *i, "]", ",", *lst, "[", *j, "]", "=", *lst, "[", *j, "]", ",", *lst, "[", *i, "]"]
+
+
+def _arrays_sort(tr: Translator, c: Call) -> Tokens | None:
+    """``Arrays.sort(a)``, a range of it, or any two-argument sort as a reverse one (the references' use)."""
+    if not c.args:
+        return None
+    target = tr.expr(c.args[0])
+    if len(c.args) in (3, 4):
+        lo, hi = tr.expr(c.args[1]), tr.expr(c.args[2])
+        sl = [*target, "[", *lo, ":", *hi, "]"]
+        rev = [",", "reverse", "=", "True"] if len(c.args) == 4 else []
+        return [*sl, "=", "sorted", "(", *sl, *rev, ")"]
+    if len(c.args) == 2:
+        return [*target, ".", "sort", "(", "reverse", "=", "True", ")"]
+    return [*target, ".", "sort", "(", ")"]
+
+
+def _sort_by_comparator(tr: Translator, c: Call) -> Tokens | None:
+    """``Arrays.sort(a, cmp)`` / ``Collections.sort(list, cmp)``: the comparator as ``key`` / ``reverse``."""
+    if not c.statement or len(c.args) != 2:
+        return None
+    return [*tr.expr(c.args[0]), ".", "sort", "(", *tr._sort_order(c.args[-1]), ")"]
+
+
+def _fill(tr: Translator, c: Call) -> Tokens | None:
+    """``Arrays.fill``: a range in place; the whole array rebound (the references' form)."""
+    if len(c.args) == 4:
+        target, lo, hi = tr.expr(c.args[0]), tr.expr(c.args[1]), tr.expr(c.args[2])
+        span = ["(", *hi, "-", *lo, ")"] if len(lo) > 1 or lo != ["0"] else hi
+        return [*target, "[", *lo, ":", *hi, "]", "=", "[", *tr.expr(c.args[3]), "]", "*", *span]
+    if len(c.args) == 2:
+        target = tr.expr(c.args[0])
+        return [*target, "=", "[", *tr.expr(c.args[1]), "]", "*", "len", "(", *target, ")"]
+    return None
+
+
+def _fill_in_place(tr: Translator, c: Call) -> Tokens | None:
+    """``Arrays.fill(a, v)`` in place: the array may be a loop variable or an alias."""
+    if len(c.args) != 2 or not c.statement:
+        return None
+    target = tr.expr(c.args[0])
+    return [*target, "[", ":", "]", "=", "[", *tr.expr(c.args[1]), "]", "*", "len", "(", *target, ")"]
+
+
+def _collections_sort(tr: Translator, c: Call) -> Tokens | None:
+    return [*tr.expr(c.args[0]), ".", "sort", "(", ")"] if c.args else None
+
+
+def _collections_reverse(tr: Translator, c: Call) -> Tokens | None:
+    return [*tr.expr(c.args[0]), ".", "reverse", "(", ")"] if c.args else None
+
+
+def _entries(classes: Sequence[str], members: Sequence[str], emitter: Emitter) -> dict[tuple[str, str], Emitter]:
+    return {(cls, member): emitter for cls in classes for member in members}
+
+
+_INTEGERS = ("Integer", "Long", "Short", "Byte")
+_COMPARE = Emitter(program=_compare)
+
+LIBRARY: dict[tuple[str, str], Emitter] = {
+    # Math: any member not listed is `math . name`
+    ("Math", "*"): Emitter(_expression(_math_any)),
+    **_entries(("Math",), _MATH_BUILTIN, Emitter(_expression(_math_builtin))),
+    ("Math", "cbrt"): Emitter(_expression(_math_cbrt)),
+    ("Math", "floor"): Emitter(_expression(_math_floor_ceil)),
+    ("Math", "ceil"): Emitter(_expression(_math_floor_ceil)),
+    ("Math", "round"): Emitter(_expression(_math_round), program=_math_round_half_up),
+    ("Math", "random"): Emitter(_expression(_math_random)),
+    ("Math", "floorDiv"): Emitter(_expression(_math_floor_div_mod)),
+    ("Math", "floorMod"): Emitter(_expression(_math_floor_div_mod)),
+    ("Math", "signum"): Emitter(_expression(_math_signum)),
+    ("Math", "toRadians"): Emitter(_expression(_math_angle)),
+    ("Math", "toDegrees"): Emitter(_expression(_math_angle)),
+    # boxed numbers
+    **_entries(_INTEGERS, ("parseInt", "parseLong", "valueOf"), Emitter(_expression(_to_int))),
+    **_entries(("Double", "Float"), ("parseDouble", "parseFloat", "valueOf"), Emitter(_expression(_to_float))),
+    **_entries(("Integer", "Long"), tuple(_RADIX_STRINGS), Emitter(_expression(_radix_string))),
+    **_entries(("Integer", "Long"), ("bitCount",), Emitter(_expression(_bit_count))),
+    **_entries(("Integer", "Long"), ("max", "min"), Emitter(_expression(_builtin_of_flat))),
+    **_entries(("Integer", "Long", "Double", "Character", "String"), ("toString",), Emitter(_expression(_to_str))),
+    ("Character", "valueOf"): Emitter(_expression(_to_str)),
+    **_entries((*_INTEGERS, "Double", "Character"), ("compare",), _COMPARE),
+    ("BigInteger", "valueOf"): Emitter(program=_big_value_of),
+    # Character, String, System, Map
+    **_entries(("Character",), tuple(_CHAR_METHODS), Emitter(_expression(_char_method))),
+    ("Character", "getNumericValue"): Emitter(_expression(_char_numeric)),
+    ("String", "valueOf"): Emitter(_expression(_string_value_of)),
+    ("String", "copyValueOf"): Emitter(_expression(_string_value_of)),
+    ("String", "join"): Emitter(program=_string_join),
+    ("String", "format"): Emitter(program=_string_format),
+    ("System", "exit"): Emitter(program=_system_exit),
+    ("Map", "entry"): Emitter(program=_map_entry),
+    # Arrays
+    ("Arrays", "asList"): Emitter(_expression(_as_list), program=_as_list_of_array),
+    ("Arrays", "copyOfRange"): Emitter(_expression(_copy_of_range)),
+    ("Arrays", "copyOf"): Emitter(_expression(_copy_of)),
+    ("Arrays", "equals"): Emitter(_expression(_arrays_equals)),
+    ("Arrays", "stream"): Emitter(_expression(_arrays_stream)),
+    ("Arrays", "toString"): Emitter(_expression(_arrays_to_string)),
+    ("Arrays", "binarySearch"): Emitter(_expression(_binary_search)),
+    ("Arrays", "sort"): Emitter(_statement(_arrays_sort), program=_sort_by_comparator),
+    ("Arrays", "fill"): Emitter(_statement(_fill), program=_fill_in_place),
+    # Collections
+    ("Collections", "frequency"): Emitter(_expression(_frequency)),
+    ("Collections", "nCopies"): Emitter(_expression(_n_copies)),
+    ("Collections", "max"): Emitter(_expression(_collection_extreme)),
+    ("Collections", "min"): Emitter(_expression(_collection_extreme)),
+    ("Collections", "swap"): Emitter(_statement(_swap)),
+    ("Collections", "sort"): Emitter(_statement(_collections_sort), program=_sort_by_comparator),
+    ("Collections", "reverse"): Emitter(_statement(_collections_reverse)),
+}
+LIBRARY_CLASSES = frozenset(cls for cls, _ in LIBRARY)
+
+
+def emitters(receiver: str, member: str) -> tuple[Emitter, ...]:
+    """The table's emitters for ``receiver . member``, most specific first."""
+    if receiver not in LIBRARY_CLASSES:
+        return ()
+    found = (LIBRARY.get((receiver, member)), LIBRARY.get((receiver, "*")))
+    return tuple(e for e in found if e is not None)
+
+
+def emit_program(tr: Translator, call: Call) -> Tokens | None:
+    """PROGRAM's own translation of a library call, or None."""
+    for emitter in emitters(tr.text(call.obj), call.name):
+        if emitter.program is not None:
+            out = emitter.program(tr, call)
+            if out is not None:
+                return out
+    return None
+
+
+def emit_function(tr: Translator, call: Call) -> Tokens | None:
+    """The shared translation of a library call (a statement's when ``call.statement``), or None."""
+    for emitter in emitters(tr.text(call.obj), call.name):
+        if emitter.function is not None:
+            out = emitter.function(tr, call)
+            if out is not None:
+                return out
+    return None
+
+
+def two_policy_apis() -> list[tuple[str, str]]:
+    """The APIs whose entry names both a shared and a program translation (they differ)."""
+    return sorted(k for k, e in LIBRARY.items() if e.function is not None and e.program is not None)

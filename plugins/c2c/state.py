@@ -1,0 +1,84 @@
+"""What one translation holds: its policy (a function or a program) and its mutable state.
+
+A request is translated under one of two named policies. ``FUNCTION``: class members or
+statements, written as the GeeksforGeeks-style references write them (TransCoder's unit tests
+compare with what they return). ``PROGRAM``: a whole compilation unit, run as a script on
+stdin; it prints what Java prints. Each switch of ``Policy`` is one behaviour where the two
+differ, named, instead of a test of whether program analysis exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from plugins.c2c.style import DEFAULT_STYLE, Site, Style
+from plugins.c2c.syntax import Tokens
+
+if TYPE_CHECKING:
+    from plugins.c2c.program import ClassInfo, ProgramInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """How a request is translated: as a function (the references' idioms) or a program (Java's output)."""
+
+    name: str
+    whole_program: bool  # classes, stdin / stdout objects, `main` as the script (program.py)
+    returned_ratio_divides: bool  # `return a * b / c` divides with `/`, as the function references do
+    python_iterators: bool  # `list . iterator ( )` is `iter ( list )`, `while ( it . hasNext ( ) )` a for loop
+    drops_dummy_return: bool  # a printing procedure's final `return 0 ;` is dropped (its reference returns None)
+    java_booleans: bool  # a boolean made a string reads `true` / `false`, as Java prints it
+
+
+FUNCTION = Policy(
+    "function",
+    whole_program=False,
+    returned_ratio_divides=True,
+    python_iterators=True,
+    drops_dummy_return=True,
+    java_booleans=False,
+)
+PROGRAM = Policy(
+    "program",
+    whole_program=True,
+    returned_ratio_divides=False,
+    python_iterators=False,
+    drops_dummy_return=False,
+    java_booleans=True,
+)
+
+
+@dataclass(slots=True)
+class TranslationState:
+    """Everything one translation writes; a new one for every request (and style variant)."""
+
+    policy: Policy
+    style: Style = DEFAULT_STYLE
+    choices: dict[int, str] = field(default_factory=dict)  # decision-site index -> chosen option (``_decide``)
+    prog: ProgramInfo | None = None  # the program's analysis (PROGRAM only)
+    src: bytes = b""
+    offset: int = 0  # bytes of wrapper before the Java in ``src`` (FUNCTION)
+    sites: list[Site] = field(default_factory=list)
+    lines: list[tuple[int, Tokens]] = field(default_factory=list)
+    scopes: list[dict[str, str]] = field(default_factory=lambda: [{}])
+    method_types: dict[str, str] = field(default_factory=dict)
+    declared: set[str] = field(default_factory=set)  # every name the source declares
+    pre: list[Tokens] = field(default_factory=list)  # side effects of `++ x` inside expressions, before the statement
+    post: list[Tokens] = field(default_factory=list)  # side effects of `x ++` inside expressions, after it
+    loop_updates: list[list[Tokens] | None] = field(default_factory=list)  # per loop: updates before `continue`
+    hoisted: list[tuple[int, Tokens]] = field(default_factory=list)  # defs an expression needs, before its statement
+    n_hoisted: int = 0
+    unknown: int = 0  # nodes copied verbatim: a rough measure of translation coverage
+    helpers_used: set[str] = field(default_factory=set)  # undeclared well-known helpers called (``support.py``)
+    constants_used: set[str] = field(default_factory=set)  # undeclared well-known constants read (``support.py``)
+    cls_stack: list[ClassInfo] = field(default_factory=list)  # classes being emitted (PROGRAM)
+    method_base: int = 0  # index of the current method's first scope
+    static_ctx: bool = True
+    read_mode: str = ""  # how the program reads stdin: "", "tokens", "lines", "mixed"
+    labels: list = field(default_factory=list)  # labelled loops with a nested `break label` (PROGRAM)
+    joiners: dict[str, list[Tokens]] = field(default_factory=dict)  # StringJoiner variables: separator, affixes
+    threads: set[str] = field(default_factory=set)  # `Thread` variables whose runnable ran in place
+    sb_return: str | None = None  # the StringBuilder out-parameter the current method returns
+    builders: set[str] | None = None  # the main class's StringBuilder fields (computed once)
+    out_params: dict[str, tuple[int, str]] | None = None  # functions with a StringBuilder out-parameter (once)
