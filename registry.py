@@ -17,13 +17,15 @@ import importlib
 import logging
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 
 import pluggy
 
 from core import hookspecs
 from core.errors import PluginError
+from core.request import PluginConfig, PluginOptions
 from core.task import Task, TaskInfo, protocol_members
 
 log = logging.getLogger(__name__)
@@ -111,17 +113,21 @@ def _distribution_name(ep: EntryPoint) -> str:
 
 def collect_tasks(
     pm: PluginManager,
-    options: argparse.Namespace | None = None,
+    options: PluginOptions | argparse.Namespace | None = None,
     *,
     strict: bool = False,
 ) -> dict[str, Task]:
     """Ask every plugin to register its tasks; return them by name, in plugin order.
 
+    ``options``: the run's ``PluginOptions`` (``RunRequest.plugins``): each plugin's
+    ``register_tasks`` gets its own share as ``config`` (a ``PluginConfig``), and, for
+    implementations written before it, the same values as the ``options`` Namespace. Parsed
+    options whose owners are unknown (``train.py``'s Namespace) reach every plugin whole.
+
     Two plugins registering one task name is a ``PluginError`` naming both. A
     third-party plugin whose hook raises is skipped with a warning unless
     ``strict``; a built-in one always raises.
     """
-    options = options if options is not None else argparse.Namespace()
     tasks: dict[str, Task] = {}
     owners: dict[str, str] = {}
     plugins = [impl.plugin for impl in pm.hook.register_tasks.get_hookimpls()]
@@ -129,10 +135,11 @@ def collect_tasks(
     # Each plugin is called through its own subset caller, so we know who registered what.
     for plugin in plugins:
         origin = pm.origin(plugin)
+        config, namespace = _plugin_options(options, pm.get_name(plugin) or "")
         found: list[Task] = []
         call = pm.subset_hook_caller("register_tasks", remove_plugins=[p for p in plugins if p is not plugin])
         try:
-            call(register=found.append, options=options)
+            call(register=found.append, options=namespace, config=config)
         except Exception as exc:
             if strict or pm.get_name(plugin) in DEFAULT_PLUGINS:
                 raise PluginError(f"plugin {origin!r} failed in register_tasks: {exc}") from exc
@@ -148,6 +155,17 @@ def collect_tasks(
     return tasks
 
 
+def _plugin_options(
+    options: PluginOptions | argparse.Namespace | None, plugin: str
+) -> tuple[PluginConfig, argparse.Namespace]:
+    """What ``plugin``'s ``register_tasks`` gets: its ``config`` and the older ``options`` Namespace."""
+    if isinstance(options, argparse.Namespace):
+        heads = getattr(options, "heads", None)
+        return PluginConfig(Path(heads).expanduser() if heads else None, vars(options)), options
+    options = options if options is not None else PluginOptions()
+    return options.config(plugin), options.namespace()
+
+
 def _validate_task(task: object, origin: str) -> None:
     if not isinstance(task, Task):
         missing = [name for name in protocol_members() if not hasattr(task, name)]
@@ -161,9 +179,25 @@ def _validate_task(task: object, origin: str) -> None:
         raise PluginError(f"plugin {origin!r}: task {info.name!r} needs a positive batch_size")
 
 
-def add_plugin_options(pm: PluginManager, parser: argparse.ArgumentParser) -> None:
-    """Let every plugin add its ``--<task>-*`` options."""
-    pm.hook.add_options(parser=parser)
+def add_plugin_options(pm: PluginManager, parser: argparse.ArgumentParser) -> dict[str, tuple[str, ...]]:
+    """Let every plugin add its ``--<task>-*`` options; which ones each added (plugin name -> the
+    options' argparse names), so that each plugin gets back its own values (``PluginOptions``)."""
+    owners: dict[str, tuple[str, ...]] = {}
+    plugins = [impl.plugin for impl in pm.hook.add_options.get_hookimpls()]
+    for plugin in reversed(plugins):  # pluggy's call order
+        before = len(parser._actions)
+        pm.subset_hook_caller("add_options", remove_plugins=[p for p in plugins if p is not plugin])(parser=parser)
+        owners[pm.get_name(plugin) or repr(plugin)] = tuple(a.dest for a in parser._actions[before:])
+    return owners
+
+
+def announce_written(pm: PluginManager) -> Callable[[str, Path], None]:
+    """The observer a run calls after each file it writes: the plugins' ``predictions_written`` hook."""
+
+    def written(task_name: str, path: Path) -> None:
+        pm.hook.predictions_written(task_name=task_name, path=path)
+
+    return written
 
 
 def add_plugin_train_options(pm: PluginManager, parser: argparse.ArgumentParser) -> None:

@@ -16,14 +16,14 @@ from core.serve import cli as serve_cli
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    pm, args = cli.parse_with_plugins(argv, serve_cli.build_parser(), registry)
     try:
-        tasks = cli.select_tasks(registry.collect_tasks(pm, args, strict=args.strict), args.tasks)
-        service = serve_cli.build_service(tasks, args)
+        pm, request = serve_cli.parse(argv, registry)
+        tasks = cli.select_tasks(registry.collect_tasks(pm, request.plugins, strict=request.strict), request.tasks)
+        service = serve_cli.build_service(tasks, request)
     except ProjectError as exc:
         logging.getLogger("serve").error("%s", exc)
         return 2
-    return serve_cli.serve(service, args)
+    return serve_cli.serve(service, request)
 
 
 if __name__ == "__main__":

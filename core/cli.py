@@ -1,21 +1,25 @@
-"""Command-line plumbing for ``run.py``: the parser, task selection, logging."""
+"""Command-line plumbing for ``run.py`` (and the options ``serve.py`` and ``train.py`` share): the
+parser, the typed ``RunRequest`` it gives (``parse_run``), task selection, logging. The run itself
+is ``core.orchestrator``'s."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
-import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from core.engines import ENGINES
 from core.errors import ProjectError
 from core.task import Task
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from core.detector import DetectorConfig
-    from core.runner import Observer, Planned, TaskReport
-    from core.trunk import Trunk, TrunkConfig
+    from core.request import PluginOptions, RunRequest
+    from core.trunk_types import TrunkConfig
 
 DEFAULT_TRUNK = "default"
 
@@ -26,12 +30,12 @@ class Discovery(Protocol):
 
     def get_plugin_manager(self, *, load_entrypoints: bool = True, strict: bool = False) -> Any: ...
 
-    def add_plugin_options(self, pm: Any, parser: argparse.ArgumentParser) -> None: ...
+    def add_plugin_options(self, pm: Any, parser: argparse.ArgumentParser) -> Mapping[str, Sequence[str]] | None: ...
 
     def add_plugin_train_options(self, pm: Any, parser: argparse.ArgumentParser) -> None: ...
 
     def collect_tasks(
-        self, pm: Any, options: argparse.Namespace | None = None, *, strict: bool = False
+        self, pm: Any, options: PluginOptions | argparse.Namespace | None = None, *, strict: bool = False
     ) -> dict[str, Task]: ...
 
 
@@ -46,22 +50,31 @@ def plugin_loading(argv: Sequence[str]) -> dict[str, bool]:
 def parse_with_plugins(
     argv: Sequence[str] | None, parser: argparse.ArgumentParser, discovery: Discovery, *, train: bool = False
 ) -> tuple[object, argparse.Namespace]:
-    """The one parse of ``run.py`` and ``train.py``: load the plugins as ``argv`` asks (through
+    """The parse of ``serve.py`` and ``train.py``: load the plugins as ``argv`` asks (through
     ``discovery``, the caller's plugin registry: core imports none), let them add their options
     to ``parser`` (their run options, ``add_options``; with ``train``, their trainer flags,
     ``add_train_options``, instead), parse, set up logging. Returns the plugin manager and the
-    options."""
+    options. ``run.py`` parses through ``parse_run``, which goes on to a typed request."""
+    pm, args, _ = parse_plugin_options(argv, parser, discovery, train=train)
+    return pm, args
+
+
+def parse_plugin_options(
+    argv: Sequence[str] | None, parser: argparse.ArgumentParser, discovery: Discovery, *, train: bool = False
+) -> tuple[Any, argparse.Namespace, Mapping[str, Sequence[str]]]:
+    """``parse_with_plugins``, plus which flags each plugin added (``add_options``; empty with ``train``)."""
     import sys
 
     argv = sys.argv[1:] if argv is None else list(argv)
     pm = discovery.get_plugin_manager(**plugin_loading(argv))
     if train:
         discovery.add_plugin_train_options(pm, parser)
+        owners = None
     else:
-        discovery.add_plugin_options(pm, parser)
+        owners = discovery.add_plugin_options(pm, parser)
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
-    return pm, args
+    return pm, args, owners or {}
 
 
 def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
@@ -150,11 +163,11 @@ def add_trunk_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def select_tasks(tasks: Mapping[str, Task], wanted: str) -> list[Task]:
-    """The tasks named in ``--tasks`` (case-insensitive), or all of them."""
-    if not wanted.strip():
+def select_tasks(tasks: Mapping[str, Task], wanted: str | Sequence[str]) -> list[Task]:
+    """The tasks named in ``--tasks`` (a comma-separated string or the names; case-insensitive), or all of them."""
+    names = [n.strip().lower() for n in (wanted.split(",") if isinstance(wanted, str) else wanted) if n.strip()]
+    if not names:
         return list(tasks.values())
-    names = [n.strip().lower() for n in wanted.split(",") if n.strip()]
     unknown = [n for n in names if n not in tasks]
     if unknown:
         raise ProjectError(f"unknown task(s) {', '.join(unknown)}; registered: {', '.join(tasks)}")
@@ -185,51 +198,75 @@ def setup_logging(verbose: bool) -> None:
 
 
 def set_threads(threads: int) -> None:
-    import torch
+    """torch's CPU threads (0: every core); ``core.runtime.set_threads``."""
+    from core.runtime import set_threads as _set
 
-    torch.set_num_threads(threads or os.cpu_count() or 1)
+    _set(threads)
 
 
-def solve(tasks: Sequence[Task], args: argparse.Namespace, pm: Any) -> list[TaskReport]:  # pm: the discovery's manager
-    """Plan the tasks present under ``--input``, build the trunk once (per Ray worker with
-    ``--engine ray``), run them; the reports.
+class ParsedRun(NamedTuple):
+    """``run.py``'s command line, parsed: the plugin manager, the run asked for, and whether only
+    the task list was asked for (``--list-tasks``)."""
 
-    The time budget counts from here. Signals stop the run but not the files
-    (``core.stop``); the trunk build is guarded like a batch (``runner.build_trunk``);
-    a machine with no writable temporary or home folder gets a scratch folder beside
-    the output (``core.runtime.scratch_space``).
-    """
-    import time
+    pm: Any
+    request: RunRequest
+    list_tasks: bool
+
+
+def parse_run(argv: Sequence[str] | None, discovery: Discovery) -> ParsedRun:
+    """The one parse of ``run.py``: plugins loaded as ``argv`` asks, their flags added, logging set up,
+    and the options turned into a typed ``RunRequest``. Nothing past this sees the argparse Namespace."""
+    pm, args, owners = parse_plugin_options(argv, build_parser(), discovery)
+    return ParsedRun(pm, request_from_args(args, owners), args.list_tasks)
+
+
+def request_from_args(args: argparse.Namespace, owners: Mapping[str, Sequence[str]]) -> RunRequest:
+    """The ``RunRequest`` of parsed ``run.py`` options; ``owners``: each plugin's flags (their argparse names)."""
     from pathlib import Path
 
-    from core import runner, stop
-    from core.detector import SharedDetector
-    from core.runtime import scratch_space
-    from core.trunk import TrunkConfig
+    from core.engines import RayOptions
+    from core.request import RunRequest
 
-    deadline = time.monotonic() + args.time_budget if args.time_budget else None
-    engine = getattr(args, "engine", "local")
-    # Ray workers may run elsewhere (another cwd, another node): they get absolute paths.
-    input_dir = Path(args.input).resolve() if engine == "ray" else Path(args.input)
-    with stop.handle_signals(), stop.deadline_at(deadline), scratch_space(Path(args.output)):
-        planned = runner.plan(tasks, input_dir, strict=args.strict)
-        if not planned:
-            logging.getLogger("run").warning("no task folder found under %s; nothing to do", args.input)
-            return []
-        config = TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk, device=args.device, precision=args.precision)
-        on_written = lambda name, path: pm.hook.predictions_written(task_name=name, path=path)  # noqa: E731
-        if engine == "ray":
-            return solve_on_ray(planned, config, args, on_written)
-        trunk = runner.build_trunk(lambda: _threads_and_trunk(args.threads, config), planned, strict=args.strict)
-        return runner.run(
-            planned,
-            trunk,
-            Path(args.output),
-            strict=args.strict,
-            deadline=deadline,
-            on_written=on_written,
-            detector=SharedDetector(detector_config(args)),
-        )
+    trunk = trunk_config(args)
+    detector = detector_config(args)
+    if args.engine == "ray" and args.gpus_per_worker > 0:
+        # Ray shows each actor only the GPU(s) it reserved, as cuda:0...
+        if trunk.device != "cuda":
+            logging.getLogger("run").info("--gpus-per-worker: the trunk runs on each worker's own 'cuda' device")
+        trunk = dataclasses.replace(trunk, device="cuda")
+        detector = dataclasses.replace(detector, device="cuda")
+    heads = Path(args.heads).expanduser() if args.heads else None
+    return RunRequest(
+        input_dir=Path(args.input),
+        output_dir=Path(args.output),
+        tasks=tuple(n.strip().lower() for n in args.tasks.split(",") if n.strip()),
+        trunk=trunk,
+        detector=detector,
+        engine=args.engine,
+        ray=RayOptions(
+            address=args.ray_address, workers=args.workers, threads=args.threads, gpus_per_worker=args.gpus_per_worker
+        ),
+        strict=args.strict,
+        time_budget=args.time_budget or None,
+        threads=args.threads,
+        plugins=plugin_options(args, heads, owners),
+    )
+
+
+def plugin_options(args: argparse.Namespace, heads: Path | None, owners: Mapping[str, Sequence[str]]) -> PluginOptions:
+    """The plugins' share of the parsed options: ``--heads``, and each plugin's own flags (``owners``)."""
+    from core.request import PluginOptions
+
+    return PluginOptions(
+        heads, {plugin: {dest: getattr(args, dest) for dest in dests} for plugin, dests in owners.items()}
+    )
+
+
+def trunk_config(args: argparse.Namespace) -> TrunkConfig:
+    """The trunk ``--trunk``, ``--ablate-trunk``, ``--device`` and ``--precision`` name."""
+    from core.trunk_types import TrunkConfig
+
+    return TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk, device=args.device, precision=args.precision)
 
 
 def detector_config(args: argparse.Namespace) -> DetectorConfig:
@@ -237,45 +274,3 @@ def detector_config(args: argparse.Namespace) -> DetectorConfig:
     from core.detector import DetectorConfig
 
     return DetectorConfig(device=args.device)
-
-
-def _threads_and_trunk(threads: int, config: TrunkConfig) -> Trunk:
-    from core.trunk import load_trunk
-
-    set_threads(threads)
-    return load_trunk(config)
-
-
-def solve_on_ray(
-    planned: Sequence[Planned], config: TrunkConfig, args: argparse.Namespace, on_written: Observer
-) -> list[TaskReport]:
-    """``--engine ray``: the same run sharded across Ray actors (``core.engines.ray``)."""
-    import dataclasses
-    import importlib.util
-    from pathlib import Path
-
-    from core.detector import DetectorConfig
-
-    if importlib.util.find_spec("ray") is None:
-        raise ProjectError("--engine ray needs the 'ray' package: pip install -r requirements.txt")
-    from core.engines import ray as ray_engine
-
-    if args.workers < 0 or args.gpus_per_worker < 0:
-        raise ProjectError("--workers and --gpus-per-worker must not be negative")
-    if args.gpus_per_worker > 0 and config.device != "cuda":
-        # Ray shows each actor only the GPU(s) it reserved, as cuda:0...
-        logging.getLogger("run").info("--gpus-per-worker: the trunk runs on each worker's own 'cuda' device")
-        config = dataclasses.replace(config, device="cuda")
-    options = ray_engine.RayOptions(
-        address=args.ray_address, workers=args.workers, threads=args.threads, gpus_per_worker=args.gpus_per_worker
-    )
-    return ray_engine.run(
-        planned,
-        ray_engine.trunk_factory(config),
-        Path(args.output),
-        options=options,
-        strict=args.strict,
-        time_budget=args.time_budget,
-        on_written=on_written,
-        detector=detector_config(args) if args.gpus_per_worker <= 0 else DetectorConfig(device="cuda"),
-    )

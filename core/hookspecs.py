@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 from core import hookspec
 
 if TYPE_CHECKING:
+    from core.request import PluginConfig
     from core.task import Task
 
 
 @hookspec
-def register_tasks(register: Callable[[Task], None], options: argparse.Namespace) -> None:
+def register_tasks(register: Callable[[Task], None], options: argparse.Namespace, config: PluginConfig) -> None:
     """Register the plugin's tasks. Required of every task plugin.
 
     Called once per plugin manager when the runner collects tasks, before any
@@ -29,8 +30,13 @@ def register_tasks(register: Callable[[Task], None], options: argparse.Namespace
     :param register: call ``register(task)`` once per task the plugin provides.
         Registering a task name that another plugin already registered raises
         ``PluginError`` naming both.
-    :param options: the parsed command-line options, including those the plugin
-        added in ``add_options`` (defaults when called outside ``run.py``). An
+    :param config: the run's options as typed values (``core.request.PluginConfig``):
+        ``config.heads`` (``--heads``; ``core.heads.search_dirs(config)`` gives the folders
+        to search) and ``config.option(name)``, the value of a flag the plugin added in
+        ``add_options``, by its argparse name (``"zsod_visualize"``; None when called
+        outside ``run.py``). An implementation may leave this argument out.
+    :param options: the same values as an ``argparse.Namespace`` of attributes, for
+        implementations written before ``config``; prefer ``config``. An
         implementation may leave this argument out.
     :return: nothing; results are ignored.
     """

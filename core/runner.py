@@ -7,9 +7,11 @@ fails, the trunk cannot be built, the time budget runs out or a signal stops
 the run (the rest then gets fallbacks): nothing one task or item does costs
 another task's file. ``strict=True`` aborts on the first error instead.
 
-Stopping (``core.stop``): setup, each batch and the trunk build run inside
-``stop.interruptible()``, so the deadline or a signal abandons them at once;
-a task reached after that skips its setup, and its samples get fallbacks.
+Stopping (``core.stop``): the run's ``RunControl`` (made by ``core.orchestrator``,
+which also points the signals at it) is passed to every step. Setup, each batch and
+the trunk build run inside ``control.interruptible()``, so the deadline or a signal
+abandons them; a task reached after that skips its setup, and its samples get
+fallbacks. Without a control (a library call), the deadline is checked between batches.
 Discovery and stages read inputs under ``core.io.confined(input_dir)``: only
 regular files inside the input folder are opened, whatever the task passes.
 """
@@ -24,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core import stop
 from core.errors import InputError, PluginError
+from core.stop import RunControl, Stop
 from core.task import Prediction, RunContext, Sample, Task, TaskInfo, write_outputs
 
 if TYPE_CHECKING:
@@ -68,7 +70,13 @@ class TaskReport:
         return f"{self.name}: {self.items} items in {self.seconds:.1f} s ({rate:.1f} items/s){extra} -> {where}"
 
 
-def plan(tasks: Mapping[str, Task] | Sequence[Task], input_dir: Path, *, strict: bool = False) -> list[Planned]:
+def plan(
+    tasks: Mapping[str, Task] | Sequence[Task],
+    input_dir: Path,
+    *,
+    strict: bool = False,
+    control: RunControl | None = None,
+) -> list[Planned]:
     """Discover every task's inputs; tasks whose folder is absent are left out.
 
     A task whose folder is present but holds nothing to answer is still planned
@@ -80,11 +88,12 @@ def plan(tasks: Mapping[str, Task] | Sequence[Task], input_dir: Path, *, strict:
     """
     from core.io import confined, find_task_dir
 
+    control = control if control is not None else RunControl()
     items = tasks.values() if isinstance(tasks, Mapping) else tasks
     planned: list[Planned] = []
     for task in items:
         info = task.info
-        with stop.deferred():
+        with control.deferred():
             try:
                 found = find_task_dir(input_dir, *info.folders())
             except Exception as exc:
@@ -119,7 +128,13 @@ def plan(tasks: Mapping[str, Task] | Sequence[Task], input_dir: Path, *, strict:
     return planned
 
 
-def build_trunk(factory: Callable[[], Trunk], planned: Sequence[Planned], *, strict: bool = False) -> Trunk | None:
+def build_trunk(
+    factory: Callable[[], Trunk],
+    planned: Sequence[Planned],
+    *,
+    strict: bool = False,
+    control: RunControl | None = None,
+) -> Trunk | None:
     """``factory()`` under the error policy: the trunk, or None when it is not needed, could not
     be built (logged; ``strict`` re-raises), or the run stopped while it was being built.
 
@@ -129,14 +144,15 @@ def build_trunk(factory: Callable[[], Trunk], planned: Sequence[Planned], *, str
     if not any(item.samples for item in planned):
         log.info("no task asks anything; the trunk is not built")
         return None
-    why = stop.hurry()
+    control = control if control is not None else RunControl()
+    why = control.hurry()
     if why:
         log.warning("%s: the trunk is not built; every sample gets the fallback", why)
         return None
     try:
-        with stop.interruptible():
+        with control.interruptible():
             return factory()
-    except stop.Stop as exc:
+    except Stop as exc:
         log.warning("%s while the trunk was being built; every sample gets the fallback", exc.reason)
     except Exception:
         if strict:
@@ -159,6 +175,7 @@ def run(
     progress: bool | None = None,
     on_written: Observer | None = None,
     detector: SharedDetector | None = None,
+    control: RunControl | None = None,
 ) -> list[TaskReport]:
     """Solve every planned task with ``trunk`` and write its prediction file.
 
@@ -172,33 +189,34 @@ def run(
         started earlier); wins over ``time_budget``.
     :param progress: show progress bars (``None``: only on a terminal).
     :param on_written: called with ``(task_name, path)`` after each file is written.
+    :param control: the run's stopping state (``core.stop``; the orchestrator's): a signal it
+        records stops the batch in progress, its deadline is the run's. Without one, a control
+        of ``time_budget`` / ``deadline`` is made, checked between batches.
 
-    A signal (SIGTERM, SIGINT, SIGHUP) stops the batch in progress; every task still
-    writes its file (answers so far, fallbacks for the rest). The caller reads
-    ``core.stop.signalled()`` to exit non-zero.
+    Whatever stops the run, every task still writes its file (answers so far, fallbacks for
+    the rest); the caller reads ``control.signalled()`` to exit non-zero.
     """
-    if deadline is None and time_budget:
-        deadline = time.monotonic() + time_budget
-    with stop.handle_signals(), stop.deadline_at(deadline):
-        for item in planned:
-            clear_stale_outputs(item.task.info, out_dir)
-        reports = []
-        for item in planned:
-            report = _run_task(item, trunk, out_dir, strict=strict, progress=progress, detector=detector)
-            if report.path is not None and on_written is not None:
-                try:
-                    on_written(item.task.info.name, report.path)
-                except Exception:
-                    if strict:
-                        raise
-                    log.exception("%s: an observer of the written file failed", item.task.info.name)
-            log.info(report.summary())
-            reports.append(report)
-        if stop.signalled():
-            log.warning(
-                "run: stopped by %s; every present task's file was written (answers so far, fallbacks for the rest)",
-                stop.signalled(),
-            )
+    if control is None:
+        control = RunControl(deadline) if deadline is not None else RunControl.with_budget(time_budget)
+    for item in planned:
+        clear_stale_outputs(item.task.info, out_dir)
+    reports = []
+    for item in planned:
+        report = _run_task(item, trunk, out_dir, strict=strict, progress=progress, detector=detector, control=control)
+        if report.path is not None and on_written is not None:
+            try:
+                on_written(item.task.info.name, report.path)
+            except Exception:
+                if strict:
+                    raise
+                log.exception("%s: an observer of the written file failed", item.task.info.name)
+        log.info(report.summary())
+        reports.append(report)
+    if control.signalled():
+        log.warning(
+            "run: stopped by %s; every present task's file was written (answers so far, fallbacks for the rest)",
+            control.signalled(),
+        )
     return reports
 
 
@@ -260,6 +278,7 @@ def _run_task(
     strict: bool,
     progress: bool | None,
     detector: SharedDetector | None = None,
+    control: RunControl,
 ) -> TaskReport:
     task, samples = item.task, item.samples
     report = TaskReport(task.info.name, items=len(samples))
@@ -269,7 +288,7 @@ def _run_task(
     predictions: list[Prediction] = []
     bar = _Progress(len(samples), task.info.name, progress)
     try:
-        ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector)
+        ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector, control=control)
         solve_batches(
             task,
             chunks(samples, max(1, task.info.batch_size)),
@@ -280,13 +299,14 @@ def _run_task(
             out=predictions,
             on_batch=bar.update,
             root=item.input_dir,
+            control=control,
         )
         if trunk is not None:
             trunk.assert_frozen()
     finally:
         bar.close()
         if not strict or len(predictions) == len(samples):
-            with stop.deferred(), _confined(item.input_dir):  # a writer that reads inputs (drawings) too
+            with control.deferred(), _confined(item.input_dir):  # a writer that reads inputs (drawings) too
                 write_task(task, predictions, samples, RunContext(out_dir, item.folder), report)
         report.seconds = time.monotonic() - start
     return report
@@ -299,10 +319,16 @@ def _confined(root: Path | None):  # type: ignore[no-untyped-def]
 
 
 def _ready(
-    task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool, detector: SharedDetector | None = None
+    task: Task,
+    trunk: Trunk | None,
+    report: TaskReport,
+    *,
+    strict: bool,
+    detector: SharedDetector | None,
+    control: RunControl,
 ) -> bool:
     """Set ``task`` up unless the run is stopping or it needs a trunk there is not; False: fallbacks only."""
-    why = stop.hurry()
+    why = control.hurry()
     if why:
         log.warning("%s: %s: setup skipped, every sample gets the fallback", task.info.name, why)
         return False
@@ -310,11 +336,17 @@ def _ready(
         log.error("%s: no trunk (it could not be built): every sample gets the fallback", task.info.name)
         report.errors.append("no trunk")
         return False
-    return setup_task(task, trunk, report, strict=strict, detector=detector)
+    return setup_task(task, trunk, report, strict=strict, detector=detector, control=control)
 
 
 def setup_task(
-    task: Task, trunk: Trunk | None, report: TaskReport, *, strict: bool, detector: SharedDetector | None = None
+    task: Task,
+    trunk: Trunk | None,
+    report: TaskReport,
+    *,
+    strict: bool,
+    detector: SharedDetector | None = None,
+    control: RunControl | None = None,
 ) -> bool:
     """``task.setup(trunk)`` under the error policy: False (logged, counted) when it failed.
 
@@ -322,15 +354,16 @@ def setup_task(
     detector, built now if no task built it before, or None when it cannot be built (logged,
     counted; ``strict`` re-raises) or the run has none.
     A task whose setup failed answers every sample with its fallback; ``strict`` re-raises.
-    The setup may be abandoned by a signal or the deadline (``core.stop``): then False too.
+    The setup may be abandoned by a signal or the deadline of ``control`` (``core.stop``): then False too.
     """
+    control = control if control is not None else RunControl()
     try:
-        with stop.interruptible():
+        with control.interruptible():
             if getattr(task.info, "needs_detector", False):
                 task.setup(trunk, detector=_detector_for(task, detector, report, strict=strict))  # type: ignore[call-arg]
             else:
                 task.setup(trunk)  # type: ignore[arg-type]
-    except stop.Stop as exc:
+    except Stop as exc:
         log.warning("%s: %s during setup; every sample gets the fallback", task.info.name, exc.reason)
         report.errors.append(f"setup: stopped ({exc.reason})")
         return False
@@ -371,12 +404,13 @@ def solve_batches(
     out: list[Prediction] | None = None,
     on_batch: Callable[[int], object] | None = None,
     root: Path | None = None,
+    control: RunControl | None = None,
 ) -> list[Prediction]:
     """Consecutive batches of one task, in order, with the whole policy: each batch through
     ``solve_batch``; every batch gets fallbacks when ``ready`` is False (setup failed) or
     once ``clock()`` (default ``time.monotonic``) passes ``deadline``, or the run is
-    stopping (``core.stop``: the run's deadline or a signal, which also abandon the
-    batch in progress). ``root``: the input folder the stages may read in.
+    stopping (``control``, ``core.stop``: the run's deadline or a signal, which also abandon
+    the batch in progress). ``root``: the input folder the stages may read in.
 
     Predictions are appended to ``out`` as they come (so a caller keeps what was done when
     ``strict`` raises) and returned. ``on_batch(len(batch))`` follows each batch. The local
@@ -384,10 +418,11 @@ def solve_batches(
     """
     from core.io import confined
 
+    control = control if control is not None else RunControl()
     predictions = [] if out is None else out
     for batch in batches:
         if ready:
-            why = stop.hurry()
+            why = control.hurry()
             if why is None and deadline is not None and (clock or time.monotonic)() > deadline:
                 why = "time budget"
             if why:
@@ -397,9 +432,9 @@ def solve_batches(
             predictions.extend(fallback_batch(task, batch, report, strict=strict))
         else:
             try:
-                with stop.interruptible(), confined(root):
+                with control.interruptible(), confined(root):
                     solved = solve_batch(task, batch, trunk, report, strict=strict)
-            except stop.Stop as exc:
+            except Stop as exc:
                 log.warning("%s: %s: batch abandoned, the remaining samples get fallbacks", task.info.name, exc.reason)
                 ready = False
                 solved = fallback_batch(task, batch, report, strict=strict)

@@ -6,6 +6,7 @@ with no writable temporary folder and no home folder.
   file) takes their number and receives a library's stray output.
 - ``console_handler()``: a logging handler that writes to stderr while it can and goes
   quiet (no traceback, no exit status) once stderr is gone or broken.
+- ``set_threads(n)``: torch's CPU threads (0: every core).
 - ``exit_now(code)``: end without the interpreter's slow teardown (a run that must stop now).
 - ``say()``: ``print`` for the final report; a closed or broken stdout (``| head -0``)
   costs nothing, not even the exit status (Python's own flush at exit included).
@@ -119,6 +120,13 @@ def exit_now(code: int) -> None:
     os._exit(code)
 
 
+def set_threads(threads: int) -> None:
+    """torch's CPU threads for the run (0: every core)."""
+    import torch
+
+    torch.set_num_threads(threads or os.cpu_count() or 1)
+
+
 def _usable_temp_dir() -> bool:
     try:
         tempfile.gettempdir()  # tries each candidate by creating a file in it
@@ -149,7 +157,8 @@ def scratch_space(out_dir: Path) -> Iterator[Path | None]:
 
     Yields the folder, or None when the usual places work (then nothing is changed).
     Sets ``tempfile.tempdir`` and ``TMPDIR`` (no usable temporary folder) and the unset
-    ``CACHE_VARIABLES`` (no usable home either); restores them and removes the folder on exit.
+    ``CACHE_VARIABLES`` (no usable home either); restores them and removes the folder on exit
+    (a hard exit of the current run, ``core.stop``, removes it too).
     """
     from core import stop
 

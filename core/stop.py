@@ -2,36 +2,63 @@
 
 A run may be stopped from outside (SIGTERM from ``docker stop`` or a scheduler,
 SIGINT from Ctrl-C, SIGHUP when the terminal goes) or by its own ``--time-budget``.
-Either way every present task must still write its file, so stopping is cooperative:
+Either way every present task must still write its file, so stopping is cooperative.
 
-- ``handle_signals()`` (a context manager, main thread only) replaces the handlers of
-  SIGTERM, SIGINT and SIGHUP. The first signal records why the run stops; a second one
-  ends the process at once (``os._exit(128 + signum)``), after removing the temporary
-  files of writes in progress (``track_temporary``), so nothing half-written is left.
-- ``set_deadline(t)`` arms a timer (``SIGALRM``) for the time budget.
+The state belongs to the run: one ``RunControl`` per run (the signal received, the
+deadline, the temporary files being written), created by the run's orchestrator
+(``core.orchestrator``) and handed to the runner and the engines. This module holds
+the mechanism only:
+
+- ``handle_signals(control)`` (a context manager, main thread only) points SIGTERM,
+  SIGINT and SIGHUP at ``control``. The first signal records why the run stops; a second
+  one ends the process at once (``os._exit(128 + signum)``), after removing the temporary
+  files of writes in progress (``track_temporary``), so nothing half-written is left. A
+  timer (``SIGALRM``) marks the control's deadline.
 - Work that may be abandoned (a task's setup, a batch, the trunk build) runs inside
-  ``interruptible()``: a signal or the deadline arriving there raises ``Stop`` at once,
-  whatever the code is doing, instead of waiting for the batch to end. Outside it (while
-  files are written, while inputs are listed) they are only recorded; the runner reads
-  ``signalled()`` and ``budget_spent()`` at its next step.
+  ``control.interruptible()``: a signal or the deadline arriving there raises ``Stop``
+  instead of waiting for the batch to end. ``Stop`` is delivered at a safe point: not
+  while an import is under way nor while a library (torch, PIL, the standard library...)
+  is executing Python code, but as soon as control is back in the project's own code, and
+  at the latest ``SAFE_POINT_GRACE_S`` later, so the budget holds whatever one item costs.
+  Outside such a section (while files are written, while inputs are listed) a signal is
+  only recorded; the runner reads ``control.hurry()`` at its next step.
 
 ``Stop`` derives from ``BaseException`` (like ``KeyboardInterrupt``), so a task's own
-``except Exception`` never swallows it. Where signals cannot be handled (a thread other
-than the main one, a platform without them), nothing is installed and the runner's checks
-between batches remain.
+``except Exception`` never swallows it. A control that no handler points at (a thread
+other than the main one, a platform without signals, a Ray worker) still keeps its
+deadline: the runner's checks between batches remain.
+
+Code far below the runner (the atomic writer in ``core.io``) reaches the control of the
+run it works for through ``current()``, set by ``handle_signals`` for the run's context.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import signal
+import sysconfig
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name))
+SAFE_POINT_GRACE_S = 1.0  # the longest a Stop waits for a safe point before it is raised anyway
+SAFE_POINT_RETRY_S = 0.02  # how often a Stop waiting for a safe point looks again
+
+# Python code of these folders is a library's: a Stop raised there could leave its state half-changed.
+_LIBRARY_ROOTS = tuple(
+    {
+        os.path.realpath(path) + os.sep
+        for key in ("stdlib", "platstdlib", "purelib", "platlib")
+        if (path := sysconfig.get_path(key))
+    }
+)
+
+_current: contextvars.ContextVar[RunControl | None] = contextvars.ContextVar("fusionbrain_run_control", default=None)
 
 
 class Stop(BaseException):  # noqa: N818 - like KeyboardInterrupt, a control-flow exception
@@ -42,68 +69,148 @@ class Stop(BaseException):  # noqa: N818 - like KeyboardInterrupt, a control-flo
         self.reason = reason
 
 
-class _State:
-    def __init__(self) -> None:
+class RunControl:
+    """One run's stopping state: the signal received, the deadline, the temporary files in flight.
+
+    :param deadline: a ``time.monotonic()`` value after which no more real work starts (None: none).
+    """
+
+    def __init__(self, deadline: float | None = None) -> None:
+        self.deadline = deadline
         self.signal_name: str | None = None  # the first stopping signal received
         self.signum = 0
-        self.deadline: float | None = None  # time.monotonic() value
-        self.armed = 0  # depth of interruptible() sections
-        self.installed = False
+        self.hurried: str | None = None  # the last reason hurry() gave: the run ended early
         self.temporary: set[str] = set()  # files being written; removed on a hard exit
-        self.hurried: str | None = None  # the last reason hurry() gave; kept after handle_signals()
+        self.installed = False  # whether signal handlers point at this control
+        self._armed = 0  # depth of interruptible() sections
+        self._pending_since: float | None = None  # a Stop waiting for a safe point, since when
+
+    @classmethod
+    def with_budget(cls, seconds: float | None) -> RunControl:
+        """A control whose deadline is ``seconds`` from now (None or 0: no deadline)."""
+        return cls(time.monotonic() + seconds if seconds else None)
+
+    def signalled(self) -> str | None:
+        """The name of the signal that asked the run to stop (``"SIGTERM"``...), else None."""
+        return self.signal_name
+
+    def exit_code(self) -> int:
+        """The conventional exit status for the signal received (143 for SIGTERM, 130 for SIGINT); 0 if none."""
+        return 128 + self.signum if self.signal_name else 0
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (None: no deadline)."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def budget_spent(self, now: float | None = None) -> bool:
+        """Whether the deadline has passed."""
+        return self.deadline is not None and (time.monotonic() if now is None else now) >= self.deadline
+
+    def hurry(self) -> str | None:
+        """Why no more real work should start ("SIGTERM", "time budget"), or None."""
+        reason = self.signal_name or ("time budget" if self.budget_spent() else None)
+        if reason:
+            self.hurried = reason
+        return reason
+
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """A section that a signal or the deadline may abandon by raising ``Stop`` (at a safe point).
+
+        Raises ``Stop`` at once when the run is already stopping.
+        """
+        reason = self.hurry()
+        if reason:
+            raise Stop(reason)
+        if not self.installed or threading.current_thread() is not threading.main_thread():
+            yield  # nothing will interrupt it: the runner checks between batches
+            return
+        self._armed += 1
+        try:
+            yield
+        finally:
+            self._armed -= 1
+            if not self._armed:
+                self._pending_since = None
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        """A section a first signal must not interrupt (e.g. writing the files): ``Stop`` is held back."""
+        armed, self._armed = self._armed, 0
+        try:
+            yield
+        finally:
+            self._armed = armed
+
+    @contextlib.contextmanager
+    def track_temporary(self, path: Path | str) -> Iterator[None]:
+        """Remember ``path`` (a temporary file being written, or a scratch folder) for the block;
+        a hard exit (the second signal) removes it."""
+        key = os.fspath(path)
+        self.temporary.add(key)
+        try:
+            yield
+        finally:
+            self.temporary.discard(key)
+
+    def remove_temporary(self) -> None:
+        import shutil
+
+        for path in list(self.temporary):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+
+    # -- signal handlers (installed by handle_signals) -------------------------------------------
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self.signal_name is not None:  # the second signal: end now
+            self.remove_temporary()
+            _say(f"run: second signal ({signal.Signals(signum).name}); ending at once\n")
+            os._exit(128 + signum)
+        self.signal_name = signal.Signals(signum).name
+        self.signum = signum
+        self._deliver(self.signal_name, frame)
+
+    def _on_alarm(self, signum: int, frame: FrameType | None) -> None:
+        reason = self.signal_name or ("time budget" if self.budget_spent() else None)
+        if reason:
+            self._deliver(reason, frame)
+        elif self.deadline is not None:  # woke early (timer granularity): wait for the rest
+            self._arm_timer(self.deadline - time.monotonic())
+
+    def _deliver(self, reason: str, frame: FrameType | None) -> None:
+        """Raise ``Stop`` now if an interruptible section runs at a safe point, else look again shortly."""
+        if not self._armed:
+            return
+        now = time.monotonic()
+        if self._pending_since is None:
+            self._pending_since = now
+        if now - self._pending_since >= SAFE_POINT_GRACE_S or _safe_point(frame):
+            self._pending_since = None
+            self.hurried = reason
+            raise Stop(reason)
+        self._arm_timer(SAFE_POINT_RETRY_S)
+
+    def _arm_timer(self, seconds: float) -> None:
+        if self.installed and hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
 
 
-_state = _State()
-
-
-def signalled() -> str | None:
-    """The name of the signal that asked the run to stop (``"SIGTERM"``...), else None."""
-    return _state.signal_name
-
-
-def exit_code() -> int:
-    """The conventional exit status for the signal received (143 for SIGTERM, 130 for SIGINT); 0 if none."""
-    return 128 + _state.signum if _state.signal_name else 0
-
-
-def budget_spent(now: float | None = None) -> bool:
-    """Whether the deadline set by ``set_deadline`` has passed."""
-    return _state.deadline is not None and (time.monotonic() if now is None else now) >= _state.deadline
-
-
-def hurry() -> str | None:
-    """Why no more real work should start ("SIGTERM", "time budget"), or None."""
-    reason = _state.signal_name or ("time budget" if budget_spent() else None)
-    if reason:
-        _state.hurried = reason
-    return reason
-
-
-def hurried() -> str | None:
-    """Why the last run in this process ended early (a signal, the time budget), else None."""
-    return _state.hurried
-
-
-def _raise_if_armed(reason: str) -> None:
-    if _state.armed:
-        raise Stop(reason)
-
-
-def _on_signal(signum: int, frame: object) -> None:
-    if _state.signal_name is not None:  # the second signal: end now
-        _remove_temporary()
-        _say(f"run: second signal ({signal.Signals(signum).name}); ending at once\n")
-        os._exit(128 + signum)
-    _state.signal_name = signal.Signals(signum).name
-    _state.signum = signum
-    _raise_if_armed(_state.signal_name)
-
-
-def _on_alarm(signum: int, frame: object) -> None:
-    if budget_spent():
-        _raise_if_armed("time budget")
-    elif _state.deadline is not None:  # woke early (timer granularity): wait for the rest
-        _arm_timer(_state.deadline - time.monotonic())
+def _safe_point(frame: FrameType | None) -> bool:
+    """Whether raising at ``frame`` leaves no library half-way: the innermost Python frame is the
+    project's (not the standard library's nor an installed package's) and no import is under way."""
+    if frame is None:
+        return True
+    if os.path.realpath(frame.f_code.co_filename).startswith(_LIBRARY_ROOTS):
+        return False
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return False
+        frame = frame.f_back
+    return True
 
 
 def _say(text: str) -> None:
@@ -112,114 +219,73 @@ def _say(text: str) -> None:
         os.write(2, text.encode("utf-8", "replace"))
 
 
-def _arm_timer(seconds: float) -> None:
-    if _state.installed and hasattr(signal, "setitimer"):
-        signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
-
-
-def set_deadline(deadline: float | None) -> None:
-    """Stop work at ``deadline`` (a ``time.monotonic()`` value; None: no deadline)."""
-    _state.deadline = deadline
-    if deadline is not None:
-        _arm_timer(deadline - time.monotonic())
-    elif _state.installed and hasattr(signal, "setitimer"):
-        signal.setitimer(signal.ITIMER_REAL, 0)
+def _installed_control() -> RunControl | None:
+    handler = signal.getsignal(SIGNALS[0]) if SIGNALS else None
+    owner = getattr(handler, "__self__", None)
+    return owner if isinstance(owner, RunControl) else None
 
 
 @contextlib.contextmanager
-def deadline_at(deadline: float | None) -> Iterator[None]:
-    """``set_deadline(deadline)`` for the block (None: keep the one already set), then the previous one."""
-    if deadline is None:
-        yield
-        return
-    previous = _state.deadline
-    set_deadline(deadline if previous is None else min(previous, deadline))
-    try:
-        yield
-    finally:
-        set_deadline(previous)
+def handle_signals(control: RunControl) -> Iterator[RunControl]:
+    """Point the stopping signals and the deadline's timer at ``control`` for the block (main thread
+    only), make it the ``current()`` control, then restore the old handlers.
 
-
-@contextlib.contextmanager
-def handle_signals() -> Iterator[None]:
-    """Install the stopping handlers for the block (main thread only), then restore the old ones.
-
-    Re-entrant: an inner call while installed does nothing. The state (signal received,
-    deadline) is reset on leaving the outermost block.
+    Where handlers cannot be installed (another thread, no signals, a run already handling them)
+    nothing is installed: ``control`` keeps its deadline, checked between batches.
     """
-    if _state.installed or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {}
+    token = _current.set(control)
     try:
-        for signum in SIGNALS:
-            previous[signum] = signal.signal(signum, _on_signal)
-        if hasattr(signal, "SIGALRM"):
-            previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, _on_alarm)
-    except (ValueError, OSError):  # not allowed here: leave everything as it was
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        yield
-        return
-    _state.installed = True
-    try:
-        yield
+        if threading.current_thread() is not threading.main_thread() or _installed_control() is not None:
+            yield control
+            return
+        previous = {}
+        try:
+            for signum in SIGNALS:
+                previous[signum] = signal.signal(signum, control._on_signal)
+            if hasattr(signal, "SIGALRM"):
+                previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, control._on_alarm)
+        except (ValueError, OSError):  # not allowed here: leave everything as it was
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            yield control
+            return
+        control.installed = True
+        if control.deadline is not None:
+            control._arm_timer(control.deadline - time.monotonic())
+        try:
+            yield control
+        finally:
+            if hasattr(signal, "setitimer"):
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            control.installed = False
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
     finally:
-        if hasattr(signal, "setitimer"):
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        _state.installed = False
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        _state.signal_name, _state.signum, _state.deadline, _state.armed = None, 0, None, 0
+        _current.reset(token)
 
 
-@contextlib.contextmanager
-def interruptible() -> Iterator[None]:
-    """A section that a signal or the deadline may abandon by raising ``Stop``.
-
-    Raises ``Stop`` at once when the run is already stopping.
-    """
-    reason = hurry()
-    if reason:
-        raise Stop(reason)
-    if threading.current_thread() is not threading.main_thread():  # handlers run in the main thread only
-        yield
-        return
-    _state.armed += 1
-    try:
-        yield
-    finally:
-        _state.armed -= 1
+def current() -> RunControl | None:
+    """The control of the run this code works for (set by ``handle_signals``), else None."""
+    return _current.get()
 
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
-    """A section a first signal must not interrupt (e.g. writing the files): ``Stop`` is held back."""
-    armed, _state.armed = _state.armed, 0
-    try:
+    """``current().deferred()``: hold a first signal back for the block (nothing when no run is current)."""
+    control = _current.get()
+    if control is None:
         yield
-    finally:
-        _state.armed = armed
+        return
+    with control.deferred():
+        yield
 
 
 @contextlib.contextmanager
 def track_temporary(path: Path | str) -> Iterator[None]:
-    """Remember ``path`` (a temporary file being written, or a scratch folder) for the block;
-    a hard exit (the second signal) removes it."""
-    key = os.fspath(path)
-    _state.temporary.add(key)
-    try:
+    """``current().track_temporary(path)``: a hard exit of the current run removes ``path``."""
+    control = _current.get()
+    if control is None:
         yield
-    finally:
-        _state.temporary.discard(key)
-
-
-def _remove_temporary() -> None:
-    import shutil
-
-    for path in list(_state.temporary):
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
+        return
+    with control.track_temporary(path):
+        yield

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import stop
+from core.engines import RayOptions
 from core.errors import ProjectError
 from core.runner import (
     Observer,
@@ -60,8 +60,11 @@ from core.runner import (
 )
 from core.task import Prediction, RunContext, Sample, Task
 
+__all__ = ["RayOptions", "ShardWorker", "WorkerPool", "plan_workers", "run", "trunk_factory", "worker_pool"]
+
 if TYPE_CHECKING:
     from core.detector import DetectorConfig
+    from core.stop import RunControl
     from core.trunk import Trunk, TrunkConfig
 
 log = logging.getLogger(__name__)
@@ -72,28 +75,6 @@ GRACE_S = 2.0  # after the deadline, how long the driver still waits for shards 
 LOCAL_OBJECT_STORE = 256 * 2**20  # a local Ray's object store: results are small JSON values
 
 TrunkFactory = Callable[[], "Trunk"]
-
-
-@dataclass(frozen=True, slots=True)
-class RayOptions:
-    """How to use Ray (``run.py --engine ray`` flags).
-
-    :param address: a running cluster (``auto``, ``HOST:6379``, ``ray://HOST:10001``);
-        ``None`` starts a local Ray on this machine (unless one is already initialised).
-    :param workers: actors; 0 = as many as the cluster's CPUs (and GPUs) hold.
-    :param threads: torch CPU threads (and Ray CPUs) per actor; 0 = this machine's cores
-        divided among the workers for a local Ray, else 1.
-    :param gpus_per_worker: GPUs each actor reserves (fractions share a GPU).
-    :param shard_batches: consecutive batches per shard (the unit of work and of retry).
-    :param max_attempts: tries per shard before it gets fallbacks.
-    """
-
-    address: str | None = None
-    workers: int = 0
-    threads: int = 0
-    gpus_per_worker: float = 0.0
-    shard_batches: int = 1
-    max_attempts: int = 3
 
 
 @dataclass(slots=True)
@@ -370,8 +351,10 @@ class WorkerPool:
         deadline: float | None,
         strict: bool,
         on_dispatch: Callable[[_Job], None] | None = None,
+        control: RunControl | None = None,
     ) -> None:
-        """Run every job; each ends in ``on_done`` (its result) or ``on_lost`` (why it never came back)."""
+        """Run every job; each ends in ``on_done`` (its result) or ``on_lost`` (why it never came back).
+        A signal recorded by the run's ``control`` gives every job not back its fallbacks at once."""
         ray = self.ray
         queue = deque(jobs)
         inflight: dict[Any, tuple[_Job, int, int]] = {}  # ref -> (job, slot, the slot's generation then)
@@ -380,7 +363,7 @@ class WorkerPool:
             return sum(1 for _, s, g in inflight.values() if s == slot and g == self.generation[slot])
 
         while queue or inflight:
-            why = stop.signalled()
+            why = control.signalled() if control is not None else None
             if why:  # SIGTERM/SIGINT: every job not back gets fallbacks now (core.stop)
                 for job in [*queue, *(j for j, _, _ in inflight.values())]:
                     on_lost(job, f"the run was stopped by {why}")
@@ -494,6 +477,7 @@ def run(
     on_written: Observer | None = None,
     pool: WorkerPool | None = None,
     detector: DetectorConfig | None = None,
+    control: RunControl | None = None,
 ) -> list[TaskReport]:
     """``core.runner.run`` on Ray: the same files and reports; see the module docstring.
 
@@ -501,6 +485,8 @@ def run(
     :param detector: the detector each worker builds when a task asks for it (default config).
     :param pool: workers already holding that trunk (``worker_pool``), kept open; by default
         a pool is made for this run and closed after it.
+    :param control: the run's stopping state (``core.stop``): its signal stops the run, its
+        deadline, when it has one, is the run's (``time_budget`` then counts from here).
     """
     import uuid
 
@@ -508,7 +494,10 @@ def run(
 
     options = options or RayOptions()
     begin = time.monotonic()
-    deadline = time.time() + time_budget if time_budget else None
+    remaining = control.remaining() if control is not None else None
+    if remaining is None and time_budget:
+        remaining = time_budget
+    deadline = time.time() + remaining if remaining is not None else None  # wall clock: workers run elsewhere
     for item in planned:
         clear_stale_outputs(item.task.info, out_dir)
     runs = {
@@ -579,12 +568,14 @@ def run(
         try:
             if pool is not None:
                 try:
-                    pool.run(jobs, done, lost, deadline=deadline, strict=strict, on_dispatch=dispatched)
+                    pool.run(
+                        jobs, done, lost, deadline=deadline, strict=strict, on_dispatch=dispatched, control=control
+                    )
                 finally:  # the run's tasks leave the workers (not waited for: nothing depends on it)
                     pool.broadcast("forget", f"{run_id}:")
             else:
                 with worker_pool(factory, options, deadline=deadline, detector=detector) as own:
-                    own.run(jobs, done, lost, deadline=deadline, strict=strict, on_dispatch=dispatched)
+                    own.run(jobs, done, lost, deadline=deadline, strict=strict, on_dispatch=dispatched, control=control)
         finally:
             bar.close()
     return [runs[item.task.info.name].report for item in planned]

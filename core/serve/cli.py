@@ -1,13 +1,18 @@
-"""The command line of ``serve.py``: the trunk and task options of ``run.py``, plus where to listen."""
+"""The command line of ``serve.py``: the trunk and task options of ``run.py``, plus where to listen,
+parsed into a typed ``ServeRequest`` (nothing past ``parse`` sees the argparse Namespace)."""
 
 from __future__ import annotations
 
 import argparse
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core import cli
+from core.detector import DetectorConfig
+from core.request import PluginOptions
+from core.trunk_types import TrunkConfig
 
 if TYPE_CHECKING:
     from core.serve.service import Service
@@ -53,34 +58,88 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def build_service(tasks: Sequence[Task], args: argparse.Namespace) -> Service:
-    """Build the trunk ``args`` names and set every task up once: the service to serve."""
-    from core.detector import SharedDetector
-    from core.serve.service import Service
-    from core.trunk import TrunkConfig, load_trunk
+@dataclass(frozen=True, slots=True)
+class ServeRequest:
+    """What ``serve.py`` is asked to serve, and where.
 
-    config = TrunkConfig.parse(args.trunk, ablation=args.ablate_trunk, device=args.device, precision=args.precision)
-    cli.set_threads(args.threads)
-    trunk = load_trunk(config)
-    return Service(
-        {t.info.name: t for t in tasks},
-        trunk,
-        window=args.batch_window_ms / 1000,
-        timeout=args.request_timeout if args.request_timeout > 0 else None,
-        detector=SharedDetector(cli.detector_config(args)),
+    :param tasks: task names to serve, lowercase (empty: every registered task).
+    :param batch_window: seconds a request waits for others to share its batch.
+    :param request_timeout: seconds after which a waiting request gets the fallback (None: never).
+    :param max_upload: the largest request body accepted, in bytes.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    tasks: tuple[str, ...] = ()
+    trunk: TrunkConfig = field(default_factory=TrunkConfig)
+    detector: DetectorConfig = field(default_factory=DetectorConfig)
+    threads: int = 0
+    batch_window: float = 0.005
+    request_timeout: float | None = 120.0
+    max_upload: int = 16 * 2**20
+    strict: bool = False
+    verbose: bool = False
+    plugins: PluginOptions = field(default_factory=PluginOptions)
+
+
+class ParsedServe(NamedTuple):
+    pm: Any
+    request: ServeRequest
+
+
+def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
+    """``serve.py``'s command line, with the plugins' flags: the plugin manager and the typed request."""
+    from pathlib import Path
+
+    pm, args, owners = cli.parse_plugin_options(argv, build_parser(), discovery)
+    heads = Path(args.heads).expanduser() if args.heads else None
+    return ParsedServe(
+        pm,
+        ServeRequest(
+            host=args.host,
+            port=args.port,
+            tasks=tuple(n.strip().lower() for n in args.tasks.split(",") if n.strip()),
+            trunk=cli.trunk_config(args),
+            detector=cli.detector_config(args),
+            threads=args.threads,
+            batch_window=args.batch_window_ms / 1000,
+            request_timeout=args.request_timeout if args.request_timeout > 0 else None,
+            max_upload=int(args.max_upload_mb * 2**20),
+            strict=args.strict,
+            verbose=args.verbose,
+            plugins=cli.plugin_options(args, heads, owners),
+        ),
     )
 
 
-def serve(service: Service, args: argparse.Namespace) -> int:
-    """Serve ``service`` with uvicorn on ``--host``/``--port`` until stopped (Ctrl-C)."""
+def build_service(tasks: Sequence[Task], request: ServeRequest) -> Service:
+    """Build the trunk ``request`` names and set every task up once: the service to serve."""
+    from core.detector import SharedDetector
+    from core.runtime import set_threads
+    from core.serve.service import Service
+    from core.trunk import load_trunk
+
+    set_threads(request.threads)
+    trunk = load_trunk(request.trunk)
+    return Service(
+        {t.info.name: t for t in tasks},
+        trunk,
+        window=request.batch_window,
+        timeout=request.request_timeout,
+        detector=SharedDetector(request.detector),
+    )
+
+
+def serve(service: Service, request: ServeRequest) -> int:
+    """Serve ``service`` with uvicorn on ``request.host``/``request.port`` until stopped (Ctrl-C)."""
     import uvicorn
 
     from core.serve.app import create_app
 
-    app = create_app(service, max_upload=int(args.max_upload_mb * 2**20))
-    log.info("serving %s on http://%s:%d/", ", ".join(service.servers), args.host, args.port)
+    app = create_app(service, max_upload=request.max_upload)
+    log.info("serving %s on http://%s:%d/", ", ".join(service.servers), request.host, request.port)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="debug" if args.verbose else "info")
+        uvicorn.run(app, host=request.host, port=request.port, log_level="debug" if request.verbose else "info")
     finally:
         service.close()
     return 0

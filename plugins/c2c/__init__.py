@@ -15,9 +15,9 @@ def add_train_options(parser):  # type: ignore[no-untyped-def]
 
 
 @hookimpl
-def register_tasks(register, options):  # type: ignore[no-untyped-def]
+def register_tasks(register, config):  # type: ignore[no-untyped-def]
     """Register the C2C task (constructed cheaply; the selector loads in ``setup``)."""
     from core.heads import search_dirs
     from plugins.c2c.task import C2cTask
 
-    register(C2cTask(search=search_dirs(options)))
+    register(C2cTask(search=search_dirs(config)))

@@ -18,9 +18,9 @@ def add_train_options(parser):  # type: ignore[no-untyped-def]
 
 
 @hookimpl
-def register_tasks(register, options):  # type: ignore[no-untyped-def]
+def register_tasks(register, config):  # type: ignore[no-untyped-def]
     """Register the HTR task (constructed cheaply; the head loads in ``setup``)."""
     from core.heads import search_dirs
     from plugins.htr.task import HtrTask
 
-    register(HtrTask(search=search_dirs(options)))
+    register(HtrTask(search=search_dirs(config)))

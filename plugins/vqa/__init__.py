@@ -16,9 +16,9 @@ def add_train_options(parser):  # type: ignore[no-untyped-def]
 
 
 @hookimpl
-def register_tasks(register, options):  # type: ignore[no-untyped-def]
+def register_tasks(register, config):  # type: ignore[no-untyped-def]
     """Register the VQA task (constructed cheaply; weights load in ``setup``)."""
     from core.heads import search_dirs
     from plugins.vqa.task import VqaTask
 
-    register(VqaTask(search=search_dirs(options)))
+    register(VqaTask(search=search_dirs(config)))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from core import hookimpl
 
 if TYPE_CHECKING:
+    from core.request import PluginConfig
     from core.task import Task
 
 
@@ -49,13 +50,13 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
 
 
 @hookimpl
-def register_tasks(register: Callable[[Task], None], options: argparse.Namespace) -> None:
+def register_tasks(register: Callable[[Task], None], config: PluginConfig) -> None:
     """Register the zsOD task."""
     from core.heads import search_dirs
     from plugins.zsod.task import ZsodTask
 
-    folder = getattr(options, "zsod_visualize", None)
-    spec = getattr(options, "zsod_proposals", None)
+    folder = config.option("zsod_visualize")
+    spec = config.option("zsod_proposals")
     yolo = None
     if spec:
         from core.errors import PluginError
@@ -65,6 +66,4 @@ def register_tasks(register: Callable[[Task], None], options: argparse.Namespace
             yolo = parse_spec(spec)
         except PluginError as exc:  # the task still runs and writes its file, on the grid proposals alone
             logging.getLogger(__name__).error("zsod: %s; running without YOLO proposals", exc)
-    register(
-        ZsodTask(visualize_dir=Path(folder) if folder else None, search=search_dirs(options), yolo_checkpoint=yolo)
-    )
+    register(ZsodTask(visualize_dir=Path(folder) if folder else None, search=search_dirs(config), yolo_checkpoint=yolo))

@@ -150,3 +150,56 @@ def test_older_input_forms_are_accepted(tmp_path: Path) -> None:
 
 def test_unknown_task_name_is_a_clear_error(tmp_path: Path) -> None:
     assert run.main(["--input", str(DEMO), "--output", str(tmp_path), "--tasks", "ocr", "--no-plugins"]) == 2
+
+
+def test_the_command_line_becomes_a_typed_request_and_each_plugin_gets_its_own_options(tmp_path: Path) -> None:
+    import registry
+    from core import cli, hookimpl
+    from core.request import PluginConfig, RunRequest
+
+    argv = ["--input", "in", "--tasks", "ZSOD, vqa", "--time-budget", "90", "--heads", str(tmp_path)]
+    pm, request, list_tasks = cli.parse_run([*argv, "--zsod-visualize", "drawn", "--no-plugins"], registry)
+    assert isinstance(request, RunRequest) and not list_tasks
+    assert request.input_dir == Path("in") and request.tasks == ("zsod", "vqa") and request.time_budget == 90.0
+    assert request.trunk.backend == "default" and request.engine == "local" and request.detector.device == "cpu"
+    zsod = PluginConfig(tmp_path, {"zsod_visualize": "drawn", "zsod_proposals": None})
+    assert request.plugins.config("plugins.zsod") == zsod
+    assert request.plugins.config("plugins.c2c") == PluginConfig(tmp_path, {})
+    seen = {}
+
+    class Typed:
+        @staticmethod
+        @hookimpl
+        def register_tasks(register, config):  # type: ignore[no-untyped-def]
+            seen["typed"] = config
+
+    class Older:
+        @staticmethod
+        @hookimpl
+        def register_tasks(register, options):  # type: ignore[no-untyped-def]
+            seen["older"] = (options.zsod_visualize, options.heads)
+
+    pm.register(Typed(), name="typed")
+    pm.register(Older(), name="older")
+    registry.collect_tasks(pm, request.plugins)
+    assert seen == {"typed": PluginConfig(tmp_path, {}), "older": ("drawn", str(tmp_path))}
+
+
+def test_a_run_request_goes_through_the_one_orchestrator(tmp_path: Path, fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    from core import orchestrator
+    from core.request import RunRequest
+    from tests.core._tasks import EchoTask, write_echo_input
+
+    root = write_echo_input(tmp_path / "in", {"a": "red apple", "b": "a bus"})
+    heard = []
+    outcome = orchestrator.run(
+        RunRequest(input_dir=root, output_dir=tmp_path / "out", progress=False),
+        [EchoTask()],
+        on_written=lambda name, path: heard.append(name),
+        load_trunk=lambda config: fake_trunk,
+    )
+    assert outcome.status == 0 and outcome.stopped_by is None and outcome.hurried is None and heard == ["echo"]
+    assert set(_load(tmp_path / "out" / "prediction_ECHO.json")) == {"a", "b"}
+    assert "2 items" in outcome.summaries()[0]
+    empty = orchestrator.run(RunRequest(input_dir=tmp_path / "none", output_dir=tmp_path / "o2"), [EchoTask()])
+    assert empty.reports == () and empty.status == 0

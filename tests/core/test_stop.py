@@ -2,7 +2,8 @@
 
 The signal tests run ``run.py`` in a subprocess on the demo input grown to a run of a minute
 or more, with a trunk that cannot be built (C2C's translator runs without one), so that they
-take seconds; the budget tests run the runner in process on the core test tasks.
+take seconds; the budget tests run the orchestrator (or the runner alone) in process on the
+core test tasks.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from core import runner
+from core import orchestrator, runner
+from core.request import RunRequest
 from tests.core._runpy import NO_TRUNK, REPO, load_json, long_input, run_env, wait_for
 from tests.core._tasks import EchoTask, TrunklessEcho, write_echo_input
 
@@ -109,11 +111,13 @@ def test_the_budget_stops_a_batch_in_progress_and_skips_setups(tmp_path: Path, f
     root = write_echo_input(tmp_path / "in", REQUESTS)
     later = TrunklessEcho()
     shutil.copytree(root / "ECHO", root / "PLAIN")
-    planned = runner.plan([_Slow(seconds=60), later], root)
+    request = RunRequest(input_dir=root, output_dir=tmp_path / "out", time_budget=1.0, progress=False)
     started = time.monotonic()
-    reports = runner.run(planned, fake_trunk, tmp_path / "out", time_budget=1.0, progress=False)
+    outcome = orchestrator.run(request, [_Slow(seconds=60), later], load_trunk=lambda config: fake_trunk)
     took = time.monotonic() - started
+    reports = outcome.reports
     assert took < 3.0, f"budget 1 s, took {took:.1f} s"
+    assert outcome.status == 0 and outcome.hurried == "time budget" and outcome.stopped_by is None
     assert load_json(tmp_path / "out" / "prediction_ECHO.json") == {k: "fallback" for k in REQUESTS}
     assert set(load_json(tmp_path / "out" / "prediction_PLAIN.json")) == set(REQUESTS)
     assert later.setup_calls == 0 and [r.fallbacks for r in reports] == [4, 4]
@@ -129,3 +133,51 @@ def test_the_budget_is_checked_between_batches_off_the_main_thread(tmp_path: Pat
     thread.join(30)
     [report] = box["r"]
     assert set(load_json(report.path)) == set(REQUESTS) and report.fallbacks == 2  # batch 1 solved, batch 2 fell back
+
+
+# -- the state belongs to the run ----------------------------------------------------------------
+
+
+def test_each_run_keeps_its_own_state_and_the_handlers_are_restored() -> None:
+    from core import stop
+
+    before = signal.getsignal(signal.SIGTERM)
+    first, second = stop.RunControl.with_budget(None), stop.RunControl(deadline=0.0)
+    with stop.handle_signals(first) as control:
+        assert control is first and stop.current() is first and first.installed
+        with stop.handle_signals(second):  # a run inside a run: the outer one keeps the handlers
+            assert stop.current() is second and not second.installed
+        signal.raise_signal(signal.SIGTERM)  # recorded, not raised: nothing interruptible runs
+        assert first.signalled() == "SIGTERM" and first.exit_code() == 143
+    assert signal.getsignal(signal.SIGTERM) == before and stop.current() is None
+    assert first.hurry() == "SIGTERM" and second.hurry() == "time budget" and second.signalled() is None
+    assert stop.RunControl().hurry() is None  # a new run starts clean
+
+
+def test_stop_waits_for_a_safe_point_outside_libraries_and_imports() -> None:
+    import json
+    import sys
+
+    from core import stop
+
+    here = sys._getframe()
+    assert stop._safe_point(here) and stop._safe_point(None)
+    seen = {}
+
+    def hook(obj: dict[str, Any]) -> dict[str, Any]:  # called from inside json's own Python code
+        seen["library"] = stop._safe_point(sys._getframe().f_back)
+        return obj
+
+    json.loads('{"a": 1}', object_hook=hook)
+    assert seen == {"library": False}
+
+
+def test_a_stop_is_raised_at_the_next_safe_point_of_an_interruptible_section() -> None:
+    from core import stop
+
+    control = stop.RunControl(deadline=time.monotonic() + 0.2)
+    reached = []
+    with stop.handle_signals(control), pytest.raises(stop.Stop, match="time budget"), control.interruptible():
+        while True:
+            reached.append(sum(range(1000)))
+    assert reached and control.hurried == "time budget"

@@ -30,3 +30,14 @@ def test_an_unknown_task_is_an_error_before_the_trunk_is_built() -> None:
     )
     assert done.returncode == 2
     assert "unknown task(s) nosuch" in done.stderr
+
+
+def test_the_command_line_becomes_a_typed_request() -> None:
+    import registry
+    from core.serve import cli as serve_cli
+
+    argv = ["--tasks", "zsod", "--port", "8080", "--request-timeout", "0", "--max-upload-mb", "1", "--no-plugins"]
+    _, request = serve_cli.parse([*argv, "--zsod-visualize", "drawn", "--batch-window-ms", "10"], registry)
+    assert request.tasks == ("zsod",) and request.port == 8080 and request.request_timeout is None
+    assert request.max_upload == 2**20 and request.batch_window == 0.01 and request.trunk.backend == "default"
+    assert request.plugins.config("plugins.zsod").option("zsod_visualize") == "drawn"
