@@ -254,12 +254,12 @@ def request_from_args(args: argparse.Namespace, owners: Mapping[str, Sequence[st
 
 
 def plugin_options(args: argparse.Namespace, heads: Path | None, owners: Mapping[str, Sequence[str]]) -> PluginOptions:
-    """The plugins' share of the parsed options: ``--heads``, and each plugin's own flags (``owners``)."""
+    """The plugins' share of the parsed options: ``--heads``, each plugin's own flags (``owners``), and,
+    for the ``options`` Namespace of older ``register_tasks`` implementations only, every parsed value."""
     from core.request import PluginOptions
 
-    return PluginOptions(
-        heads, {plugin: {dest: getattr(args, dest) for dest in dests} for plugin, dests in owners.items()}
-    )
+    by_plugin = {plugin: {dest: getattr(args, dest) for dest in dests} for plugin, dests in owners.items()}
+    return PluginOptions(heads, by_plugin, command_line=vars(args))
 
 
 def trunk_config(args: argparse.Namespace) -> TrunkConfig:

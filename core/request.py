@@ -50,13 +50,16 @@ class PluginConfig:
 @dataclass(frozen=True, slots=True)
 class PluginOptions:
     """Every plugin's options for one run: ``--heads`` and, per plugin (by its registered name), the
-    values of the flags it added."""
+    values of the flags it added. ``command_line``: every parsed option by name, kept only for the
+    ``options`` Namespace of ``register_tasks`` implementations written before ``config``."""
 
     heads: Path | None = None
     by_plugin: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
+    command_line: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_plugin", _frozen({k: _frozen(v) for k, v in self.by_plugin.items()}))
+        object.__setattr__(self, "command_line", _frozen(self.command_line))
 
     def config(self, plugin: str) -> PluginConfig:
         """What the plugin registered as ``plugin`` gets."""
@@ -68,7 +71,7 @@ class PluginOptions:
         values: dict[str, Any] = {"heads": None if self.heads is None else str(self.heads)}
         for options in self.by_plugin.values():
             values.update(options)
-        return argparse.Namespace(**values)
+        return argparse.Namespace(**{**values, **self.command_line})
 
 
 @dataclass(frozen=True, slots=True)

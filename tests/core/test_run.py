@@ -177,12 +177,12 @@ def test_the_command_line_becomes_a_typed_request_and_each_plugin_gets_its_own_o
         @staticmethod
         @hookimpl
         def register_tasks(register, options):  # type: ignore[no-untyped-def]
-            seen["older"] = (options.zsod_visualize, options.heads)
+            seen["older"] = (options.zsod_visualize, options.heads, options.time_budget)
 
     pm.register(Typed(), name="typed")
     pm.register(Older(), name="older")
     registry.collect_tasks(pm, request.plugins)
-    assert seen == {"typed": PluginConfig(tmp_path, {}), "older": ("drawn", str(tmp_path))}
+    assert seen == {"typed": PluginConfig(tmp_path, {}), "older": ("drawn", str(tmp_path), 90.0)}
 
 
 def test_a_run_request_goes_through_the_one_orchestrator(tmp_path: Path, fake_trunk) -> None:  # type: ignore[no-untyped-def]
