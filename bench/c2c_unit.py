@@ -1,10 +1,30 @@
 """C2C function-level unit tests the TransCoder way: the translation as ``f_filled`` beside the reference ``f_gold``.
 
-    python bench/c2c_unit.py [--set DIR ...] [--pred SET_NAME=prediction_C2C.json ...]
-                             [--params 10] [--jobs 2] [--show 5] [--out report.json]
+    python -m bench.c2c_unit [--pred prediction_C2C.json] [--jobs 2] [--timeout 10]
+                             [--against-java] [--show 5] [--json report.json]
+    python -m bench.c2c_unit --replica [--set DIR ...] [--pred SET_NAME=prediction_C2C.json ...]
+                             [--params 10] [--jobs 2] [--show 5] [--json report.json]
 
-A stricter check than ``bench/c2c_exec.py`` (which feeds small edge-value inputs and
-compares with the Java): this one rebuilds what a TransCoder evaluation script does.
+By default: TransCoder's own unit-test scripts for ``c2c_transcoder_valid`` (238 of its 470
+keys have one, ``unit_tests/index.json``), run as TransCoder's harness runs them
+(``codegen_sources/model/src/evaluation/comp_acc_computation.py``, ``submit_functions``):
+
+* a translation identical to the reference (same tokens) passes without running;
+* the name before the translation's first ``(`` token is replaced by ``f_filled`` everywhere
+  in the detokenized source (a plain string replace, substrings too), the source put where
+  the script says ``#TOFILL``, TransCoder's import header prepended;
+* the script runs with this interpreter (its ``import numpy as np`` needs numpy), 10 s wall
+  clock (``--timeout``), 4 GiB of address space; it passes when it prints
+  ``#Results: n, n``; no such line is an error (its exception type is reported), a
+  smaller count wrong results, the limit a timeout.
+
+``--against-java`` then runs every failing key's parameter sets through the Java function
+(``bench.c2c_exec_check``) and the reference and the translation in Python, and counts the
+failures where the translation does what the Java does and the reference does not.
+
+``--replica``: the earlier replica of those scripts, for sets without them. It is
+stricter than ``bench/c2c_exec.py`` (which feeds small edge-value inputs and compares with
+the Java) and rebuilds what a TransCoder evaluation script does:
 
 * The script holds the reference Python (``true/``) renamed ``f_gold`` and, in place of
   ``#TOFILL``, the translation with the name in front of its first ``(`` replaced (every
@@ -28,9 +48,12 @@ Reported: pass rate per set and failure kinds (``NameError`` ..., ``wrong_value`
 from __future__ import annotations
 
 import argparse
+import ast
 import json
+import os
 import random
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -45,6 +68,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 DATA = REPO.parent / "shared" / "data"
 DEFAULT_SETS = ("c2c_transcoder_valid", "c2c_avatar_valid")
+UNIT_TESTS = DATA / "c2c_transcoder_valid" / "unit_tests"
+# TransCoder's header, byte for byte (comp_acc_computation.submit_functions)
+TRANSCODER_HEADER = (
+    "import numpy as np \nimport math\nfrom math import *\nimport collections\nfrom collections import *\n"
+    "import heapq\nimport itertools\nimport random\nimport sys\n\n"
+)
+# TransCoder sets `ulimit -S -v 2*1024**3`, in KiB: 2 TiB, no limit in practice; 4 GiB guards the shared machine
+SCRIPT_MEMORY = 4 * 1024**3
 PRELUDE = (
     "import math\nfrom math import *\nimport collections\nfrom collections import *\n"
     "import heapq\nimport itertools\nimport random\nimport sys\n\n"
@@ -240,16 +271,225 @@ def judge(outcomes: list[str] | str) -> tuple[str, str]:
     return "pass", ""
 
 
-def main() -> int:
+def function_name(tokens: str) -> str | None:
+    """TransCoder's ``get_function_name``: the token before the first ``(`` token; None without one."""
+    toks = tokens.split()
+    return toks[toks.index("(") - 1] if "(" in toks[1:] else None
+
+
+def fill_script(model: str, source: str, name: str) -> str:
+    """The script TransCoder runs: its header, ``model`` with ``source`` (every ``name`` made
+    ``f_filled`` by a plain string replace) where ``#TOFILL`` is."""
+    return TRANSCODER_HEADER + model.replace("#TOFILL", source.strip().replace(name, "f_filled"))
+
+
+def parse_results(stdout: str) -> tuple[int, int] | None:
+    """``(passed, total)`` from the last ``#Results: passed, total`` a script printed; None when absent."""
+    if "#Results:" not in stdout:
+        return None
+    try:
+        passed, total = stdout.split("#Results:")[-1].split(",")
+        return int(passed), int(total)
+    except ValueError:
+        return None
+
+
+def _limit_script() -> None:  # runs in the child before exec
+    resource.setrlimit(resource.RLIMIT_AS, (SCRIPT_MEMORY, SCRIPT_MEMORY))
+
+
+def run_script(script: str, timeout: float) -> dict[str, Any]:
+    """Run one filled script: ``{"status": "success" | "failure" | "error" | "timeout", ...}``
+    with ``passed``/``total`` (failure), the exception type and its last line (error)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "script.py"
+        path.write_text(script, encoding="utf-8")
+        try:
+            proc = subprocess.run(
+                [sys.executable, str(path)],
+                capture_output=True,
+                timeout=timeout,
+                cwd=tmp,
+                preexec_fn=_limit_script,
+                env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0"},
+            )
+        except subprocess.TimeoutExpired:
+            return {"status": "timeout"}
+    counts = parse_results(proc.stdout.decode("utf-8", errors="replace"))
+    if counts is not None:
+        passed, total = counts
+        return {"status": "success" if passed == total else "failure", "passed": passed, "total": total}
+    err = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()
+    last = err[-1] if err else f"exit {proc.returncode}"
+    exc = last.split(":", 1)[0].strip() if re.match(r"^[\w.]+(:|$)", last) else f"exit {proc.returncode}"
+    return {"status": "error", "exception": exc.split(".")[-1], "reason": last[:200]}
+
+
+def real_kind(result: dict[str, Any]) -> str:
+    """A failure's kind: ``compile:<Exc>`` (the script did not load), ``runtime:<Exc>``,
+    ``wrong_results``, ``timeout``, ``no_function``."""
+    status = result["status"]
+    if status == "error":
+        exc = result["exception"]
+        return f"compile:{exc}" if exc in ("SyntaxError", "IndentationError", "TabError") else f"runtime:{exc}"
+    return {"failure": "wrong_results", "timeout": "timeout", "no_function": "no_function"}.get(status, status)
+
+
+def run_real(
+    pred: dict[str, str] | None, *, jobs: int, timeout: float, only: set[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Every scripted key of ``c2c_transcoder_valid`` through TransCoder's harness: key -> result."""
+    from plugins.c2c.detok import detokenize
+    from plugins.c2c.task import safe_translate
+
+    root = DATA / "c2c_transcoder_valid"
+    requests = json.loads((root / "input" / "C2C" / "requests.json").read_text(encoding="utf-8"))
+    gold = json.loads((root / "true" / "C2C" / "true_C2C.json").read_text(encoding="utf-8"))
+    index = json.loads((UNIT_TESTS / "index.json").read_text(encoding="utf-8"))
+    report: dict[str, dict[str, Any]] = {}
+    jobs_: dict[str, str] = {}
+    for key, problem in index.items():
+        if only and key not in only:
+            continue
+        tokens = pred.get(key, "") if pred is not None else safe_translate(requests[key])
+        row: dict[str, Any] = {"problem": problem, "translation": tokens}
+        report[key] = row
+        if tokens.split() == gold[key].split():
+            row.update(status="success", identical=True)
+            continue
+        name = function_name(tokens)
+        if name is None:
+            row.update(status="no_function")
+            continue
+        model = (UNIT_TESTS / f"{problem}.py").read_text(encoding="utf-8")
+        jobs_[key] = fill_script(model, detokenize(tokens), name)
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        runs = {key: pool.submit(run_script, src, timeout) for key, src in jobs_.items()}
+        for key, run in runs.items():
+            report[key].update(run.result())
+    return report
+
+
+def against_java(report: dict[str, dict[str, Any]], pred_gold: dict[str, str]) -> dict[str, str]:
+    """For each failing key: ``reference_departs`` when the translation returns what the Java
+    returns on every parameter set of the script and the reference does not, else
+    ``translation_departs`` (or ``java_unusable`` when the Java could not be run on them)."""
+    from bench.c2c_exec_check import compare, run_java, run_python, signature
+    from plugins.c2c.detok import detokenize
+
+    root = DATA / "c2c_transcoder_valid"
+    requests = json.loads((root / "input" / "C2C" / "requests.json").read_text(encoding="utf-8"))
+    programs, params, sigs = {}, {}, {}
+    for key, row in report.items():
+        if row["status"] == "success":
+            continue
+        sig = signature(requests[key])
+        model = (UNIT_TESTS / f"{row['problem']}.py").read_text(encoding="utf-8")
+        found = re.search(r"param = (\[.*?\n\s*\])\n", model, flags=re.S)
+        if sig is None or found is None:
+            continue
+        try:
+            p = [list(t) for t in ast.literal_eval(found.group(1))]
+        except (ValueError, SyntaxError):
+            continue
+        if any(len(t) != len(sig.params) for t in p):
+            continue
+        programs[key], params[key], sigs[key] = (requests[key], sig, p), p, sig
+    java = run_java(programs) if programs else {}
+    verdicts: dict[str, str] = {}
+    for key, row in report.items():
+        if row["status"] == "success":
+            continue
+        oracle = java.get(key, {}).get("results")
+        if not oracle or all("exc" in r for r in oracle):
+            verdicts[key] = "java_unusable"
+            continue
+        arrays = [i for i, prm in enumerate(sigs[key].params) if prm.dims]
+        gold_src = detokenize(pred_gold[key])
+        gold_name = re.findall(r"^def (\w+)", gold_src, flags=re.M)
+        ours_src = detokenize(row["translation"])
+        ours_name = function_name(row["translation"])
+        if not gold_name or ours_name is None:
+            verdicts[key] = "translation_departs"
+            continue
+        gold_run = run_python(gold_src, gold_name[-1], params[key])
+        ours_run = run_python(ours_src, ours_name, params[key])
+        ours_ok = compare(oracle, ours_run, arrays)[0] == "pass"
+        gold_ok = compare(oracle, gold_run, arrays)[0] == "pass"
+        verdicts[key] = "reference_departs" if ours_ok and not gold_ok else "translation_departs"
+    return verdicts
+
+
+def main_real(args: argparse.Namespace) -> int:
+    pred = json.loads(Path(args.pred[0]).read_text(encoding="utf-8")) if args.pred else None
+    start = time.perf_counter()
+    only = set(args.only.split(",")) if args.only else None
+    report = run_real(pred, jobs=args.jobs, timeout=args.timeout, only=only)
+    seconds = time.perf_counter() - start
+    n = len(report)
+    passed = sum(r["status"] == "success" for r in report.values())
+    identical = sum(bool(r.get("identical")) for r in report.values())
+    kinds = Counter(real_kind(r) for r in report.values() if r["status"] != "success")
+    print(
+        f"c2c_transcoder_valid, TransCoder's unit-test scripts: pass {passed}/{n} = {passed / max(n, 1):.3f} "
+        f"({identical} identical to the reference, not run); {seconds:.0f} s, {args.jobs} workers, "
+        f"{args.timeout:g} s per script"
+    )
+    if kinds:
+        print("  failures: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
+    verdicts: dict[str, str] = {}
+    if args.against_java:
+        root = DATA / "c2c_transcoder_valid"
+        gold = json.loads((root / "true" / "C2C" / "true_C2C.json").read_text(encoding="utf-8"))
+        verdicts = against_java(report, gold)
+        counts = Counter(verdicts.values())
+        print(
+            "  against the Java on the scripts' parameters: "
+            + ", ".join(f"{k} {v}" for k, v in counts.most_common())
+            + " (reference_departs: the translation does what the Java does, the reference does not)"
+        )
+    for key, r in sorted(report.items(), key=lambda kv: (real_kind(kv[1]), int(kv[0]))):
+        if r["status"] == "success":
+            continue
+        detail = r.get("reason") or (f"{r['passed']}/{r['total']}" if "passed" in r else "")
+        verdict = f" [{verdicts[key]}]" if key in verdicts else ""
+        if args.show or args.against_java:
+            print(f"    {key} {r['problem']}: {real_kind(r)} {detail}{verdict}")
+    if args.out:
+        summary = {
+            "set": "c2c_transcoder_valid",
+            "scripts": n,
+            "passed": passed,
+            "rate": round(passed / max(n, 1), 4),
+            "identical": identical,
+            "failure_kinds": dict(kinds.most_common()),
+            "against_java": dict(Counter(verdicts.values())),
+        }
+        for key, v in verdicts.items():
+            report[key]["against_java"] = v
+        args.out.write_text(json.dumps({"summary": summary, "keys": report}, indent=1), encoding="utf-8")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", type=Path, action="append", help="challenge-layout set folder(s)")
-    parser.add_argument("--pred", action="append", default=[], help="SET_NAME=prediction_C2C.json")
-    parser.add_argument("--params", type=int, default=10, help="parameter sets per program")
+    parser.add_argument("--replica", action="store_true", help="the replica of the scripts (any set) instead")
+    parser.add_argument("--real", action="store_true", help="TransCoder's own scripts (the default)")
+    parser.add_argument("--set", type=Path, action="append", help="replica: challenge-layout set folder(s)")
+    parser.add_argument(
+        "--pred", action="append", default=[], help="prediction_C2C.json (replica: SET_NAME=prediction_C2C.json)"
+    )
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per script (TransCoder: 10)")
+    parser.add_argument("--against-java", action="store_true", help="check each failure against the Java")
+    parser.add_argument("--only", default="", help="comma-separated keys")
+    parser.add_argument("--params", type=int, default=10, help="replica: parameter sets per program")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--limit", type=float, default=2.0, help="seconds per call")
-    parser.add_argument("--show", type=int, default=0, help="print this many failing keys per kind")
-    parser.add_argument("--out", type=Path, help="per-program results as JSON")
-    args = parser.parse_args()
+    parser.add_argument("--limit", type=float, default=2.0, help="replica: seconds per call")
+    parser.add_argument("--show", type=int, default=0, help="print failing keys (replica: this many per kind)")
+    parser.add_argument("--json", "--out", dest="out", type=Path, help="summary and per-key results as JSON")
+    args = parser.parse_args(argv)
+    if not args.replica:
+        return main_real(args)
 
     from bench.c2c_exec_check import signature
     from plugins.c2c.detok import detokenize
