@@ -220,7 +220,8 @@ def main() -> int:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
-    from plugins.htr.lexdecode import load_lexicon, shared_decoder
+    from plugins.htr.lexdecode import shared_decoder
+    from plugins.htr.lexicon import wordfreq_words
 
     gold, _ = ensure_set(args.set, HELDOUT_SIZE)
     if args.cache and args.cache.exists():
@@ -251,7 +252,7 @@ def main() -> int:
         decoders[f"{name} beam, free (no lexicon)"] = free_only(free)
     tmp = tempfile.TemporaryDirectory()
     try:
-        decoders["pyctcdecode + word list (unigram KenLM)"] = pyctcdecode_words(load_lexicon(), Path(tmp.name))
+        decoders["pyctcdecode + word list (unigram KenLM)"] = pyctcdecode_words(wordfreq_words(), Path(tmp.name))
     except ImportError as exc:
         print(f"pyctcdecode with a word list: needs kenlm ({exc}); skipped")
 

@@ -8,8 +8,8 @@ reached ("years" when the beam says "gears") can still win.
 
 Per crop:
 
-1. Shortlist: base words (lower case, wordfreq's top ``words_per_language``
-   Russian and English words) whose length is within ``length_slack`` of the
+1. Shortlist: base words (lower case, wordfreq's top ``WORDS_PER_LANGUAGE``
+   Russian and English words: ``lexicon.py``) whose length is within ``length_slack`` of the
    free beam's readings and that share the most character bigrams with them
    (an inverted bigram index makes this a ``bincount``), ``shortlist`` words.
 2. Case-folded exact scoring: the posteriors are folded (upper + lower case of a
@@ -21,18 +21,21 @@ Per crop:
 4. Escape: the free beam's best reading is kept when its own exact CTC score
    beats the best lexicon variant's by more than ``margin`` nats (digits, names,
    words outside the lexicon).
+
+``decode_batch`` takes every crop of a batch through each step together: the forward passes
+of steps 2 and 3 run once per label width over all the crops' candidates, not once per crop.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from plugins.htr.charset import BLANK, CHARSET, encode
+from plugins.htr.charset import BLANK, CHARSET, NUM_CLASSES, encode
+from plugins.htr.lexicon import WORD_CHARS, Lexicon, build_lexicon, default_lexicon
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +45,14 @@ log = logging.getLogger(__name__)
 # seed 7777), which is what the real crops are:
 # prior weight 4 -> 8 took accuracy 0.545 -> 0.562 (12-24: same within 0.1 %); shortlist 1000 and
 # expand 12 add 0.5 % for 2x the time; margin 8-24 moves it by < 1 %.
-WORDS_PER_LANGUAGE = 50_000
-MAX_WORD = 16  # a 256-pixel crop gives 32 CTC frames; longer words cannot be read anyway
-WORD_CHARS = set("абвгдеёжзийклмнопрстуфхцчшщъыьэюяabcdefghijklmnopqrstuvwxyz-'")
 SUFFIXES = ("", ".", ",", "!", "?", ":", ";")
 QUERIES = 4  # free readings that seed the shortlist
 _FOLD_INTO_BLANK = ' .,!?":;()/&+#*%№'  # punctuation that never sits inside a lexicon word
+# Candidates per vectorised forward pass: a pass's arrays stay a few MB, whatever the batch.
+BLOCK = 1024
+# Bigram codes: (previous label or word start) * _K + (label or word end); label ids are 1..NUM_CLASSES - 1.
+_K = NUM_CLASSES + 1
+_START, _END = 0, NUM_CLASSES
 
 
 def ctc_forward(log_probs: np.ndarray, labels: np.ndarray, lengths: np.ndarray, blank: int = BLANK) -> np.ndarray:
@@ -57,37 +62,73 @@ def ctc_forward(log_probs: np.ndarray, labels: np.ndarray, lengths: np.ndarray, 
     label ids left-aligned (padding is ignored); ``lengths`` ``[M]`` (>= 1).
     Returns ``[M]`` log-likelihoods (``-inf`` when a sequence cannot fit).
     """
-    lp = np.asarray(log_probs, dtype=np.float64)
+    probs = np.exp(np.asarray(log_probs, dtype=np.float64))[:, None, :]
     labels = np.asarray(labels, dtype=np.int64)
-    lengths = np.asarray(lengths, dtype=np.int64)
+    rows = np.zeros(len(labels), dtype=np.int64)
+    return _forward(probs, rows, labels, np.asarray(lengths, dtype=np.int64), blank)
+
+
+def _forward(probs: np.ndarray, rows: np.ndarray, labels: np.ndarray, lengths: np.ndarray, blank: int) -> np.ndarray:
+    """``ctc_forward`` of candidate ``i`` against ``probs[:, rows[i]]``; ``probs`` is ``[T, R, C]`` probabilities."""
     m, width = labels.shape
     if m == 0:
         return np.zeros(0)
     states = 2 * width + 1
-    ext = np.full((m, states), blank, dtype=np.int64)
-    ext[:, 1::2] = labels
-    # A label may be reached from two states back (skipping the blank) unless it repeats the previous label.
-    skip = np.zeros((m, states), dtype=bool)
-    skip[:, 3::2] = labels[:, 1:] != labels[:, :-1]
-    # Probability space with a per-row rescale every frame: plain adds and multiplies, no logaddexp.
-    emit = np.exp(lp)[:, ext]  # [T, M, S]
-    alpha = np.zeros((m, states))
-    alpha[:, 0] = emit[0, :, 0]
-    alpha[:, 1] = emit[0, :, 1]
+    # State-major arrays ([S, M]): every step below runs along all candidates at once, and the
+    # per-candidate maximum is an elementwise maximum of S rows rather than M short reductions.
+    ext = np.full((states, m), blank, dtype=np.int64)
+    ext[1::2] = labels.T
+    # A label may be reached from two states back (skipping the blank) unless it repeats the previous
+    # label: 1.0 where it may, for the states from the third on.
+    hop_allowed = np.zeros((states - 2, m))
+    hop_allowed[1::2] = labels.T[1:] != labels.T[:-1]
+    # Probability space with a per-candidate rescale every frame: plain adds and multiplies, no logaddexp.
+    emit = probs[:, rows[None, :], ext]  # [T, S, M]
+    alpha = np.zeros((states, m))
+    alpha[:2] = emit[0, :2]
+    nxt = np.empty_like(alpha)
+    hop = np.empty((states - 2, m))
     log_scale = np.zeros(m)
-    for t in range(1, lp.shape[0]):
-        nxt = alpha.copy()
-        nxt[:, 1:] += alpha[:, :-1]
-        nxt[:, 2:] += np.where(skip[:, 2:], alpha[:, :-2], 0.0)
+    for t in range(1, emit.shape[0]):
+        nxt[0] = alpha[0]
+        np.add(alpha[1:], alpha[:-1], out=nxt[1:])
+        np.multiply(alpha[:-2], hop_allowed, out=hop)
+        nxt[2:] += hop
         nxt *= emit[t]
-        top = nxt.max(axis=1)
+        top = nxt.max(axis=0)
         top[top <= 0] = 1.0
-        alpha = nxt / top[:, None]
+        np.divide(nxt, top, out=alpha)
         log_scale += np.log(top)
-    rows = np.arange(m)
+    cols = np.arange(m)
     end = 2 * lengths
     with np.errstate(divide="ignore"):
-        return np.log(alpha[rows, end] + alpha[rows, end - 1]) + log_scale
+        return np.log(alpha[end, cols] + alpha[end - 1, cols]) + log_scale
+
+
+def _forward_jobs(probs: np.ndarray, jobs: Sequence[tuple[int, np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+    """Forward scores of each job ``(row, labels [n, W], lengths [n])`` against ``probs[:, row]``.
+
+    Jobs of one width ``W`` share their passes. The width is kept per job, not padded to the
+    batch's widest: padding states take part in each frame's rescaling, so a job scores exactly
+    as ``ctc_forward`` scores it alone.
+    """
+    out: list[np.ndarray] = [np.zeros(0)] * len(jobs)
+    by_width: dict[int, list[int]] = {}
+    for j, (_, labels, _) in enumerate(jobs):
+        by_width.setdefault(labels.shape[1], []).append(j)
+    for members in by_width.values():
+        rows = np.concatenate([np.full(len(jobs[j][1]), jobs[j][0], dtype=np.int64) for j in members])
+        labels = np.concatenate([jobs[j][1] for j in members])
+        lengths = np.concatenate([jobs[j][2] for j in members])
+        scores = np.concatenate(
+            [
+                _forward(probs, rows[i : i + BLOCK], labels[i : i + BLOCK], lengths[i : i + BLOCK], BLANK)
+                for i in range(0, len(rows), BLOCK)
+            ]
+        )
+        for j, part in zip(members, np.split(scores, np.cumsum([len(jobs[j][1]) for j in members])[:-1]), strict=True):
+            out[j] = part
+    return out
 
 
 def _fold_matrix() -> tuple[np.ndarray, np.ndarray]:
@@ -105,42 +146,43 @@ _PUNCT_IDS = np.array([CHARSET.index(ch) + 1 for ch in _FOLD_INTO_BLANK if ch in
 
 
 def fold_posteriors(log_probs: np.ndarray) -> np.ndarray:
-    """Case- and punctuation-folded ``[T, C]``: lower-case columns hold P(lower) + P(upper),
+    """Case- and punctuation-folded ``[..., T, C]``: lower-case columns hold P(lower) + P(upper),
     the blank column holds P(blank) + P(any edge punctuation)."""
     lp = np.array(log_probs, dtype=np.float64, copy=True)
-    lp[:, _LOWER] = np.logaddexp(lp[:, _LOWER], lp[:, _UPPER])
+    lp[..., _LOWER] = np.logaddexp(lp[..., _LOWER], lp[..., _UPPER])
     cols = np.concatenate([[BLANK], _PUNCT_IDS])
-    lp[:, BLANK] = np.logaddexp.reduce(lp[:, cols], axis=1)
+    lp[..., BLANK] = np.logaddexp.reduce(lp[..., cols], axis=-1)
     return lp
 
 
-def _bigrams(word: str) -> set[str]:
-    padded = f"^{word}$"
-    return {padded[i : i + 2] for i in range(len(padded) - 1)}
+def _bigram_codes(text: str) -> set[int]:
+    """The character bigrams of ``text`` (word start and end included), as codes."""
+    ids = [_START, *encode(text), _END]
+    return {a * _K + b for a, b in zip(ids, ids[1:], strict=False)}
 
 
-def load_lexicon(words_per_language: int = WORDS_PER_LANGUAGE) -> dict[str, float]:
-    """``{lower-case word: zipf}`` from wordfreq's top Russian and English words (data ships in its wheel)."""
-    from wordfreq import get_frequency_dict
-
-    out: dict[str, float] = {}
-    for lang in ("ru", "en"):
-        freq = get_frequency_dict(lang)
-        kept = 0
-        for word, f in sorted(freq.items(), key=lambda kv: -kv[1]):
-            if kept >= words_per_language:
-                break
-            if not word or len(word) > MAX_WORD or not set(word) <= WORD_CHARS or not any(c.isalpha() for c in word):
-                continue
-            zipf = math.log10(f * 1e9)
-            out[word] = max(out.get(word, 0.0), zipf)
-            kept += 1
-    return out
+def _bigram_index(labels: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Inverted bigram index: the words holding bigram code ``g`` are
+    ``postings[offsets[g]:offsets[g + 1]]``, ascending."""
+    n, width = labels.shape
+    padded = np.full((n, width + 2), _START, dtype=np.int64)
+    padded[:, 1:-1] = labels
+    padded[np.arange(n), lengths + 1] = _END
+    codes = padded[:, :-1] * _K + padded[:, 1:]
+    codes[np.arange(width + 1) > lengths[:, None]] = _K * _K  # past the word's end
+    codes.sort(axis=1)
+    first = np.ones(codes.shape, dtype=bool)
+    first[:, 1:] = codes[:, 1:] != codes[:, :-1]  # a word lists a bigram once
+    keep = first & (codes < _K * _K)
+    words = np.nonzero(keep)[0]
+    flat = codes[keep].astype(np.uint16)  # _K * _K < 2**16: a stable sort of 16-bit keys is a radix sort
+    order = np.argsort(flat, kind="stable")
+    return words[order], np.searchsorted(flat[order], np.arange(_K * _K + 1))
 
 
 @functools.cache
 def shared_decoder() -> LexiconDecoder:
-    """The default decoder, built once per process (about a second: wordfreq tables + bigram index)."""
+    """The default decoder, built once per process (about 0.3 s: the prebuilt lexicon and its bigram index)."""
     return LexiconDecoder()
 
 
@@ -149,9 +191,8 @@ class LexiconDecoder:
 
     def __init__(
         self,
-        words: Mapping[str, float] | None = None,
+        words: Mapping[str, float] | Lexicon | None = None,
         *,
-        words_per_language: int = WORDS_PER_LANGUAGE,
         weight: float = 8.0,
         margin: float = 16.0,
         shortlist: int = 300,
@@ -159,30 +200,24 @@ class LexiconDecoder:
         length_slack: int = 2,
         suffixes: Sequence[str] = SUFFIXES,
     ) -> None:
+        """``words``: ``{lower-case word: zipf}`` or a built ``Lexicon`` (default: the shipped one)."""
         if words is None:
-            words = load_lexicon(words_per_language)
+            words = default_lexicon()
+        lexicon = words if isinstance(words, Lexicon) else build_lexicon(words)
         self.weight = weight
         self.margin = margin
         self.shortlist = shortlist
         self.expand = expand
         self.length_slack = length_slack
         self.suffixes = tuple(suffixes)
-        # Sorted by length (a length window is one slice), most frequent first within a length.
-        kept = ((w, z) for w, z in words.items() if w == w.lower() and encode(w))
-        ordered = sorted(kept, key=lambda kv: (len(encode(kv[0])), -kv[1]))
-        self.words = [w for w, _ in ordered]
-        self.zipf = np.array([z for _, z in ordered], dtype=np.float64)
-        self.lengths = np.array([len(encode(w)) for w in self.words], dtype=np.int64)
-        width = int(self.lengths.max()) if len(self.words) else 1
+        self._suffix_labels = [encode(s) for s in self.suffixes]
+        self.words = lexicon.words
+        self.zipf = lexicon.zipf
+        self.lengths = lexicon.lengths
+        self.labels = lexicon.labels
+        width = self.labels.shape[1] if len(self.words) else 0
         self._starts = np.searchsorted(self.lengths, np.arange(width + 2))  # first id of each length
-        self.labels = np.zeros((len(self.words), width), dtype=np.int64)
-        postings: dict[str, list[int]] = {}
-        for i, w in enumerate(self.words):
-            ids = encode(w)
-            self.labels[i, : len(ids)] = ids
-            for bg in _bigrams(w):
-                postings.setdefault(bg, []).append(i)
-        self._postings = {k: np.array(v, dtype=np.int64) for k, v in postings.items()}
+        self._postings, self._offsets = _bigram_index(self.labels, self.lengths)
 
     def candidates(self, queries: Sequence[str]) -> np.ndarray:
         """Ids of the shortlisted base words for the free readings ``queries`` (lower-cased).
@@ -199,8 +234,11 @@ class LexiconDecoder:
         if lo > hi:
             return np.zeros(0, dtype=np.int64)
         start, stop = int(self._starts[lo]), int(self._starts[hi + 1])
-        grams = set().union(*(_bigrams(q) for q in qs))
-        hits = [p[(p >= start) & (p < stop)] for g in grams if (p := self._postings.get(g)) is not None]
+        hits = []
+        for g in set().union(*(_bigram_codes(q) for q in qs)):
+            p = self._postings[self._offsets[g] : self._offsets[g + 1]]
+            if len(p):
+                hits.append(p[np.searchsorted(p, start) : np.searchsorted(p, stop)])
         if not hits:
             return np.zeros(0, dtype=np.int64)
         overlap = np.bincount(np.concatenate(hits) - start, minlength=stop - start).astype(np.float64)
@@ -224,43 +262,69 @@ class LexiconDecoder:
         Scores of one crop's readings in different orientations are comparable,
         which is how the task picks the orientation.
         """
+        return self.decode_batch(np.asarray(log_probs)[None], [free])[0]
+
+    def decode_batch(self, log_probs: np.ndarray, free: Sequence[Sequence[str]]) -> list[tuple[str, float]]:
+        """``decode_scored`` of each row of ``log_probs`` ``[R, T, C]`` with its free readings ``free[r]``."""
         lp = np.asarray(log_probs, dtype=np.float64)
-        best_free = free[0] if free else ""
-        ids = self.candidates(free)
-        if len(ids) == 0:
-            return best_free, self._exact(lp, [best_free])[0]
-        width = int(self.lengths[ids].max())  # the shortlist's longest word: no padded states to carry
-        folded = ctc_forward(fold_posteriors(lp), self.labels[ids, :width], self.lengths[ids])
-        prior = self.weight * self.zipf[ids] / 8.0
-        order = np.argsort(-(folded + prior))[: self.expand]
-        texts, priors = [], []
-        for j in order:
-            if not np.isfinite(folded[j]):
-                continue
-            word = self.words[ids[j]]
-            for cased in dict.fromkeys((word, word[:1].upper() + word[1:], word.upper())):
-                for suffix in self.suffixes:
-                    texts.append(cased + suffix)
-                    priors.append(prior[j])
+        best_free = [readings[0] if readings else "" for readings in free]
+        shortlists = [self.candidates(readings) for readings in free]
+        folded_jobs = [
+            (r, self.labels[ids, : int(self.lengths[ids].max())], self.lengths[ids])
+            for r, ids in enumerate(shortlists)
+            if len(ids)
+        ]
+        folded = iter(_forward_jobs(np.exp(fold_posteriors(lp)).transpose(1, 0, 2), folded_jobs))
+        variants = [self._variants(next(folded), ids) if len(ids) else ([], [], []) for ids in shortlists]
+        # Each row's variants and then its best free reading, scored on the real posteriors.
+        encoded = [
+            _label_matrix([*labels, encode(best)]) for (_, _, labels), best in zip(variants, best_free, strict=True)
+        ]
+        exact_jobs = [(r, labels, np.maximum(lengths, 1)) for r, (labels, lengths) in enumerate(encoded)]
+        exact = _forward_jobs(np.exp(lp).transpose(1, 0, 2), exact_jobs)
+        return [
+            self._pick(texts, priors, np.where(lengths > 0, scores, -np.inf), best)
+            for (texts, priors, _), (_, lengths), scores, best in zip(variants, encoded, exact, best_free, strict=True)
+        ]
+
+    def _pick(
+        self, texts: Sequence[str], priors: Sequence[float], exact: np.ndarray, best_free: str
+    ) -> tuple[str, float]:
+        """The winner among ``texts`` (exact score ``exact[i]`` plus ``priors[i]``) and the free
+        reading (exact score ``exact[-1]``), with its score."""
         if not texts:
-            return best_free, self._exact(lp, [best_free])[0]
-        exact = self._exact(lp, [*texts, best_free])
+            return best_free, float(exact[-1])
         total = exact[: len(texts)] + np.array(priors)
         win = int(np.argmax(total))
         if best_free and exact[-1] > exact[win] + self.margin:
             return best_free, float(exact[-1])
         return texts[win], float(total[win])
 
-    @staticmethod
-    def _exact(lp: np.ndarray, texts: Sequence[str]) -> np.ndarray:
-        """Exact CTC log-probability of each text (``-inf`` for one with no spellable character)."""
-        encoded = [encode(t) for t in texts]
-        width = max(max((len(e) for e in encoded), default=1), 1)
-        labels = np.zeros((len(encoded), width), dtype=np.int64)
-        for i, e in enumerate(encoded):
-            labels[i, : len(e)] = e
-        scores = ctc_forward(lp, labels, np.array([max(len(e), 1) for e in encoded]))
-        return np.where([len(e) > 0 for e in encoded], scores, -np.inf)
+    def _variants(self, folded: np.ndarray, ids: np.ndarray) -> tuple[list[str], list[float], list[list[int]]]:
+        """The spellings to score exactly (the ``expand`` best words by folded score plus prior, each
+        lower, Capitalised and UPPER, times ``suffixes``), each one's prior and its label ids."""
+        prior = self.weight * self.zipf[ids] / 8.0
+        order = np.argsort(-(folded + prior))[: self.expand]
+        texts, priors, labels = [], [], []
+        for j in order:
+            if not np.isfinite(folded[j]):
+                continue
+            word = self.words[ids[j]]
+            for cased in dict.fromkeys((word, word[:1].upper() + word[1:], word.upper())):
+                cased_labels = encode(cased)
+                for suffix, suffix_labels in zip(self.suffixes, self._suffix_labels, strict=True):
+                    texts.append(cased + suffix)
+                    priors.append(prior[j])
+                    labels.append(cased_labels + suffix_labels)
+        return texts, priors, labels
+
+
+def _label_matrix(encoded: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Label id sequences as 0-padded rows (at least one column) and their lengths."""
+    lengths = np.array([len(e) for e in encoded], dtype=np.int64)
+    labels = np.zeros((len(encoded), max(int(lengths.max(initial=0)), 1)), dtype=np.int64)
+    labels[np.arange(labels.shape[1]) < lengths[:, None]] = [i for e in encoded for i in e]
+    return labels, lengths
 
 
 def _core(text: str) -> str:

@@ -157,12 +157,12 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
 
     def predict(self, batch: HtrBatch, trunk: Trunk) -> HtrRaw:
         """Trunk maps -> head log-probabilities and upright scores for every candidate row."""
-        from plugins.htr.preprocess import reading_maps
+        from plugins.htr.preprocess import word_maps
 
         reader: HtrReader = self.loaded()
         if reader.head is None:
             return HtrRaw(None, None, (), ())
-        out = reader.head(*reading_maps(trunk.image_feature_maps(batch.pixels)))
+        out = reader.head(*word_maps(trunk, batch.pixels))
         return HtrRaw(
             out.log_probs.float().cpu().numpy(), out.upright.float().cpu().numpy(), batch.owner, batch.rotation
         )
@@ -211,22 +211,14 @@ def pick_readings(
     """
     import numpy as np
 
-    rows: dict[int, list[int]] = {}
-    for row, i in enumerate(owner):
-        if i >= 0:
-            rows.setdefault(i, []).append(row)
-    out = []
-    for i in range(n):
-        if i not in rows:
-            out.append("")
-            continue
-        readings = []
-        for row in rows[i]:
-            text, score = decoder.decode_scored(log_probs[row], _free_readings(log_probs[row]))
-            score += UPRIGHT_WEIGHT * -np.logaddexp(0.0, -float(upright[row]))  # log sigmoid
-            readings.append((bool(text), score, text))
-        out.append(max(readings)[2])  # a word beats an empty reading, then the best score
-    return out
+    rows = [row for row, i in enumerate(owner) if i >= 0]
+    scored = decoder.decode_batch(log_probs[rows], [_free_readings(log_probs[row]) for row in rows])
+    readings: dict[int, list[tuple[bool, float, str]]] = {}
+    for row, (text, score) in zip(rows, scored, strict=True):
+        score += UPRIGHT_WEIGHT * -np.logaddexp(0.0, -float(upright[row]))  # log sigmoid
+        readings.setdefault(owner[row], []).append((bool(text), score, text))
+    # A word beats an empty reading, then the best score.
+    return [max(readings[i])[2] if i in readings else "" for i in range(n)]
 
 
 def _free_readings(log_probs: np.ndarray) -> list[str]:

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from plugins.htr.charset import BLANK, CHARSET, NUM_CLASSES, encode
-from plugins.htr.lexdecode import _PUNCT_IDS, LexiconDecoder, ctc_forward, fold_posteriors
+from plugins.htr.lexdecode import (
+    _PUNCT_IDS,
+    LexiconDecoder,
+    _forward_jobs,
+    ctc_forward,
+    fold_posteriors,
+    shared_decoder,
+)
 from plugins.htr.task import _free_readings, pick_readings
 
 
@@ -103,3 +112,66 @@ def test_pick_readings_takes_the_lexicon_word_over_the_free_reading() -> None:
     assert _free_readings(lp[0])[0] == "gears"  # the free beam alone reads the likelier first letter
     decoder = LexiconDecoder({"years": 5.0, "place": 5.0})
     assert pick_readings(lp, np.zeros(1), (0,), 1, decoder) == ["years"]
+
+
+# Head outputs of real crops (fb_sample and the style-held-out set) with the readings, free
+# readings and exact scores the per-crop decoder of commit 3982046 gave them; the batched decoder
+# must give the same, bit for bit.
+ROWS = Path(__file__).parent / "data" / "decoder_rows"
+
+
+@pytest.fixture(scope="module")
+def real_rows() -> tuple[np.ndarray, np.ndarray, dict]:
+    with np.load(ROWS.with_suffix(".npz")) as data:
+        log_probs, upright = data["log_probs"], data["upright"]
+    return log_probs, upright, json.loads(ROWS.with_suffix(".json").read_text(encoding="utf-8"))
+
+
+def test_real_rows_decode_as_the_per_crop_decoder_did(real_rows) -> None:  # type: ignore[no-untyped-def]
+    log_probs, _, expected = real_rows
+    decoder = shared_decoder()
+    free = [_free_readings(lp) for lp in log_probs]
+    assert free == [row["free"] for row in expected["rows"]]
+    batch = decoder.decode_batch(log_probs, free)
+    assert batch == [(row["text"], row["score"]) for row in expected["rows"]]
+    assert [decoder.decode_scored(lp, f) for lp, f in zip(log_probs, free, strict=True)] == batch
+    views = expected["views_of_one_crop"]
+    assert pick_readings(log_probs[views], real_rows[1][views], (0, 0, 0), 1, decoder) == expected["picked"]
+
+
+def test_batched_forward_scores_each_job_as_alone() -> None:
+    rng = np.random.default_rng(0)
+    lps = np.log(rng.dirichlet(np.full(NUM_CLASSES, 0.1), size=(3, 12)))
+    jobs = []
+    for row, width in ((0, 3), (1, 5), (2, 3), (0, 1)):
+        labels = rng.integers(1, NUM_CLASSES, size=(4, width))
+        labels[1, 1:] = 0
+        jobs.append((row, labels, np.maximum((labels > 0).sum(1), 1)))
+    scores = _forward_jobs(np.exp(lps).transpose(1, 0, 2), jobs)
+    for (row, labels, lengths), got in zip(jobs, scores, strict=True):
+        assert np.array_equal(got, ctc_forward(lps[row], labels, lengths))
+
+
+def test_shortlist_ranks_by_shared_bigrams_within_the_length_window() -> None:
+    words = {
+        "years": 5.0,
+        "gears": 4.0,
+        "yeast": 3.0,
+        "ears": 6.0,
+        "place": 5.5,
+        "y": 7.0,
+        "yearly": 2.0,
+        "zzzzzzzz": 1.0,
+    }
+    decoder = LexiconDecoder(words, shortlist=3, length_slack=1)
+
+    def bigrams(w: str) -> set[str]:
+        return {f"^{w}$"[i : i + 2] for i in range(len(w) + 1)}
+
+    query = bigrams("gears")
+    expected = sorted(
+        (w for w in words if 4 <= len(w) <= 6 and query & bigrams(w)),
+        key=lambda w: (-len(query & bigrams(w)), -words[w]),
+    )[:3]
+    assert sorted(decoder.words[i] for i in decoder.candidates(["Gears!"])) == sorted(expected)
+    assert decoder.decode_batch(np.zeros((0, 4, NUM_CLASSES)), []) == []
