@@ -235,6 +235,8 @@ class TypesMixin:
             if field == "length":
                 return "int"
             obj = self.text(node.child_by_field_name("object"))
+            if obj == "this":  # a field of the class being translated
+                return self.lookup(field)
             if obj in ("Integer", "Long", "Short"):
                 return "int"
             if obj in ("Math", "Double"):

@@ -770,6 +770,7 @@ class ProgramMixin:
         self._emit(level, ["class", name, *(["(", base, ")"] if base else []), ":"])
         start = len(self.st.lines)
         self.st.cls_stack.append(ci)
+        self.st.scopes.append(self._field_types(members))  # `cnt . put ( k , v )` on a field knows its map
         inner = level + 1
         if node.type == "enum_declaration":
             body = node.child_by_field_name("body")
@@ -800,9 +801,24 @@ class ProgramMixin:
         if "compareTo" in ci.instance_methods:
             self._emit(inner, ["def", "__lt__", "(", "self", ",", "other", ")", ":"])
             self._emit(inner + 1, ["return", "self", ".", "compareTo", "(", "other", ")", "<", "0"])
+        self.st.scopes.pop()
         self.st.cls_stack.pop()
         if len(self.st.lines) == start:
             self._emit(inner, ["pass"])
+
+    def _field_types(self, members: list[Node]) -> dict[str, str]:
+        """A class's fields and their declared types (a scope under its methods' own)."""
+        types: dict[str, str] = {}
+        for m in members:
+            if m.type != "field_declaration":
+                continue
+            typ = self._type_name(m.child_by_field_name("type"))
+            for decl in m.children_by_field_name("declarator"):
+                dims = decl.child_by_field_name("dimensions")
+                types[self.text(decl.child_by_field_name("name"))] = typ + (
+                    "[]" * self.text(dims).count("[") if dims is not None else ""
+                )
+        return types
 
     def _constructors(self, ctors: list[Node], fields_: list[Node], level: int, ci: ClassInfo) -> None:
         by_arity: dict[int, Node] = {}
@@ -1214,25 +1230,27 @@ class ProgramMixin:
                 "]",
             ]
         if obj is not None and obj.type == "identifier" and ot in prog.max_heaps and not self._is_local_non_io(ot):
+            oe = self.expr(obj)  # a field of another class is `self . name`
             if name in ("add", "offer") and len(args) == 1:
-                return ["heapq", ".", "heappush", "(", ot, ",", "-", "(", *self.expr(args[0]), ")", ")"]
+                return ["heapq", ".", "heappush", "(", *oe, ",", "-", "(", *self.expr(args[0]), ")", ")"]
             if name in ("poll", "remove") and not args:
-                return ["(", "-", "heapq", ".", "heappop", "(", ot, ")", ")"]
+                return ["(", "-", "heapq", ".", "heappop", "(", *oe, ")", ")"]
             if name in ("peek", "element") and not args:
-                return ["(", "-", ot, "[", "0", "]", ")"]
+                return ["(", "-", *oe, "[", "0", "]", ")"]
         if name == "sort" and statement and ot not in ("Arrays", "Collections") and len(args) == 1:
             return [*self.expr(obj), ".", "sort", "(", *self._sort_order(args[-1]), ")"]
         if obj is not None and obj.type == "identifier" and ot in prog.sorted_maps and not args:
+            oe = self.expr(obj)
             if name in ("keySet", "navigableKeySet") or (name == "iterator"):
-                return ["sorted", "(", ot, ")"]
+                return ["sorted", "(", *oe, ")"]
             if name == "entrySet":
-                return ["sorted", "(", ot, ".", "items", "(", ")", ")"]
+                return ["sorted", "(", *oe, ".", "items", "(", ")", ")"]
             if name == "values":
-                return ["[", "v", "for", "k", ",", "v", "in", "sorted", "(", ot, ".", "items", "(", ")", ")", "]"]
+                return ["[", "v", "for", "k", ",", "v", "in", "sorted", "(", *oe, ".", "items", "(", ")", ")", "]"]
             if name in ("firstKey", "first"):
-                return ["min", "(", ot, ")"]
+                return ["min", "(", *oe, ")"]
             if name in ("lastKey", "last"):
-                return ["max", "(", ot, ")"]
+                return ["max", "(", *oe, ")"]
         if name == "merge" and len(args) == 3 and obj is not None and statement:
             f = self.text(args[2]).replace(" ", "")
             if f in ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y"):
