@@ -293,8 +293,9 @@ class ExpressionsMixin:
             )
         if base in ("StringBuilder", "StringBuffer", "String") and args and self.type_of(args[0]) == "char[]":
             return ['" "', ".", "join", "(", *self.expr(args[0]), ")"]
-        if base in ("StringBuilder", "StringBuffer", "String"):
-            return self.expr(args[0]) if args and self.type_of(args[0]) == "String" else ['" "']
+        if base in ("StringBuilder", "StringBuffer", "String"):  # an int argument is a capacity, a char too
+            text = args and self.type_of(args[0]) not in (*INT_TYPES, "char", "Character")
+            return self.expr(args[0]) if text else ['" "']
         if base in ("Integer", "Long", "Double"):
             return self.expr(args[0]) if args else ["0"]
         if base in _TUPLE_CLASSES and self._undeclared_class(base):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from plugins.c2c.library import returns
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -36,6 +38,7 @@ JAVA_TYPES: dict[str, JavaType] = {
     **dict.fromkeys(("int", "long", "short", "byte"), _INT),
     **dict.fromkeys(("Integer", "Long", "Short", "Byte"), _BOXED_INT),
     "BigInteger": JavaType("int", array_fill="0", big=True),
+    "BigDecimal": JavaType("decimal"),  # Python's decimal.Decimal (library.py)
     "double": JavaType("float", array_fill="0", field_default="0.0"),
     "float": JavaType("float", array_fill="0", field_default="0.0"),
     "Double": JavaType("float", array_fill="0", object_cast=True),
@@ -234,6 +237,9 @@ class TypesMixin:
             field = self.text(node.child_by_field_name("field"))
             if field == "length":
                 return "int"
+            table = returns(self, node.child_by_field_name("object"), field)  # type: ignore[arg-type]
+            if table:  # `BigDecimal . ONE`
+                return table
             obj = self.text(node.child_by_field_name("object"))
             if obj == "this":  # a field of the class being translated
                 return self.lookup(field)
@@ -244,6 +250,9 @@ class TypesMixin:
             return "?"
         if k == "method_invocation":
             obj, name, args = self._call_parts(node)
+            table = returns(self, obj, name)  # type: ignore[arg-type]
+            if table:
+                return table
             ot = self.text(obj) if obj is not None else ""
             if ot == "Math":
                 if name in ("max", "min", "abs"):

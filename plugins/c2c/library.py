@@ -50,10 +50,18 @@ Emit = Callable[["Translator", Call], "Tokens | None"]
 
 @dataclass(frozen=True, slots=True)
 class Emitter:
-    """One Java API's translation: ``function`` (shared), ``program`` (PROGRAM's own, tried first)."""
+    """One Java API's translation: ``function`` (shared), ``program`` (PROGRAM's own, tried first).
+
+    The key's class is the receiver's name for static members (``Math . round``), and the receiver's
+    static type for ``method`` (``sb . trimToSize ( )`` of a StringBuilder ``sb``); ``new`` is the
+    constructor (``new BigDecimal ( s )``), asked with the type node as ``obj``.
+    """
 
     function: Emit | None = None
     program: Emit | None = None
+    method: Emit | None = None  # PROGRAM: an instance method, the receiver an object of the class (static type)
+    constant: tuple[str, ...] = ()  # PROGRAM: a static field (``BigDecimal . ONE``) as these tokens
+    returns: str = ""  # the result's Java type, for ``type_of`` (chained calls: ``a . add ( b ) . setScale``)
 
 
 def _expression(emit: Emit) -> Emit:
@@ -324,11 +332,173 @@ def _collections_reverse(tr: Translator, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "reverse", "(", ")"] if c.args else None
 
 
+# -- StringBuilder: a Python str stands for it (edits rebind it) ------------------------------------
+def _builder_no_op(tr: Translator, c: Call) -> Tokens | None:
+    """``trimToSize`` / ``ensureCapacity``: nothing to do on a str (as an expression: the str)."""
+    return [] if c.statement else tr.expr(c.obj)
+
+
+def _append_chain(tr: Translator, node: Node) -> tuple[Tokens, Tokens] | None:
+    """``sb . append ( x ) . append ( y )`` of a builder variable: ``sb`` and the text it ends with."""
+    parts: list[Node] = []
+    while node.type == "method_invocation" and tr.text(node.child_by_field_name("name")) == "append":
+        args = tr._args(node.child_by_field_name("arguments"))
+        if len(args) != 1:
+            return None
+        parts.insert(0, args[0])
+        node = node.child_by_field_name("object")
+    if node.type not in ("identifier", "field_access") or _class_of(tr.type_of(node)) not in _BUILDERS:
+        return None
+    root = tr.expr(node)
+    value = list(root)
+    for part in parts:
+        value += ["+", *tr._as_str(part)]
+    return root, value
+
+
+def _builder_reverse(tr: Translator, c: Call) -> Tokens | None:
+    if c.args:
+        return None
+    if not c.statement:
+        return [*_operand(tr, c.obj), "[", ":", ":", "-", "1", "]"]
+    chain = _append_chain(tr, c.obj)  # `sb . append ( x ) . reverse ( )`: the appends, then the reversal
+    if chain is None:
+        return None
+    root, value = chain
+    text = value if len(value) == 1 else ["(", *value, ")"]
+    return [*root, "=", *text, "[", ":", ":", "-", "1", "]"]
+
+
+def _builder_find(tr: Translator, c: Call) -> Tokens | None:
+    if c.statement or not 1 <= len(c.args) <= 2:
+        return None
+    return [*tr.expr(c.obj), ".", "find" if c.name == "indexOf" else "rfind", "(", *tr._arg_tokens(c.args), ")"]
+
+
+def _builder_is_empty(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.args else ["len", "(", *tr.expr(c.obj), ")", "==", "0"]
+
+
+# -- java.math.BigDecimal: Python's decimal.Decimal (exact sums and products, Java's scales) ---------
+_DECIMAL = ["decimal", ".", "Decimal"]
+_DECIMAL_OPS = {"add": "+", "subtract": "-", "multiply": "*", "remainder": "%"}
+_ROUNDING = ("HALF_UP", "HALF_DOWN", "HALF_EVEN", "UP", "DOWN", "FLOOR", "CEILING")
+
+
+def _operand(tr: Translator, node: Node) -> Tokens:
+    out = tr.expr(node)
+    return out if len(out) == 1 or node.type in ("method_invocation", "parenthesized_expression") else ["(", *out, ")"]
+
+
+def _decimal_new(tr: Translator, c: Call) -> Tokens | None:
+    """``new BigDecimal ( s | n | x )``: a double's exact binary value, as Java's constructor takes it."""
+    return [*_DECIMAL, "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
+
+
+def _decimal_value_of(tr: Translator, c: Call) -> Tokens | None:
+    """``BigDecimal.valueOf(x)``: a double by its shortest decimal text (Double.toString), as Java does."""
+    if len(c.args) == 1:
+        return [*_DECIMAL, "(", "str", "(", *tr.expr(c.args[0]), ")", ")"]
+    if len(c.args) == 2:  # (unscaled, scale)
+        return [*_DECIMAL, "(", *tr.expr(c.args[0]), ")", ".", "scaleb", "(", "-", *_operand(tr, c.args[1]), ")"]
+    return None
+
+
+def _rounding(tr: Translator, node: Node) -> Tokens:
+    mode = tr.text(node).replace(" ", "").rsplit(".", 1)[-1].removeprefix("ROUND_")
+    return ["decimal", ".", "ROUND_" + mode] if mode in _ROUNDING else tr.expr(node)
+
+
+def _quantum(tr: Translator, scale: Node) -> Tokens:
+    return [*_DECIMAL, "(", "1", ")", ".", "scaleb", "(", "-", *_operand(tr, scale), ")"]
+
+
+def _decimal_set_scale(tr: Translator, c: Call) -> Tokens | None:
+    if not 1 <= len(c.args) <= 2:
+        return None
+    mode = [",", "rounding", "=", *_rounding(tr, c.args[1])] if len(c.args) == 2 else []
+    return [*_operand(tr, c.obj), ".", "quantize", "(", *_quantum(tr, c.args[0]), *mode, ")"]
+
+
+def _decimal_divide(tr: Translator, c: Call) -> Tokens | None:
+    if not c.args:
+        return None
+    ratio = ["(", *_operand(tr, c.obj), "/", *_operand(tr, c.args[0]), ")"]
+    if len(c.args) == 1:
+        return ratio
+    if len(c.args) == 3:  # (divisor, scale, rounding)
+        return [*ratio, ".", "quantize", "(", *_quantum(tr, c.args[1]), ",", "rounding", "=", *_rounding(tr, c.args[2]), ")"]
+    if len(c.args) == 2 and "ROUND" in tr.text(c.args[1]).upper() or "Rounding" in tr.text(c.args[1]):
+        scale = [*_DECIMAL, "(", "1", ")", ".", "scaleb", "(", *_operand(tr, c.obj), ".", "as_tuple", "(", ")", ".", "exponent", ")"]
+        return [*ratio, ".", "quantize", "(", *scale, ",", "rounding", "=", *_rounding(tr, c.args[1]), ")"]
+    return ratio
+
+
+def _decimal_binary(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 1:
+        return None
+    return ["(", *_operand(tr, c.obj), _DECIMAL_OPS[c.name], *_operand(tr, c.args[0]), ")"]
+
+
+def _decimal_call(func: Sequence[str]) -> Emit:
+    def emit(tr: Translator, c: Call) -> Tokens | None:
+        return None if c.args else [*func, "(", *tr.expr(c.obj), ")"]
+
+    return emit
+
+
+def _decimal_pair(tr: Translator, c: Call) -> Tokens | None:
+    return [c.name, "(", *tr.expr(c.obj), ",", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
+
+
+def _decimal_pow(tr: Translator, c: Call) -> Tokens | None:
+    return ["(", *_operand(tr, c.obj), "**", *_operand(tr, c.args[0]), ")"] if len(c.args) == 1 else None
+
+
+def _decimal_negate(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.args else ["(", "-", *_operand(tr, c.obj), ")"]
+
+
+def _decimal_compare(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 1:
+        return None
+    a, b = _operand(tr, c.obj), _operand(tr, c.args[0])
+    return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
+
+
+def _decimal_signum(tr: Translator, c: Call) -> Tokens | None:
+    if c.args:
+        return None
+    a = _operand(tr, c.obj)
+    return ["(", "(", *a, ">", "0", ")", "-", "(", *a, "<", "0", ")", ")"]
+
+
+def _decimal_scale(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.args else ["(", "-", *_operand(tr, c.obj), ".", "as_tuple", "(", ")", ".", "exponent", ")"]
+
+
+def _decimal_method(method: str) -> Emit:
+    def emit(tr: Translator, c: Call) -> Tokens | None:
+        return None if c.args else [*_operand(tr, c.obj), ".", method, "(", ")"]
+
+    return emit
+
+
+def _decimal_plain(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.args else ["format", "(", *tr.expr(c.obj), ",", '"f"', ")"]
+
+
+def _decimal_constant(value: str) -> tuple[str, ...]:
+    return ("decimal", ".", "Decimal", "(", value, ")")
+
+
 def _entries(classes: Sequence[str], members: Sequence[str], emitter: Emitter) -> dict[tuple[str, str], Emitter]:
     return {(cls, member): emitter for cls in classes for member in members}
 
 
 _INTEGERS = ("Integer", "Long", "Short", "Byte")
+_BUILDERS = ("StringBuilder", "StringBuffer")
+_CHAINED = ("append", "insert", "reverse")
 _COMPARE = Emitter(program=_compare)
 
 LIBRARY: dict[tuple[str, str], Emitter] = {
@@ -382,6 +552,37 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("Collections", "swap"): Emitter(_statement(_swap)),
     ("Collections", "sort"): Emitter(_statement(_collections_sort), program=_sort_by_comparator),
     ("Collections", "reverse"): Emitter(_statement(_collections_reverse)),
+    # StringBuilder / StringBuffer (instance methods the str that stands for it lacks)
+    **_entries(_BUILDERS, ("trimToSize", "ensureCapacity"), Emitter(method=_builder_no_op)),
+    **_entries(_BUILDERS, ("reverse",), Emitter(method=_builder_reverse)),
+    **_entries(_BUILDERS, ("indexOf", "lastIndexOf"), Emitter(method=_builder_find, returns="int")),
+    **_entries(_BUILDERS, ("isEmpty",), Emitter(method=_builder_is_empty, returns="boolean")),
+    # java.math.BigDecimal
+    ("BigDecimal", "new"): Emitter(program=_decimal_new),
+    ("BigDecimal", "valueOf"): Emitter(program=_decimal_value_of, returns="BigDecimal"),
+    **{
+        ("BigDecimal", name): Emitter(constant=_decimal_constant(value), returns="BigDecimal")
+        for name, value in (("ZERO", "0"), ("ONE", "1"), ("TWO", "2"), ("TEN", "10"))
+    },
+    **_entries(("BigDecimal",), tuple(_DECIMAL_OPS), Emitter(method=_decimal_binary, returns="BigDecimal")),
+    ("BigDecimal", "divide"): Emitter(method=_decimal_divide, returns="BigDecimal"),
+    ("BigDecimal", "setScale"): Emitter(method=_decimal_set_scale, returns="BigDecimal"),
+    ("BigDecimal", "pow"): Emitter(method=_decimal_pow, returns="BigDecimal"),
+    ("BigDecimal", "negate"): Emitter(method=_decimal_negate, returns="BigDecimal"),
+    ("BigDecimal", "abs"): Emitter(method=_decimal_call(["abs"]), returns="BigDecimal"),
+    **_entries(("BigDecimal",), ("max", "min"), Emitter(method=_decimal_pair, returns="BigDecimal")),
+    ("BigDecimal", "stripTrailingZeros"): Emitter(method=_decimal_method("normalize"), returns="BigDecimal"),
+    ("BigDecimal", "compareTo"): Emitter(method=_decimal_compare, returns="int"),
+    ("BigDecimal", "signum"): Emitter(method=_decimal_signum, returns="int"),
+    ("BigDecimal", "scale"): Emitter(method=_decimal_scale, returns="int"),
+    **_entries(
+        ("BigDecimal",), ("intValue", "longValue", "intValueExact", "longValueExact"),
+        Emitter(method=_decimal_call(["int"]), returns="long"),
+    ),
+    ("BigDecimal", "toBigInteger"): Emitter(method=_decimal_call(["int"]), returns="BigInteger"),
+    ("BigDecimal", "doubleValue"): Emitter(method=_decimal_call(["float"]), returns="double"),
+    ("BigDecimal", "toString"): Emitter(method=_decimal_call(["str"]), returns="String"),
+    ("BigDecimal", "toPlainString"): Emitter(method=_decimal_plain, returns="String"),
 }
 LIBRARY_CLASSES = frozenset(cls for cls, _ in LIBRARY)
 
@@ -412,6 +613,36 @@ def emit_function(tr: Translator, call: Call) -> Tokens | None:
             if out is not None:
                 return out
     return None
+
+
+def _class_of(java_type: str) -> str:
+    return java_type.split("<", 1)[0]
+
+
+def emit_method(tr: Translator, call: Call) -> Tokens | None:
+    """PROGRAM's translation of an instance method of a library class (the receiver's static type), or None."""
+    receiver = call.obj
+    while receiver.type == "method_invocation" and tr.text(receiver.child_by_field_name("name")) in _CHAINED:
+        receiver = receiver.child_by_field_name("object")  # a builder's edits return the builder
+    entry = LIBRARY.get((_class_of(tr.type_of(receiver)), call.name))
+    return entry.method(tr, call) if entry is not None and entry.method is not None else None
+
+
+def emit_constant(receiver: str, member: str) -> Tokens | None:
+    """A library class's static field (``BigDecimal . ONE``), or None."""
+    entry = LIBRARY.get((receiver, member)) if receiver in LIBRARY_CLASSES else None
+    return list(entry.constant) if entry is not None and entry.constant else None
+
+
+def returns(tr: Translator, obj: Node | None, member: str) -> str:
+    """The Java type the table gives ``obj . member ( ... )`` ("" when it says nothing)."""
+    if obj is None:
+        return ""
+    receiver = tr.text(obj)
+    entry = LIBRARY.get((receiver, member)) if receiver in LIBRARY_CLASSES else None
+    if entry is None or not entry.returns:
+        entry = LIBRARY.get((_class_of(tr.type_of(obj)), member))
+    return entry.returns if entry is not None else ""
 
 
 def two_policy_apis() -> list[tuple[str, str]]:

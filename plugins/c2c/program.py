@@ -36,7 +36,7 @@ from plugins.c2c.java_types import (
     SORTED_TYPES,
     field_default,
 )
-from plugins.c2c.library import Call, emit_program
+from plugins.c2c.library import Call, emit_constant, emit_method, emit_program
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ SCANNER_OPS = {
     "nextBigInteger": "int",
     "nextDouble": "float",
     "nextFloat": "float",
-    "nextBigDecimal": "float",
+    "nextBigDecimal": "decimal",
     "next": "token",
     "nextLine": "line",
     "readLine": "line",
@@ -568,8 +568,20 @@ def _fmt(m: re.Match) -> str:
     return "%" + flags + width + prec + conv
 
 
-_TOKEN_OPS = {"int", "float", "token", "char", "ints", "floats", "tokens", "chars", "bool"}
-_MODULES = ("math", "sys", "re", "random", "heapq", "collections", "itertools", "threading", "bisect", "functools")
+_TOKEN_OPS = {"int", "float", "decimal", "token", "char", "ints", "floats", "tokens", "chars", "bool"}
+_MODULES = (
+    "math",
+    "sys",
+    "re",
+    "random",
+    "heapq",
+    "collections",
+    "itertools",
+    "threading",
+    "bisect",
+    "functools",
+    "decimal",
+)
 _FROM_IMPORTS = {
     "deque": "collections",
     "defaultdict": "collections",
@@ -746,6 +758,8 @@ class ProgramMixin:
                 and not any(toks[:2] == ["def", name] or toks[:2] == ["class", name] for _, toks in self.st.lines)
             ):
                 header.append((0, ["from", mod, "import", name]))
+        if "decimal" in pairs and "decimal" not in declared:  # BigDecimal's products are exact
+            header.append((0, ["decimal", ".", "getcontext", "(", ")", ".", "prec", "=", "4000"]))
         self.st.lines[:0] = [*header, *runtime]
 
     # -- classes --------------------------------------------------------------------------------
@@ -1120,6 +1134,9 @@ class ProgramMixin:
         )
         if exact is not None and arith:  # `Integer . MAX_VALUE / 2`: Java's value (a sentinel stays sys.maxsize)
             return list(exact)
+        constant = emit_constant(self.text(obj), fld)
+        if constant is not None:
+            return constant
         if self.text(obj) == "BigInteger" and fld in ("ZERO", "ONE", "TWO", "TEN"):
             return [{"ZERO": "0", "ONE": "1", "TWO": "2", "TEN": "10"}[fld]]
         if obj.type == "this" and not self.st.cls_stack:
@@ -1146,6 +1163,10 @@ class ProgramMixin:
             return self.expr(obj)
         if name == "printStackTrace" and not args:
             return [] if statement else ["None"]
+        if obj is not None:  # instance methods of the Java library's classes (library.py)
+            lib = emit_method(self, Call(node, obj, name, args, statement=statement))
+            if lib is not None:
+                return lib
         kind = receiver_kind(obj, prog)
         if kind == "tok":
             o = self.expr(obj)
@@ -1765,6 +1786,8 @@ class ProgramMixin:
             return ["int", "(", *tok, ")"]
         if op == "float":
             return ["float", "(", *tok, ")"]
+        if op == "decimal":
+            return ["decimal", ".", "Decimal", "(", *tok, ")"]
         if op == "token":
             return tok
         if op == "char":
@@ -1815,6 +1838,9 @@ class ProgramMixin:
         if method is not None:  # an anonymous Comparator / Runnable / ...: its method as a function
             params = self._params(method.child_by_field_name("parameters"))
             return [self._hoist(params, method.child_by_field_name("body"), method)]
+        made = emit_program(self, Call(node, node.child_by_field_name("type"), "new", args))
+        if made is not None:  # constructors of the Java library's classes (library.py)
+            return made
         if t == "BigInteger" and len(args) == 1:
             return ["int", "(", *self.expr(args[0]), ")"]
         if t == "String" and len(args) == 3 and self.type_of(args[0]) == "char[]":  # new String ( cs , off , n )

@@ -58,3 +58,40 @@ def test_collections_held_as_fields_of_other_classes(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\nb a b\n", "5\nx y z x x\n", "1\nq\n"], tmp_path)
+
+
+def test_string_builder_methods_a_str_lacks(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        StringBuilder sb = new StringBuilder(sc.next());
+        sb.trimToSize(); sb.ensureCapacity(100);
+        sb.append("zz").reverse();
+        System.out.println(sb.indexOf("z") + " " + sb.lastIndexOf("z") + " " + sb + " " + sb.isEmpty());
+        StringBuilder t = new StringBuilder(); t.append(sb.length()).append('-').reverse();
+        System.out.println(t.toString() + new StringBuilder("ab").reverse());
+      }
+    }"""
+    check(java, ["abc\n", "x\n", "zaz\n"], tmp_path)
+
+
+def test_big_decimal_as_decimal(tmp_path: Path) -> None:
+    java = """import java.math.*; import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        BigDecimal a = new BigDecimal(sc.next()); BigDecimal b = sc.nextBigDecimal(); long n = sc.nextLong();
+        BigDecimal s = a.add(b).multiply(BigDecimal.valueOf(n));
+        System.out.println(s);
+        System.out.println(s.setScale(0, RoundingMode.DOWN).toPlainString());
+        System.out.println(a.divide(b, 5, RoundingMode.HALF_UP));
+        System.out.println(a.compareTo(b) > 0 ? "A" : "B");
+        System.out.println(a.subtract(b).abs() + " " + BigDecimal.ONE.add(a).longValue());
+        BigDecimal t = BigDecimal.ZERO;
+        for (int i = 0; i < 3; i++) t = t.add(new BigDecimal("0.1"));
+        System.out.println(t + " " + t.doubleValue() + " " + t.multiply(a).stripTrailingZeros().toPlainString());
+        System.out.println(new BigDecimal("123456789.123456789").multiply(new BigDecimal("987654321.987654321")));
+      }
+    }"""
+    check(java, ["1.50 2.25 3\n", "100 0.3 7\n", "-2.5 4 1000000007\n"], tmp_path)
