@@ -1,6 +1,11 @@
-"""The zsOD task: phrase grounding with grid proposals scored by the shared trunk.
+"""The zsOD task: phrase grounding with the shared detector's boxes and grid proposals, scored by the trunk.
 
-Pipeline per image: grid proposals (``proposals.py``) -> region embeddings
+Phrases whose object the trunk's text tower maps to one of the shared detector's classes
+are answered from that class's detections, re-ranked by the trunk on their crops
+(``vocabulary.py``, ``detected.py``). The other phrases (and every phrase when the run
+has no detector) take the grid pipeline.
+
+Grid pipeline per image: grid proposals (``proposals.py``) -> region embeddings
 from one feature-map pass (``pipeline.pool_boxes``) -> cosine with every phrase ->
 verifier probability per (box, phrase) (``verifier.py``) -> per-phrase
 decision with calibrated thresholds (``decision.py``) -> boxes mapped back to
@@ -14,6 +19,7 @@ downscale of huge images) before they are written.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Sequence
@@ -29,12 +35,14 @@ from core.io import find_task_dir, load_image_and_info, model_safe_text, read_re
 from core.task import Prediction, RequestForm, RunContext, Sample, TaskBase, TaskInfo
 from plugins.zsod.boxes import scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
+from plugins.zsod.detected import Detected, DetectionRule, choose_detected
 from plugins.zsod.proposals import GridSpec, grid_proposals
 
 if TYPE_CHECKING:
     import torch
     from PIL import Image
 
+    from core.detector import Detector
     from core.trunk import TextTokens, Trunk
     from plugins.zsod.verifier import Verifier
     from plugins.zsod.yolo import YoloProposer
@@ -64,6 +72,16 @@ class ImageItem(NamedTuple):
     tokens: TextTokens | None  # the phrases, tokenised (None when there are none)
     phrases: tuple[str, ...]
     geometry: Geometry  # how boxes map back to the file's stored pixel grid
+    queries: PhraseQueries | None = None  # what each phrase names, for the detector's classes
+
+
+class PhraseQueries(NamedTuple):
+    """Each phrase's object as texts for the text tower (``vocabulary.phrase_queries``), flattened."""
+
+    tokens: TextTokens  # every phrase's queries, phrase after phrase
+    counts: tuple[int, ...]  # queries per phrase
+    together: tuple[int, ...]  # per phrase, how many of its first queries are averaged
+    bare: tuple[bool, ...]  # per phrase: a class-like name
 
 
 class Geometry(NamedTuple):
@@ -80,6 +98,7 @@ class Scored(NamedTuple):
     boxes: np.ndarray  # [N, 4] xyxy in loaded-image pixels
     probs: np.ndarray  # [N, P] verifier probabilities
     geometry: Geometry  # from the ImageItem: maps ``boxes`` to the stored pixel grid
+    detected: Detected | None = None  # the detector's boxes and the phrases' classes (None: no detector)
 
 
 class Scorer(NamedTuple):
@@ -90,6 +109,8 @@ class Scorer(NamedTuple):
     calibration: Calibration
     background: torch.Tensor
     yolo: YoloProposer | None = None
+    detector: Detector | None = None  # the run's shared detector (None: grid pipeline only)
+    classes: torch.Tensor | None = None  # [C, D] the detector's class prompts, embedded (vocabulary.py)
 
 
 class ZsodTask(TaskBase[ZsodSample, list, list]):
@@ -105,6 +126,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         metric="core.metrics.zsod:METRIC",
         trainer="plugins.zsod.train:train_head",
         form=RequestForm(ask="phrases", images="images", answer="boxes"),  # requests.json {image name: [phrase, ...]}
+        needs_detector=True,
     )
 
     def __init__(
@@ -114,17 +136,20 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         *,
         search: Sequence[Path] = (),
         yolo_checkpoint: Path | None = None,
+        rule: DetectionRule | None = None,
     ) -> None:
         self.visualize_dir = visualize_dir
         self.calibration = calibration
         self.search = tuple(search)
         self.yolo_checkpoint = yolo_checkpoint  # --zsod-proposals yolo:PATH: its boxes join the grid proposals
         self.grid = GridSpec()
+        self.rule = rule or DetectionRule()
 
     # -- setup ----------------------------------------------------------------------------
-    def setup(self, trunk: Trunk) -> None:
+    def setup(self, trunk: Trunk, detector: Detector | None = None) -> None:
         """Find the heads made for this trunk (the user's heads folders first, then the shipped ones) and
-        their calibration; without heads, the no-head mode (``plugins.zsod.pipeline``)."""
+        their calibration; without heads, the no-head mode (``plugins.zsod.pipeline``). Keep the run's
+        detector and embed its classes' prompts (without one, every phrase takes the grid pipeline)."""
         import torch
 
         from plugins.zsod.pipeline import background_embeddings, no_head_calibration
@@ -146,9 +171,16 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                 "heads for this trunk: python train.py --tasks zsod --trunk SPEC --heads DIR"
             )
             calibration = self.calibration or no_head_calibration()
+        from plugins.zsod.vocabulary import class_embeddings
+
         with torch.inference_mode():
             background = background_embeddings(trunk)
-        self._loaded = Scorer(verifier, calibration, background, self._load_yolo(trunk))
+            classes = class_embeddings(trunk, detector.classes) if detector is not None else None
+        if detector is None:
+            log.warning("zsod: no detector; every phrase takes the grid pipeline")
+        elif self.calibration is None:  # the heads' calibration was made for every phrase, not the rest
+            calibration = grid_calibration(calibration, self.rule)
+        self._loaded = Scorer(verifier, calibration, background, self._load_yolo(trunk), detector, classes)
 
     def _load_yolo(self, trunk: Trunk) -> YoloProposer | None:
         """The user's YOLO checkpoint as a proposer; a checkpoint that does not load is logged and left out."""
@@ -214,6 +246,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                     tokens=trunk.tokenize([model_safe_text(p) for p in phrases]),  # a bad phrase costs only itself
                     phrases=phrases,
                     geometry=geometry_of(stored.size, stored.orientation, image.size),
+                    queries=make_queries(phrases, trunk),
                 )
             )
         return items
@@ -224,16 +257,46 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         from plugins.zsod.pipeline import score_image
 
         loaded = self.loaded()
+        images = [item.image for item in batch if item is not None]
+        found = iter(loaded.detector.detect(images) if loaded.detector is not None and images else ())
         out: list[Scored | None] = []
         for item in batch:
             if item is None:
                 out.append(None)
                 continue
+            detections = next(found, None)
+            detected = self._detected(item, trunk, detections) if detections is not None else None
             if loaded.yolo is not None:
                 item = item._replace(boxes=np.concatenate([item.boxes, loaded.yolo.boxes(item.image)]))
             scores = score_image(item, trunk, loaded.verifier, loaded.background)
-            out.append(Scored(scores.boxes, scores.probs, item.geometry))
+            out.append(Scored(scores.boxes, scores.probs, item.geometry, detected))
         return out
+
+    def _detected(self, item: ImageItem, trunk: Trunk, detections: Any) -> Detected | None:
+        """The phrases' classes by the text tower, and the trunk's crop cosines of their candidates."""
+        import torch
+
+        from plugins.zsod.detected import candidate_crops, crop_cosines
+        from plugins.zsod.vocabulary import class_match
+
+        classes, q = self.loaded().classes, item.queries
+        if classes is None or q is None or item.tokens is None:
+            return None
+        emb = trunk.encode_texts(q.tokens)
+        starts = np.cumsum((0, *q.counts))
+        matches = tuple(
+            class_match([emb[starts[j] : starts[j + 1]]], [q.together[j]], classes)[0] for j in range(len(q.counts))
+        )
+        wanted = {m.label for m in matches if m.accepted(self.rule.mapping)}
+        boxes = np.asarray(detections.boxes, dtype=np.float32).reshape(-1, 4)
+        scores = np.asarray(detections.scores, dtype=np.float32)
+        labels = np.asarray(detections.labels, dtype=np.int64)
+        crops = candidate_crops(boxes, scores, labels, wanted, self.rule)
+        texts = trunk.encode_texts(item.tokens)
+        cos = crop_cosines(trunk, item.image, item.pixels, boxes[crops], texts)
+        labels_of = torch.as_tensor([max(m.label, 0) for m in matches])
+        phrase_cos = (texts * classes[labels_of]).sum(-1).float().numpy()
+        return Detected(boxes, scores, labels, matches, crops, cos, q.bare, item.image.size[0], phrase_cos)
 
     # -- postprocess ------------------------------------------------------------------------
     def postprocess(self, raw: Sequence[Scored | None], samples: Sequence[ZsodSample]) -> list[Prediction]:
@@ -244,6 +307,11 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             value: dict[str, list[list[float]]] = {p: [] for p in sample.phrases}
             if scored is not None:
                 for j, phrase in enumerate(sample.phrases[: scored.probs.shape[1]]):
+                    det = scored.detected
+                    found = choose_detected(det, j, phrase, self.rule) if det is not None else None
+                    if found is not None:
+                        value[phrase] = to_stored(det.boxes[found], scored.geometry)  # type: ignore[union-attr]
+                        continue
                     chosen = choose_boxes(scored.boxes, scored.probs[:, j], cal)
                     value[phrase] = to_stored(scored.boxes[chosen], scored.geometry)
             out.append(Prediction(sample.key, value))
@@ -292,6 +360,29 @@ def clean_phrases(value: Any) -> tuple[tuple[str, ...], list[str]]:
             problems.append(f"duplicated phrase {item!r}")
         phrases.setdefault(item, None)
     return tuple(phrases), problems
+
+
+def grid_calibration(calibration: Calibration, rule: DetectionRule) -> Calibration:
+    """The heads' calibration for the phrases the detector leaves to the grid: presence at least ``grid_present``."""
+    if calibration.present >= rule.grid_present:
+        return calibration
+    return dataclasses.replace(calibration, present=rule.grid_present)
+
+
+def make_queries(phrases: Sequence[str], trunk: Trunk) -> PhraseQueries:
+    """Every phrase's object queries (``vocabulary.phrase_queries``), tokenised in one go."""
+    from plugins.zsod.vocabulary import phrase_head, phrase_queries
+
+    texts: list[str] = []
+    counts, together = [], []
+    for phrase in phrases:
+        q, k = phrase_queries(phrase)
+        texts += [model_safe_text(t) for t in q]
+        counts.append(len(q))
+        together.append(k)
+    return PhraseQueries(
+        trunk.tokenize(texts), tuple(counts), tuple(together), tuple(phrase_head(p).bare for p in phrases)
+    )
 
 
 def geometry_of(stored: tuple[int, int], orientation: int, loaded: tuple[int, int]) -> Geometry:

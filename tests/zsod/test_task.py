@@ -12,12 +12,15 @@ import pytest
 from core.task import Prediction, RunContext
 from core.testing import assert_task_conforms
 from plugins.zsod.decision import Calibration
+from plugins.zsod.detected import DetectionRule
 from plugins.zsod.task import Geometry, ZsodSample, ZsodTask, clean_phrases, to_stored
+from plugins.zsod.vocabulary import MappingRule
 
 DATA = Path(__file__).parent / "data"
 REQUESTS = json.loads((DATA / "zsOD" / "requests.json").read_text(encoding="utf-8"))
 # A calibration that always answers (presence threshold 0) so the fixtures get boxes.
 EAGER = Calibration(present=0.0, extra=1.01, max_boxes=1)
+GRID_ONLY = DetectionRule(mapping=MappingRule(min_cos=2.0))  # no phrase maps to a detector class
 
 
 def test_clean_phrases_keeps_every_requested_phrase_once() -> None:
@@ -38,7 +41,7 @@ def test_discover_keeps_every_image_key(tmp_path: Path) -> None:
 
 
 def test_conformance_with_a_fake_trunk(fake_trunk) -> None:  # type: ignore[no-untyped-def]
-    task = ZsodTask(calibration=EAGER)
+    task = ZsodTask(calibration=EAGER, rule=GRID_ONLY)
     predictions = assert_task_conforms(task, DATA, fake_trunk)
     values = {p.key: p.value for p in predictions}
     for key, request in REQUESTS.items():
@@ -119,7 +122,7 @@ def test_older_od_folder_also_gets_prediction_od(fake_trunk, tmp_path: Path) -> 
     import shutil
 
     shutil.copytree(DATA / "zsOD", tmp_path / "in" / "OD")
-    task = ZsodTask(calibration=EAGER)
+    task = ZsodTask(calibration=EAGER, rule=GRID_ONLY)
     task.setup(fake_trunk)
     samples = task.discover(tmp_path / "in")
     preds = task.postprocess(task.predict(task.preprocess(samples, fake_trunk), fake_trunk), samples)

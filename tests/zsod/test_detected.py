@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from core.testing import FakeDetector, assert_task_conforms
+from plugins.zsod.decision import Calibration
+from plugins.zsod.detected import Detected, DetectionRule, choose_detected
+from plugins.zsod.task import ZsodTask
+from plugins.zsod.vocabulary import ClassMatch, MappingRule, class_match, phrase_head, phrase_queries, synonym_names
+
+DATA = Path(__file__).parent / "data"
+EAGER = Calibration(present=0.0, extra=1.01, max_boxes=1)
+RULE = DetectionRule(mapping=MappingRule(min_cos=0.5, min_margin=0.05), present=0.3, extra=0.4, described_present=0.3)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "core", "head", "bare"),
+    [
+        ("a man in a suit", "man", "man", False),
+        ("the tv on the table by the couch", "tv", "tv", False),
+        ("a blue bus", "blue bus", "bus", True),
+        ("hot dog", "hot dog", "dog", True),
+        ("a pair of scissors", "scissors", "scissors", False),
+        ("there are people on the bench", "people", "people", False),
+        ("man's shirt is white in color", "man's shirt", "shirt", False),
+        ("мужчина с галстуком", "мужчина", "мужчина", False),
+        ("автобус", "автобус", "автобус", True),
+        ("белая подушка и ребенок", "белая подушка", "подушка", False),
+        ("у женщины черные волосы", "черные волосы", "волос", False),
+        ("книги в книжном шкафу", "книги", "книга", False),
+        ("растение в горшке", "растение", "растение", False),
+    ],
+)
+def test_phrase_head_finds_the_object_named(phrase: str, core: str, head: str, bare: bool) -> None:
+    assert phrase_head(phrase) == (core, head, "ru" if any("а" <= c <= "я" for c in phrase) else "en", bare)
+
+
+def test_queries_add_generic_synonyms_and_average_a_core_with_its_head() -> None:
+    assert synonym_names("women") == ("person",) and synonym_names("люди") == ("person",)
+    assert synonym_names("kangaroo") == ()
+    assert phrase_queries("a man in a suit") == (("man", "person"), 1)
+    assert phrase_queries("hot dog") == (("hot dog", "dog"), 2)
+
+
+def _unit(*rows: list[float]) -> torch.Tensor:
+    t = torch.tensor(rows, dtype=torch.float32)
+    return t / t.norm(dim=-1, keepdim=True)
+
+
+def test_class_match_takes_the_best_query_and_abstains_below_the_margin() -> None:
+    classes = _unit([1, 0, 0], [0, 1, 0], [0, 0, 1])
+    clear = _unit([0.1, 1, 0])
+    between = _unit([1, 1, 0])  # equally far from two classes
+    far = _unit([1, 1, 1])
+    matches = class_match([clear, between, far, torch.zeros(0, 3)], [1, 1, 1, 0], classes)
+    assert matches[0].label == 1 and matches[0].accepted(MappingRule(0.5, 0.05))
+    assert not matches[1].accepted(MappingRule(0.5, 0.05))  # margin 0
+    assert not matches[2].accepted(MappingRule(0.5, 0.05))  # cos 0.58 but no margin
+    assert matches[3] == ClassMatch(-1, -1.0, 0.0)
+    averaged = class_match([_unit([1, 0.3, 0], [0, 1, 0])], [2], classes)[0]
+    assert averaged.label == 1 and averaged.margin > 0  # core and head count together
+    synonym = class_match([_unit([1, 1, 1], [0, 0, 1])], [1], classes)[0]
+    assert synonym.label == 2 and synonym.cos == pytest.approx(1.0)  # a synonym stands on its own
+
+
+def _detected(matches: tuple[ClassMatch, ...], bare: tuple[bool, ...], crop_cos: np.ndarray | None = None) -> Detected:
+    boxes = np.array(
+        [[0, 0, 40, 40], [2, 2, 41, 41], [60, 0, 100, 40], [0, 50, 30, 90], [70, 50, 100, 90]], dtype=np.float32
+    )
+    scores = np.array([0.9, 0.8, 0.6, 0.5, 0.2], dtype=np.float32)
+    labels = np.array([0, 0, 0, 5, 0], dtype=np.int64)
+    crops = np.array([0, 1, 2, 4])
+    cos = crop_cos if crop_cos is not None else np.zeros((4, len(matches)), np.float32)
+    return Detected(boxes, scores, labels, matches, crops, cos, bare, 100, np.full(len(matches), 0.7))
+
+
+def test_a_bare_phrase_gets_every_instance_once_and_no_duplicates() -> None:
+    det = _detected((ClassMatch(0, 0.7, 0.3),), (True,))
+    assert choose_detected(det, 0, "person", RULE) == [0, 2]  # box 1 duplicates box 0; box 4 scores too low
+
+
+def test_absent_class_answers_empty_and_an_unmapped_phrase_is_left_to_the_grid() -> None:
+    det = _detected((ClassMatch(7, 0.7, 0.3), ClassMatch(0, 0.3, 0.3), ClassMatch(0, 0.7, 0.01)), (True,) * 3)
+    assert choose_detected(det, 0, "truck", RULE) == []  # mapped, but the detector found none
+    assert choose_detected(det, 1, "a wall", RULE) is None  # cosine too low
+    assert choose_detected(det, 2, "a wall", RULE) is None  # margin too low
+
+
+def test_a_described_phrase_gets_one_box_chosen_by_crop_and_side() -> None:
+    cos = np.array([[0.1, 0.1], [0.1, 0.1], [0.9, 0.1], [0.1, 0.1]], dtype=np.float32)
+    det = _detected((ClassMatch(0, 0.7, 0.3), ClassMatch(0, 0.7, 0.3)), (False, False), cos)
+    rule = DetectionRule(mapping=RULE.mapping, crop_weight=0.5, described_present=0.3)
+    assert choose_detected(det, 0, "a man in a red suit", rule) == [2]  # its crop matches the phrase
+    assert choose_detected(det, 1, "a man on the right", DetectionRule(side_weight=2.0, crop_weight=0.0)) == [2]
+    weak = DetectionRule(mapping=RULE.mapping, described_present=0.95)
+    assert choose_detected(det, 0, "a man in a red suit", weak) == []
+
+
+def test_conformance_with_the_fake_detector(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    detector = FakeDetector(boxes=3)
+    task = ZsodTask(calibration=EAGER, rule=DetectionRule(mapping=MappingRule(min_cos=-1.0, min_margin=0.0)))
+    predictions = assert_task_conforms(task, DATA, fake_trunk, detector=detector)
+    readable = 5  # 0.jpg .. 4.jpg; the others are missing, truncated or without phrases
+    assert detector.calls > 0 and detector.calls % readable == 0  # once per image a pass, never per phrase
+    for p in predictions:
+        for boxes in p.value.values():
+            assert len({tuple(b) for b in boxes}) == len(boxes)
+
+
+def test_without_a_detector_every_phrase_takes_the_grid(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    task = ZsodTask(calibration=EAGER)
+    task.setup(fake_trunk, detector=None)
+    samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
+    raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
+    assert raw[0] is not None and raw[0].detected is None
+    (prediction,) = task.postprocess(raw, samples)
+    assert all(len(boxes) == 1 for boxes in prediction.value.values())  # the eager grid calibration answers
+
+
+@pytest.mark.slow
+def test_the_embedded_trunk_maps_class_names_and_abstains_on_other_things() -> None:
+    from core.detector import coco_classes
+    from core.trunk import TrunkConfig, load_trunk
+    from plugins.zsod.vocabulary import class_embeddings
+
+    trunk = load_trunk(TrunkConfig())
+    names = coco_classes()
+    rule = DetectionRule().mapping
+    with torch.inference_mode():
+        table = class_embeddings(trunk, names)
+
+        def match(phrase: str) -> ClassMatch:
+            texts, together = phrase_queries(phrase)
+            return class_match([trunk.embed_texts(list(texts))], [together], table)[0]
+
+        missed = [en for i, en in enumerate(names.en) if match(en).label != i]
+        assert missed == ["teddy bear"]  # taken for a bear (README.md, "What it does not cover")
+        assert all(match(ru).label == i for i, ru in enumerate(names.ru))
+        assert names.en[match("a man in a suit").label] == "person"
+        assert names.en[match("мужчина с галстуком").label] == "person"
+        assert names.en[match("the tv on the table by the couch").label] == "tv"
+        for other in ("white clouds in blue sky", "the building is brick", "leg of the chair"):
+            assert not match(other).accepted(rule), other
