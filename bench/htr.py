@@ -1,6 +1,7 @@
 """HTR benchmark: our CTC head vs Tesseract 5 (rus+eng), the random-trunk ablation, and speed.
 
-    python -m bench.htr [--data ../shared/data/fb_sample] [--rendered 300] [--speed-images 600]
+    python -m bench.htr [--data ../shared/data/fb_sample] [--rendered 300] [--speed-words 1497]
+    python -m bench.htr --speed-only [--against /tmp/htr_base]      # speed alone (bench.htr_speed)
 
 * Quality on the real words of ``fb_sample`` (string accuracy and CER), ours
   and Tesseract's on the same images. Tesseract is installed here with apt if
@@ -9,8 +10,10 @@
   (more samples, so the ablation's drop is measured with less noise), and for
   one whose words are drawn as they occur in running text, like the real ones.
 * Ablation: the same head on ``TrunkConfig(ablation="random")`` features.
-* Speed: images/s of the whole task (load, preprocess, trunk, head, decode)
-  through ``core.runner`` on 2 threads, and Tesseract's images/s.
+* Speed (``bench.htr_speed``): words/s end to end and per stage (setup, preprocess,
+  predict, postprocess) at 1 and 2 threads, each in a fresh process, on 1,497 words cycled
+  from ``--data`` (the HTR share of ``bench.full_run --scale 0.1``); with ``--against TREE``
+  side by side with another checkout. Tesseract's images/s on the same real words.
 * The per-image time of the decoder alone (lexicon-constrained CTC scoring,
   ``plugins.htr.lexdecode``) on the rendered set.
 """
@@ -146,10 +149,17 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "fb_sample")
     parser.add_argument("--weights", type=Path, default=None, help="head folder (default: the shipped one)")
     parser.add_argument("--rendered", type=int, default=300)
-    parser.add_argument("--speed-images", type=int, default=600)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--speed-words", type=int, default=1497, help="words in the speed workload")
+    parser.add_argument("--speed-only", action="store_true", help="only the speed measurement")
+    parser.add_argument("--against", type=Path, default=None, help="speed: another checkout, side by side")
+    parser.add_argument("--threads", type=int, default=2, help="threads of the quality runs")
     parser.add_argument("--no-tesseract", action="store_true")
     args = parser.parse_args()
+    from bench.htr_speed import compare, summary
+
+    if args.speed_only:
+        print(json.dumps(summary(compare(args.data, args.speed_words, (1, 2), against=args.against)), indent=1))
+        return 0
     torch.set_num_threads(args.threads)
 
     from core.trunk import TrunkConfig, load_trunk
@@ -194,27 +204,7 @@ def main() -> int:
                 "rendered   tesseract (first 100)", rtess, {p.name: rgold[p.name] for p in some}
             )
 
-        # Speed: real and rendered crops repeated up to --speed-images files.
-        speed = Path(tmp) / "speed" / "HTR" / "images"
-        speed.mkdir(parents=True)
-        pool = sorted((input_dir / "HTR" / "images").iterdir()) + sorted((rendered / "HTR" / "images").iterdir())
-        for i in range(args.speed_images):
-            shutil.copy(pool[i % len(pool)], speed / f"{i}.png")
-        cpu0 = time.process_time()
-        _, ssecs = run_ours(speed.parent.parent, trunk, args.weights)
-        cpu = time.process_time() - cpu0
-        rate = args.speed_images / ssecs
-        # With the cores to ourselves, 2 threads turn at most 2 CPU-seconds per second.
-        cpu_rate = args.speed_images / (cpu / args.threads)
-        print(
-            f"\nspeed: {args.speed_images} images in {ssecs:.1f} s wall = {rate:.1f} img/s on "
-            f"{args.threads} threads (CPU {cpu:.1f} s: {cpu_rate:.1f} img/s if the {args.threads} cores were ours)"
-        )
-        results["speed"] = {
-            "images_per_second_wall": rate,
-            "images_per_second_cpu_bound": cpu_rate,
-            "threads": args.threads,
-        }
+    results["speed"] = summary(compare(args.data, args.speed_words, (1, 2), against=args.against))
     print(json.dumps(results, indent=1))
     return 0
 

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -111,7 +112,42 @@ def report(name: str, result: dict) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+def compare(
+    source: Path, words: int, threads: Sequence[int], *, rounds: int = 1, against: Path | None = None
+) -> dict[tuple[str, int], dict]:
+    """The fastest of ``rounds`` measurements per tree (``this``, and ``against`` when given) and thread
+    count, printed as they come and at the end; trees alternate within a round."""
+    trees = {"this": REPO} | ({"against": against.resolve()} if against else {})
+    best: dict[tuple[str, int], dict] = {}
+    with tempfile.TemporaryDirectory(prefix="htr_speed_") as tmp:
+        input_dir = build_input(Path(tmp) / "input", source, words)
+        print(f"{words} words from {source}; load average {os.getloadavg()[0]:.2f} at the start")
+        for round_ in range(rounds):
+            for n in threads:
+                for name, tree in reversed(trees.items()) if round_ % 2 else trees.items():
+                    result = run_child(tree, input_dir, n)
+                    print(f"  round {round_ + 1}: {report(name, result)}", flush=True)
+                    key = (name, n)
+                    if key not in best or result["seconds"]["end_to_end"] < best[key]["seconds"]["end_to_end"]:
+                        best[key] = result
+    print(f"fastest of {rounds} round(s); load average {os.getloadavg()[0]:.2f} at the end")
+    for (name, _), result in best.items():
+        print(report(name, result))
+    if against:
+        for n in threads:
+            this, other = best[("this", n)], best[("against", n)]
+            same = this["predictions"] == other["predictions"]
+            speedup = other["seconds"]["end_to_end"] / this["seconds"]["end_to_end"]
+            print(f"{n} thr: end to end {speedup:.2f}x the other tree's; predictions {'equal' if same else 'DIFFER'}")
+    return best
+
+
+def summary(best: dict[tuple[str, int], dict]) -> dict[str, dict[str, float]]:
+    """``{"<tree>/<n>_threads": {end_to_end, setup_s, preprocess, predict, postprocess, cpu_seconds}}``."""
+    return {f"{name}/{n}_threads": {**rates(r), "cpu_seconds": r["cpu_seconds"]} for (name, n), r in best.items()}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", type=Path, default=DATA / "fb_sample", help="where the word images come from")
     parser.add_argument("--words", type=int, default=1497, help="words in the workload (cycled)")
@@ -125,34 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.child is not None:
         print(json.dumps(measure(args.child, threads[0]), ensure_ascii=False))
         return 0
-
-    trees = {"this": REPO} | ({"against": args.against.resolve()} if args.against else {})
-    best: dict[tuple[str, int], dict] = {}
-    with tempfile.TemporaryDirectory(prefix="htr_speed_") as tmp:
-        input_dir = build_input(Path(tmp) / "input", args.set, args.words)
-        print(f"{args.words} words from {args.set}; load average {os.getloadavg()[0]:.2f} at the start")
-        for round_ in range(args.rounds):
-            for n in threads:
-                for name, tree in reversed(trees.items()) if round_ % 2 else trees.items():
-                    result = run_child(tree, input_dir, n)
-                    print(f"  round {round_ + 1}: {report(name, result)}", flush=True)
-                    key = (name, n)
-                    if key not in best or result["seconds"]["end_to_end"] < best[key]["seconds"]["end_to_end"]:
-                        best[key] = result
-    print(f"fastest of {args.rounds} round(s); load average {os.getloadavg()[0]:.2f} at the end")
-    for (name, _), result in best.items():
-        print(report(name, result))
-    if args.against:
-        for n in threads:
-            this, other = best[("this", n)], best[("against", n)]
-            same = this["predictions"] == other["predictions"]
-            speedup = other["seconds"]["end_to_end"] / this["seconds"]["end_to_end"]
-            print(f"{n} thr: end to end {speedup:.2f}x the other tree; predictions {'equal' if same else 'DIFFER'}")
+    best = compare(args.set, args.words, threads, rounds=args.rounds, against=args.against)
     if args.json:
-        summary = {
-            f"{name}/{n}_threads": {**rates(r), "cpu_seconds": r["cpu_seconds"]} for (name, n), r in best.items()
-        }
-        args.json.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps(summary(best), indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -26,9 +26,11 @@ WIDTH = 256
 # Tall crops are words written (or photographed) sideways; near-square ones may be.
 TALL_RATIO = 1.3
 SQUARE_RATIO = 0.77
-# Crops per trunk call on the CPU. The trunk's features of a crop do not depend on its batch
-# (checked bit for bit), but its activations do not fit the cache for a whole batch: on the
-# default trunk, 1 thread, 8 to 16 crops a call cost 4.6-5.0 CPU-ms a crop, 64 crops 7.5-8.1.
+# Crops per trunk call on one CPU thread. The trunk's features of a crop do not depend on its
+# batch (checked bit for bit), but a whole batch's activations do not fit the cache: on the default
+# trunk, 8 to 16 crops a call cost 4.6-5.0 CPU-ms a crop, 64 crops 7.5-8.1. With more threads each
+# call is a round of thread barriers, and on a loaded machine (load average 19 on 2 cores, 2 threads)
+# 16 crops a call cost 2x the wall time of 80 at once: there the batch goes in one call.
 TRUNK_CHUNK = 16
 
 
@@ -72,11 +74,11 @@ def reading_height(trunk: Trunk) -> int:
 
 
 def word_maps(trunk: Trunk, pixels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """``reading_maps`` of a batch of crops, through the trunk ``TRUNK_CHUNK`` crops at a time on the CPU
-    (one call on an accelerator)."""
+    """``reading_maps`` of a batch of crops, through the trunk ``TRUNK_CHUNK`` crops at a time on one
+    CPU thread (in one call on more threads or an accelerator)."""
     import torch
 
-    if trunk.device.type != "cpu" or len(pixels) <= TRUNK_CHUNK:
+    if trunk.device.type != "cpu" or torch.get_num_threads() > 1 or len(pixels) <= TRUNK_CHUNK:
         return reading_maps(trunk.image_feature_maps(pixels))
     parts = [
         reading_maps(trunk.image_feature_maps(pixels[i : i + TRUNK_CHUNK])) for i in range(0, len(pixels), TRUNK_CHUNK)

@@ -57,3 +57,21 @@ def test_reading_height_keeps_at_least_16_frames(stride: int, height: int) -> No
     assert (height * WIDTH // HEIGHT) // stride >= 16
     fine, coarse = reading_maps(trunk.image_feature_maps(np.zeros((1, 3, 64, 256))))  # type: ignore[arg-type]
     assert coarse is fine  # one map: given as both inputs
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_word_maps_equal_one_trunk_call_whatever_the_chunking(fake_trunk, threads: int) -> None:  # type: ignore[no-untyped-def]
+    import torch
+
+    from plugins.htr.preprocess import TRUNK_CHUNK, reading_maps, word_maps
+
+    words = np.random.default_rng(0).integers(0, 256, size=(TRUNK_CHUNK * 2 + 3, HEIGHT, WIDTH, 3), dtype=np.uint8)
+    pixels = to_pixels(list(words), fake_trunk)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with torch.inference_mode():
+            got, whole = word_maps(fake_trunk, pixels), reading_maps(fake_trunk.image_feature_maps(pixels))
+    finally:
+        torch.set_num_threads(before)
+    assert all(torch.equal(a, b) for a, b in zip(got, whole, strict=True))
