@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.request import PluginConfig
 from core.task import Prediction, RunContext
 from core.testing import assert_task_conforms
 from plugins.zsod.decision import Calibration
@@ -83,7 +84,7 @@ def test_visualize_option_draws_every_readable_image(fake_trunk, tmp_path: Path)
     pm.hook.add_options(parser=parser)
     options = parser.parse_args(["--zsod-visualize", str(tmp_path / "viz")])
     tasks: list = []
-    pm.hook.register_tasks(register=tasks.append, options=options)
+    pm.hook.register_tasks(register=tasks.append, options=options, config=PluginConfig(options=vars(options)))
     (task,) = tasks
     assert task.visualize_dir == tmp_path / "viz"
     task.calibration = EAGER

@@ -19,6 +19,7 @@ import pytest
 from PIL import Image
 
 from core.errors import PluginError
+from core.request import PluginConfig
 from plugins.zsod.decision import Calibration
 from plugins.zsod.proposals import grid_proposals
 from plugins.zsod.task import ZsodTask
@@ -112,7 +113,8 @@ def _register(*argv: str) -> ZsodTask:
     parser = argparse.ArgumentParser()
     pm.hook.add_options(parser=parser)
     tasks: list = []
-    pm.hook.register_tasks(register=tasks.append, options=parser.parse_args(list(argv)))
+    options = parser.parse_args(list(argv))
+    pm.hook.register_tasks(register=tasks.append, options=options, config=PluginConfig(options=vars(options)))
     (task,) = tasks
     return task
 
