@@ -15,6 +15,7 @@ from plugins.c2c.java_types import (
     CONCRETE_MAP_TYPES,
     FLOAT_TYPES,
     INT_TYPES,
+    MAP_TYPES,
     OBJECT_CASTS,
     QUEUE_TYPES,
     SET_TYPES,
@@ -323,9 +324,11 @@ class ExpressionsMixin:
         return ["isinstance", "(", *self.expr(node.named_children[0]), ",", self.text(node.named_children[1]), ")"]
 
     def _ex_method_invocation(self, node: Node) -> Tokens:
+        mark = self.st.mark()
         special = self._program_call(node, statement=False)  # stdin reads, prints, class calls (program.py)
         if special is not None:
             return special
+        self.st.rewind(mark)
         obj, name, args = self._call_parts(node)
         a = [self.expr(x) for x in args]
         flat: Tokens = []  # from ``a``: translating the arguments twice would register `i ++` twice
@@ -398,9 +401,9 @@ class ExpressionsMixin:
             return [*a[0], "in", *o]
         if name == "containsValue" and len(a) == 1:
             return [*a[0], "in", *o, ".", "values", "(", ")"]
-        if name == "get" and len(a) == 1 and base in CONCRETE_MAP_TYPES and _null_can_flow(node):
+        if name == "get" and len(a) == 1 and base in MAP_TYPES and _null_can_flow(node):
             return [*o, ".", "get", "(", *a[0], ")"]  # Java's get gives null for a missing key
-        if name == "get" and len(a) == 1 and (base in CONCRETE_MAP_TYPES | COLLECTION_TYPES or otype == "?"):
+        if name == "get" and len(a) == 1 and (base in MAP_TYPES | COLLECTION_TYPES or otype == "?"):
             return [*o, "[", *a[0], "]"]
         if name == "getOrDefault" and len(a) == 2:
             return [*o, ".", "get", "(", *flat, ")"]
@@ -433,10 +436,12 @@ class ExpressionsMixin:
             and _removes_object(args[0], self.type_of(args[0]))
         ):
             return [*o, ".", "remove", "(", *a[0], ")"]  # List.remove(Object), not remove(int index)
+        if name == "remove" and len(a) == 1 and base in MAP_TYPES and self.policy.whole_program:
+            return [*o, ".", "pop", "(", *a[0], ",", "None", ")"]  # Java's null for a missing key
         if name == "remove" and len(a) == 1:
             return (
                 [*o, ".", "pop", "(", *a[0], ")"]
-                if base in CONCRETE_MAP_TYPES | COLLECTION_TYPES
+                if base in MAP_TYPES | COLLECTION_TYPES
                 else [*o, ".", "remove", "(", *a[0], ")"]
             )
         if name == "keySet" and not a:

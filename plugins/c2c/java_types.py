@@ -79,8 +79,7 @@ FLOAT_TYPES = _types("float")
 COLLECTION_TYPES = _types("list")
 QUEUE_TYPES = frozenset(n for n in COLLECTION_TYPES if JAVA_TYPES[n].head_peek)
 MAP_TYPES = _types("map")
-# the maps the function-level call rules know (get / put / remove): SortedMap / NavigableMap variables are
-# missing there (`st . put ( k , v )` stays a method call); kept so that translations stay byte-identical
+# the maps `new` makes (SortedMap / NavigableMap are interfaces: variables of them are maps all the same)
 CONCRETE_MAP_TYPES = _types("map", interface=False)
 SET_TYPES = _types("set")
 SORTED_TYPES = frozenset(n for n, t in JAVA_TYPES.items() if t.sorted)

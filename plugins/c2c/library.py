@@ -283,7 +283,7 @@ def _swap(tr: Translator, c: Call) -> Tokens | None:
 
 
 def _arrays_sort(tr: Translator, c: Call) -> Tokens | None:
-    """``Arrays.sort(a)``, a range of it, or any two-argument sort as a reverse one (the references' use)."""
+    """``Arrays.sort(a)``, a range of it, or with a comparator."""
     if not c.args:
         return None
     target = tr.expr(c.args[0])
@@ -292,8 +292,11 @@ def _arrays_sort(tr: Translator, c: Call) -> Tokens | None:
         sl = [*target, "[", *lo, ":", *hi, "]"]
         rev = [",", "reverse", "=", "True"] if len(c.args) == 4 else []
         return [*sl, "=", "sorted", "(", *sl, *rev, ")"]
-    if len(c.args) == 2:
-        return [*target, ".", "sort", "(", "reverse", "=", "True", ")"]
+    if len(c.args) == 2:  # the comparator as sort's arguments (`reverse = True` for reverseOrder)
+        order = tr._sort_order(c.args[1])
+        if "cmp_to_key" in order or c.args[1].type == "object_creation_expression":
+            order = ["reverse", "=", "True"]  # TransCoder's header imports no functools: the references' use
+        return [*target, ".", "sort", "(", *order, ")"]
     return [*target, ".", "sort", "(", ")"]
 
 
@@ -427,9 +430,11 @@ def _decimal_divide(tr: Translator, c: Call) -> Tokens | None:
     if len(c.args) == 1:
         return ratio
     if len(c.args) == 3:  # (divisor, scale, rounding)
-        return [*ratio, ".", "quantize", "(", *_quantum(tr, c.args[1]), ",", "rounding", "=", *_rounding(tr, c.args[2]), ")"]
-    if len(c.args) == 2 and "ROUND" in tr.text(c.args[1]).upper() or "Rounding" in tr.text(c.args[1]):
-        scale = [*_DECIMAL, "(", "1", ")", ".", "scaleb", "(", *_operand(tr, c.obj), ".", "as_tuple", "(", ")", ".", "exponent", ")"]
+        mode = _rounding(tr, c.args[2])
+        return [*ratio, ".", "quantize", "(", *_quantum(tr, c.args[1]), ",", "rounding", "=", *mode, ")"]
+    if len(c.args) == 2 and "ROUND" in tr.text(c.args[1]).upper():  # (divisor, rounding): the receiver's scale
+        exponent = [*_operand(tr, c.obj), ".", "as_tuple", "(", ")", ".", "exponent"]
+        scale = [*_DECIMAL, "(", "1", ")", ".", "scaleb", "(", *exponent, ")"]
         return [*ratio, ".", "quantize", "(", *scale, ",", "rounding", "=", *_rounding(tr, c.args[1]), ")"]
     return ratio
 
@@ -576,7 +581,8 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("BigDecimal", "signum"): Emitter(method=_decimal_signum, returns="int"),
     ("BigDecimal", "scale"): Emitter(method=_decimal_scale, returns="int"),
     **_entries(
-        ("BigDecimal",), ("intValue", "longValue", "intValueExact", "longValueExact"),
+        ("BigDecimal",),
+        ("intValue", "longValue", "intValueExact", "longValueExact"),
         Emitter(method=_decimal_call(["int"]), returns="long"),
     ),
     ("BigDecimal", "toBigInteger"): Emitter(method=_decimal_call(["int"]), returns="BigInteger"),
@@ -585,6 +591,8 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("BigDecimal", "toPlainString"): Emitter(method=_decimal_plain, returns="String"),
 }
 LIBRARY_CLASSES = frozenset(cls for cls, _ in LIBRARY)
+_METHODS = frozenset(member for (_, member), e in LIBRARY.items() if e.method is not None)
+_TYPED = frozenset(member for (_, member), e in LIBRARY.items() if e.returns)  # ask type_of only for these
 
 
 def emitters(receiver: str, member: str) -> tuple[Emitter, ...]:
@@ -621,6 +629,8 @@ def _class_of(java_type: str) -> str:
 
 def emit_method(tr: Translator, call: Call) -> Tokens | None:
     """PROGRAM's translation of an instance method of a library class (the receiver's static type), or None."""
+    if call.name not in _METHODS:
+        return None
     receiver = call.obj
     while receiver.type == "method_invocation" and tr.text(receiver.child_by_field_name("name")) in _CHAINED:
         receiver = receiver.child_by_field_name("object")  # a builder's edits return the builder
@@ -636,7 +646,7 @@ def emit_constant(receiver: str, member: str) -> Tokens | None:
 
 def returns(tr: Translator, obj: Node | None, member: str) -> str:
     """The Java type the table gives ``obj . member ( ... )`` ("" when it says nothing)."""
-    if obj is None:
+    if obj is None or member not in _TYPED:
         return ""
     receiver = tr.text(obj)
     entry = LIBRARY.get((receiver, member)) if receiver in LIBRARY_CLASSES else None

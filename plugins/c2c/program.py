@@ -53,6 +53,7 @@ SCANNER_OPS = {
     "nextDouble": "float",
     "nextFloat": "float",
     "nextBigDecimal": "decimal",
+    "nextToken": "advance",  # a StreamTokenizer's (a StringTokenizer is a "tok" receiver)
     "next": "token",
     "nextLine": "line",
     "readLine": "line",
@@ -257,6 +258,10 @@ def analyze(root: Node) -> ProgramInfo:
                     info.sorted_maps.add(nm.text.decode())
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role == "reader"]
+    for n in everything:  # a StreamTokenizer's `nval` / `sval`: the token its `nextToken ( )` read
+        op = stream_field_op(n, info)
+        if op and not any(_inside(n, r) for r in readers):
+            info.reads.add(op)
     calls = [n for n in everything if n.type == "method_invocation"]
     for n in calls:
         if any(_inside(n, r) for r in readers):
@@ -475,6 +480,20 @@ def receiver_kind(obj: Node | None, info: ProgramInfo) -> str:
     return ""
 
 
+_STREAM_FIELDS = {"nval": "float", "sval": "token"}
+
+
+def stream_field_op(node: Node, info: ProgramInfo) -> str:
+    """``in . nval`` / ``in . sval`` of a StreamTokenizer: the read op it stands for (``nextToken`` reads nothing)."""
+    if node.type != "field_access":
+        return ""
+    field = node.child_by_field_name("field")
+    name = field.text.decode() if field is not None and field.text is not None else ""
+    if name not in _STREAM_FIELDS or receiver_kind(node.child_by_field_name("object"), info) != "in":
+        return ""
+    return _STREAM_FIELDS[name]
+
+
 def read_op(call: Node, info: ProgramInfo) -> str:
     """The stdin op of a call (``int``, ``token``, ``line``, ``has``, ...), or ""."""
     obj = call.child_by_field_name("object")
@@ -568,7 +587,7 @@ def _fmt(m: re.Match) -> str:
     return "%" + flags + width + prec + conv
 
 
-_TOKEN_OPS = {"int", "float", "decimal", "token", "char", "ints", "floats", "tokens", "chars", "bool"}
+_TOKEN_OPS = {"int", "float", "decimal", "advance", "token", "char", "ints", "floats", "tokens", "chars", "bool"}
 _MODULES = (
     "math",
     "sys",
@@ -1122,6 +1141,9 @@ class ProgramMixin:
         fld = self.text(node.child_by_field_name("field"))
         if obj is None:
             return None
+        op = stream_field_op(node, prog)
+        if op:
+            return self._read(op, [])
         main = prog.main.name if prog.main is not None else None
         exact = _EXACT_CONSTANTS.get((self.text(obj), fld))
         up = node.parent
@@ -1155,6 +1177,8 @@ class ProgramMixin:
             return None
         obj, name, args = self._call_parts(node)
         op = read_op(node, prog)
+        if op == "advance":  # StreamTokenizer.nextToken: its `nval` / `sval` read the token
+            return [] if statement else ["-", "2"]  # TT_NUMBER
         if op:
             return self._read(op, args)
         if name == "ordinal" and not args and obj is not None:  # enum constants are their ordinals
@@ -1198,24 +1222,30 @@ class ProgramMixin:
                 return self._joined(o)
             if name == "length" and not args:
                 return ["len", "(", *self._joined(o), ")"]
+        mark = self.st.mark()  # a rule below that declines the call forgets what its arguments registered
         nav = self._navigable_call(obj, name, args) if obj is not None else None
         if nav is not None:
             return nav
+        self.st.rewind(mark)
         stream = self._stream_call(node, obj, name, args)
         if stream is not None:
             return stream
+        self.st.rewind(mark)
         mapped = self._map_call(obj, name, args, statement) if obj is not None else None
         if mapped is not None:
             return mapped
+        self.st.rewind(mark)
         ot = self.text(obj) if obj is not None else ""
         if name == "split" and len(args) == 1 and args[0].type == "string_literal" and obj is not None:
             return self._split(obj, self.text(args[0]))
         big = self._big_integer_call(obj, name, args) if obj is not None else None
         if big is not None:
             return big
+        self.st.rewind(mark)
         lib = emit_program(self, Call(node, obj, name, args, statement)) if obj is not None else None
         if lib is not None:  # the Java library's static calls (library.py)
             return lib
+        self.st.rewind(mark)
         if obj is not None and obj.type == "identifier" and ot in prog.heaps and not self._is_local_non_io(ot):
             if name in ("add", "offer") and len(args) == 1:
                 return ["heapq", ".", "heappush", "(", ot, ",", *self.expr(args[0]), ")"]

@@ -82,3 +82,13 @@ class TranslationState:
     sb_return: str | None = None  # the StringBuilder out-parameter the current method returns
     builders: set[str] | None = None  # the main class's StringBuilder fields (computed once)
     out_params: dict[str, tuple[int, str]] | None = None  # functions with a StringBuilder out-parameter (once)
+
+    def mark(self) -> tuple[int, int, int, int]:
+        """Where the side effects of the statement being translated stand (``rewind`` goes back to it)."""
+        return len(self.pre), len(self.post), len(self.hoisted), self.n_hoisted
+
+    def rewind(self, mark: tuple[int, int, int, int]) -> None:
+        """Forget what a rule that declined a call registered while it translated the call's arguments
+        (``x ++`` updates, hoisted lambdas): the rule that takes the call translates them again."""
+        del self.pre[mark[0] :], self.post[mark[1] :], self.hoisted[mark[2] :]
+        self.n_hoisted = mark[3]

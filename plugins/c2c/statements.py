@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
-from plugins.c2c.java_types import COLLECTION_TYPES, CONCRETE_MAP_TYPES, FLOAT_TYPES, INT_TYPES
+from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES
 from plugins.c2c.library import Call, emit_function
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
@@ -209,16 +209,19 @@ class StatementsMixin:
             self._simple(level, self._update_tokens(expr))
             return
         if expr.type == "method_invocation":
+            mark = self.st.mark()
             special = self._program_call(expr, statement=True)  # stdin, stdout, class calls (program.py)
             if special == []:
                 return  # `out . flush ( )`, `sc . close ( )`: nothing to do in Python
             if special is not None:
                 self._simple(level, special)
                 return
+            self.st.rewind(mark)
             special = self._statement_call(expr)
             if special is not None:
                 self._simple(level, special)
                 return
+            self.st.rewind(mark)
         if expr.type == "assignment_expression":
             self._simple(level, self._assignment(expr))
             return
@@ -658,7 +661,7 @@ class StatementsMixin:
         if obj is not None:
             otype = self.type_of(obj)
             base = _base_type(otype)
-            if base in CONCRETE_MAP_TYPES and name == "put" and len(args) == 2:
+            if base in MAP_TYPES and name == "put" and len(args) == 2:
                 return [*self.expr(obj), "[", *self.expr(args[0]), "]", "=", *self.expr(args[1])]
             if base in COLLECTION_TYPES and name == "set" and len(args) == 2:
                 return [*self.expr(obj), "[", *self.expr(args[0]), "]", "=", *self.expr(args[1])]

@@ -95,3 +95,39 @@ def test_big_decimal_as_decimal(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["1.50 2.25 3\n", "100 0.3 7\n", "-2.5 4 1000000007\n"], tmp_path)
+
+
+def test_call_arguments_translated_once_and_map_interfaces(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<Integer> l = new ArrayList<>(); int i = 0;
+        while (i < n) l.add(i++);
+        Integer[] a = new Integer[n];
+        for (int k = 0; k < n; k++) a[k] = sc.nextInt();
+        Arrays.sort(a, new Comparator<Integer>() { public int compare(Integer x, Integer y) { return y - x; } });
+        System.out.println(l + " " + i);
+        SortedMap<Integer, Integer> sm = new TreeMap<>(); NavigableMap<Integer, Integer> nm = new TreeMap<>();
+        for (int x : a) { sm.put(x, sm.getOrDefault(x, 0) + 1); nm.put(x % 3, x); }
+        nm.remove(0); nm.remove(7);
+        System.out.println(sm.get(a[0]) + " " + nm.get(1) + " " + nm.containsKey(0) + " " + sm.firstKey());
+      }
+    }"""
+    check(java, ["3\n5 1 4\n", "5\n2 2 9 1 3\n", "2\n7 6\n"], tmp_path)
+
+
+def test_stream_tokenizer_field_reads_tokens(tmp_path: Path) -> None:
+    java = """import java.io.*;
+    public class Main {
+      static StreamTokenizer in = new StreamTokenizer(new BufferedReader(new InputStreamReader(System.in)));
+      static int nextInt() throws IOException { in.nextToken(); return (int) in.nval; }
+      static String next() throws IOException { in.nextToken(); return in.sval; }
+      public static void main(String[] args) throws IOException {
+        int n = nextInt(); long s = 0;
+        for (int i = 0; i < n; i++) s += nextInt();
+        String w = next();
+        System.out.println(s + " " + w);
+      }
+    }"""
+    check(java, ["3\n1 2\n3\nabc\n", "2\n-5\n10 xy\n"], tmp_path)

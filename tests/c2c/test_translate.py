@@ -173,3 +173,15 @@ def test_decision_sites_can_be_overridden_one_by_one() -> None:
         "def f ( a , b ) : NEW_LINE INDENT mid = ( a + b ) / 2 NEW_LINE a = int ( a / 3 ) NEW_LINE "
         "return mid / b NEW_LINE DEDENT"
     )
+
+
+def test_arrays_sort_with_a_key_comparator_in_a_function() -> None:
+    from plugins.c2c.detok import detokenize
+    from tests.c2c.test_programs import tokens
+
+    out = detokenize(
+        translate(tokens("static void f(String[] a) { Arrays.sort(a, Comparator.comparing(String::length)); }"))
+    )
+    assert "a . sort ( key = len )" in out
+    out = detokenize(translate(tokens("static void f(Integer[] a) { Arrays.sort(a, Collections.reverseOrder()); }")))
+    assert "a . sort ( reverse = True )" in out
