@@ -812,10 +812,16 @@ class ProgramMixin:
                 self._emit(inner, [self.text(c.child_by_field_name("name")), "=", str(i)])
         instance_fields = []
         ctors = []
+        own = []  # static fields made of the class itself: Python knows the class only after its body
         for m in members:
             static = "static" in _modifiers(m)
             if m.type == "field_declaration":
-                if static or node.type == "interface_declaration":
+                if (static or node.type == "interface_declaration") and (
+                    own or re.search(rf"\bnew\s+{re.escape(name)}\b", self.text(m))
+                ):
+                    own.append(m)  # and the static fields after it, in Java's order
+                    self._static_defaults(m, inner)
+                elif static or node.type == "interface_declaration":
                     self._field(m, inner, None)
                 else:
                     instance_fields.append(m)
@@ -838,6 +844,28 @@ class ProgramMixin:
         self.st.cls_stack.pop()
         if len(self.st.lines) == start:
             self._emit(inner, ["pass"])
+        for m in own:
+            self._static_values(m, level, name)
+
+    def _static_defaults(self, node: Node, level: int) -> None:
+        """A static field whose value waits for the class: Java's default value meanwhile."""
+        typ = self._type_name(node.child_by_field_name("type"))
+        for decl in node.children_by_field_name("declarator"):
+            dims = decl.child_by_field_name("dimensions")
+            vtype = typ + ("[]" * self.text(dims).count("[") if dims is not None else "")
+            self._simple(level, [self.text(decl.child_by_field_name("name")), "=", field_default(vtype)])
+
+    def _static_values(self, node: Node, level: int, cls: str) -> None:
+        """Its value, after the class (``Cls . name = value``)."""
+        typ = self._type_name(node.child_by_field_name("type"))
+        for decl in node.children_by_field_name("declarator"):
+            value = decl.child_by_field_name("value")
+            if value is None:
+                continue
+            dims = decl.child_by_field_name("dimensions")
+            vtype = typ + ("[]" * self.text(dims).count("[") if dims is not None else "")
+            name = self.text(decl.child_by_field_name("name"))
+            self._simple(level, [cls, ".", name, "=", *self._value(value, vtype)])
 
     def _field_types(self, members: list[Node]) -> dict[str, str]:
         """A class's fields and their declared types (a scope under its methods' own)."""

@@ -131,3 +131,26 @@ def test_stream_tokenizer_field_reads_tokens(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\n1 2\n3\nabc\n", "2\n-5\n10 xy\n"], tmp_path)
+
+
+def test_static_field_made_of_its_own_class(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      static class P implements Comparable<P> {
+        static final P ORIGIN = new P(0, 0);
+        static int made = 0;
+        int x, y;
+        P(int x, int y) { this.x = x; this.y = y; made++; }
+        int dist(P o) { return Math.abs(x - o.x) + Math.abs(y - o.y); }
+        public int compareTo(P o) { return dist(ORIGIN) - o.dist(ORIGIN); }
+      }
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<P> ps = new ArrayList<>();
+        for (int i = 0; i < n; i++) ps.add(new P(sc.nextInt(), sc.nextInt()));
+        Collections.sort(ps);
+        for (P p : ps) System.out.println(p.x + " " + p.y + " " + p.dist(P.ORIGIN));
+        System.out.println(P.made);
+      }
+    }"""
+    check(java, ["3\n5 5\n-1 0\n2 -3\n", "1\n0 0\n"], tmp_path)
