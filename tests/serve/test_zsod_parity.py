@@ -26,6 +26,7 @@ def test_zsod_answer_equals_run_py(shared_data: Path, run_py_output: dict[str, A
     import torch
     from fastapi.testclient import TestClient
 
+    from core.detector import SharedDetector
     from core.serve.app import create_app
     from core.serve.service import Service
     from registry import collect_tasks, get_plugin_manager
@@ -34,7 +35,7 @@ def test_zsod_answer_equals_run_py(shared_data: Path, run_py_output: dict[str, A
     requests = json.loads((folder / "requests.json").read_text("utf-8"))
     torch.set_num_threads(1)
     tasks = collect_tasks(get_plugin_manager(load_entrypoints=False))
-    service = Service({"zsod": tasks["zsod"]}, default_trunk)
+    service = Service({"zsod": tasks["zsod"]}, default_trunk, detector=SharedDetector())  # as serve.py builds it
     keys = list(requests)[:3]
     with TestClient(create_app(service)) as client:
         for key in keys:
