@@ -1,7 +1,8 @@
 """C2C on whole programs: does the translated Python print what the Java prints?
 
     python -m bench.c2c_programs [--set ../shared/data/c2c_programs_dev] [--no-selector]
-                                 [--timeout 10] [--no-java] [--show 3] [--out report.json]
+                                 [--generated [N]] [--java-limit 2] [--jobs 2]
+                                 [--timeout 10] [--no-java] [--show 3] [--json report.json]
 
 For every program of a program-level set (``input/C2C/requests.json`` in the challenge's
 token format, ``java/<id>.java`` the original source, ``tests/<id>_<k>.in/.out``):
@@ -16,10 +17,22 @@ token format, ``java/<id>.java`` the original source, ``tests/<id>_<k>.in/.out``
 * stdout is compared stripped, line by line, token by token, numbers as numbers
   (relative/absolute tolerance 1e-6).
 
-Reported: pass / wrong answer / runtime error (by exception type) / timeout /
+With ``--generated N`` (N = 20 when left out), each program also gets N further tests made
+from its sample input by ``bench.c2c_inputs`` (numbers redrawn within the shapes the sample
+shows, counts grown to 10^5, magnitudes raised; seeded by the program id), kept where the
+Java ends normally within ``--java-limit`` seconds with some output, its stdout the expected
+output; cached without the inputs in ``output/c2c_generated/`` (never committed). The
+translation runs on them with the same fixed ``--timeout`` (10 s, whatever the Java took; after
+two timeouts a program's remaining tests are not run). A program passes its generated tests
+when it passes all of them.
+
+Reported: pass / wrong answer / runtime error (by exception type) / timeout / syntax error /
 translation error (the task wrote its minimal program), overall and by the program's
 input idiom (Scanner, BufferedReader, a hand-written reader), the translation speed
-(programs/s through the runner), "not valid Java" warnings, and Python vs Java run time.
+(programs/s through the runner), "not valid Java" warnings, and Python vs Java run time;
+with ``--generated``, the share of programs passing all their generated tests, of those
+passing old and generated tests, and per failing program the kind of its first failure and a
+short reason (the exception's line, or expected vs printed). ``--json`` writes it all.
 """
 
 from __future__ import annotations
@@ -199,17 +212,104 @@ def translate_set(root: Path, no_selector: bool, out_dir: Path) -> tuple[dict[st
     return pred, seconds, counter.messages
 
 
+GENERATED = REPO / "output" / "c2c_generated"
+GENERATOR_VERSION = 3  # bump when bench.c2c_inputs changes what it makes
+
+
+def generated_tests(
+    key: str, java: str, sample: str, count: int, *, cache: Path, java_cache: Path, java_limit: float, jobs: int
+) -> list[dict]:
+    """Up to ``count`` further tests for one program: ``{"strategy", "seed", "stdin", "expected", "java_s"}``.
+
+    Candidates from ``bench.c2c_inputs`` (seeded by the program id) are run through the Java, in
+    candidate order, until ``count`` of them end normally within ``java_limit`` seconds with some
+    output; the Java's stdout is the expected output. Kept in ``cache/<key>.json`` (keyed by the
+    Java source, the sample, ``count`` and the generator's version) without the inputs, which
+    ``candidate(sample, seed, strategy)`` makes again.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bench.c2c_inputs import candidate, candidates
+
+    stamp = {
+        "version": GENERATOR_VERSION,
+        "java": hashlib.sha1(java.encode()).hexdigest(),
+        "sample": hashlib.sha1(sample.encode()).hexdigest(),
+        "count": count,
+        "java_limit": java_limit,
+    }
+    path = cache / f"{key}.json"
+    if path.is_file():
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("stamp") == stamp:
+            return [{**t, "stdin": candidate(sample, t["seed"], t["strategy"])} for t in saved["tests"]]
+    seed = int(hashlib.sha1(key.encode()).hexdigest()[:8], 16)
+    pool = candidates(sample, seed, count * 3)
+    tests: list[dict] = []
+    tried = 0
+    step = 2 * max(1, jobs)
+
+    def run(c: tuple[str, int]) -> dict:
+        return run_java_oracle(java, candidate(sample, c[1], c[0]).encode(), java_cache, java_limit + 2)
+
+    with ThreadPoolExecutor(max(1, jobs)) as ex:
+        for at in range(0, len(pool), step):
+            batch = pool[at : at + step]
+            for (strategy, cand_seed), res in zip(batch, ex.map(run, batch), strict=True):
+                tried += 1
+                out = res.get("stdout", "")
+                if res["status"] == "ran" and res["seconds"] <= java_limit and out.strip() and len(out) < 1 << 20:
+                    tests.append({"strategy": strategy, "seed": cand_seed, "expected": out, "java_s": res["seconds"]})
+            if len(tests) >= count:
+                break
+    tests = tests[:count]
+    cache.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"stamp": stamp, "tried": tried, "tests": tests}), encoding="utf-8")
+    return [{**t, "stdin": candidate(sample, t["seed"], t["strategy"])} for t in tests]
+
+
+def _failure(res: dict, expected: str) -> dict | None:
+    """None when ``res`` (``run_python``) printed ``expected``; else its kind and a short reason."""
+    if res["status"] == "timeout":
+        return {"kind": "timeout", "reason": f"no result in {res['seconds']:g} s"}
+    if res["status"] == "runtime_error":
+        lines = res["stderr"].splitlines()
+        files = [i for i, ln in enumerate(lines) if ln.startswith("  File")]
+        where = lines[files[-1] + 1].strip() if files and files[-1] + 1 < len(lines) - 1 else ""
+        return {"kind": f"runtime_error:{res['exception']}", "reason": lines[-1][:200] if lines else "", "line": where}
+    if not same_output(expected, res["stdout"]):
+        return {"kind": "wrong_answer", "reason": f"expected {expected[:80]!r}, got {res['stdout'][:80]!r}"}
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", type=Path, default=DATA / "c2c_programs_dev")
     parser.add_argument("--no-selector", action="store_true", help="translator alone (fake trunk, no selector)")
     parser.add_argument("--pred", type=Path, help="score this prediction_C2C.json instead of translating")
-    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per Python run (fixed, as a judge's)")
     parser.add_argument("--no-java", action="store_true", help="skip the Java oracle")
+    parser.add_argument(
+        "--generated",
+        type=int,
+        nargs="?",
+        const=20,
+        default=0,
+        metavar="N",
+        help="also N further tests per program made from its sample input, the Java as oracle",
+    )
+    parser.add_argument(
+        "--java-limit",
+        type=float,
+        default=2.0,
+        help="a generated input is kept when the Java ends normally within this many seconds",
+    )
+    parser.add_argument("--jobs", type=int, default=2, help="parallel Java runs while generating")
+    parser.add_argument("--gen-cache", type=Path, default=GENERATED, help="generated tests (never committed)")
     parser.add_argument("--only", default="", help="comma-separated program ids")
     parser.add_argument("--show", type=int, default=0, help="print this many failures per kind")
-    parser.add_argument("--cache", type=Path, default=CACHE)
-    parser.add_argument("--out", type=Path, help="per-program results as JSON")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="compiled Java and its runs")
+    parser.add_argument("--json", "--out", dest="out", type=Path, help="summary and per-program results as JSON")
     args = parser.parse_args(argv)
 
     from plugins.c2c.detok import detokenize
@@ -218,6 +318,40 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.set
     requests = json.loads((root / "input" / "C2C" / "requests.json").read_text(encoding="utf-8"))
     keys = [k for k in requests if not args.only or k in args.only.split(",")]
+    use_java = not args.no_java and shutil.which("javac") is not None and shutil.which("java") is not None
+    if args.generated and not use_java:
+        parser.error("--generated needs javac and java (the Java is the oracle)")
+    args.cache.mkdir(parents=True, exist_ok=True)
+    javas = {
+        k: (root / "java" / f"{k}.java").read_text(encoding="utf-8")
+        for k in keys
+        if (root / "java" / f"{k}.java").is_file()
+    }
+    generated: dict[str, list[dict]] = {}
+    if args.generated:
+        start = time.perf_counter()
+        for n, key in enumerate(keys, 1):
+            samples = sorted((root / "tests").glob(f"{key}_*.in"))
+            if key in javas and samples:
+                generated[key] = generated_tests(
+                    key,
+                    javas[key],
+                    samples[0].read_text(encoding="utf-8", errors="replace"),
+                    args.generated,
+                    cache=args.gen_cache,
+                    java_cache=args.cache,
+                    java_limit=args.java_limit,
+                    jobs=args.jobs,
+                )
+            if n % 10 == 0:
+                print(
+                    f"  generated tests for {n}/{len(keys)} programs ({time.perf_counter() - start:.0f} s)", flush=True
+                )
+        print(
+            f"generated {sum(map(len, generated.values()))} tests for {sum(bool(t) for t in generated.values())} "
+            f"programs ({args.generated} asked each; kept where the Java ends normally within {args.java_limit:g} s)"
+        )
+
     if args.pred:
         pred, seconds, warnings = json.loads(args.pred.read_text(encoding="utf-8")), 0.0, []
     else:
@@ -230,41 +364,67 @@ def main(argv: list[str] | None = None) -> int:
         invalid = [w for w in warnings if "not valid Java" in w]
         print(f"warnings: {len(warnings)} ({len(invalid)} 'not valid Java')")
 
-    use_java = not args.no_java and shutil.which("javac") is not None and shutil.which("java") is not None
-    args.cache.mkdir(parents=True, exist_ok=True)
     rows: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for key in keys:
-            java_path = root / "java" / f"{key}.java"
-            java = java_path.read_text(encoding="utf-8") if java_path.is_file() else ""
-            tests = sorted((root / "tests").glob(f"{key}_*.in"))
+            java = javas.get(key, "")
             tokens = pred.get(key, "")
             row: dict = {"idiom": idiom(java), "translation": tokens}
+            rows[key] = row
+            old = [
+                {
+                    "stdin": t.read_bytes(),
+                    "expected": t.with_suffix(".out").read_text(encoding="utf-8", errors="replace"),
+                }
+                for t in sorted((root / "tests").glob(f"{key}_*.in"))
+            ]
+            gen = [
+                {
+                    "stdin": t["stdin"].encode(),
+                    "expected": t["expected"],
+                    "strategy": t["strategy"],
+                    "java_s": t["java_s"],
+                }
+                for t in generated.get(key, [])
+            ]
             if not tokens or tokens == MINIMAL_PROGRAM:
-                row.update(status="translation_error")
-                rows[key] = row
+                row.update(
+                    status="translation_error",
+                    generated_status="translation_error" if gen else None,
+                    generated_tests=len(gen),
+                    generated_passed=0,
+                )
                 continue
             source = detokenize(tokens)
+            try:
+                compile(source, key, "exec")
+            except SyntaxError as exc:
+                fail = {"kind": "syntax_error", "reason": f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"}
+                row.update(
+                    status="syntax_error",
+                    failure=fail,
+                    generated_tests=len(gen),
+                    generated_passed=0,
+                    generated_status="syntax_error" if gen else None,
+                )
+                continue
             status, py_s, java_s, java_ok = "pass", 0.0, 0.0, True
-            for test in tests:
-                stdin = test.read_bytes()
-                expected = test.with_suffix(".out").read_text(encoding="utf-8", errors="replace")
+            for test in old:
                 if use_java and java:
-                    jr = run_java_oracle(java, stdin, args.cache, max(args.timeout, 10.0))
+                    jr = run_java_oracle(java, test["stdin"], args.cache, max(args.timeout, 10.0))
                     java_s += jr.get("seconds", 0.0)
-                    java_ok = java_ok and jr["status"] == "ran" and same_output(expected, jr.get("stdout", ""))
-                res = run_python(source, stdin, args.timeout, work)
+                    java_ok = java_ok and jr["status"] == "ran" and same_output(test["expected"], jr.get("stdout", ""))
+                res = run_python(source, test["stdin"], args.timeout, work)
                 py_s += res.get("seconds", 0.0)
-                if res["status"] == "timeout":
-                    status = "timeout"
-                elif res["status"] == "runtime_error":
-                    status = f"runtime_error:{res['exception']}"
-                    row["stderr"] = res["stderr"]
-                elif not same_output(expected, res["stdout"]):
-                    status = "wrong_answer"
-                    row["got"], row["expected"] = res["stdout"][:400], expected[:400]
-                if status != "pass":
+                fail = _failure(res, test["expected"])
+                if fail is not None:
+                    status = fail["kind"]
+                    row["failure"] = fail
+                    if res.get("stderr"):
+                        row["stderr"] = res["stderr"]
+                    if fail["kind"] == "wrong_answer":
+                        row["got"], row["expected"] = res["stdout"][:400], test["expected"][:400]
                     break
             row.update(
                 status=status,
@@ -272,28 +432,64 @@ def main(argv: list[str] | None = None) -> int:
                 java_s=round(java_s, 3) if use_java else None,
                 java_pass=java_ok if use_java else None,
             )
-            rows[key] = row
-    _report(rows, use_java, args.show)
+            if gen:
+                row.update(_run_generated(source, gen, args.timeout, work))
+    summary = _report(rows, use_java, args.show, bool(args.generated))
     if args.out:
-        args.out.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        args.out.write_text(json.dumps({"summary": summary, "programs": rows}, indent=1), encoding="utf-8")
     return 0
 
 
-def _report(rows: dict[str, dict], use_java: bool, show: int) -> None:
+def _run_generated(source: str, tests: list[dict], timeout: float, work: Path) -> dict:
+    """The translation on a program's generated tests; after two timeouts the rest are not run."""
+    passed, timeouts, first, kinds = 0, 0, None, Counter()
+    py_s = 0.0
+    for k, test in enumerate(tests):
+        if timeouts >= 2:
+            kinds["not_run"] += len(tests) - k
+            break
+        res = run_python(source, test["stdin"], timeout, work)
+        py_s += res.get("seconds", 0.0)
+        fail = _failure(res, test["expected"])
+        if fail is None:
+            passed += 1
+            continue
+        kinds[fail["kind"]] += 1
+        timeouts += fail["kind"] == "timeout"
+        if first is None:
+            first = {
+                **fail,
+                "test": k,
+                "strategy": test["strategy"],
+                "java_s": round(test["java_s"], 3),
+                "stdin": test["stdin"][:300].decode(errors="replace"),
+            }
+    return {
+        "generated_status": "pass" if first is None else first["kind"],
+        "generated_tests": len(tests),
+        "generated_passed": passed,
+        "generated_kinds": dict(kinds),
+        "generated_failure": first,
+        "generated_python_s": round(py_s, 3),
+    }
+
+
+def _report(rows: dict[str, dict], use_java: bool, show: int, generated: bool) -> dict:
     n = len(rows)
     status = Counter(r["status"] for r in rows.values())
     passed = status["pass"]
-    print(f"pass {passed}/{n} = {passed / max(n, 1):.3f}")
+    summary: dict = {"programs": n, "old_pass": passed, "old_rate": round(passed / max(n, 1), 4)}
+    print(f"old single tests: pass {passed}/{n} = {passed / max(n, 1):.3f}")
     coarse = Counter(s.split(":")[0] for s in status.elements())
-    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in coarse.most_common()))
+    print("  outcomes: " + ", ".join(f"{k} {v}" for k, v in coarse.most_common()))
     errors = Counter(s.split(":", 1)[1] for s in status.elements() if s.startswith("runtime_error:"))
     if errors:
-        print("runtime errors: " + ", ".join(f"{k} {v}" for k, v in errors.most_common()))
+        print("  runtime errors: " + ", ".join(f"{k} {v}" for k, v in errors.most_common()))
     by_idiom: dict[str, Counter] = defaultdict(Counter)
     for r in rows.values():
         by_idiom[r["idiom"]][r["status"] == "pass"] += 1
     print(
-        "by input idiom: "
+        "  by input idiom: "
         + ", ".join(
             f"{k} {c[True]}/{c[True] + c[False]}"
             for k, c in sorted(by_idiom.items(), key=lambda kv: -sum(kv[1].values()))
@@ -302,19 +498,57 @@ def _report(rows: dict[str, dict], use_java: bool, show: int) -> None:
     if use_java:
         java_pass = sum(bool(r.get("java_pass")) for r in rows.values() if r.get("java_pass") is not None)
         ran = [r for r in rows.values() if r.get("java_pass") is not None]
-        print(f"Java oracle passes {java_pass}/{len(ran)}")
+        summary["java_old_pass"] = java_pass
+        print(f"  Java oracle passes {java_pass}/{len(ran)}")
         both = [r for r in ran if r["status"] == "pass" and r.get("java_s")]
         if both:
             py = sum(r["python_s"] for r in both)
             jv = sum(r["java_s"] for r in both)
-            print(f"run time on the {len(both)} passing programs: Python {py:.1f} s, Java {jv:.1f} s")
+            print(f"  run time on the {len(both)} passing programs: Python {py:.1f} s, Java {jv:.1f} s")
+    if generated:
+        with_gen = {k: r for k, r in rows.items() if r.get("generated_tests")}
+        gen_pass = sum(r["generated_status"] == "pass" for r in with_gen.values())
+        both = sum(r["generated_status"] == "pass" and r["status"] == "pass" for r in with_gen.values())
+        tests = sum(r["generated_tests"] for r in with_gen.values())
+        tests_ok = sum(r["generated_passed"] for r in with_gen.values())
+        summary.update(
+            generated_programs=len(with_gen),
+            generated_tests=tests,
+            generated_tests_passed=tests_ok,
+            generated_pass=gen_pass,
+            generated_rate=round(gen_pass / max(len(with_gen), 1), 4),
+            all_tests_pass=both,
+            all_tests_rate=round(both / max(n, 1), 4),
+        )
+        print(
+            f"generated tests: programs passing all of theirs {gen_pass}/{len(with_gen)} = "
+            f"{gen_pass / max(len(with_gen), 1):.3f}; tests passed {tests_ok}/{tests}; "
+            f"the Java passes all {tests} (it made them); {n - len(with_gen)} programs without a generated test"
+        )
+        print(f"old and generated tests all passed: {both}/{n} = {both / max(n, 1):.3f}")
+        kinds = Counter(r["generated_status"] for r in with_gen.values() if r["generated_status"] != "pass")
+        summary["generated_failure_kinds"] = dict(kinds.most_common())
+        print(
+            "  failure kinds (first failing test per program): " + ", ".join(f"{k} {v}" for k, v in kinds.most_common())
+        )
+    failing = {
+        k: r for k, r in rows.items() if r["status"] != "pass" or r.get("generated_status") not in (None, "pass")
+    }
+    if failing:
+        print("failing programs (old test kind | generated kind, passed/tests: reason):")
+    for key, r in failing.items():
+        fail = r.get("failure") if r["status"] != "pass" else r.get("generated_failure")
+        gen = f" {r.get('generated_passed', 0)}/{r.get('generated_tests', 0)}" if generated else ""
+        reason = (fail or {}).get("reason", "")
+        print(f"  {key} [{r['idiom']}] {r['status']} | {r.get('generated_status')}{gen}: {reason[:110]}")
     if show:
-        kinds: dict[str, list[str]] = defaultdict(list)
+        kinds_keys: dict[str, list[str]] = defaultdict(list)
         for key, r in rows.items():
             if r["status"] != "pass":
-                kinds[r["status"]].append(key)
-        for kind, keys in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+                kinds_keys[r["status"]].append(key)
+        for kind, keys in sorted(kinds_keys.items(), key=lambda kv: -len(kv[1])):
             print(f"  {kind} ({len(keys)}): {' '.join(keys[:show])}")
+    return summary
 
 
 if __name__ == "__main__":
