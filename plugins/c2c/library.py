@@ -214,6 +214,14 @@ def _system_exit(tr: Translator, c: Call) -> Tokens | None:
     return ["sys", ".", "exit", "(", *tr._arg_tokens(c.args), ")"]
 
 
+def _arraycopy(tr: Translator, c: Call) -> Tokens | None:
+    """``System.arraycopy(src, sp, dst, dp, n)``: a slice assignment (a copy first, as Java copies overlaps)."""
+    if len(c.args) != 5:
+        return None
+    src, sp, dst, dp, n = (tr.expr(x) for x in c.args)
+    return [*dst, "[", *dp, ":", *dp, "+", *n, "]", "=", *src, "[", *sp, ":", *sp, "+", *n, "]"]
+
+
 def _big_value_of(tr: Translator, c: Call) -> Tokens | None:
     return tr.expr(c.args[0]) if len(c.args) == 1 else None  # BigInteger is Python's int
 
@@ -538,6 +546,7 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("String", "join"): Emitter(program=_string_join),
     ("String", "format"): Emitter(program=_string_format),
     ("System", "exit"): Emitter(program=_system_exit),
+    ("System", "arraycopy"): Emitter(_statement(_arraycopy)),
     ("Map", "entry"): Emitter(program=_map_entry),
     # Arrays
     ("Arrays", "asList"): Emitter(_expression(_as_list), program=_as_list_of_array),

@@ -197,6 +197,11 @@ def analyze(root: Node) -> ProgramInfo:
         elif wraps_out and not wraps_in and not ci.static_methods:
             ci.role = "writer"
         info.classes.setdefault(ci.name, ci)
+    for ci in info.classes.values():  # a solver holding the reader and the writer (`run`, `dfs`) stays a class
+        if ci.role == "writer" and any(
+            info.classes[t].role == "reader" for t in _field_type_names(ci.node) if t in info.classes
+        ):
+            ci.role = "class"
     for ci in info.classes.values():
         if ci.role == "reader":
             for m in class_members(ci.node):
@@ -441,6 +446,11 @@ def _reader_op(method: Node) -> str:
     if t == "char[]":
         return "chars"
     return "noop"
+
+
+def _field_type_names(cls: Node) -> set[str]:
+    """The type names of a class's fields."""
+    return {_type_text(m.child_by_field_name("type")) for m in class_members(cls) if m.type == "field_declaration"}
 
 
 def _writer_op(name: str) -> str:

@@ -154,3 +154,33 @@ def test_static_field_made_of_its_own_class(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\n5 5\n-1 0\n2 -3\n", "1\n0 0\n"], tmp_path)
+
+
+def test_solver_class_holding_the_writer_and_arraycopy(tmp_path: Path) -> None:
+    java = """import java.io.*; import java.util.*;
+    public class Main {
+      static class In {
+        BufferedReader br = new BufferedReader(new InputStreamReader(System.in)); StringTokenizer st;
+        String next() { while (st == null || !st.hasMoreTokens()) { try { st = new StringTokenizer(br.readLine()); }
+          catch (IOException e) { throw new RuntimeException(e); } } return st.nextToken(); }
+        int nextInt() { return Integer.parseInt(next()); }
+      }
+      static class Solver {
+        final In sc; final PrintWriter writer; int best = 0;
+        Solver(final In sc, final PrintWriter writer) { this.sc = sc; this.writer = writer; }
+        void run() {
+          int n = sc.nextInt(); int[] a = new int[n];
+          for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+          int[] b = new int[n + 2];
+          System.arraycopy(a, 0, b, 1, n);
+          System.arraycopy(b, 1, b, 2, n);
+          for (int x : b) best = Math.max(best, x);
+          writer.println(Arrays.toString(b).replace(",", "") + " " + best);
+        }
+      }
+      public static void main(final String[] args) {
+        final In sc = new In();
+        try (final PrintWriter w = new PrintWriter(System.out)) { new Solver(sc, w).run(); w.flush(); }
+      }
+    }"""
+    check(java, ["3\n4 9 2\n", "1\n7\n"], tmp_path)
