@@ -287,15 +287,17 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         matches = tuple(
             class_match([emb[starts[j] : starts[j + 1]]], [q.together[j]], classes)[0] for j in range(len(q.counts))
         )
-        wanted = {m.label for m in matches if m.accepted(self.rule.mapping)}
+        texts = trunk.encode_texts(item.tokens)
+        labels_of = torch.as_tensor([max(m.label, 0) for m in matches])
+        phrase_cos = (texts * classes[labels_of]).sum(-1).float().numpy()
+        described = [not (q.bare[j] and phrase_cos[j] >= self.rule.bare_cos) for j in range(len(matches))]
+        # only described phrases are re-ranked on crops: a class-like phrase takes the detector's word
+        wanted = {m.label for m, d in zip(matches, described, strict=True) if d and m.accepted(self.rule.mapping)}
         boxes = np.asarray(detections.boxes, dtype=np.float32).reshape(-1, 4)
         scores = np.asarray(detections.scores, dtype=np.float32)
         labels = np.asarray(detections.labels, dtype=np.int64)
         crops = candidate_crops(boxes, scores, labels, wanted, self.rule)
-        texts = trunk.encode_texts(item.tokens)
         cos = crop_cosines(trunk, item.image, item.pixels, boxes[crops], texts)
-        labels_of = torch.as_tensor([max(m.label, 0) for m in matches])
-        phrase_cos = (texts * classes[labels_of]).sum(-1).float().numpy()
         return Detected(boxes, scores, labels, matches, crops, cos, q.bare, item.image.size[0], phrase_cos)
 
     # -- postprocess ------------------------------------------------------------------------
