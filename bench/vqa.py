@@ -1,7 +1,10 @@
 """VQA benchmark: quality against the baselines on every evaluation set, and questions/s on 2 cores.
 
     python -m bench.vqa [--data ../shared/data] [--cache /work/cache/vqa] [--head FILE] [--threads 1]
+                        [--detector-size 256]
+    python -m bench.vqa --detector-sizes 256,320,416      # the model with detections made at each size
     python -m bench.vqa --speed [--set ../shared/data/vqa_okvqa_dev] [--ablation random] [--head FILE]
+                        [--detector-size 256 | --no-detector]
 
 Quality (default): for each evaluation set (the held-out part of ``vqa_yesno_dev`` and of
 ``vqa_okvqa_dev``, see ``plugins.vqa.train.data.is_heldout``, and all of ``fb_sample``) it prints
@@ -13,7 +16,13 @@ Quality (default): for each evaluation set (the held-out part of ``vqa_yesno_dev
   of the question predicts), when the head has one;
 * **ablated**: the head on ``--ablate-trunk random`` features (every trunk feature,
   image and text, replaced by seeded noise);
+* **no detector**: the head when the run has no detector (``setup(trunk, detector=None)``);
 * **no head**: the weight-free mode used when no trained head matches the trunk.
+
+Detections come from ``plugins.vqa.train.detect.DetectionCache`` (the shared NanoDet at
+``--detector-size``, cached under ``--cache`` like the embeddings). ``--detector-sizes``
+scores the model alone with detections made at each input size (each size's cache is
+filled on first use), and times the detector on the held-out images at each size.
 
 Embeddings come from ``plugins.vqa.train.fit.EmbeddingCache`` (the task's own encoding:
 region pooling of one tower pass, ``project_pooled``), cached under ``--cache``; the
@@ -92,6 +101,7 @@ def quality(args: argparse.Namespace) -> int:
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import make_answerer
     from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head, untrained_head
+    from plugins.vqa.train.detect import DetectionCache
     from plugins.vqa.train.fit import EmbeddingCache, embed_questions
 
     weights = args.head or WEIGHTS_FILE
@@ -100,7 +110,8 @@ def quality(args: argparse.Namespace) -> int:
     columns: dict[str, dict[str, float]] = collections.defaultdict(dict)
     for ablation in ("none", "random"):
         trunk = load_trunk(TrunkConfig(ablation=ablation))
-        cache = EmbeddingCache(trunk, args.cache)
+        detections = DetectionCache(args.cache, input_size=args.detector_size)
+        cache = EmbeddingCache(trunk, args.cache, detections=detections)
         head = load_head(trunk, weights, card)
         answerers = {"model": make_answerer(head, cache.text)}
         if ablation == "none":
@@ -112,23 +123,70 @@ def quality(args: argparse.Namespace) -> int:
             for label, answerer in answerers.items():
                 column = "ablated" if ablation == "random" else label
                 columns[column][name] = score(answerer.answer_batch(parsed, items), qs)
+            if ablation == "none":
+                cache.detections = None
+                parsed, items = embed_questions(cache, qs)
+                cache.detections = detections
+                columns["no detector"][name] = score(answerers["model"].answer_batch(parsed, items), qs)
         cache.save()
     print(f"head: {weights} ({weights.stat().st_size if weights.exists() else 0:,} bytes)")
-    header = f"{'set':<26}{'n':>5}  {'model':>7}{'best const':>11}{'prior alone':>12}{'ablated':>9}{'no head':>9}"
+    print(f"detections: NanoDet at input size {args.detector_size}")
+    header = (
+        f"{'set':<26}{'n':>5}  {'model':>7}{'best const':>11}{'prior alone':>12}{'ablated':>9}{'no detector':>12}"
+        f"{'no head':>9}"
+    )
     print(header)
     print("-" * len(header))
     for name, qs in sets.items():
         const, answers = best_constant(qs)
         part = "all" if name == "fb_sample" else "held-out"
         cells = [columns["model"].get(name, float("nan"))]
-        cells += [const] + [columns[c].get(name, float("nan")) for c in ("prior alone", "ablated", "no head")]
+        cells += [const] + [
+            columns[c].get(name, float("nan")) for c in ("prior alone", "ablated", "no detector", "no head")
+        ]
         label = f"{name} ({part})"
         print(
             f"{label:<26}{len(qs):>5}  "
-            + "".join(f"{v:>{w}.3f}" for v, w in zip(cells, (7, 11, 12, 9, 9), strict=True))
+            + "".join(f"{v:>{w}.3f}" for v, w in zip(cells, (7, 11, 12, 9, 12, 9), strict=True))
         )
         note = "too small to tell models apart" if len(qs) < MIN_SET else ""
         print(f"{'':<33}best constant: {answers} {note}")
+    return 0
+
+
+def detector_sizes(args: argparse.Namespace) -> int:
+    """The model's accuracy with detections made at each input size, and the detector's time per image."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from core.detector import DetectorConfig, load_detector
+    from core.io import load_image
+    from core.trunk import TrunkConfig, load_trunk
+    from plugins.vqa.answerer import make_answerer
+    from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head
+    from plugins.vqa.train.detect import DetectionCache
+    from plugins.vqa.train.fit import EmbeddingCache, embed_questions
+
+    weights = args.head or WEIGHTS_FILE
+    card = weights.with_suffix(".json") if args.head else CARD_FILE
+    sets = evaluation_sets(args.data)
+    trunk = load_trunk(TrunkConfig())
+    head = load_head(trunk, weights, card)
+    print(f"head: {weights}; {args.threads} threads")
+    sample = [load_image(p) for p in sorted({q.image for q in sets["vqa_yesno_dev"]})[:32]]
+    for size in (int(s) for s in args.detector_sizes.split(",")):
+        cache = EmbeddingCache(trunk, args.cache, detections=DetectionCache(args.cache, input_size=size))
+        answerer = make_answerer(head, cache.text)
+        cells = []
+        for name, qs in sets.items():
+            parsed, items = embed_questions(cache, qs)
+            cells.append(f"{name} {score(answerer.answer_batch(parsed, items), qs):.3f}")
+        detector = load_detector(DetectorConfig(input_size=size))
+        detector.detect(sample[:2])
+        start = time.perf_counter()
+        detector.detect(sample)
+        ms = (time.perf_counter() - start) / len(sample) * 1000
+        print(f"size {size}: " + ", ".join(cells) + f"; {ms:.0f} ms an image (224 x 224, batches of 8)")
     return 0
 
 
@@ -136,6 +194,7 @@ def speed(args: argparse.Namespace) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
+    from core.detector import DetectorConfig, SharedDetector
     from core.runner import plan, run
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.task import VqaTask
@@ -147,7 +206,8 @@ def speed(args: argparse.Namespace) -> int:
     samples = planned[0].samples
     images = {getattr(s, "image", None) for s in samples}
     start = time.perf_counter()
-    run(planned, trunk, args.out, progress=False)
+    detector = None if args.no_detector else SharedDetector(DetectorConfig(input_size=args.detector_size))
+    run(planned, trunk, args.out, progress=False, detector=detector)
     total = time.perf_counter() - start
     # Second pass over the same batches, already set up: the per-question cost without setup.
     start = time.perf_counter()
@@ -160,7 +220,7 @@ def speed(args: argparse.Namespace) -> int:
 
     print(
         f"set {args.set.name}: {len(samples)} questions, {len(images)} images, {args.threads} threads, "
-        f"trunk {trunk.component_versions}"
+        f"trunk {trunk.component_versions}, detector {'none' if detector is None else args.detector_size}"
     )
     print(f"end to end:        {len(samples) / total:7.1f} questions/s ({total:.1f} s, setup included)")
     print(f"without setup:     {len(samples) / again:7.1f} questions/s ({again:.1f} s; images encoded per batch)")
@@ -182,7 +242,12 @@ def main() -> int:
     parser.add_argument("--ablation", default="none", choices=["none", "random"])
     parser.add_argument("--hand-set-head", action="store_true", help="--speed: the no-head mode (no trained head)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/vqa_bench"))
+    parser.add_argument("--detector-size", type=int, default=256, help="the detector's input size (default 256)")
+    parser.add_argument("--no-detector", action="store_true", help="--speed: run without the detector")
+    parser.add_argument("--detector-sizes", default="", help="e.g. 256,320,416: compare detector input sizes")
     args = parser.parse_args()
+    if args.detector_sizes:
+        return detector_sizes(args)
     return speed(args) if args.speed else quality(args)
 
 

@@ -11,9 +11,17 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from plugins.vqa.answers import Answer, vocabulary
+from plugins.vqa.evidence import (
+    N_EVIDENCE,
+    candidate_class_match,
+    candidate_colours,
+    candidate_numbers,
+    open_evidence,
+    yesno_evidence,
+)
 from plugins.vqa.head import ANSWER_TYPES, VqaHead, open_features, yesno_features
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType
@@ -217,17 +225,27 @@ class Embedded:
     question: torch.Tensor  # [D]
     subject: torch.Tensor  # [D] (the question itself when there is no subject)
     choices: torch.Tensor  # [K, D], K = len(parsed.choices)
+    detections: Any = None  # core.detector.Detections of the image; None: the detector was not run
+    pixels: Any = None  # RGB uint8 [H, W, 3] of the image, for colour questions (else None)
 
 
 class Answerer:
     """Answers parsed questions from their embeddings with a ``VqaHead``."""
 
     def __init__(
-        self, head: VqaHead, candidates: Sequence[Candidate], emb_en: torch.Tensor, emb_ru: torch.Tensor
+        self,
+        head: VqaHead,
+        candidates: Sequence[Candidate],
+        emb_en: torch.Tensor,
+        emb_ru: torch.Tensor,
+        class_emb: Mapping[str, torch.Tensor] | None = None,
     ) -> None:
+        """``class_emb``: ``{"en": [C, D], "ru": [C, D]}`` the detector's class names embedded by
+        the trunk (``class_texts``); None: the detector's evidence is never used."""
         import torch
 
         self.head = head
+        self.class_emb = dict(class_emb) if class_emb is not None else None
         self.candidates = list(candidates)
         self.emb = {"en": emb_en, "ru": emb_ru}
         self.log_prior = torch.tensor([c.log_prior for c in self.candidates])
@@ -235,17 +253,46 @@ class Answerer:
         self._masks: dict[tuple[str, QType, str], torch.Tensor] = {}
         self._first_words = {lang: first_word_index(self.candidates, lang) for lang in ("en", "ru")}
         self.types = torch.tensor([ANSWER_TYPES.index(answer_type(c.en, c.category)) for c in self.candidates])
+        texts = [c.en for c in self.candidates]
+        self.numbers = torch.tensor(candidate_numbers(texts))
+        self.colours = torch.tensor(candidate_colours(texts))
+        self.cand_match = (
+            {lang: candidate_class_match(self.emb[lang], e) for lang, e in self.class_emb.items()}
+            if self.class_emb is not None
+            else None
+        )
 
-    def yesno_logits(self, items: Sequence[Embedded]) -> torch.Tensor:
-        """``[B]`` logits of "yes"."""
+    def yesno_inputs(self, items: Sequence[Embedded], langs: Sequence[str]) -> torch.Tensor:
+        """``[B, yesno_width(D)]`` yes/no features, the detector's evidence included where it ran
+        (elsewhere the head's ``evidence_mean``: its absence says nothing either way)."""
         import torch
 
         img = torch.stack([e.image for e in items])
         subjects = torch.stack([e.subject for e in items])
-        feats = yesno_features(
-            img, torch.stack([e.question for e in items]), subjects, self.head.mean_image, self.reference
+        dim = subjects.shape[1]
+        mean = self.head.evidence_mean
+        evidence = (mean.float() if mean is not None else torch.zeros(N_EVIDENCE + dim)).expand(len(items), -1).clone()
+        if self.class_emb is not None:
+            for lang in set(langs):
+                idx = [
+                    i
+                    for i, (e, g) in enumerate(zip(items, langs, strict=True))
+                    if g == lang and e.detections is not None
+                ]
+                if idx:
+                    found = [items[i].detections for i in idx]
+                    evidence[idx] = yesno_evidence(subjects[idx], self.class_emb[lang], found)
+        return yesno_features(
+            img, torch.stack([e.question for e in items]), subjects, self.head.mean_image, self.reference, evidence
         )
-        return self.head.yesno_logit(feats, subjects, img[:, 0])
+
+    def yesno_logits(self, items: Sequence[Embedded], langs: Sequence[str] | None = None) -> torch.Tensor:
+        """``[B]`` logits of "yes" (``langs``: each question's language, default English)."""
+        import torch
+
+        feats = self.yesno_inputs(items, langs or ["en"] * len(items))
+        subjects = torch.stack([e.subject for e in items])
+        return self.head.yesno_logit(feats, subjects, torch.stack([e.image[0] for e in items]))
 
     def open_scores(self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]) -> torch.Tensor:
         """``[B, N]`` scores of every candidate, ``-inf`` where a question's mask excludes it.
@@ -275,7 +322,14 @@ class Answerer:
         questions = torch.stack([e.question for e in items])
         lm = self.head.language_model(questions, emb, self.log_prior)
         type_lp = self.head.type_log_probs(questions)[:, self.types]  # [B, N]
-        feats = open_features(img, questions, emb, self.head.mean_image, self.log_prior, inq, lm, type_lp)
+        evidence = None
+        if self.class_emb is not None and self.cand_match is not None:
+            subjects = torch.stack([e.subject for e in items])
+            evidence = open_evidence(
+                parsed, subjects, self.class_emb[lang], self.cand_match[lang], self.numbers, self.colours,
+                [e.detections for e in items], [e.pixels for e in items],
+            )  # fmt: skip
+        feats = open_features(img, questions, emb, self.head.mean_image, self.log_prior, inq, lm, type_lp, evidence)
         rules = torch.stack([self._mask(p) for p in parsed])
         if self.head.type_w is None:
             return feats, rules
@@ -300,7 +354,8 @@ class Answerer:
         out: list[str] = [""] * len(parsed)
         yesno = [i for i, p in enumerate(parsed) if p.qtype is QType.YESNO]
         if yesno:
-            logits = self.yesno_logits([items[i] for i in yesno]).tolist()
+            langs = ["ru" if parsed[i].lang == "ru" else "en" for i in yesno]
+            logits = self.yesno_logits([items[i] for i in yesno], langs).tolist()
             for i, logit in zip(yesno, logits, strict=True):
                 lang = "ru" if parsed[i].lang == "ru" else "en"
                 out[i] = YES[lang] if logit > 0 else NO[lang]
@@ -333,7 +388,17 @@ def make_answerer(head: VqaHead, embed: Callable[[Sequence[str]], torch.Tensor],
         raise ValueError(f"unknown answerer mode {mode!r}")
     candidates = build_candidates(head)
     en, ru = candidate_texts(candidates, head.card.get("prompt"))
-    return Answerer(head, candidates, embed(en), embed(ru))
+    class_en, class_ru = class_texts()
+    return Answerer(head, candidates, embed(en), embed(ru), {"en": embed(class_en), "ru": embed(class_ru)})
+
+
+def class_texts() -> tuple[list[str], list[str]]:
+    """The detector's class names (``core.detector.coco_classes``) in English and Russian, as embedded
+    for matching subjects and answers to detections."""
+    from core.detector import coco_classes
+
+    classes = coco_classes()
+    return list(classes.en), list(classes.ru)
 
 
 def fallback_answer(lang: str | None) -> str:

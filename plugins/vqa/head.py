@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plugins.vqa.evidence import N_EVIDENCE, OPEN_EVIDENCE
+
 if TYPE_CHECKING:
     import torch
 
@@ -64,11 +66,23 @@ def region_pool(coarse: torch.Tensor) -> torch.Tensor:
     return torch.stack([coarse[:, :, y0:y1, x0:x1].mean(dim=(2, 3)) for y0, x0, y1, x1 in boxes], 1)
 
 
+def yesno_width(dim: int) -> int:
+    """Length of a yes/no feature row (``yesno_features``) for ``dim``-d embeddings."""
+    return N_SCALAR + 4 * dim + N_EVIDENCE
+
+
 def yesno_features(
-    img: torch.Tensor, question: torch.Tensor, subject: torch.Tensor, mean_image: torch.Tensor, reference: torch.Tensor
+    img: torch.Tensor,
+    question: torch.Tensor,
+    subject: torch.Tensor,
+    mean_image: torch.Tensor,
+    reference: torch.Tensor,
+    evidence: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """``[B, 6 + 3D]`` features of yes/no questions: 6 image-evidence scalars, the question embedding
-    (the language prior), the image-subject product and the image-question product.
+    """``[B, yesno_width(D)]`` features of yes/no questions: 6 image-evidence scalars, the question
+    embedding (the language prior), the image-subject product, the image-question product, then
+    the detector's evidence (``evidence.yesno_evidence``: ``N_EVIDENCE`` scalars and the
+    subject-objects product; zeros when ``evidence`` is None).
 
     :param img: ``[B, R, D]`` region embeddings (row 0: whole image); ``question``/``subject``:
         ``[B, D]`` text embeddings of the question and of the phrase it asks about;
@@ -95,7 +109,9 @@ def yesno_features(
         ],
         -1,
     )
-    return torch.cat([scalars, question, centred * subject * 10, centred * question * 10], -1)
+    if evidence is None:
+        evidence = torch.zeros(img.shape[0], N_EVIDENCE + img.shape[-1])
+    return torch.cat([scalars, question, centred * subject * 10, centred * question * 10, evidence], -1)
 
 
 def bilinear(subject: torch.Tensor, centred: torch.Tensor, bil_s: torch.Tensor, bil_i: torch.Tensor) -> torch.Tensor:
@@ -104,10 +120,11 @@ def bilinear(subject: torch.Tensor, centred: torch.Tensor, bil_s: torch.Tensor, 
 
 
 def yesno_image_mask(dim: int) -> torch.Tensor:
-    """``[6 + 3D]`` 1.0 at the yes/no features that read the image, 0.0 at the question-only ones."""
+    """``[yesno_width(D)]`` 1.0 at the yes/no features that read the image (the detector's
+    evidence included), 0.0 at the question-only ones."""
     import torch
 
-    return torch.cat([torch.ones(N_SCALAR), torch.zeros(dim), torch.ones(2 * dim)])
+    return torch.cat([torch.ones(N_SCALAR), torch.zeros(dim), torch.ones(3 * dim + N_EVIDENCE)])
 
 
 # Open-answer features (``open_features``); the image-reading ones are zeroed by the prior-only model.
@@ -121,8 +138,9 @@ OPEN_FEATURES = (
     "region fit",
     "language model",
     "answer type",
+    *OPEN_EVIDENCE,
 )
-OPEN_IMAGE = (0, 1, 6)
+OPEN_IMAGE = (0, 1, 6, *range(9, 9 + len(OPEN_EVIDENCE)))
 N_OPEN = len(OPEN_FEATURES)
 ANSWER_TYPES = ("yesno", "count", "color", "sport", "place", "other")
 
@@ -136,14 +154,16 @@ def open_features(
     in_question: torch.Tensor,
     lm: torch.Tensor | None = None,
     type_fit: torch.Tensor | None = None,
+    evidence: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """``[B, N, 9]`` features of every candidate answer for every question (``OPEN_FEATURES``).
+    """``[B, N, N_OPEN]`` features of every candidate answer for every question (``OPEN_FEATURES``).
 
     :param img: ``[B, R, D]`` region embeddings; ``answers``: ``[N, D]`` candidate embeddings;
         ``log_prior``: ``[N]``; ``in_question``: ``[B, N]`` 1.0 where the answer's words occur
         in the question; ``lm``: ``[B, N]`` log-probabilities of the answers given the question
         (``VqaHead.language_model``); ``type_fit``: ``[B, N]`` log-probability of each answer's
-        type given the question (``VqaHead.type_log_probs``). Missing ones are zeros.
+        type given the question (``VqaHead.type_log_probs``); ``evidence``: ``[B, N, 4]`` the
+        detector's (``evidence.open_evidence``). Missing ones are zeros.
     """
     import torch
 
@@ -158,7 +178,10 @@ def open_features(
     zero = torch.zeros_like(img_fit)
     lm = zero if lm is None else lm
     type_fit = zero if type_fit is None else type_fit
-    return torch.stack([img_fit * 10, z_img, q_fit * 10, z_q, prior, in_question, region_fit * 10, lm, type_fit], -1)
+    base = torch.stack([img_fit * 10, z_img, q_fit * 10, z_q, prior, in_question, region_fit * 10, lm, type_fit], -1)
+    if evidence is None:
+        evidence = torch.zeros(*img_fit.shape, len(OPEN_EVIDENCE))
+    return torch.cat([base, evidence], -1)
 
 
 def open_image_mask() -> torch.Tensor:
@@ -174,7 +197,7 @@ def open_image_mask() -> torch.Tensor:
 # image feature) ships beside the model, for the benchmark's "prior alone" and as the fallback.
 TENSORS = (
     "mean_image", "yesno_w", "yesno_b", "open_w", "prior_yesno_w", "prior_yesno_b", "prior_open_w",
-    "type_w", "type_b", "lm_q", "lm_a", "bil_s", "bil_i",
+    "type_w", "type_b", "lm_q", "lm_a", "bil_s", "bil_i", "evidence_mean",
 )  # fmt: skip
 HALF = ("lm_q", "lm_a", "type_w", "bil_s", "bil_i")  # stored as float16 (their precision does not matter)
 
@@ -191,7 +214,7 @@ class VqaHead:
     """
 
     mean_image: torch.Tensor  # [D]
-    yesno_w: torch.Tensor  # [6 + 3D]
+    yesno_w: torch.Tensor  # [yesno_width(D)]
     yesno_b: torch.Tensor  # [1]
     open_w: torch.Tensor  # [N_OPEN]
     answer_counts: dict[str, int] = field(default_factory=dict)  # English answers seen in training, with counts
@@ -205,6 +228,9 @@ class VqaHead:
     lm_a: torch.Tensor | None = None
     bil_s: torch.Tensor | None = None  # [D, r]: optional low-rank subject x image term of the yes/no logit
     bil_i: torch.Tensor | None = None  # [D, r]
+    # [N_EVIDENCE + D]: the training questions' mean detector evidence, what a yes/no question
+    # gets when the run has no detector (so its absence reads as "unknown", not "nothing there")
+    evidence_mean: torch.Tensor | None = None
 
     @property
     def has_prior(self) -> bool:
@@ -288,9 +314,9 @@ def untrained_head(dim: int, prompt: Mapping[str, str] | None = NO_HEAD_PROMPT) 
     template, ``answerer.candidate_texts``) plus the hand prior rank open answers."""
     import torch
 
-    yesno_w = torch.zeros(N_SCALAR + 3 * dim)
+    yesno_w = torch.zeros(yesno_width(dim))
     yesno_w[2] = 1.0  # z-score of the subject against the vocabulary
-    open_w = torch.tensor([0.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0])
+    open_w = torch.tensor([0.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0] + [0.0] * len(OPEN_EVIDENCE))
     card: dict[str, Any] = {"mode": "no head"}
     if prompt:
         card["prompt"] = dict(prompt)
@@ -319,7 +345,7 @@ def load_head(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = CARD
         from core.errors import TrunkError
 
         raise TrunkError(f"VQA head expects {dim}-d features, trunk has {trunk.embed_dim}")
-    width = N_SCALAR + 3 * dim
+    width = yesno_width(dim)
     for name in ("yesno_w", "prior_yesno_w"):
         if name in t and t[name].shape[0] < width:
             t[name] = torch.cat([t[name], torch.zeros(width - t[name].shape[0])])

@@ -37,7 +37,7 @@ class ParsedQuestion:
     lang: str  # "ru" or "en": the language the answer must be in
     qtype: QType
     choices: tuple[str, ...]  # options of a CHOICE question, else ()
-    subject: str  # the phrase a yes/no question asks about, e.g. "boat harbor"
+    subject: str  # the phrase a yes/no question asks about ("boat harbor"), or the object a count/colour one does
     category: str  # answer category the wording names ("sport", "animal", ...), or ""
 
 
@@ -212,6 +212,75 @@ def yesno_subject(text: str, lang: str) -> str:
     return body.strip() or text.strip()
 
 
+_EN_COUNT = re.compile(
+    r"how many\s+(.+?)(?:\s+(?:are|is|were|was|do|does|did|can|could|have|has|in|on|at|of|there)\b|$)"
+)
+_EN_COLOR = (
+    re.compile(r"colou?rs?\s+(?:is|are|was|were)\s+(?:the\s+|this\s+|that\s+|these\s+|those\s+|his\s+|her\s+)?(.+)$"),
+    re.compile(r"colou?rs?\s+of\s+(?:the\s+|this\s+|that\s+|his\s+|her\s+)?(.+)$"),
+    re.compile(r"^(?:the\s+)?(.+?)\s+(?:is|are)\s+what\s+colou?r"),
+)
+_RU_STOP = (
+    frozenset(
+        [
+            "на",
+            "в",
+            "во",
+            "у",
+            "с",
+            "со",
+            "из",
+            "под",
+            "над",
+            "за",
+            "есть",
+            "можно",
+            "было",
+            "будет",
+            "изображено",
+            "изображены",
+            "видно",
+            "видите",
+            "здесь",
+            "там",
+        ]
+    )
+    | _RU_FILLERS
+)
+
+
+def asked_object(text: str, lang: str, qtype: QType) -> str:
+    """The object a counting or colour question asks about: "How many giraffes are there?" ->
+    "giraffes", "Какого цвета машина?" -> "машина"; "" when none is found."""
+    body = text.strip().rstrip("?.! ").strip().lower()
+    if lang == "en":
+        if qtype is QType.COUNT:
+            m = _EN_COUNT.search(body)
+            return m.group(1).strip() if m else ""
+        for pattern in _EN_COLOR:
+            m = pattern.search(body)
+            if m:
+                return re.sub(r"\s+(?:in|on)\s+(?:this|the)\s+(?:picture|photo|image)$", "", m.group(1)).strip()
+        return ""
+    words = _words(body)
+    key = "сколько" if qtype is QType.COUNT else next((w for w in words if w.startswith("цвет")), "")
+    if not key or key not in words:
+        return ""
+    after = words[words.index(key) + 1 :]
+    if after[:1] == ["у"]:  # "какой цвет у машины"
+        after = after[1:]
+    out = []
+    for w in after:
+        if w in _RU_STOP or w in _RU_WH_SET:
+            if out:
+                break
+            continue
+        out.append(w)
+        if len(out) == 2:
+            break
+    return " ".join(out)
+
+
 def split_choices(text: str, lang: str) -> tuple[str, ...]:
     """Options of an "X or Y" question ("Is it a boy or a girl?" -> ("boy", "girl")), else ()."""
     body = text.strip().rstrip("?.! ")
@@ -287,7 +356,12 @@ def parse_question(text: str, lang: str | None = None) -> ParsedQuestion:
             qtype = QType.WHEN
         else:
             qtype = QType.WHAT
-    subject = yesno_subject(text, lang) if qtype in (QType.YESNO, QType.CHOICE) else ""
+    if qtype in (QType.YESNO, QType.CHOICE):
+        subject = yesno_subject(text, lang)
+    elif qtype in (QType.COUNT, QType.COLOR):
+        subject = asked_object(text, lang, qtype)
+    else:
+        subject = ""
     if qtype is QType.COLOR:
         category = "color"
     return ParsedQuestion(text, lang, qtype, choices if qtype is QType.CHOICE else (), subject, category)

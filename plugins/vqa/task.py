@@ -4,10 +4,13 @@ Pipeline: ``discover`` reads ``VQA/questions.json`` (``file_name``, or the
 older ``image_id``) and validates every entry without dropping any;
 ``preprocess`` parses the question (language, type, choices, subject) and
 loads each image of the batch once (VQA asks several questions per picture);
-``predict`` encodes those images and embeds the question texts; the
-``Answerer`` then picks yes/no, one of the quoted choices, or the best
-vocabulary answer. Without a head trained for the trunk, hand-set weights
-answer from the trunk's embeddings and the question rules alone (logged).
+``predict`` encodes those images, runs the run's shared detector once on each
+image that a question the detector can help with asks about (presence, counts,
+colours, objects: ``evidence.wants_detections``) and embeds the question texts;
+the ``Answerer`` then picks yes/no, one of the quoted choices, or the best
+vocabulary answer, weighing the detector's evidence (``evidence.py``). Without a
+head trained for the trunk, hand-set weights answer from the trunk's embeddings
+and the question rules alone (logged); without a detector, from everything else.
 
 Bad input never loses a question: a missing or unreadable image is answered
 from the question alone (the image embedding is replaced by the mean image,
@@ -28,13 +31,16 @@ from core.errors import InputError
 from core.heads import find_head
 from core.io import find_task_dir, load_image, model_safe_text, read_request, resolve_input_file
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
-from plugins.vqa.question import ParsedQuestion, detect_language, parse_question
+from plugins.vqa.evidence import wants_detections
+from plugins.vqa.question import ParsedQuestion, QType, detect_language, parse_question
 
 N_REGIONS = 6  # rows of ``head.region_pool``
 
 if TYPE_CHECKING:
+    import numpy as np
     import torch
 
+    from core.detector import Detector
     from core.trunk import Trunk
     from plugins.vqa.answerer import Answerer
 
@@ -58,6 +64,12 @@ class VqaBatch(NamedTuple):
     parsed: list[ParsedQuestion | None]  # None for an empty question
     image_rows: list[int | None]  # per sample: its image's row of ``pixels``; None: answer without the image
     pixels: torch.Tensor | None  # [distinct readable images of the batch, 3, S, S]
+    rgb: list[np.ndarray | None]  # per row of ``pixels``: the RGB uint8 image when the detector is to see it
+
+
+class _Loaded(NamedTuple):
+    answerer: Answerer
+    detector: Detector | None
 
 
 def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | None:
@@ -96,6 +108,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         metric="core.metrics.vqa:METRIC",
         trainer="plugins.vqa.train:train_head",
         form=RequestForm(ask="question", request_file="questions.json", images="images", image_field="file_name"),
+        needs_detector=True,
     )
 
     def __init__(self, head_weights: Path | None = None, *, search: Sequence[Path] = ()) -> None:
@@ -107,11 +120,12 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
 
     def num_parameters(self) -> int:
         """The head's weights (plain tensors, not an ``nn.Module``); counted by ``core.params``."""
-        return self.loaded().head.num_parameters()
+        return self.loaded().answerer.head.num_parameters()
 
-    def setup(self, trunk: Trunk) -> None:
-        """Load the head made for this trunk (hand-set weights when there is none) and embed the answers."""
-        from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts
+    def setup(self, trunk: Trunk, detector: Detector | None = None) -> None:
+        """Load the head made for this trunk (hand-set weights when there is none), embed the answers
+        and the detector's class names; keep the run's detector (None: answer without it)."""
+        from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts, class_texts
         from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head, untrained_head
 
         if self._head_weights is not None:
@@ -125,10 +139,15 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
                 head = load_head(trunk, folder / WEIGHTS_FILE.name, folder / CARD_FILE.name)
         candidates = build_candidates(head)
         en, ru = candidate_texts(candidates, head.card.get("prompt"))
-        unique = list(dict.fromkeys(en + ru))
+        class_en, class_ru = class_texts()
+        unique = list(dict.fromkeys(en + ru + class_en + class_ru))
         emb = _embed_in_chunks(trunk, unique)
         row = {t: i for i, t in enumerate(unique)}
-        self._loaded = Answerer(head, candidates, emb[[row[t] for t in en]], emb[[row[t] for t in ru]])
+        pick = lambda texts: emb[[row[t] for t in texts]]  # noqa: E731
+        classes = {"en": pick(class_en), "ru": pick(class_ru)}
+        self._loaded = _Loaded(Answerer(head, candidates, pick(en), pick(ru), classes), detector)
+        if detector is None:
+            log.warning("VQA: no detector; answering without its evidence")
         log.info("VQA: %d candidate answers, head card %s", len(candidates), head.card.get("heldout_accuracy", "none"))
 
     def discover(self, input_dir: Path) -> list[VqaSample]:
@@ -162,32 +181,45 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
 
     def preprocess(self, samples: Sequence[VqaSample], trunk: Trunk) -> VqaBatch:
         """Parse the questions; load and transform each distinct image of the batch once."""
+        import numpy as np
         import torch
 
         parsed: list[ParsedQuestion | None] = []
         rows: list[int | None] = []
         images: dict[Path, int | None] = {}  # image -> its row of the pixel stack; None: unreadable
         pixels: list[torch.Tensor] = []
+        loaded: list[Any] = []
         for s in samples:
             parsed.append(parse_question(model_safe_text(s.question), s.lang) if s.question else None)
             if s.image is not None and s.image not in images:
                 try:
-                    pixels.append(trunk.image_transform(load_image(s.image)))
+                    loaded.append(load_image(s.image))
+                    pixels.append(trunk.image_transform(loaded[-1]))
                     images[s.image] = len(pixels) - 1
                 except InputError as exc:
                     log.warning("VQA question %s: %s; answering from the question", s.key, exc)
                     images[s.image] = None
             rows.append(None if s.image is None else images[s.image])
-        return VqaBatch(parsed, rows, torch.stack(pixels) if pixels else None)
+        # Only images that some question the detector can answer asks about are kept for it.
+        wanted = {r for p, r in zip(parsed, rows, strict=True) if r is not None and wants_detections(p)}
+        rgb = [np.asarray(image.convert("RGB")) if r in wanted else None for r, image in enumerate(loaded)]
+        return VqaBatch(parsed, rows, torch.stack(pixels) if pixels else None, rgb)
 
     def predict(self, batch: VqaBatch, trunk: Trunk) -> list[str | None]:
-        """Encode the images, embed the question texts, answer; None where only the fallback fits."""
+        """Encode the images, detect objects, embed the question texts, answer; None where only the
+        fallback fits."""
         import torch
 
         from plugins.vqa.answerer import Embedded
 
-        answerer: Answerer = self.loaded()
+        loaded: _Loaded = self.loaded()
+        answerer = loaded.answerer
         images = encode_regions(trunk, batch.pixels) if batch.pixels is not None else None
+        found: dict[int, Any] = {}
+        todo_rows = [r for r, image in enumerate(batch.rgb) if image is not None]
+        if loaded.detector is not None and todo_rows:
+            # Each image once, in one batched call, however many questions ask about it.
+            found = dict(zip(todo_rows, loaded.detector.detect([batch.rgb[r] for r in todo_rows]), strict=True))
         texts = list(
             dict.fromkeys(t for p in batch.parsed if p is not None for t in (p.text, p.subject or p.text, *p.choices))
         )
@@ -201,7 +233,9 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
                 continue
             image = images[image_row] if images is not None and image_row is not None else mean
             choices = emb[[row[c] for c in p.choices]] if p.choices else emb[:0]
-            items.append(Embedded(image, emb[row[p.text]], emb[row[p.subject or p.text]], choices))
+            detections = found.get(image_row) if image_row is not None and wants_detections(p) else None
+            rgb = batch.rgb[image_row] if detections is not None and p.qtype is QType.COLOR else None
+            items.append(Embedded(image, emb[row[p.text]], emb[row[p.subject or p.text]], choices, detections, rgb))
             todo.append(i)
         answers: list[str | None] = [None] * len(batch.parsed)
         parsed = [batch.parsed[i] for i in todo]

@@ -88,7 +88,7 @@ def test_discover_without_question_file(tmp_path: Path) -> None:
 
 
 def test_head_refuses_another_trunk(tmp_path: Path) -> None:
-    from plugins.vqa.head import load_head, untrained_head
+    from plugins.vqa.head import load_head, untrained_head, yesno_width
 
     trunk = make_fake_trunk()
     head = untrained_head(trunk.embed_dim)
@@ -98,7 +98,9 @@ def test_head_refuses_another_trunk(tmp_path: Path) -> None:
         load_head(trunk, tmp_path / "w.safetensors", tmp_path / "w.json")
     head.card = {"trunk_versions": dict(trunk.component_versions)}
     head.save(tmp_path / "w.safetensors", tmp_path / "w.json")
-    assert load_head(trunk, tmp_path / "w.safetensors", tmp_path / "w.json").yesno_w.shape == (6 + 3 * trunk.embed_dim,)
+    assert load_head(trunk, tmp_path / "w.safetensors", tmp_path / "w.json").yesno_w.shape == (
+        yesno_width(trunk.embed_dim),
+    )
 
 
 def test_shipped_head_is_not_used_on_another_trunk(caplog: pytest.LogCaptureFixture) -> None:
@@ -110,7 +112,7 @@ def test_shipped_head_is_not_used_on_another_trunk(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.WARNING):
         task.setup(make_fake_trunk())
     assert "no trained head for this trunk" in caplog.text
-    assert task.loaded().head.card["mode"] == "no head"  # the weight-free mode, prompt templates on
+    assert task.loaded().answerer.head.card["mode"] == "no head"  # the weight-free mode, prompt templates on
     with pytest.raises(TrunkError, match="another trunk"):
         load_head(make_fake_trunk(), WEIGHTS_FILE, CARD_FILE)
 

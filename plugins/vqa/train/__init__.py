@@ -1,9 +1,10 @@
 """The VQA trainer (offline; run.py never imports this package).
 
 ``train_head(req)`` is ``TaskInfo.trainer``; ``python -m plugins.vqa.train`` is
-``train.py --tasks vqa``. Modules: ``fit`` (sources, the embedding cache, the fits, the card)
-and ``data`` (the challenge-layout dev sets and their held-out split; ``python -m
-plugins.vqa.train.data SRC DST`` writes a set's held-out part for ``core.score``).
+``train.py --tasks vqa``. Modules: ``fit`` (sources, the embedding cache, the fits, the card),
+``detect`` (the shared detector's output for the training images, cached) and ``data`` (the
+challenge-layout dev sets and their held-out split; ``python -m plugins.vqa.train.data SRC DST``
+writes a set's held-out part for ``core.score``).
 
 Task flags (``--vqa-*``): ``--vqa-cache-dir`` (default HEAD/cache), ``--vqa-synthetic-per-image``.
 """

@@ -68,7 +68,9 @@ from plugins.vqa.answerer import (
     answer_type,
     build_candidates,
     candidate_texts,
+    class_texts,
 )
+from plugins.vqa.evidence import N_EVIDENCE, OPEN_EVIDENCE, wants_detections
 from plugins.vqa.head import (
     ANSWER_TYPES,
     CARD_FILE,
@@ -78,12 +80,13 @@ from plugins.vqa.head import (
     WEIGHTS_FILE,
     open_image_mask,
     untrained_head,
-    yesno_features,
+    yesno_width,
 )
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType, parse_question
 from plugins.vqa.task import N_REGIONS, VqaTask
 from plugins.vqa.train.data import HELDOUT_BELOW, HELDOUT_MOD, DevQuestion, is_heldout, load_dev_set
+from plugins.vqa.train.detect import detector_key
 
 if TYPE_CHECKING:
     import torch
@@ -199,10 +202,13 @@ class EmbeddingCache:
 
     IMAGE_BATCH, TEXT_BATCH = 32, 256
 
-    def __init__(self, trunk: Trunk, root: Path, *, progress: bool = True) -> None:
+    def __init__(self, trunk: Trunk, root: Path, *, progress: bool = True, detections: Any = None) -> None:
+        """``detections``: a ``detect.DetectionCache`` giving the detector's output for the images
+        (None: questions get no detector evidence)."""
         from core.training import FeatureCache
 
         self.trunk = trunk
+        self.detections = detections
         self.progress = progress
         v = trunk.component_versions
         # Pooled maps depend on the image tower only; final embeddings (no region pooling) on all of it.
@@ -279,8 +285,18 @@ class EmbeddingCache:
 
 
 def embed_questions(cache: EmbeddingCache, qs: Sequence[DevQuestion]) -> tuple[list[ParsedQuestion], list[Embedded]]:
-    """Parse and embed questions the way the task does."""
+    """Parse and embed questions the way the task does, with the detector's output where the task
+    would run it (``evidence.wants_detections``) and the pixels colour questions need."""
+    import numpy as np
+
+    from core.io import load_image
+
     parsed = [parse_question(q.question, q.lang) for q in qs]
+    found: list[Any] = [None] * len(qs)
+    if cache.detections is not None:
+        want = [i for i, p in enumerate(parsed) if wants_detections(p)]
+        for i, d in zip(want, cache.detections.get([qs[i].image for i in want]), strict=True):
+            found[i] = d
     images = cache.image([q.image for q in qs])
     questions = cache.text([p.text for p in parsed])
     subjects = cache.text([p.subject or p.text for p in parsed])
@@ -288,7 +304,10 @@ def embed_questions(cache: EmbeddingCache, qs: Sequence[DevQuestion]) -> tuple[l
     row = {c: i for i, c in enumerate(sorted({c for p in parsed for c in p.choices}))}
     items = []
     for i, p in enumerate(parsed):
-        items.append(Embedded(images[i], questions[i], subjects[i], choices[[row[c] for c in p.choices]]))
+        rgb = np.asarray(load_image(qs[i].image)) if found[i] is not None and p.qtype is QType.COLOR else None
+        items.append(
+            Embedded(images[i], questions[i], subjects[i], choices[[row[c] for c in p.choices]], found[i], rgb)
+        )
     return parsed, items
 
 
@@ -380,17 +399,20 @@ def yesno_groups(dim: int) -> dict[str, torch.Tensor]:
     """Feature groups of ``yesno_features`` the cross-validation chooses among."""
     import torch
 
-    width = N_SCALAR + 3 * dim
+    width = yesno_width(dim)
+    detector = N_SCALAR + 3 * dim  # where the detector's evidence starts
     question = torch.zeros(width)
     question[N_SCALAR : N_SCALAR + dim] = 1.0
-    evidence = torch.zeros(width)
-    evidence[:N_SCALAR] = 1.0
-    subject = evidence.clone()
+    subject = torch.zeros(width)
+    subject[:N_SCALAR] = 1.0
     subject[N_SCALAR + dim : N_SCALAR + 2 * dim] = 1.0
+    subject[detector:] = 1.0
+    without_detector = torch.ones(width)
+    without_detector[detector:] = 0.0
     return {
         "question (prior)": question,
-        "evidence": evidence,
         "evidence+subject*image": subject,
+        "all without the detector": without_detector,
         "all": torch.ones(width),
     }
 
@@ -398,8 +420,9 @@ def yesno_groups(dim: int) -> dict[str, torch.Tensor]:
 def yesno_penalty(dim: int, strength: float) -> torch.Tensor:
     import torch
 
-    l2 = torch.full((N_SCALAR + 3 * dim,), strength)
+    l2 = torch.full((yesno_width(dim),), strength)
     l2[:N_SCALAR] = min(strength, 1e-4)  # the evidence scalars: few, strong
+    l2[N_SCALAR + 3 * dim : N_SCALAR + 3 * dim + N_EVIDENCE] = min(strength, 1e-4)  # the detector's, likewise
     return l2
 
 
@@ -762,6 +785,19 @@ def score_answers(answers: Sequence[str], qs: Sequence[DevQuestion]) -> float:
 # ----------------------------------------------------------------------------- train_head
 
 
+def _detection_cache(cache_dir: Path, progress: bool) -> Any:
+    """The detector's output for the training images (``detect.DetectionCache``), or None (logged)
+    when the detector cannot be built: the head is then fitted without its evidence."""
+    from core.detector import WEIGHTS_DIR
+    from plugins.vqa.train.detect import DetectionCache
+
+    cache = DetectionCache(cache_dir, progress=progress)
+    if not (WEIGHTS_DIR / f"{cache.config.name}.safetensors").is_file():
+        log.warning("VQA trainer: no detector weights in %s; fitting without its evidence", WEIGHTS_DIR)
+        return None
+    return cache
+
+
 def fit_head(
     req: TrainRequest,
     *,
@@ -791,9 +827,11 @@ def fit_head(
     random.seed(seed)
     sources = {**default_data(data_root), **{k: list(v) for k, v in data.items()}}
     cache_dir = cache_dir or out_dir / "cache"
-    cache = EmbeddingCache(trunk, cache_dir, progress=progress)
+    cache = EmbeddingCache(trunk, cache_dir, progress=progress, detections=_detection_cache(cache_dir, progress))
     if not resume:
         cache.clear()
+        if cache.detections is not None:
+            cache.detections.clear()
 
     # Image questions: the dev sets' training parts (held-out images left out), the training-only
     # sets whole except for images held out in a dev set, and the held-out evaluation parts.
@@ -845,7 +883,9 @@ def fit_head(
     candidates = build_candidates(head)
     en, ru = candidate_texts(candidates)
     emb_en, emb_ru = cache.text(en), cache.text(ru)
-    answerer = Answerer(head, candidates, emb_en, emb_ru)
+    class_en, class_ru = class_texts()
+    class_emb = {"en": cache.text(class_en), "ru": cache.text(class_ru)}
+    answerer = Answerer(head, candidates, emb_en, emb_ru, class_emb)
     log.info("answer vocabulary: %d candidates (%d learned answers)", len(candidates), len(head.answer_counts))
 
     # 2. Answer types (from every question we have) and 3. the language model (text questions).
@@ -876,7 +916,10 @@ def fit_head(
     # 4a. Yes/no.
     yn = [i for i, flag in enumerate(is_yesno) if flag]
     stack = lambda idx, attr: torch.stack([getattr(items[i], attr) for i in idx])  # noqa: E731
-    feats = yesno_features(stack(yn, "image"), stack(yn, "question"), stack(yn, "subject"), head.mean_image, emb_en)
+    langs = lambda qs: ["ru" if q.lang == "ru" else "en" for q in qs]  # noqa: E731
+    feats = answerer.yesno_inputs([items[i] for i in yn], langs([train_qs[i] for i in yn]))
+    # What a yes/no question gets when the run has no detector: the training mean of the evidence.
+    head.evidence_mean = feats[:, N_SCALAR + 3 * trunk.embed_dim :].mean(0) if len(yn) else None
     labels = torch.tensor([float(train_qs[i].answers[0] in ("yes", "да")) for i in yn])
     pairs = [stack(yn, "subject"), stack(yn, "image")[:, 0] - head.mean_image, torch.zeros(0, 1), torch.zeros(0, 1)]
     extra = None
@@ -888,10 +931,7 @@ def fit_head(
         if syn:
             sparsed, sitems = embed_questions(cache, syn)
             cache.save()
-            s_feats = yesno_features(
-                torch.stack([e.image for e in sitems]), torch.stack([e.question for e in sitems]),
-                torch.stack([e.subject for e in sitems]), head.mean_image, emb_en,
-            )  # fmt: skip
+            s_feats = answerer.yesno_inputs(sitems, langs(syn))
             s_labels = torch.tensor([float(q.answers[0] in ("yes", "да")) for q in syn])
             extra = (s_feats, s_labels, [q.image.name for q in syn])
             pairs[2] = torch.stack([e.subject for e in sitems])
@@ -916,7 +956,7 @@ def fit_head(
     # 4b. Open answers.
     op = [i for i, flag in enumerate(is_open) if flag]
     rows = open_training_rows(answerer, [parsed[i] for i in op], [items[i] for i in op], [train_qs[i] for i in op])
-    start = torch.tensor([0.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0])
+    start = torch.tensor([0.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0] + [1.0] * len(OPEN_EVIDENCE))
     open_cv = cross_validate_open(rows, start, en, [train_qs[i] for i in op]) if rows else {}
     head.open_w = fit_open_weights(rows, start, torch.ones(N_OPEN))
     head.prior_open_w = fit_open_weights(rows, start, torch.ones(N_OPEN) - open_image_mask())
@@ -930,7 +970,7 @@ def fit_head(
 
     # Held-out evaluation (never used for any choice above).
     scores: dict[str, dict[str, float]] = {}
-    prior_answerer = Answerer(head.prior_only(), candidates, emb_en, emb_ru)
+    prior_answerer = Answerer(head.prior_only(), candidates, emb_en, emb_ru, class_emb)
     for name, qs in heldout.items():
         hp, hi = embed_questions(cache, qs)
         scores[name] = {
@@ -965,6 +1005,7 @@ def fit_head(
             "sources": {k: [str(p) for p in v] for k, v in sources.items()},
         },
         "heldout_split": f"sha1(file_name) mod {HELDOUT_MOD} < {HELDOUT_BELOW} (by image); eval sets scored whole",
+        "detector": detector_key(cache.detections.config) if cache.detections is not None else None,
         "train_questions": {
             "yesno": len(yn),
             "open": len(op),
