@@ -31,7 +31,7 @@ from core.errors import InputError
 from core.heads import find_head
 from core.io import find_task_dir, load_image, model_safe_text, read_request, resolve_input_file
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
-from plugins.vqa.evidence import wants_detections
+from plugins.vqa.evidence import DETECTOR_SIZE, wants_detections
 from plugins.vqa.question import ParsedQuestion, QType, detect_language, parse_question
 
 N_REGIONS = 6  # rows of ``head.region_pool``
@@ -219,7 +219,8 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         todo_rows = [r for r, image in enumerate(batch.rgb) if image is not None]
         if loaded.detector is not None and todo_rows:
             # Each image once, in one batched call, however many questions ask about it.
-            found = dict(zip(todo_rows, loaded.detector.detect([batch.rgb[r] for r in todo_rows]), strict=True))
+            images_in = [batch.rgb[r] for r in todo_rows]
+            found = dict(zip(todo_rows, loaded.detector.detect(images_in, input_size=DETECTOR_SIZE), strict=True))
         texts = list(
             dict.fromkeys(t for p in batch.parsed if p is not None for t in (p.text, p.subject or p.text, *p.choices))
         )

@@ -16,15 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plugins.vqa.evidence import DETECTOR_SIZE
+
 if TYPE_CHECKING:
     from core.detector import Detections
 
 log = logging.getLogger(__name__)
-
-# The input size the head's evidence is made at: VQA images are small (224 x 224 in every
-# dev set), so 256, the smallest multiple of 32 above them, letterboxes them almost unscaled
-# at 0.25 of the cost of the default 416 (bench/vqa.py --detector-sizes has the comparison).
-DETECTOR_SIZE = 256
 
 
 def detector_key(config: Any) -> str:
