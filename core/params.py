@@ -79,15 +79,44 @@ def _is_plugin_object(value: Any) -> bool:
     return type(value).__module__.startswith("plugins")
 
 
-def count(tasks: Sequence[Task], trunk: Trunk) -> dict[str, Any]:
-    """``{"shared": M, "total": N, "ratio": M/N, "per_task": {name: own}}``."""
+def count(tasks: Sequence[Task], trunk: Trunk, *, detector: Any = None) -> dict[str, Any]:
+    """``{"shared": M, "total": N, "ratio": M/N, "per_task": {name: own}, "detector": {...}}``.
+
+    The shared detector (``core.detector``), when a task declares it, is built once and
+    counted once in N, beside the trunk: it serves only the tasks that declare it, so it is
+    not part of M, which every task shares. ``detector`` replaces the real one (tests).
+    """
     shared = trunk.num_parameters()
+    users = [task.name for task in tasks if getattr(task.info, "needs_detector", False)]
+    if users and detector is None:
+        from core.detector import load_detector
+
+        detector = load_detector()
     per_task = {}
     for task in tasks:
-        task.setup(trunk)
-        per_task[task.name] = task_parameters(task, trunk)
-    total = shared + sum(per_task.values())
-    return {"shared": shared, "total": total, "ratio": shared / total if total else 0.0, "per_task": per_task}
+        if task.name in users:
+            task.setup(trunk, detector=detector)  # type: ignore[call-arg]
+        else:
+            task.setup(trunk)
+        per_task[task.name] = task_parameters(task, trunk)  # the detector is not the task's own: counted below
+    own_detector = _detector_parameters(detector) if users else 0
+    total = shared + own_detector + sum(per_task.values())
+    return {
+        "shared": shared,
+        "total": total,
+        "ratio": shared / total if total else 0.0,
+        "per_task": per_task,
+        "detector": {"parameters": own_detector, "tasks": users},
+    }
+
+
+def _detector_parameters(detector: Any) -> int:
+    """The detector's weights: its ``num_parameters()`` or those of the modules it holds."""
+    counter = getattr(detector, "num_parameters", None)
+    if callable(counter):
+        return int(counter())
+    modules = [v for v in vars(detector).values() if hasattr(v, "parameters")] if hasattr(detector, "__dict__") else []
+    return sum(p.numel() for m in modules for p in m.parameters())
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +244,9 @@ def format_count(result: Mapping[str, Any]) -> list[str]:
     """``count``'s result as lines: M, each task's own weights, N, M/N."""
     lines = [f"shared trunk M = {result['shared']:,}"]
     lines += [f"  {name:6s} own  = {own:,}" for name, own in result["per_task"].items()]
+    det = result.get("detector") or {}
+    if det.get("parameters"):
+        lines.append(f"shared detector  = {det['parameters']:,}  (used by {', '.join(det['tasks'])}; in N, not in M)")
     lines.append(f"all tasks    N = {result['total']:,}")
     lines.append(f"M / N          = {result['ratio']:.3f}  (the rules ask for >= 0.3)")
     return lines

@@ -138,6 +138,9 @@ class NanoDet:
         self._torch = torch
         self.classes = coco_classes()
 
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self._net.parameters())
+
     def detect(self, images: Sequence[np.ndarray | Image.Image], *, input_size: int | None = None) -> list[Detections]:
         from core.detector.nanodet import decode, letterbox
 

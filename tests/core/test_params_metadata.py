@@ -48,3 +48,27 @@ def test_counts_own_modules_once_and_never_the_trunk() -> None:
     assert result["shared"] == trunk.num_parameters()
     assert result["total"] == result["shared"] + sum(result["per_task"].values())
     assert abs(result["ratio"] - result["shared"] / result["total"]) < 1e-12
+
+
+def test_the_shared_detector_counts_once_in_n_and_not_in_m() -> None:
+    import dataclasses
+
+    from core.testing import FakeDetector
+
+    class _Seeing(_HeadTask):
+        name = "seeing"
+        info = dataclasses.replace(_HeadTask.info, name="seeing", needs_detector=True)
+
+        def setup(self, trunk, detector=None):  # noqa: ANN001
+            assert detector is not None
+            super().setup(trunk)
+
+    class _Counted(FakeDetector):
+        def num_parameters(self) -> int:
+            return 1000
+
+    trunk = make_fake_trunk()
+    result = count([_Seeing(), _Seeing(), EchoTask()], trunk, detector=_Counted())
+    assert result["detector"] == {"parameters": 1000, "tasks": ["seeing", "seeing"]}
+    assert result["shared"] == trunk.num_parameters()
+    assert result["total"] == result["shared"] + 1000 + sum(result["per_task"].values())
