@@ -140,8 +140,8 @@ def tf_outputs(tf_python: str, model: dict, blob: bytes, x: np.ndarray) -> dict[
         (Path(tmp) / "nanodet.json").write_text(json.dumps(model))
         (Path(tmp) / "nanodet.bin").write_bytes(blob)
         np.save(Path(tmp) / "x.npy", x)
-        script = Path(__file__).with_name("tf_reference.py")
-        subprocess.run([tf_python, str(script), tmp, "nanodet", f"{tmp}/x.npy", f"{tmp}/out.npz"], check=True)
+        cmd = [tf_python, "-m", "detector_import.tf_reference", tmp, "nanodet", f"{tmp}/x.npy", f"{tmp}/out.npz"]
+        subprocess.run(cmd, check=True, cwd=ROOT)
         with np.load(f"{tmp}/out.npz") as out:
             return dict(out)
 

@@ -1,8 +1,9 @@
 """The TensorFlow reference of a TF.js graph model: run ``model.json`` + its ``.bin`` with TensorFlow.
 
-Runs in a separate environment that has ``tensorflow-cpu`` (nothing else of this project)::
+Runs in a separate environment that has ``tensorflow-cpu`` and numpy (not torch), from the
+repository root::
 
-    python detector_import/tf_reference.py MODEL_DIR NAME INPUT.npy OUT.npz
+    python -m detector_import.tf_reference MODEL_DIR NAME INPUT.npy OUT.npz
 
 ``MODEL_DIR/NAME.json`` is read as a GraphDef; its Const values come from the weights
 manifest (float16-quantised weights are widened to float32, as TF.js does on load); the
@@ -16,6 +17,8 @@ import sys
 
 import numpy as np
 
+from detector_import.nanodet import decode_weights
+
 
 def main(model_dir: str, name: str, input_path: str, out_path: str) -> None:
     import tensorflow as tf
@@ -24,14 +27,7 @@ def main(model_dir: str, name: str, input_path: str, out_path: str) -> None:
     with open(f"{model_dir}/{name}.json") as f:
         model = json.load(f)
     with open(f"{model_dir}/{name}.bin", "rb") as f:
-        blob = f.read()
-    values, offset = {}, 0
-    for w in model["weightsManifest"][0]["weights"]:
-        n = int(np.prod(w["shape"])) if w["shape"] else 1
-        q = w.get("quantization")
-        dtype = np.dtype(q["dtype"] if q else w["dtype"])
-        values[w["name"]] = np.frombuffer(blob, dtype, n, offset).reshape(w["shape"])
-        offset += n * dtype.itemsize
+        values = decode_weights(model, f.read())
     graph_def = tf.compat.v1.GraphDef()
     json_format.ParseDict(model["modelTopology"], graph_def, ignore_unknown_fields=True)
     for node in graph_def.node:
