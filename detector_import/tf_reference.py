@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from detector_import.nanodet import decode_weights
+from detector_import.tfjs import decode_weights
 
 
 def main(model_dir: str, name: str, input_path: str, out_path: str) -> None:

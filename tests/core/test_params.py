@@ -67,7 +67,7 @@ def test_ablation_runs_run_py_twice_and_says_what_each_task_uses_the_trunk_for(
     assert params.main(argv, registry, run_script=REPO / "run.py") == 0
     result = json.loads(capsys.readouterr().out)
 
-    assert set(result) == {"shared", "total", "ratio", "per_task", "ablation"}  # M, N, M/N as without it
+    assert set(result) == {"shared", "total", "ratio", "per_task", "detector", "ablation"}  # M, N, M/N as without it
     assert result["ratio"] == pytest.approx(result["shared"] / result["total"])
     assert [(c[0], c[1], c[c.index("--ablate-trunk") + 1]) for c in commands] == [
         (sys.executable, str(REPO / "run.py"), "none"),
