@@ -106,10 +106,15 @@ class DetectorConfig:
     batch_size: int = 8
 
     def __post_init__(self) -> None:
-        if self.input_size < 32 or self.input_size % 32:
-            raise DetectorError(f"detector input size must be a positive multiple of 32, got {self.input_size}")
+        _check_input_size(self.input_size)
         if self.batch_size < 1:
             raise DetectorError(f"detector batch size must be positive, got {self.batch_size}")
+
+
+def _check_input_size(size: int) -> int:
+    if size < 32 or size % 32:
+        raise DetectorError(f"detector input size must be a positive multiple of 32, got {size}")
+    return size
 
 
 class NanoDet:
@@ -144,9 +149,7 @@ class NanoDet:
     def detect(self, images: Sequence[np.ndarray | Image.Image], *, input_size: int | None = None) -> list[Detections]:
         from core.detector.nanodet import decode, letterbox
 
-        size, out = input_size or self.config.input_size, []
-        if size < 32 or size % 32:
-            raise DetectorError(f"detector input size must be a positive multiple of 32, got {size}")
+        size, out = _check_input_size(input_size or self.config.input_size), []
         for start in range(0, len(images), self.config.batch_size):
             chunk = [_rgb_array(image) for image in images[start : start + self.config.batch_size]]
             inputs, boxes = zip(*(letterbox(image, size) for image in chunk), strict=True) if chunk else ((), ())
@@ -175,8 +178,8 @@ def load_detector(config: DetectorConfig | None = None) -> Detector:
 class SharedDetector:
     """The run's one detector, built on first use and shared by every task (and thread) that asks.
 
-    A build that fails raises the same ``DetectorError`` to every later caller, without
-    trying again: the tasks that need it then fail their setup under the runner's policy.
+    A build that fails raises a ``DetectorError`` to every later caller, without trying
+    again: the runner logs it and sets the tasks that asked up with ``detector=None``.
     """
 
     def __init__(self, config: DetectorConfig | None = None, *, factory: Any = None) -> None:

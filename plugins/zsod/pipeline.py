@@ -138,15 +138,18 @@ def region_data(
     tokens: Any,
     grounding: torch.nn.Module | None = None,
     deltas: Sequence[float] | None = None,
+    texts: torch.Tensor | None = None,
 ) -> RegionData:
     """Everything the scorers need for one image (``boxes`` in loaded-image pixels).
 
     With a ``grounding`` head, each phrase's map components (``map_boxes``) join the proposals.
+    ``texts``: ``trunk.encode_texts(tokens)`` when the caller has it already.
     """
     import torch
 
     fmaps = trunk.image_feature_maps(pixels.unsqueeze(0))
-    texts = trunk.encode_texts(tokens) if tokens is not None else torch.zeros(0, trunk.embed_dim)
+    if texts is None:
+        texts = trunk.encode_texts(tokens) if tokens is not None else torch.zeros(0, trunk.embed_dim)
     image = trunk.encode_images(whole.unsqueeze(0))[0]
     boxes, pooled, regions = regions_of(
         trunk, fmaps.maps[-1], fmaps.strides[-1], image_size, boxes, texts, grounding, deltas
@@ -249,8 +252,11 @@ class Scores(NamedTuple):
     probs: np.ndarray  # [M, P]
 
 
-def score_image(item: Any, trunk: Trunk, verifier: Any, background: torch.Tensor | None) -> Scores:
-    """Box-phrase probabilities for one preprocessed image (``plugins.zsod.task.ImageItem``).
+def score_image(
+    item: Any, trunk: Trunk, verifier: Any, background: torch.Tensor | None, texts: torch.Tensor | None = None
+) -> Scores:
+    """Box-phrase probabilities for one preprocessed image (``plugins.zsod.task.ImageItem``);
+    ``texts``: its phrases' ``trunk.encode_texts`` when the caller has them already.
 
     With ``verifier`` (``plugins.zsod.verifier.Verifier``): grounding-head logits -> stage-1
     features -> stage 1 (-> stage 2 over crops when the heads have one). Without: the
@@ -259,7 +265,7 @@ def score_image(item: Any, trunk: Trunk, verifier: Any, background: torch.Tensor
     from plugins.zsod.verifier import pair_features, sigmoid
 
     grounding = verifier.grounding if verifier is not None else None
-    data = region_data(trunk, item.image.size, item.pixels, item.whole, item.boxes, item.tokens, grounding)
+    data = region_data(trunk, item.image.size, item.pixels, item.whole, item.boxes, item.tokens, grounding, texts=texts)
     n, p = len(data.boxes), len(item.phrases)
     if n == 0 or p == 0 or item.tokens is None:
         return Scores(data.boxes, np.zeros((n, p), np.float32))

@@ -265,15 +265,17 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                 out.append(None)
                 continue
             detections = next(found, None)
-            detected = self._detected(item, trunk, detections) if detections is not None else None
+            texts = trunk.encode_texts(item.tokens) if item.tokens is not None else None  # once for both scorers
+            detected = self._detected(item, trunk, detections, texts) if detections is not None else None
             if loaded.yolo is not None:
                 item = item._replace(boxes=np.concatenate([item.boxes, loaded.yolo.boxes(item.image)]))
-            scores = score_image(item, trunk, loaded.verifier, loaded.background)
+            scores = score_image(item, trunk, loaded.verifier, loaded.background, texts)
             out.append(Scored(scores.boxes, scores.probs, item.geometry, detected))
         return out
 
-    def _detected(self, item: ImageItem, trunk: Trunk, detections: Any) -> Detected | None:
-        """The phrases' classes by the text tower, and the trunk's crop cosines of their candidates."""
+    def _detected(self, item: ImageItem, trunk: Trunk, detections: Any, texts: Any) -> Detected | None:
+        """The phrases' classes by the text tower, and the trunk's crop cosines of their candidates
+        (``texts``: the phrases' ``trunk.encode_texts``)."""
         import torch
 
         from plugins.zsod.detected import candidate_crops, crop_cosines
@@ -285,9 +287,8 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         emb = trunk.encode_texts(q.tokens)
         starts = np.cumsum((0, *q.counts))
         matches = tuple(
-            class_match([emb[starts[j] : starts[j + 1]]], [q.together[j]], classes)[0] for j in range(len(q.counts))
+            class_match([emb[starts[j] : starts[j + 1]] for j in range(len(q.counts))], q.together, classes)
         )
-        texts = trunk.encode_texts(item.tokens)
         labels_of = torch.as_tensor([max(m.label, 0) for m in matches])
         phrase_cos = (texts * classes[labels_of]).sum(-1).float().numpy()
         described = [not (q.bare[j] and phrase_cos[j] >= self.rule.bare_cos) for j in range(len(matches))]
