@@ -104,6 +104,14 @@ def _node_text(src: bytes, node: Any) -> str:
     return src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
+def _nested(method: Any) -> bool:
+    """Is ``method`` inside another method (an anonymous class's ``get``, a local class's)?"""
+    up = method.parent
+    while up is not None and up.type != "method_declaration":
+        up = up.parent
+    return up is not None
+
+
 def signature(java: str) -> Signature | None:
     """The entry point: the last method that is not ``main``; None when its types are not supported."""
     src = f"{_WRAPPER} {java} }}".encode()
@@ -114,6 +122,7 @@ def signature(java: str) -> Signature | None:
         if n.type == "method_declaration"
         and n.child_by_field_name("name") is not None
         and _node_text(src, n.child_by_field_name("name")) != "main"
+        and not _nested(n)
     ]
     if not methods:
         return None

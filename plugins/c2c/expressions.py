@@ -401,6 +401,8 @@ class ExpressionsMixin:
             return [*a[0], "in", *o]
         if name == "containsValue" and len(a) == 1:
             return [*a[0], "in", *o, ".", "values", "(", ")"]
+        if name == "get" and len(a) == 1 and obj.type == "identifier" and self.text(obj) in self.st.map_defaults:
+            return [*o, ".", "get", "(", *a[0], ",", *self.st.map_defaults[self.text(obj)], ")"]
         if name == "get" and len(a) == 1 and base in MAP_TYPES and _null_can_flow(node):
             return [*o, ".", "get", "(", *a[0], ")"]  # Java's get gives null for a missing key
         if name == "get" and len(a) == 1 and (base in MAP_TYPES | COLLECTION_TYPES or otype == "?"):

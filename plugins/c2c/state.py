@@ -78,6 +78,7 @@ class TranslationState:
     read_mode: str = ""  # how the program reads stdin: "", "tokens", "lines", "mixed"
     labels: list = field(default_factory=list)  # labelled loops with a nested `break label` (PROGRAM)
     joiners: dict[str, list[Tokens]] = field(default_factory=dict)  # StringJoiner variables: separator, affixes
+    map_defaults: dict[str, Tokens] = field(default_factory=dict)  # map variables whose `get` has a default
     threads: set[str] = field(default_factory=set)  # `Thread` variables whose runnable ran in place
     sb_return: str | None = None  # the StringBuilder out-parameter the current method returns
     builders: set[str] | None = None  # the main class's StringBuilder fields (computed once)

@@ -23,6 +23,7 @@ from plugins.c2c.syntax import (
     _walk,
     has_own_continue,
     local_names,
+    map_get_default,
     read_after,
 )
 
@@ -189,6 +190,12 @@ class StatementsMixin:
             value = decl.child_by_field_name("value")
             if value is None:
                 continue
+            default = map_get_default(value) if value.type == "object_creation_expression" else None
+            if default is not None:  # an anonymous map whose `get` gives a value for a missing key
+                self.st.map_defaults[name] = self.expr(default)
+                self._simple(level, [name, "=", "{", "}"])
+                continue
+            self.st.map_defaults.pop(name, None)
             self._simple(level, [name, "=", *self._value(value, vtype)])
 
     def _value(self, value: Node, vtype: str) -> Tokens:

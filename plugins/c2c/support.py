@@ -88,9 +88,20 @@ def findMin ( arr , n = None ) :
 def findMax ( arr , n = None ) :
     return max ( arr [ : n ] ) if isinstance ( arr , list ) else max ( arr , n )
 """,
+    # modular power by squaring, as GeeksforGeeks' power(x, y, p): not `pow ( x , y , p )`, which
+    # TransCoder's scripts shadow with math.pow (two arguments) by their `from math import *`
     "power": """
 def power ( x , y , p = None ) :
-    return x ** y if p is None else pow ( x , y , p )
+    if p is None :
+        return x ** y
+    res = 1
+    x = x % p
+    while y > 0 :
+        if y & 1 :
+            res = res * x % p
+        y = y >> 1
+        x = x * x % p
+    return res
 """,
     "factorial": """
 def factorial ( n ) :

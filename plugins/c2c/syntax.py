@@ -241,3 +241,88 @@ def serialize(lines: Sequence[tuple[int, Tokens]]) -> Tokens:
         out += [*toks, NEW_LINE]
     out += [DEDENT] * level
     return out
+
+
+def _unparenthesized(node: Node | None) -> Node | None:
+    while node is not None and node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return node
+
+
+def _is_super_get(node: Node | None, key: bytes) -> bool:
+    """Is ``node`` ``super . get ( key )``?"""
+    node = _unparenthesized(node)
+    if node is None or node.type != "method_invocation":
+        return False
+    obj, name, args = (node.child_by_field_name(f) for f in ("object", "name", "arguments"))
+    return (
+        obj is not None
+        and obj.type == "super"
+        and name is not None
+        and name.text == b"get"
+        and args is not None
+        and [a.text for a in args.named_children] == [key]
+    )
+
+
+def _is_contains_key(node: Node | None, key: bytes) -> bool:
+    """Is ``node`` ``containsKey ( key )`` (or ``this`` / ``super . containsKey ( key )``)?"""
+    node = _unparenthesized(node)
+    if node is None or node.type != "method_invocation":
+        return False
+    obj, name, args = (node.child_by_field_name(f) for f in ("object", "name", "arguments"))
+    return (
+        (obj is None or obj.type in ("this", "super"))
+        and name is not None
+        and name.text == b"containsKey"
+        and args is not None
+        and [a.text for a in args.named_children] == [key]
+    )
+
+
+def map_get_default(node: Node) -> Node | None:
+    """``new HashMap < K , V > ( ) { public V get ( Object key ) { ... } }`` whose ``get`` gives a value
+    for a missing key instead of null: that value's expression, else None.
+
+    The override's body is ``if ( ! containsKey ( key ) ) return D ; return super . get ( key ) ;``
+    or ``return containsKey ( key ) ? super . get ( key ) : D ;``.
+    """
+    body = next((c for c in node.named_children if c.type == "class_body"), None)
+    members = [c for c in body.named_children if c.type not in ("line_comment", "block_comment")] if body else []
+    if len(members) != 1 or members[0].type != "method_declaration":
+        return None
+    method = members[0]
+    name, params, block = (method.child_by_field_name(f) for f in ("name", "parameters", "body"))
+    formal = [p for p in params.named_children if p.type == "formal_parameter"] if params is not None else []
+    if name is None or name.text != b"get" or len(formal) != 1 or block is None:
+        return None
+    key_node = formal[0].child_by_field_name("name")
+    key = key_node.text if key_node is not None and key_node.text is not None else b""
+    stmts = [c for c in block.named_children if c.type not in ("line_comment", "block_comment")]
+    if len(stmts) == 1 and stmts[0].type == "return_statement" and stmts[0].named_children:
+        ternary = _unparenthesized(stmts[0].named_children[0])
+        if ternary is not None and ternary.type == "ternary_expression":
+            cond, then, other = (ternary.child_by_field_name(f) for f in ("condition", "consequence", "alternative"))
+            if _is_contains_key(cond, key) and _is_super_get(then, key):
+                return other
+        return None
+    if len(stmts) != 2 or stmts[0].type != "if_statement" or stmts[1].type != "return_statement":
+        return None
+    cond = _unparenthesized(stmts[0].child_by_field_name("condition"))
+    then = stmts[0].child_by_field_name("consequence")
+    if then is not None and then.type == "block" and len(then.named_children) == 1:
+        then = then.named_children[0]
+    if (
+        cond is None
+        or cond.type != "unary_expression"
+        or stmts[0].child_by_field_name("alternative") is not None
+        or then is None
+        or then.type != "return_statement"
+        or not then.named_children
+        or not stmts[1].named_children
+    ):
+        return None
+    negated = cond.child_by_field_name("operand")
+    if cond.child_by_field_name("operator").type != "!" or not _is_contains_key(negated, key):
+        return None
+    return then.named_children[0] if _is_super_get(stmts[1].named_children[0], key) else None

@@ -102,6 +102,10 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
             merged_tree = _parser().parse(merged)
             if not merged_tree.root_node.has_error:  # the split tokens were shifts, not closing generics
                 self.st.src, tree = merged, merged_tree
+        if tree.root_node.has_error:
+            whole = _complete_members(tree.root_node, self.st.src)
+            if whole is not None:
+                self.st.src, tree = whole
         body = self._wrapper_body(tree.root_node)
         if body is None:  # the wrapper did not survive the parse: translate whatever parsed
             body = tree.root_node
@@ -194,6 +198,27 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
         toks = [t for t in text.split() if t not in ("{", "}", ";")]
         if toks:
             self._emit(level, toks)
+
+
+_MEMBERS = ("method_declaration", "constructor_declaration", "field_declaration", "class_declaration")
+
+
+def _complete_members(root: Node, src: bytes) -> tuple[bytes, Any] | None:
+    """A request cut off inside its last member (a string literal left open, a block never closed):
+    the members before that one, in the wrapper, when they parse cleanly; else None."""
+    found: list[Node] = []
+    for top in root.named_children:
+        if top.type in _MEMBERS and top.start_byte >= len(_WRAPPER):
+            found.append(top)
+            continue
+        body = top.child_by_field_name("body") if top.type == "class_declaration" else None
+        found += (body or top).named_children  # the wrapper's members, or what an ERROR node holds
+    ends = [n.end_byte for n in found if n.type in _MEMBERS and not n.has_error and n.start_byte >= len(_WRAPPER)]
+    if not ends or max(ends) >= len(src) - 2:
+        return None
+    cut = src[: max(ends)] + b" }"
+    tree = _parser().parse(cut)
+    return None if tree.root_node.has_error else (cut, tree)
 
 
 _QUALIFIED = re.compile(

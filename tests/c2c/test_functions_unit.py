@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from plugins.c2c.detok import detokenize
 from plugins.c2c.translate import translate
 
@@ -188,3 +190,40 @@ def test_math_floor_div_mod_signum() -> None:
 def test_set_with_initial_capacity_and_sorted_set_ends() -> None:
     java = "static int solveIt ( int [ ] a , int cap ) { HashSet < Integer > s = new HashSet < > ( cap ) ; TreeSet < Integer > t = new TreeSet < > ( ) ; for ( int x : a ) { s . add ( x ) ; t . add ( x ) ; } return s . size ( ) * 100 + t . first ( ) * 10 + t . last ( ) ; }"
     assert unit(java, [3, 1, 3, 2], 10) == 300 + 10 + 3
+
+
+def java_returns(java: str, *params: list[Any]) -> list[Any]:
+    """What the Java function returns on each parameter list (the oracle, ``bench.c2c_exec_check``)."""
+    from bench.c2c_exec_check import run_java, signature
+
+    sig = signature(java)
+    assert sig is not None
+    results = run_java({"f": (java, sig, [list(p) for p in params])})["f"]["results"]
+    return [r["ret"] for r in results]
+
+
+@pytest.mark.usefixtures("jdk")
+def test_anonymous_map_whose_get_has_a_default() -> None:
+    # `new HashMap < > ( ) { get ( key ) { if ( ! containsKey ( key ) ) return 0 ; return super . get ( key ) ; } }`
+    java = "static int countDistinctWindows ( int arr [ ] , int n ) { HashMap < Integer , Integer > vis = new HashMap < Integer , Integer > ( ) { @ Override public Integer get ( Object key ) { if ( ! containsKey ( key ) ) return 0 ; return super . get ( key ) ; } } ; for ( int i = 0 ; i < n ; ++ i ) vis . put ( arr [ i ] , 1 ) ; int k = vis . size ( ) ; vis . clear ( ) ; int ans = 0 , right = 0 , window = 0 ; for ( int left = 0 ; left < n ; ++ left ) { while ( right < n && window < k ) { vis . put ( arr [ right ] , vis . get ( arr [ right ] ) + 1 ) ; if ( vis . get ( arr [ right ] ) == 1 ) ++ window ; ++ right ; } if ( window == k ) ans += ( n - right + 1 ) ; vis . put ( arr [ left ] , vis . get ( arr [ left ] ) - 1 ) ; if ( vis . get ( arr [ left ] ) == 0 ) -- window ; } return ans ; }"
+    ternary = "static int solveIt ( int [ ] a ) { Map < Integer , Integer > m = new HashMap < > ( ) { public Integer get ( Object key ) { return containsKey ( key ) ? super . get ( key ) : - 1 ; } } ; for ( int x : a ) m . put ( x , m . get ( x ) + 2 ) ; return m . get ( a [ 0 ] ) * 100 + m . size ( ) ; }"
+    params = [[[2, 1, 3, 2, 3], 5], [[13, 39, 49, 13], 4], [[7], 1]]
+    assert [unit(java, *p) for p in params] == java_returns(java, *params)
+    assert [unit(ternary, *p) for p in ([[4, 4, 5]], [[9]])] == java_returns(ternary, [[4, 4, 5]], [[9]])
+    assert "containsKey" not in translate(java) and "def get" not in translate(java)
+
+
+@pytest.mark.usefixtures("jdk")
+def test_undefined_modular_power_under_the_scripts_math_import() -> None:
+    # TransCoder's header does `from math import *`: a bare `pow ( x , y , p )` is math.pow there
+    java = "static int solveIt ( int A , int B , int C , int M ) { int res = power ( B , C , M - 1 ) ; return power ( A , res , M ) ; }"
+    gfg_power = "static int power ( int x , int y , int p ) { int res = 1 ; x = x % p ; while ( y > 0 ) { if ( ( y & 1 ) == 1 ) res = ( res * x ) % p ; y = y >> 1 ; x = ( x * x ) % p ; } return res ; } "
+    params = [[49, 7, 63, 7], [31, 75, 82, 61], [2, 10, 0, 13], [5, 3, 4, 2]]
+    assert [unit(java, *p) for p in params] == java_returns(gfg_power + java, *params)
+
+
+def test_request_cut_off_inside_its_last_member() -> None:
+    # the function is whole; the `main` after it stops inside a string literal (a `}` in a string)
+    java = "static int countOpen ( String s ) { int n = 0 ; for ( int i = 0 ; i < s . length ( ) ; i ++ ) if ( s . charAt ( i ) == ' { ' ) n ++ ; return n ; } public static void main ( String [ ] args ) { String expr = \" } }"
+    assert translate(java).startswith("def countOpen (")
+    assert unit(java, "{a{}") == 2
