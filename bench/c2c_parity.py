@@ -3,9 +3,10 @@
     python -m bench.c2c_parity --save /work/cache/c2c/before.json      # before a refactor
     python -m bench.c2c_parity --compare /work/cache/c2c/before.json   # after: exact string comparison
 
-Every program of ``c2c_avatar_valid``, ``c2c_transcoder_valid`` and ``c2c_train``
-is translated with the default style and with each style variant the selector
-chooses among, so a refactor that changes any output shows up here.
+Every program of ``fb_sample``, ``c2c_avatar_valid``, ``c2c_transcoder_valid``,
+``c2c_programs_dev`` and ``c2c_train`` is translated with the default style and with
+each style variant the selector chooses among, so a refactor that changes any output
+shows up here.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ DATA = REPO.parent / "shared" / "data"
 
 
 def programs(data: Path = DATA) -> dict[str, str]:
-    """Every Java program of the three sets, keyed ``set/id``."""
+    """Every Java program of the sets, keyed ``set/id``."""
     out: dict[str, str] = {}
-    for name in ("c2c_avatar_valid", "c2c_transcoder_valid"):
+    for name in ("fb_sample", "c2c_avatar_valid", "c2c_transcoder_valid", "c2c_programs_dev"):
         req = json.loads((data / name / "input" / "C2C" / "requests.json").read_text(encoding="utf-8"))
         out.update({f"{name}/{k}": v for k, v in req.items()})
     with (data / "c2c_train" / "avatar_g4g_train.jsonl").open(encoding="utf-8") as fh:

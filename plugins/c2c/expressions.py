@@ -10,19 +10,14 @@ from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import (
     _MAX_CONST,
     _MIN_CONST,
-    _STRING_METHODS,
     COLLECTION_TYPES,
     CONCRETE_MAP_TYPES,
     FLOAT_TYPES,
     INT_TYPES,
-    MAP_TYPES,
-    OBJECT_CASTS,
-    QUEUE_TYPES,
     SET_TYPES,
-    SORTED_TYPES,
     array_fill,
 )
-from plugins.c2c.library import Call, emit_function
+from plugins.c2c.library import Call, emit_function, emit_instance
 from plugins.c2c.statements import _py_method_name
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.support import HELPERS, is_constant
@@ -46,21 +41,6 @@ _STATIC_CONSTANTS = {
 _TUPLE_CLASSES = {"Pair", "pair", "Point", "SimpleEntry", "Tuple"}
 _FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
 _TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
-# java.util.Random on a `random . Random ( )`: method -> (name without arguments, name with arguments)
-_RANDOM = {
-    "nextInt": (["randrange"], ["randrange"]),
-    "nextLong": (["randrange"], ["randrange"]),
-    "nextDouble": (["random"], ["uniform"]),
-    "nextFloat": (["random"], ["uniform"]),
-    "nextBoolean": (["random"], ["random"]),
-}
-_RANDOM_RANGE = {
-    "nextInt": ["-", "2", "**", "31", ",", "2", "**", "31"],
-    "nextLong": ["-", "2", "**", "63", ",", "2", "**", "63"],
-    "nextDouble": [],
-    "nextFloat": [],
-    "nextBoolean": [],
-}
 
 
 class ExpressionsMixin:
@@ -344,124 +324,14 @@ class ExpressionsMixin:
         if lib is not None:  # the Java library's static calls (library.py)
             return lib
         otype = self.type_of(obj)
-        base = _base_type(otype)
         if not a and name.startswith("get") and name[3:4].isupper():
             pair = self._tuple_field(obj, name[3:4].lower() + name[4:])
             if pair is not None:
                 return pair
         o = self.expr(obj)
-        if base == "Random" and name == "nextBoolean" and not a and self._undeclared_class(base):
-            return ["(", *o, ".", "random", "(", ")", "<", "0.5", ")"]  # random() alone is a float, always true
-        if base == "Random" and name in _RANDOM and self._undeclared_class(base):
-            return [*o, ".", *_RANDOM[name][len(a) > 0], "(", *flat, *(_RANDOM_RANGE[name] if not a else []), ")"]
-        if name == "indexOf" and len(a) == 1 and base in COLLECTION_TYPES:  # Java's -1 where list.index raises
-            return ["(", *o, ".", "index", "(", *a[0], ")", "if", *a[0], "in", *o, "else", "-", "1", ")"]
-        if name == "lastIndexOf" and len(a) == 1 and base in COLLECTION_TYPES:
-            last = ["len", "(", *o, ")", "-", "1", "-", *o, "[", ":", ":", "-", "1", "]", ".", "index", "(", *a[0], ")"]
-            return ["(", *last, "if", *a[0], "in", *o, "else", "-", "1", ")"]
-        if _is_stream(obj) and name in ("sum", "max", "min", "count") and not a:
-            return ["len" if name == "count" else name, "(", *o, ")"]
-        if name in ("getAsInt", "getAsLong", "getAsDouble") and not a:
-            return o
-        if name == "clone" and not a:
-            return [*o, ".", "copy", "(", ")"]
-        if name in ("iterator", "listIterator") and not a and self.policy.python_iterators:
-            return ["iter", "(", *o, ")"]  # `it . next ( )` is `next ( it )`; `while ( it . hasNext ( ) )` a for loop
-        if name == "next" and not a and self.policy.python_iterators and base in ("Iterator", "ListIterator"):
-            return ["next", "(", *o, ")"]
-        if name == "length" and not a:
-            return ["len", "(", *o, ")"]
-        if name == "charAt" and len(a) == 1:
-            return [*o, "[", *a[0], "]"]
-        if name == "equalsIgnoreCase" and len(a) == 1:
-            return [*o, ".", "lower", "(", ")", "==", *a[0], ".", "lower", "(", ")"]
-        if name == "concat" and len(a) == 1 and base == "String":
-            return ["(", *o, "+", *a[0], ")"]
-        if name in ("equals", "contentEquals") and len(a) == 1:
-            return [*o, "==", *a[0]]
-        if name == "compareTo" and len(a) == 1:
-            return ["(", *o, ">", *a[0], ")", "-", "(", *o, "<", *a[0], ")"]
-        if name in ("size",) and not a:
-            return ["len", "(", *o, ")"]
-        if name == "toArray" and not a:
-            return ["list", "(", *o, ")"]
-        if name in ("isEmpty", "empty") and not a:
-            return ["len", "(", *o, ")", "==", "0"]
-        if name == "toString" and not a:
-            return o if base in ("StringBuilder", "String") else ["str", "(", *o, ")"]
-        if name == "toCharArray" and not a:
-            return ["list", "(", *o, ")"]
-        if name == "reverse" and not a and base == "StringBuilder":
-            return [*o, "[", ":", ":", "-", "1", "]"]
-        if name == "reverse" and not a and obj.type == "object_creation_expression":
-            return [*o, "[", ":", ":", "-", "1", "]"]
-        if name == "substring" and 1 <= len(a) <= 2:
-            return [*o, "[", *a[0], ":", *(a[1] if len(a) == 2 else []), "]"]
-        if name in ("contains", "containsKey") and len(a) == 1:
-            return [*a[0], "in", *o]
-        if name == "containsValue" and len(a) == 1:
-            return [*a[0], "in", *o, ".", "values", "(", ")"]
-        if name == "get" and len(a) == 1 and obj.type == "identifier" and self.text(obj) in self.st.map_defaults:
-            return [*o, ".", "get", "(", *a[0], ",", *self.st.map_defaults[self.text(obj)], ")"]
-        if name == "get" and len(a) == 1 and base in MAP_TYPES and _null_can_flow(node):
-            return [*o, ".", "get", "(", *a[0], ")"]  # Java's get gives null for a missing key
-        if name == "get" and len(a) == 1 and (base in MAP_TYPES | COLLECTION_TYPES or otype == "?"):
-            return [*o, "[", *a[0], "]"]
-        if name == "getOrDefault" and len(a) == 2:
-            return [*o, ".", "get", "(", *flat, ")"]
-        if name == "add" and base in COLLECTION_TYPES | {"?"} and len(a) == 1:
-            return [*o, ".", "append", "(", *a[0], ")"]
-        if name in ("first", "firstKey", "last", "lastKey") and not a and base in SORTED_TYPES:  # min, max
-            return ["min" if name.startswith("first") else "max", "(", *o, ")"]
-        if name in ("addFirst", "offerFirst") and len(a) == 1:
-            return [*o, ".", "insert", "(", "0", ",", *a[0], ")"]
-        if name == "add" and len(a) == 2 and base in COLLECTION_TYPES:  # `list . add ( index , x )`
-            return [*o, ".", "insert", "(", *flat, ")"]
-        if name in ("elementAt", "get") and len(a) == 1 and base in COLLECTION_TYPES:
-            return [*o, "[", *a[0], "]"]
-        if name in ("push", "addLast", "offer", "offerLast") and len(a) == 1:
-            return [*o, ".", "append", "(", *a[0], ")"]
-        if name in ("pop", "removeLast", "pollLast") and not a:
-            return [*o, ".", "pop", "(", ")"]
-        if name in ("poll", "remove", "removeFirst", "pollFirst") and not a:
-            return [*o, ".", "pop", "(", "0", ")"]
-        if name == "peek" and not a and base in QUEUE_TYPES:  # a queue's head, where `poll` takes from
-            return [*o, "[", "0", "]"]
-        if name in ("peek", "peekLast", "getLast", "lastElement") and not a:
-            return [*o, "[", "-", "1", "]"]
-        if name in ("peekFirst", "getFirst", "firstElement", "element") and not a:
-            return [*o, "[", "0", "]"]
-        if (
-            name == "remove"
-            and len(a) == 1
-            and base in COLLECTION_TYPES
-            and _removes_object(args[0], self.type_of(args[0]))
-        ):
-            return [*o, ".", "remove", "(", *a[0], ")"]  # List.remove(Object), not remove(int index)
-        if name == "remove" and len(a) == 1 and base in MAP_TYPES and self.policy.whole_program:
-            return [*o, ".", "pop", "(", *a[0], ",", "None", ")"]  # Java's null for a missing key
-        if name == "remove" and len(a) == 1:
-            return (
-                [*o, ".", "pop", "(", *a[0], ")"]
-                if base in MAP_TYPES | COLLECTION_TYPES
-                else [*o, ".", "remove", "(", *a[0], ")"]
-            )
-        if name == "keySet" and not a:
-            return [*o, ".", "keys", "(", ")"]
-        if name == "values" and not a:
-            return [*o, ".", "values", "(", ")"]
-        if name == "entrySet" and not a:
-            return [*o, ".", "items", "(", ")"]
-        if name == "getKey" and not a:
-            return [*o, "[", "0", "]"]
-        if name == "getValue" and not a:
-            return [*o, "[", "1", "]"]
-        if name == "append" and len(a) == 1:
-            return [*o, "+", *self._as_str(args[0])]
-        if name in ("intValue", "longValue", "doubleValue") and not a:
-            return o
-        if name in _STRING_METHODS and base == "String":
-            return [*o, ".", _STRING_METHODS[name], "(", *flat, ")"]
+        inst = emit_instance(self, Call(node, obj, name, args, a=a, flat=flat, o=o, receiver=otype))
+        if inst is not None:  # the Java library's instance methods (library.py)
+            return inst
         return [*o, ".", name, "(", *flat, ")"]
 
     def _call_parts(self, node: Node) -> tuple[Node | None, str, list[Node]]:
@@ -481,54 +351,6 @@ class ExpressionsMixin:
         for i, arg in enumerate(args):
             out += ([","] if i else []) + self.expr(arg)
         return out
-
-
-def _is_stream(node: Node | None) -> bool:
-    """Is ``node`` a call ``Arrays . stream ( a )`` (translated to the list itself)?"""
-    if node is None or node.type != "method_invocation":
-        return False
-    obj, name = node.child_by_field_name("object"), node.child_by_field_name("name")
-    return obj is not None and name is not None and obj.text == b"Arrays" and name.text == b"stream"
-
-
-def _null_can_flow(node: Node) -> bool:
-    """Can a ``null`` from this call be observed (compared, stored, returned) rather than unboxed at once?
-
-    Where the value is unboxed (arithmetic, a comparison other than with ``null``) a missing
-    key fails in Java too, so ``m [ k ]`` is exact there; elsewhere it must be ``m . get ( k )``.
-    """
-    parent = node.parent
-    while parent is not None and parent.type == "parenthesized_expression":
-        parent = parent.parent
-    if parent is None:
-        return True
-    if parent.type == "binary_expression":
-        op = parent.child_by_field_name("operator")
-        if op is not None and op.type in ("==", "!="):
-            # with null, or another lookup (`m . get ( a ) == m . get ( b )`: both may be missing)
-            return any(c.type == "null_literal" or (c != node and _is_get(c)) for c in parent.named_children)
-        return False
-    if parent.type in ("array_access", "unary_expression", "update_expression", "method_invocation"):
-        return parent.type == "method_invocation" and parent.child_by_field_name("object") != node
-    return True
-
-
-def _is_get(node: Node) -> bool:
-    """Is ``node`` a one-argument ``x . get ( k )`` call?"""
-    name = node.child_by_field_name("name") if node.type == "method_invocation" else None
-    args = node.child_by_field_name("arguments")
-    return name is not None and name.text == b"get" and args is not None and len(args.named_children) == 1
-
-
-def _removes_object(arg: Node, arg_type: str) -> bool:
-    """Does ``list . remove ( arg )`` remove an element (not the one at an index)?"""
-    if arg.type == "cast_expression":
-        typ = arg.child_by_field_name("type")
-        return typ is not None and typ.text is not None and typ.text.decode() in OBJECT_CASTS
-    if arg.type == "method_invocation":
-        name = arg.child_by_field_name("name")
-        return name is not None and name.text == b"valueOf"
-    return arg_type in ("char", "String", "Character", "Integer")
 
 
 def _returned_ratio(node: Node, divisor: Node | None) -> bool:

@@ -21,10 +21,11 @@ up as Java does (``math.floor(x + 0.5)``), functions write ``round`` as their re
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from plugins.c2c.syntax import Tokens
+from plugins.c2c.java_types import COLLECTION_TYPES, MAP_TYPES, OBJECT_CASTS, QUEUE_TYPES, SORTED_TYPES
+from plugins.c2c.syntax import Tokens, _base_type, _plus_one
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -43,6 +44,8 @@ class Call:
     statement: bool = False  # asked by the statement rules: the call is a whole statement
     a: Sequence[Tokens] = ()  # the arguments, translated once (the expression rules); () elsewhere
     flat: Tokens = field(default_factory=list)  # ``a`` joined with commas
+    o: Tokens = field(default_factory=list)  # the receiver, translated once (``instance``); [] elsewhere
+    receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown), for ``instance``
 
 
 Emit = Callable[["Translator", Call], "Tokens | None"]
@@ -53,13 +56,16 @@ class Emitter:
     """One Java API's translation: ``function`` (shared), ``program`` (PROGRAM's own, tried first).
 
     The key's class is the receiver's name for static members (``Math . round``), and the receiver's
-    static type for ``method`` (``sb . trimToSize ( )`` of a StringBuilder ``sb``); ``new`` is the
-    constructor (``new BigDecimal ( s )``), asked with the type node as ``obj``.
+    static type for ``method`` and ``instance`` (``sb . trimToSize ( )`` of a StringBuilder ``sb``;
+    ``*``: any receiver, ``?``: one whose type is unknown); ``new`` is the constructor
+    (``new BigDecimal ( s )``), asked with the type node as ``obj``.
     """
 
     function: Emit | None = None
     program: Emit | None = None
     method: Emit | None = None  # PROGRAM: an instance method, the receiver an object of the class (static type)
+    instance: Emit | None = None  # both policies: an instance method of the class (static type; "*" any receiver)
+    stream: Emit | None = None  # PROGRAM: a stream pipeline's call (sources by name; steps under "Stream")
     constant: tuple[str, ...] = ()  # PROGRAM: a static field (``BigDecimal . ONE``) as these tokens
     returns: str = ""  # the result's Java type, for ``type_of`` (chained calls: ``a . add ( b ) . setScale``)
 
@@ -505,13 +511,652 @@ def _decimal_constant(value: str) -> tuple[str, ...]:
     return ("decimal", ".", "Decimal", "(", value, ")")
 
 
-def _entries(classes: Sequence[str], members: Sequence[str], emitter: Emitter) -> dict[tuple[str, str], Emitter]:
-    return {(cls, member): emitter for cls in classes for member in members}
+# -- instance methods of both policies (the receiver's static type; "*" any receiver) ---------------
+_STRING_METHODS = {
+    "toUpperCase": "upper",
+    "toLowerCase": "lower",
+    "trim": "strip",
+    "indexOf": "find",
+    "lastIndexOf": "rfind",
+    "startsWith": "startswith",
+    "endsWith": "endswith",
+    "split": "split",
+    "replace": "replace",
+}
+# java.util.Random on a `random . Random ( )`: method -> (name without arguments, name with arguments)
+_RANDOM = {
+    "nextInt": (["randrange"], ["randrange"]),
+    "nextLong": (["randrange"], ["randrange"]),
+    "nextDouble": (["random"], ["uniform"]),
+    "nextFloat": (["random"], ["uniform"]),
+    "nextBoolean": (["random"], ["random"]),
+}
+_RANDOM_RANGE = {
+    "nextInt": ["-", "2", "**", "31", ",", "2", "**", "31"],
+    "nextLong": ["-", "2", "**", "63", ",", "2", "**", "63"],
+    "nextDouble": [],
+    "nextFloat": [],
+    "nextBoolean": [],
+}
+_REVERSED = ["[", ":", ":", "-", "1", "]"]
+
+
+def _base(c: Call) -> str:
+    return _base_type(c.receiver)
+
+
+def _random_boolean(tr: Translator, c: Call) -> Tokens | None:
+    if c.a or not tr._undeclared_class(_base(c)):
+        return None
+    return ["(", *c.o, ".", "random", "(", ")", "<", "0.5", ")"]  # random() alone is a float, always true
+
+
+def _random_draw(tr: Translator, c: Call) -> Tokens | None:
+    if not tr._undeclared_class(_base(c)):
+        return None
+    return [*c.o, ".", *_RANDOM[c.name][len(c.a) > 0], "(", *c.flat, *(_RANDOM_RANGE[c.name] if not c.a else []), ")"]
+
+
+def _list_index_of(tr: Translator, c: Call) -> Tokens | None:
+    """Java's -1 where ``list.index`` raises."""
+    if len(c.a) != 1:
+        return None
+    return ["(", *c.o, ".", "index", "(", *c.a[0], ")", "if", *c.a[0], "in", *c.o, "else", "-", "1", ")"]
+
+
+def _list_last_index_of(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 1:
+        return None
+    last = ["len", "(", *c.o, ")", "-", "1", "-", *c.o, *_REVERSED, ".", "index", "(", *c.a[0], ")"]
+    return ["(", *last, "if", *c.a[0], "in", *c.o, "else", "-", "1", ")"]
+
+
+def _stream_reduction(tr: Translator, c: Call) -> Tokens | None:
+    """``Arrays . stream ( a ) . sum ( )``: the stream is the list itself."""
+    if c.a or not _is_arrays_stream(c.obj):
+        return None
+    return ["len" if c.name == "count" else c.name, "(", *c.o, ")"]
+
+
+def _receiver(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else list(c.o)
+
+
+def _clone(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else [*c.o, ".", "copy", "(", ")"]
+
+
+def _iterator(tr: Translator, c: Call) -> Tokens | None:
+    """``it . next ( )`` is ``next ( it )``; ``while ( it . hasNext ( ) )`` a for loop."""
+    return ["iter", "(", *c.o, ")"] if not c.a and tr.policy.python_iterators else None
+
+
+def _iterator_next(tr: Translator, c: Call) -> Tokens | None:
+    return ["next", "(", *c.o, ")"] if not c.a and tr.policy.python_iterators else None
+
+
+def _length(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else ["len", "(", *c.o, ")"]
+
+
+def _char_at(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, "[", *c.a[0], "]"] if len(c.a) == 1 else None
+
+
+def _equals_ignore_case(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 1:
+        return None
+    return [*c.o, ".", "lower", "(", ")", "==", *c.a[0], ".", "lower", "(", ")"]
+
+
+def _concat(tr: Translator, c: Call) -> Tokens | None:
+    return ["(", *c.o, "+", *c.a[0], ")"] if len(c.a) == 1 else None
+
+
+def _equals(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, "==", *c.a[0]] if len(c.a) == 1 else None
+
+
+def _compare_to(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 1:
+        return None
+    return ["(", *c.o, ">", *c.a[0], ")", "-", "(", *c.o, "<", *c.a[0], ")"]
+
+
+def _listed(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else ["list", "(", *c.o, ")"]
+
+
+def _is_empty(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else ["len", "(", *c.o, ")", "==", "0"]
+
+
+def _to_string(tr: Translator, c: Call) -> Tokens | None:
+    if c.a:
+        return None
+    return list(c.o) if _base(c) in ("StringBuilder", "String") else ["str", "(", *c.o, ")"]
+
+
+def _reversed(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else [*c.o, *_REVERSED]
+
+
+def _reversed_new(tr: Translator, c: Call) -> Tokens | None:
+    """``new StringBuilder ( s ) . reverse ( )``."""
+    return None if c.a or c.obj.type != "object_creation_expression" else [*c.o, *_REVERSED]
+
+
+def _substring(tr: Translator, c: Call) -> Tokens | None:
+    if not 1 <= len(c.a) <= 2:
+        return None
+    return [*c.o, "[", *c.a[0], ":", *(c.a[1] if len(c.a) == 2 else []), "]"]
+
+
+def _contains(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.a[0], "in", *c.o] if len(c.a) == 1 else None
+
+
+def _contains_value(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.a[0], "in", *c.o, ".", "values", "(", ")"] if len(c.a) == 1 else None
+
+
+def _map_get_default(tr: Translator, c: Call) -> Tokens | None:
+    """A map whose anonymous class's ``get`` gives a value for a missing key (``syntax.map_get_default``)."""
+    if len(c.a) != 1 or c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.map_defaults:
+        return None
+    return [*c.o, ".", "get", "(", *c.a[0], ",", *tr.st.map_defaults[tr.text(c.obj)], ")"]
+
+
+def _map_get_nullable(tr: Translator, c: Call) -> Tokens | None:
+    """Java's get gives null for a missing key, where that null can be observed."""
+    return [*c.o, ".", "get", "(", *c.a[0], ")"] if len(c.a) == 1 and _null_can_flow(c.node) else None
+
+
+def _subscript(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, "[", *c.a[0], "]"] if len(c.a) == 1 else None
+
+
+def _get_or_default(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, ".", "get", "(", *c.flat, ")"] if len(c.a) == 2 else None
+
+
+def _append(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, ".", "append", "(", *c.a[0], ")"] if len(c.a) == 1 else None
+
+
+def _sorted_end(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else ["min" if c.name.startswith("first") else "max", "(", *c.o, ")"]
+
+
+def _add_first(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, ".", "insert", "(", "0", ",", *c.a[0], ")"] if len(c.a) == 1 else None
+
+
+def _insert_at(tr: Translator, c: Call) -> Tokens | None:
+    """``list . add ( index , x )``."""
+    return [*c.o, ".", "insert", "(", *c.flat, ")"] if len(c.a) == 2 else None
+
+
+def _pop_last(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else [*c.o, ".", "pop", "(", ")"]
+
+
+def _pop_first(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else [*c.o, ".", "pop", "(", "0", ")"]
+
+
+def _head(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else [*c.o, "[", "0", "]"]
+
+
+def _last(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else [*c.o, "[", "-", "1", "]"]
+
+
+def _list_remove_object(tr: Translator, c: Call) -> Tokens | None:
+    """``List.remove(Object)``, not ``remove(int index)``."""
+    if len(c.a) != 1 or not _removes_object(c.args[0], tr.type_of(c.args[0])):
+        return None
+    return [*c.o, ".", "remove", "(", *c.a[0], ")"]
+
+
+def _map_remove(tr: Translator, c: Call) -> Tokens | None:
+    """Java's null for a missing key (programs)."""
+    if len(c.a) != 1 or not tr.policy.whole_program:
+        return None
+    return [*c.o, ".", "pop", "(", *c.a[0], ",", "None", ")"]
+
+
+def _remove(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 1:
+        return None
+    method = "pop" if _base(c) in MAP_TYPES | COLLECTION_TYPES else "remove"
+    return [*c.o, ".", method, "(", *c.a[0], ")"]
+
+
+def _python_method(name: str) -> Emit:
+    def emit(tr: Translator, c: Call) -> Tokens | None:
+        return None if c.a else [*c.o, ".", name, "(", ")"]
+
+    return emit
+
+
+def _entry_part(index: str) -> Emit:
+    def emit(tr: Translator, c: Call) -> Tokens | None:
+        return None if c.a else [*c.o, "[", index, "]"]
+
+    return emit
+
+
+def _builder_append(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, "+", *tr._as_str(c.args[0])] if len(c.a) == 1 else None
+
+
+def _string_method(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, ".", _STRING_METHODS[c.name], "(", *c.flat, ")"]
+
+
+def _put(tr: Translator, c: Call) -> Tokens | None:
+    """``m . put ( k , v )`` / ``list . set ( i , v )`` as a statement: an item assignment."""
+    if len(c.args) != 2:
+        return None
+    return [*tr.expr(c.obj), "[", *tr.expr(c.args[0]), "]", "=", *tr.expr(c.args[1])]
+
+
+def _builder_reversed(tr: Translator, c: Call) -> Tokens | None:
+    if c.args or c.obj.type != "identifier":
+        return None
+    return [tr.text(c.obj), "=", tr.text(c.obj), *_REVERSED]
+
+
+def _builder_char_edit(tr: Translator, c: Call) -> Tokens | None:
+    """``sb . setCharAt ( i , x )`` / ``sb . deleteCharAt ( i )``: the str rebuilt around ``i``."""
+    if c.obj.type != "identifier" or not c.args:
+        return None
+    sb, at = tr.text(c.obj), tr.expr(c.args[0])
+    mid = [*tr._as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
+    return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *_plus_one(at, "+"), ":", "]"]
+
+
+def _builder_insert(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 2 or c.obj.type != "identifier":
+        return None
+    target = [tr.text(c.obj)]
+    at, value = tr.expr(c.args[0]), tr._as_str(c.args[1])
+    return [*target, "=", *target, "[", ":", *at, "]", "+", *value, "+", *target, "[", *at, ":", "]"]
+
+
+def _builder_append_statement(tr: Translator, c: Call) -> Tokens | None:
+    if c.obj.type != "identifier" or not c.args:
+        return None
+    return [tr.text(c.obj), "+=", *tr._as_str(c.args[0])]
+
+
+def _is_arrays_stream(node: Node | None) -> bool:
+    """Is ``node`` a call ``Arrays . stream ( a )`` (translated to the list itself)?"""
+    if node is None or node.type != "method_invocation":
+        return False
+    obj, name = node.child_by_field_name("object"), node.child_by_field_name("name")
+    return obj is not None and name is not None and obj.text == b"Arrays" and name.text == b"stream"
+
+
+def _null_can_flow(node: Node) -> bool:
+    """Can a ``null`` from this call be observed (compared, stored, returned) rather than unboxed at once?
+
+    Where the value is unboxed (arithmetic, a comparison other than with ``null``) a missing
+    key fails in Java too, so ``m [ k ]`` is exact there; elsewhere it must be ``m . get ( k )``.
+    """
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    if parent is None:
+        return True
+    if parent.type == "binary_expression":
+        op = parent.child_by_field_name("operator")
+        if op is not None and op.type in ("==", "!="):
+            # with null, or another lookup (`m . get ( a ) == m . get ( b )`: both may be missing)
+            return any(c.type == "null_literal" or (c != node and _is_get(c)) for c in parent.named_children)
+        return False
+    if parent.type in ("array_access", "unary_expression", "update_expression", "method_invocation"):
+        return parent.type == "method_invocation" and parent.child_by_field_name("object") != node
+    return True
+
+
+def _is_get(node: Node) -> bool:
+    """Is ``node`` a one-argument ``x . get ( k )`` call?"""
+    name = node.child_by_field_name("name") if node.type == "method_invocation" else None
+    args = node.child_by_field_name("arguments")
+    return name is not None and name.text == b"get" and args is not None and len(args.named_children) == 1
+
+
+def _removes_object(arg: Node, arg_type: str) -> bool:
+    """Does ``list . remove ( arg )`` remove an element (not the one at an index)?"""
+    if arg.type == "cast_expression":
+        typ = arg.child_by_field_name("type")
+        return typ is not None and typ.text is not None and typ.text.decode() in OBJECT_CASTS
+    if arg.type == "method_invocation":
+        name = arg.child_by_field_name("name")
+        return name is not None and name.text == b"valueOf"
+    return arg_type in ("char", "String", "Character", "Integer")
 
 
 _INTEGERS = ("Integer", "Long", "Short", "Byte")
 _BUILDERS = ("StringBuilder", "StringBuffer")
 _CHAINED = ("append", "insert", "reverse")
+_ANY = ("*",)
+_LISTS = tuple(sorted(COLLECTION_TYPES))
+_MAPS = tuple(sorted(MAP_TYPES))
+# (receiver classes, members, emitter), in the order the rules are tried for one member
+_INSTANCE_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
+    (("Random",), ("nextBoolean",), _expression(_random_boolean)),
+    (("Random",), tuple(_RANDOM), _expression(_random_draw)),
+    (_LISTS, ("indexOf",), _expression(_list_index_of)),
+    (_LISTS, ("lastIndexOf",), _expression(_list_last_index_of)),
+    (_ANY, ("sum", "max", "min", "count"), _expression(_stream_reduction)),
+    (_ANY, ("getAsInt", "getAsLong", "getAsDouble"), _expression(_receiver)),
+    (_ANY, ("clone",), _expression(_clone)),
+    (_ANY, ("iterator", "listIterator"), _expression(_iterator)),
+    (("Iterator", "ListIterator"), ("next",), _expression(_iterator_next)),
+    (_ANY, ("length",), _expression(_length)),
+    (_ANY, ("charAt",), _expression(_char_at)),
+    (_ANY, ("equalsIgnoreCase",), _expression(_equals_ignore_case)),
+    (("String",), ("concat",), _expression(_concat)),
+    (_ANY, ("equals", "contentEquals"), _expression(_equals)),
+    (_ANY, ("compareTo",), _expression(_compare_to)),
+    (_ANY, ("size",), _expression(_length)),
+    (_ANY, ("toArray",), _expression(_listed)),
+    (_ANY, ("isEmpty", "empty"), _expression(_is_empty)),
+    (_ANY, ("toString",), _expression(_to_string)),
+    (_ANY, ("toCharArray",), _expression(_listed)),
+    (("StringBuilder",), ("reverse",), _expression(_reversed)),
+    (_ANY, ("reverse",), _expression(_reversed_new)),
+    (_ANY, ("substring",), _expression(_substring)),
+    (_ANY, ("contains", "containsKey"), _expression(_contains)),
+    (_ANY, ("containsValue",), _expression(_contains_value)),
+    (_MAPS, ("get",), _expression(_map_get_default)),
+    (_MAPS, ("get",), _expression(_map_get_nullable)),
+    ((*_MAPS, *_LISTS, "?"), ("get",), _expression(_subscript)),
+    (_ANY, ("getOrDefault",), _expression(_get_or_default)),
+    ((*_LISTS, "?"), ("add",), _expression(_append)),
+    (tuple(sorted(SORTED_TYPES)), ("first", "firstKey", "last", "lastKey"), _expression(_sorted_end)),
+    (_ANY, ("addFirst", "offerFirst"), _expression(_add_first)),
+    (_LISTS, ("add",), _expression(_insert_at)),
+    (_LISTS, ("elementAt", "get"), _expression(_subscript)),
+    (_ANY, ("push", "addLast", "offer", "offerLast"), _expression(_append)),
+    (_ANY, ("pop", "removeLast", "pollLast"), _expression(_pop_last)),
+    (_ANY, ("poll", "remove", "removeFirst", "pollFirst"), _expression(_pop_first)),
+    (tuple(sorted(QUEUE_TYPES)), ("peek",), _expression(_head)),  # a queue's head, where `poll` takes from
+    (_ANY, ("peek", "peekLast", "getLast", "lastElement"), _expression(_last)),
+    (_ANY, ("peekFirst", "getFirst", "firstElement", "element"), _expression(_head)),
+    (_LISTS, ("remove",), _expression(_list_remove_object)),
+    (_MAPS, ("remove",), _expression(_map_remove)),
+    (_ANY, ("remove",), _expression(_remove)),
+    (_ANY, ("keySet",), _expression(_python_method("keys"))),
+    (_ANY, ("values",), _expression(_python_method("values"))),
+    (_ANY, ("entrySet",), _expression(_python_method("items"))),
+    (_ANY, ("getKey",), _expression(_entry_part("0"))),
+    (_ANY, ("getValue",), _expression(_entry_part("1"))),
+    (_ANY, ("append",), _expression(_builder_append)),
+    (_ANY, ("intValue", "longValue", "doubleValue"), _expression(_receiver)),
+    (("String",), tuple(_STRING_METHODS), _expression(_string_method)),
+    # statements (the receiver translated by the emitter)
+    (_MAPS, ("put",), _statement(_put)),
+    (_LISTS, ("set",), _statement(_put)),
+    (_BUILDERS, ("reverse",), _statement(_builder_reversed)),
+    (_BUILDERS, ("setCharAt", "deleteCharAt"), _statement(_builder_char_edit)),
+    (_BUILDERS, ("insert",), _statement(_builder_insert)),
+    (_BUILDERS, ("append",), _statement(_builder_append_statement)),
+)
+
+
+def _first(emits: Sequence[Emit]) -> Emit:
+    """The first of ``emits`` that takes the call."""
+
+    def emit(tr: Translator, call: Call) -> Tokens | None:
+        for one in emits:
+            out = one(tr, call)
+            if out is not None:
+                return out
+        return None
+
+    return emit
+
+
+def _instance_entries() -> dict[tuple[str, str], list[Emit]]:
+    return _grouped(_INSTANCE_RULES)
+
+
+def _grouped(rules: Sequence[tuple[Sequence[str], Sequence[str], Emit]]) -> dict[tuple[str, str], list[Emit]]:
+    """(class, member) -> the rules for it, in the order given."""
+    table: dict[tuple[str, str], list[Emit]] = {}
+    for classes, members, emit in rules:
+        for cls in classes:
+            for member in members:
+                table.setdefault((cls, member), []).append(emit)
+    return table
+
+
+# -- streams (PROGRAM): a pipeline as lists -------------------------------------------------------------
+# sources by the receiver's name (`IntStream . range`, `*`: any receiver's `stream ( )`); the steps and
+# terminals under "Stream", asked when the receiver is itself a stream (``Translator._is_stream``)
+def _stream_range(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 2:
+        return None
+    end = c.a[1] if c.name == "range" else [*c.a[1], "+", "1"]
+    return ["list", "(", "range", "(", *c.a[0], ",", *end, ")", ")"]
+
+
+def _stream_of(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) == 1 and tr.type_of(c.args[0]).endswith("[]"):
+        return ["list", "(", *c.a[0], ")"]
+    return ["[", *tr._arg_tokens(c.args), "]"]
+
+
+def _arrays_stream_range(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.a[0], "[", *c.a[1], ":", *c.a[2], "]"] if len(c.a) == 3 else None
+
+
+def _collection_stream(tr: Translator, c: Call) -> Tokens | None:
+    if c.args or tr.text(c.obj) in ("Arrays",):
+        return None
+    return ["list", "(", *tr.expr(c.obj), ")"]
+
+
+def _string_chars(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.args else ["list", "(", "map", "(", "ord", ",", *tr.expr(c.obj), ")", ")"]
+
+
+def _stream_map(tr: Translator, c: Call) -> Tokens | None:
+    return ["list", "(", "map", "(", *c.a[0], ",", *c.o, ")", ")"] if len(c.a) == 1 else None
+
+
+def _stream_filter(tr: Translator, c: Call) -> Tokens | None:
+    return ["list", "(", "filter", "(", *c.a[0], ",", *c.o, ")", ")"] if len(c.a) == 1 else None
+
+
+def _stream_sorted(tr: Translator, c: Call) -> Tokens | None:
+    if not c.a:
+        return ["sorted", "(", *c.o, ")"]
+    return ["sorted", "(", *c.o, ",", *tr._sort_order(c.args[0]), ")"] if len(c.a) == 1 else None
+
+
+def _stream_distinct(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else ["list", "(", "dict", ".", "fromkeys", "(", *c.o, ")", ")"]
+
+
+def _stream_limit(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, "[", ":", *c.a[0], "]"] if len(c.a) == 1 else None
+
+
+def _stream_skip(tr: Translator, c: Call) -> Tokens | None:
+    return [*c.o, "[", *c.a[0], ":", "]"] if len(c.a) == 1 else None
+
+
+def _stream_extreme(tr: Translator, c: Call) -> Tokens | None:
+    if not c.a:
+        return [c.name, "(", *c.o, ")"]
+    if len(c.a) == 1 and c.name in ("max", "min"):
+        return [c.name, "(", *c.o, ",", *tr._sort_order(c.args[0]), ")"]
+    return None
+
+
+def _stream_average(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.a else ["(", "sum", "(", *c.o, ")", "/", "len", "(", *c.o, ")", ")"]
+
+
+def _stream_match(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 1:
+        return None
+    test = ["any" if c.name != "allMatch" else "all", "(", "map", "(", *c.a[0], ",", *c.o, ")", ")"]
+    return ["not", *test] if c.name == "noneMatch" else test
+
+
+def _stream_reduce(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 2:
+        return None
+    return ["functools", ".", "reduce", "(", *c.a[1], ",", *c.o, ",", *c.a[0], ")"]
+
+
+def _stream_collect(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) != 1:
+        return None
+    col = c.args[0]
+    cn = tr._call_parts(col)[1] if col.type == "method_invocation" else ""
+    cargs = tr._args(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
+    if cn in ("toList", "toCollection"):
+        return ["list", "(", *c.o, ")"]
+    if cn == "toSet":
+        return ["set", "(", *c.o, ")"]
+    if cn == "joining":
+        sep = tr.expr(cargs[0]) if cargs else ['""']
+        return [*sep, ".", "join", "(", *c.o, ")"]
+    return None
+
+
+_STREAMS = ("IntStream", "LongStream", "Stream", "DoubleStream")
+_STREAM_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
+    (("IntStream", "LongStream"), ("range", "rangeClosed"), _stream_range),
+    (_STREAMS, ("of",), _stream_of),
+    (("Arrays",), ("stream",), _arrays_stream_range),
+    (_ANY, ("stream",), _collection_stream),
+    (_ANY, ("chars",), _string_chars),
+    (("Stream",), ("map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj"), _stream_map),
+    (("Stream",), ("asLongStream", "asDoubleStream", "boxed", "parallel", "sequential"), _receiver),
+    (("Stream",), ("filter",), _stream_filter),
+    (("Stream",), ("sorted",), _stream_sorted),
+    (("Stream",), ("distinct",), _stream_distinct),
+    (("Stream",), ("limit",), _stream_limit),
+    (("Stream",), ("skip",), _stream_skip),
+    (("Stream",), ("sum", "max", "min"), _stream_extreme),
+    (("Stream",), ("count",), _length),
+    (("Stream",), ("average",), _stream_average),
+    (("Stream",), ("toArray", "toList"), _listed),
+    (("Stream",), ("anyMatch", "allMatch", "noneMatch"), _stream_match),
+    (("Stream",), ("forEach",), _stream_map),
+    (("Stream",), ("reduce",), _stream_reduce),
+    (("Stream",), ("findFirst",), _head),
+    (("Stream",), ("collect",), _stream_collect),
+)
+
+
+# -- Map and StringBuilder calls of programs (``method``: the receiver's static type) ----------------------
+_SUMS = ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y")
+
+
+def _map_parts(tr: Translator, c: Call) -> tuple[Tokens, list[Tokens]]:
+    """The map and every argument, translated in that order (the order hoisted lambdas are numbered in)."""
+    return tr.expr(c.obj), [tr.expr(x) for x in c.args]
+
+
+def _compute_if_absent(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 2:
+        return None
+    o, a = _map_parts(tr, c)
+    f = c.args[1]
+    if f.type == "lambda_expression":
+        body = f.child_by_field_name("body")
+        if body is not None and body.type != "block":
+            return [*o, ".", "setdefault", "(", *a[0], ",", *tr.expr(body), ")"]
+    return [*o, ".", "setdefault", "(", *a[0], ",", "(", *a[1], ")", "(", *a[0], ")", ")"]
+
+
+def _put_if_absent(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 2:
+        return None
+    o, a = _map_parts(tr, c)
+    return [*o, ".", "setdefault", "(", *a[0], ",", *a[1], ")"]
+
+
+def _map_replace(tr: Translator, c: Call) -> Tokens | None:
+    if not c.statement or len(c.args) not in (2, 3):
+        return None
+    o, a = _map_parts(tr, c)
+    if len(a) == 2:
+        return [*o, ".", "update", "(", "{", *a[0], ":", *a[1], "}", "if", *a[0], "in", *o, "else", "{", "}", ")"]
+    test = [*a[0], "in", *o, "and", *o, "[", *a[0], "]", "==", *a[1]]  # replace ( key , oldValue , newValue )
+    return [*o, ".", "update", "(", "{", *a[0], ":", *a[2], "}", "if", *test, "else", "{", "}", ")"]
+
+
+def _map_merge(tr: Translator, c: Call) -> Tokens | None:
+    """``merge ( k , v , f )``: ``f ( old , v )`` where the key is, else ``v`` (a sum: ``_merge_sum``)."""
+    if not c.statement or len(c.args) != 3 or tr.text(c.args[2]).replace(" ", "") in _SUMS:
+        return None
+    o, a = _map_parts(tr, c)
+    k, v = a[0], a[1]
+    return [*o, "[", *k, "]", "=", "(", *a[2], ")", "(", *o, "[", *k, "]", ",", *v, ")", "if", *k, "in", *o, "else", *v]
+
+
+def _merge_sum(tr: Translator, c: Call) -> Tokens | None:
+    """``merge ( k , v , Integer :: sum )`` on any receiver: ``o [ k ] = o . get ( k , 0 ) + v``."""
+    if not c.statement or len(c.args) != 3 or tr.text(c.args[2]).replace(" ", "") not in _SUMS:
+        return None
+    o, k, v = tr.expr(c.obj), tr.expr(c.args[0]), tr.expr(c.args[1])
+    return [*o, "[", *k, "]", "=", *o, ".", "get", "(", *k, ",", "0", ")", "+", *v]
+
+
+def _builder_append_chain(tr: Translator, c: Call) -> Tokens | None:
+    """``sb . append ( x ) . append ( y ) ;``: ``sb += x + y`` (one append is the statement rule's)."""
+    if not c.statement:
+        return None
+    parts = [c.args[0]] if len(c.args) == 1 else []
+    cur = c.obj
+    while cur is not None and cur.type == "method_invocation" and tr.text(cur.child_by_field_name("name")) == "append":
+        inner = tr._args(cur.child_by_field_name("arguments"))
+        if len(inner) != 1:
+            return None
+        parts.insert(0, inner[0])
+        cur = cur.child_by_field_name("object")
+    if cur is None or cur.type != "identifier" or len(parts) < 2:
+        return None
+    if _class_of(tr.type_of(cur)) not in _BUILDERS:
+        return None
+    value: Tokens = []
+    for i, part in enumerate(parts):
+        value += (["+"] if i else []) + tr._as_str(part)
+    return [tr.text(cur), "+=", *value]
+
+
+def _builder_cut(tr: Translator, c: Call) -> Tokens | None:
+    """``deleteCharAt`` / ``setCharAt`` / ``delete`` / ``setLength`` as statements: the str rebuilt."""
+    if not c.statement or c.obj.type != "identifier":
+        return None
+    o = tr.text(c.obj)
+    a = [tr.expr(x) for x in c.args]
+    if c.name == "deleteCharAt" and len(a) == 1:
+        return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[0], "+", "1", ":", "]"]
+    if c.name == "setCharAt" and len(a) == 2:
+        return [o, "=", o, "[", ":", *a[0], "]", "+", *a[1], "+", o, "[", *a[0], "+", "1", ":", "]"]
+    if c.name == "delete" and len(a) == 2:
+        return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[1], ":", "]"]
+    if c.name == "setLength" and len(a) == 1:
+        return [o, "=", o, "[", ":", *a[0], "]"]
+    return None
+
+
+def _entries(classes: Sequence[str], members: Sequence[str], emitter: Emitter) -> dict[tuple[str, str], Emitter]:
+    return {(cls, member): emitter for cls in classes for member in members}
+
+
 _COMPARE = Emitter(program=_compare)
 
 LIBRARY: dict[tuple[str, str], Emitter] = {
@@ -571,6 +1216,14 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     **_entries(_BUILDERS, ("reverse",), Emitter(method=_builder_reverse)),
     **_entries(_BUILDERS, ("indexOf", "lastIndexOf"), Emitter(method=_builder_find, returns="int")),
     **_entries(_BUILDERS, ("isEmpty",), Emitter(method=_builder_is_empty, returns="boolean")),
+    **_entries(_BUILDERS, ("append",), Emitter(method=_builder_append_chain)),
+    **_entries(_BUILDERS, ("deleteCharAt", "setCharAt", "delete", "setLength"), Emitter(method=_builder_cut)),
+    # Map (programs)
+    **_entries(_MAPS, ("computeIfAbsent",), Emitter(method=_compute_if_absent)),
+    **_entries(_MAPS, ("putIfAbsent",), Emitter(method=_put_if_absent)),
+    **_entries(_MAPS, ("replace",), Emitter(method=_map_replace)),
+    **_entries(_MAPS, ("merge",), Emitter(method=_map_merge)),
+    ("*", "merge"): Emitter(method=_merge_sum),
     # java.math.BigDecimal
     ("BigDecimal", "new"): Emitter(program=_decimal_new),
     ("BigDecimal", "valueOf"): Emitter(program=_decimal_value_of, returns="BigDecimal"),
@@ -599,6 +1252,10 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("BigDecimal", "toString"): Emitter(method=_decimal_call(["str"]), returns="String"),
     ("BigDecimal", "toPlainString"): Emitter(method=_decimal_plain, returns="String"),
 }
+for _key, _emits in _instance_entries().items():
+    LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), instance=_first(_emits))
+for _key, _emits in _grouped(_STREAM_RULES).items():
+    LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), stream=_first(_emits))
 LIBRARY_CLASSES = frozenset(cls for cls, _ in LIBRARY)
 _METHODS = frozenset(member for (_, member), e in LIBRARY.items() if e.method is not None)
 _TYPED = frozenset(member for (_, member), e in LIBRARY.items() if e.returns)  # ask type_of only for these
@@ -637,14 +1294,49 @@ def _class_of(java_type: str) -> str:
 
 
 def emit_method(tr: Translator, call: Call) -> Tokens | None:
-    """PROGRAM's translation of an instance method of a library class (the receiver's static type), or None."""
+    """PROGRAM's translation of an instance method (the receiver's static type, then any receiver), or None."""
     if call.name not in _METHODS:
         return None
     receiver = call.obj
     while receiver.type == "method_invocation" and tr.text(receiver.child_by_field_name("name")) in _CHAINED:
         receiver = receiver.child_by_field_name("object")  # a builder's edits return the builder
-    entry = LIBRARY.get((_class_of(tr.type_of(receiver)), call.name))
-    return entry.method(tr, call) if entry is not None and entry.method is not None else None
+    for cls in (_class_of(tr.type_of(receiver)), "*"):
+        entry = LIBRARY.get((cls, call.name))
+        out = entry.method(tr, call) if entry is not None and entry.method is not None else None
+        if out is not None:
+            return out
+    return None
+
+
+def emit_instance(tr: Translator, call: Call) -> Tokens | None:
+    """Both policies' translation of an instance method (``call.o`` the receiver, ``call.receiver`` its
+    static type): the entries of that type, then those of any receiver; None when none takes it."""
+    for cls in (_base_type(call.receiver), "*"):
+        entry = LIBRARY.get((cls, call.name))
+        if entry is not None and entry.instance is not None:
+            out = entry.instance(tr, call)
+            if out is not None:
+                return out
+    return None
+
+
+def emit_stream(tr: Translator, call: Call) -> Tokens | None:
+    """PROGRAM's translation of a stream call (a source, or a step / terminal of a stream receiver), or None.
+
+    The arguments are translated first, whatever the outcome, and the receiver after them: the
+    order the translation has always used (hoisted lambdas are numbered in it)."""
+    c = replace(call, a=[tr.expr(x) for x in call.args])
+    if call.obj is not None:
+        for key in ((tr.text(call.obj), call.name), ("*", call.name)):
+            entry = LIBRARY.get(key)
+            out = entry.stream(tr, c) if entry is not None and entry.stream is not None else None
+            if out is not None:
+                return out
+    if call.obj is None or not tr._is_stream(call.obj):
+        return None
+    c = replace(c, o=tr.expr(call.obj))
+    entry = LIBRARY.get(("Stream", call.name))
+    return entry.stream(tr, c) if entry is not None and entry.stream is not None else None
 
 
 def emit_constant(receiver: str, member: str) -> Tokens | None:

@@ -31,12 +31,11 @@ from plugins.c2c.java_types import (
     FLOAT_TYPES,
     IN_TYPES,
     INT_TYPES,
-    MAP_TYPES,
     OUT_TYPES,
     SORTED_TYPES,
     field_default,
 )
-from plugins.c2c.library import Call, emit_constant, emit_method, emit_program
+from plugins.c2c.library import Call, emit_constant, emit_method, emit_program, emit_stream
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
@@ -1265,13 +1264,9 @@ class ProgramMixin:
         if nav is not None:
             return nav
         self.st.rewind(mark)
-        stream = self._stream_call(node, obj, name, args)
-        if stream is not None:
+        stream = emit_stream(self, Call(node, obj, name, args, statement)) if obj is not None else None
+        if stream is not None:  # stream pipelines (library.py)
             return stream
-        self.st.rewind(mark)
-        mapped = self._map_call(obj, name, args, statement) if obj is not None else None
-        if mapped is not None:
-            return mapped
         self.st.rewind(mark)
         ot = self.text(obj) if obj is not None else ""
         if name == "split" and len(args) == 1 and args[0].type == "string_literal" and obj is not None:
@@ -1340,14 +1335,6 @@ class ProgramMixin:
                 return ["min", "(", *oe, ")"]
             if name in ("lastKey", "last"):
                 return ["max", "(", *oe, ")"]
-        if name == "merge" and len(args) == 3 and obj is not None and statement:
-            f = self.text(args[2]).replace(" ", "")
-            if f in ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y"):
-                o, k, v = self.expr(obj), self.expr(args[0]), self.expr(args[1])
-                return [*o, "[", *k, "]", "=", *o, ".", "get", "(", *k, ",", "0", ")", "+", *v]
-        sb = self._builder_edit(node, name, args) if statement and obj is not None else None
-        if sb is not None:
-            return sb
         main = prog.main
         if (
             main is not None
@@ -1465,46 +1452,6 @@ class ProgramMixin:
             return ["(", "(", *o, ">", "0", ")", "-", "(", *o, "<", "0", ")", ")"]
         return None
 
-    def _builder_edit(self, node: Node, name: str, args: list[Node]) -> Tokens | None:
-        """StringBuilder edits as statements on the ``str`` that stands for it (chained appends too)."""
-        obj = node.child_by_field_name("object")
-        if name == "append":
-            parts = [args[0]] if len(args) == 1 else []
-            cur = obj
-            while (
-                cur is not None
-                and cur.type == "method_invocation"
-                and self.text(cur.child_by_field_name("name")) == "append"
-            ):
-                inner = self._args(cur.child_by_field_name("arguments"))
-                if len(inner) != 1:
-                    return None
-                parts.insert(0, inner[0])
-                cur = cur.child_by_field_name("object")
-            if cur is None or cur.type != "identifier" or len(parts) < 2:
-                return None
-            if _base_type_name(self.type_of(cur)) not in ("StringBuilder", "StringBuffer"):
-                return None
-            value: Tokens = []
-            for i, part in enumerate(parts):
-                value += (["+"] if i else []) + self._as_str(part)
-            return [self.text(cur), "+=", *value]
-        if obj is None or obj.type != "identifier":
-            return None
-        if _base_type_name(self.type_of(obj)) not in ("StringBuilder", "StringBuffer"):
-            return None
-        o = self.text(obj)
-        a = [self.expr(x) for x in args]
-        if name == "deleteCharAt" and len(a) == 1:
-            return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[0], "+", "1", ":", "]"]
-        if name == "setCharAt" and len(a) == 2:
-            return [o, "=", o, "[", ":", *a[0], "]", "+", *a[1], "+", o, "[", *a[0], "+", "1", ":", "]"]
-        if name == "delete" and len(a) == 2:
-            return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[1], ":", "]"]
-        if name == "setLength" and len(a) == 1:
-            return [o, "=", o, "[", ":", *a[0], "]"]
-        return None
-
     def _sort_order(self, cmp: Node) -> Tokens:
         """A Java comparator as ``sort``'s arguments: ``reverse = True``, ``key = f`` or ``key = cmp_to_key ( c )``."""
         text = self.text(cmp).replace(" ", "")
@@ -1598,126 +1545,6 @@ class ProgramMixin:
         if name in ("stream", "chars") and not args and obj is not None:
             return True
         return name in _STREAM_STEPS and self._is_stream(obj)
-
-    def _stream_call(self, node: Node, obj: Node | None, name: str, args: list[Node]) -> Tokens | None:
-        """A stream pipeline as lists: sources, ``map`` / ``filter`` / ``sorted`` / ``distinct`` steps, and the
-        terminal ``sum`` / ``max`` / ``count`` / ``toArray`` / ``collect`` / ``anyMatch`` / ``forEach``."""
-        ot = self.text(obj) if obj is not None else ""
-        a = [self.expr(x) for x in args]
-        if ot in ("IntStream", "LongStream") and name in ("range", "rangeClosed") and len(a) == 2:
-            end = a[1] if name == "range" else [*a[1], "+", "1"]
-            return ["list", "(", "range", "(", *a[0], ",", *end, ")", ")"]
-        if ot in ("IntStream", "LongStream", "Stream", "DoubleStream") and name == "of":
-            if len(args) == 1 and self.type_of(args[0]).endswith("[]"):
-                return ["list", "(", *a[0], ")"]
-            return ["[", *self._arg_tokens(args), "]"]
-        if ot == "Arrays" and name == "stream" and len(a) == 3:
-            return [*a[0], "[", *a[1], ":", *a[2], "]"]
-        if name == "stream" and not args and obj is not None and ot not in ("Arrays",):
-            return ["list", "(", *self.expr(obj), ")"]
-        if name == "chars" and not args and obj is not None:
-            return ["list", "(", "map", "(", "ord", ",", *self.expr(obj), ")", ")"]
-        if obj is None or not self._is_stream(obj):
-            return None
-        o = self.expr(obj)
-        one = len(a) == 1
-        if name in ("map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj") and one:
-            return ["list", "(", "map", "(", *a[0], ",", *o, ")", ")"]
-        if name in ("asLongStream", "asDoubleStream", "boxed", "parallel", "sequential") and not a:
-            return o
-        if name == "filter" and one:
-            return ["list", "(", "filter", "(", *a[0], ",", *o, ")", ")"]
-        if name == "sorted" and not a:
-            return ["sorted", "(", *o, ")"]
-        if name == "sorted" and one:
-            return ["sorted", "(", *o, ",", *self._sort_order(args[0]), ")"]
-        if name == "distinct" and not a:
-            return ["list", "(", "dict", ".", "fromkeys", "(", *o, ")", ")"]
-        if name == "limit" and one:
-            return [*o, "[", ":", *a[0], "]"]
-        if name == "skip" and one:
-            return [*o, "[", *a[0], ":", "]"]
-        if name in ("sum", "max", "min") and not a:
-            return [name, "(", *o, ")"]
-        if name in ("max", "min") and one:
-            return [name, "(", *o, ",", *self._sort_order(args[0]), ")"]
-        if name == "count" and not a:
-            return ["len", "(", *o, ")"]
-        if name == "average" and not a:
-            return ["(", "sum", "(", *o, ")", "/", "len", "(", *o, ")", ")"]
-        if name in ("toArray", "toList") and not a:
-            return ["list", "(", *o, ")"]
-        if name in ("anyMatch", "allMatch", "noneMatch") and one:
-            test = ["any" if name != "allMatch" else "all", "(", "map", "(", *a[0], ",", *o, ")", ")"]
-            return ["not", *test] if name == "noneMatch" else test
-        if name == "forEach" and one:
-            return ["list", "(", "map", "(", *a[0], ",", *o, ")", ")"]
-        if name == "reduce" and len(a) == 2:
-            return ["functools", ".", "reduce", "(", *a[1], ",", *o, ",", *a[0], ")"]
-        if name == "findFirst" and not a:
-            return [*o, "[", "0", "]"]
-        if name == "collect" and one:
-            c = args[0]
-            cn = self._call_parts(c)[1] if c.type == "method_invocation" else ""
-            cargs = self._args(c.child_by_field_name("arguments")) if c.type == "method_invocation" else []
-            if cn in ("toList", "toCollection"):
-                return ["list", "(", *o, ")"]
-            if cn == "toSet":
-                return ["set", "(", *o, ")"]
-            if cn == "joining":
-                sep = self.expr(cargs[0]) if cargs else ['""']
-                return [*sep, ".", "join", "(", *o, ")"]
-        return None
-
-    def _map_call(self, obj: Node, name: str, args: list[Node], statement: bool) -> Tokens | None:
-        """``computeIfAbsent`` / ``putIfAbsent`` / ``replace`` / ``computeIfPresent`` / ``merge`` on a Map."""
-        if _base_type_name(self.type_of(obj)) not in MAP_TYPES:
-            return None
-        o = self.expr(obj)
-        a = [self.expr(x) for x in args]
-        if name == "computeIfAbsent" and len(a) == 2:
-            f = args[1]
-            if f.type == "lambda_expression":
-                body = f.child_by_field_name("body")
-                if body is not None and body.type != "block":
-                    return [*o, ".", "setdefault", "(", *a[0], ",", *self.expr(body), ")"]
-            return [*o, ".", "setdefault", "(", *a[0], ",", "(", *a[1], ")", "(", *a[0], ")", ")"]
-        if name == "putIfAbsent" and len(a) == 2:
-            return [*o, ".", "setdefault", "(", *a[0], ",", *a[1], ")"]
-        if name == "replace" and len(a) == 2 and statement:
-            return [*o, ".", "update", "(", "{", *a[0], ":", *a[1], "}", "if", *a[0], "in", *o, "else", "{", "}", ")"]
-        if name == "replace" and len(a) == 3 and statement:  # replace ( key , oldValue , newValue )
-            test = [*a[0], "in", *o, "and", *o, "[", *a[0], "]", "==", *a[1]]
-            return [*o, ".", "update", "(", "{", *a[0], ":", *a[2], "}", "if", *test, "else", "{", "}", ")"]
-        if name == "merge" and len(a) == 3 and statement:
-            if self.text(args[2]).replace(" ", "") in ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y"):
-                return None  # `o [ k ] = o . get ( k , 0 ) + v` (``_program_call``)
-            k, v = a[0], a[1]
-            return [
-                *o,
-                "[",
-                *k,
-                "]",
-                "=",
-                "(",
-                *a[2],
-                ")",
-                "(",
-                *o,
-                "[",
-                *k,
-                "]",
-                ",",
-                *v,
-                ")",
-                "if",
-                *k,
-                "in",
-                *o,
-                "else",
-                *v,
-            ]
-        return None
 
     def _navigable_call(self, obj: Node, name: str, args: list[Node]) -> Tokens | None:
         """TreeMap / TreeSet navigation over the dict / set standing for it (a scan: correct, O(n) a call)."""

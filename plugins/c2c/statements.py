@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
-from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES
-from plugins.c2c.library import Call, emit_function
+from plugins.c2c.java_types import FLOAT_TYPES, INT_TYPES, MAP_TYPES
+from plugins.c2c.library import Call, emit_function, emit_instance
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
     PY_BUILTINS,
@@ -191,7 +191,7 @@ class StatementsMixin:
             if value is None:
                 continue
             default = map_get_default(value) if value.type == "object_creation_expression" else None
-            if default is not None:  # an anonymous map whose `get` gives a value for a missing key
+            if default is not None and _base_type(vtype) in MAP_TYPES:  # its `get` has a value for a missing key
                 self.st.map_defaults[name] = self.expr(default)
                 self._simple(level, [name, "=", "{", "}"])
                 continue
@@ -665,38 +665,8 @@ class StatementsMixin:
         lib = emit_function(self, Call(node, obj, name, args, statement=True)) if obj is not None else None
         if lib is not None:  # the Java library's static calls (library.py)
             return lib
-        if obj is not None:
-            otype = self.type_of(obj)
-            base = _base_type(otype)
-            if base in MAP_TYPES and name == "put" and len(args) == 2:
-                return [*self.expr(obj), "[", *self.expr(args[0]), "]", "=", *self.expr(args[1])]
-            if base in COLLECTION_TYPES and name == "set" and len(args) == 2:
-                return [*self.expr(obj), "[", *self.expr(args[0]), "]", "=", *self.expr(args[1])]
-            if (
-                base in ("StringBuilder", "StringBuffer")
-                and name == "reverse"
-                and not args
-                and obj.type == "identifier"
-            ):
-                return [self.text(obj), "=", self.text(obj), "[", ":", ":", "-", "1", "]"]
-            if base in ("StringBuilder", "StringBuffer") and name in _SB_EDITS and obj.type == "identifier" and args:
-                sb, at = self.text(obj), self.expr(args[0])  # a StringBuilder is a str: rebuild it around `at`
-                mid = [*self._as_str(args[1]), "+"] if name == "setCharAt" and len(args) == 2 else []
-                return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *_plus_one(at, "+"), ":", "]"]
-            if base in ("StringBuilder", "StringBuffer") and name == "insert" and len(args) == 2:
-                target = self._sb_root(obj)
-                if target is not None:
-                    at, value = self.expr(args[0]), self._as_str(args[1])
-                    return [*target, "=", *target, "[", ":", *at, "]", "+", *value, "+", *target, "[", *at, ":", "]"]
-            if base in ("StringBuilder", "StringBuffer") and name in ("append", "insert"):
-                target = self._sb_root(obj)
-                if target is not None and name == "append":
-                    return [*target, "+=", *self._as_str(args[0])] if args else None
-        return None
-
-    def _sb_root(self, obj: Node) -> Tokens | None:
-        if obj.type == "identifier":
-            return [self.text(obj)]
+        if obj is not None:  # the Java library's instance methods, as statements (library.py)
+            return emit_instance(self, Call(node, obj, name, args, statement=True, receiver=self.type_of(obj)))
         return None
 
     def _as_str(self, node: Node) -> Tokens:
@@ -758,7 +728,6 @@ def _ends_expression(tok: str) -> bool:
     return tok.isidentifier() and tok not in PY_KEYWORDS
 
 
-_SB_EDITS = ("setCharAt", "deleteCharAt")
 _JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement")
 
 

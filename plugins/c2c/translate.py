@@ -12,8 +12,8 @@ Anything the translator does not know is copied token by token from the Java
 source, so an unknown construct degrades one line, not the whole program.
 
 The translator is split by concern: ``statements.py`` (members, statements),
-``expressions.py`` (expressions, calls), ``java_types.py`` (type tables and
-static typing), ``style.py`` (style switches, decision sites) and ``syntax.py``
+``expressions.py`` (expressions, calls), ``java_types.py`` (type tables),
+``static_types.py`` (static typing), ``style.py`` (style switches, decision sites) and ``syntax.py``
 (parser, layout, tree helpers); this module keeps the translator's state, its
 emission helpers and the public functions.
 """
@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.expressions import ExpressionsMixin
-from plugins.c2c.java_types import TypesMixin
 from plugins.c2c.program import CLASS_TYPES, ProgramInfo, ProgramMixin, analyze
 from plugins.c2c.state import FUNCTION, PROGRAM, Policy, TranslationState
 from plugins.c2c.statements import StatementsMixin
+from plugins.c2c.static_types import TypesMixin
 from plugins.c2c.style import DEFAULT_STYLE, DIV_OPTIONS, STYLE_FIELDS, Site, Style, style_variants
 from plugins.c2c.support import constant_lines, helper_lines
 from plugins.c2c.syntax import (
