@@ -20,6 +20,7 @@ up as Java does (``math.floor(x + 0.5)``), functions write ``round`` as their re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -1153,6 +1154,234 @@ def _builder_cut(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
+# -- programs' own instance calls whose receiver the program analysis knows (``method`` under "*") --------
+_BIG_BINARY = {
+    "add": "+",
+    "subtract": "-",
+    "multiply": "*",
+    "divide": "//",
+    "mod": "%",
+    "remainder": "%",
+    "and": "&",
+    "or": "|",
+    "xor": "^",
+    "shiftLeft": "<<",
+    "shiftRight": ">>",
+}
+_BIG_ARITY = {
+    **dict.fromkeys(_BIG_BINARY, 1),
+    **dict.fromkeys(("max", "min", "gcd", "pow", "compareTo", "equals"), 1),
+    "modPow": 2,
+    **dict.fromkeys(("negate", "abs", "longValue", "intValue", "longValueExact", "intValueExact"), 0),
+    **dict.fromkeys(("toString", "signum"), 0),
+}
+_BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``_is_big``)
+_NAV_CMP = {
+    "floorKey": ("max", "<="),
+    "floor": ("max", "<="),
+    "lowerKey": ("max", "<"),
+    "lower": ("max", "<"),
+    "ceilingKey": ("min", ">="),
+    "ceiling": ("min", ">="),
+    "higherKey": ("min", ">"),
+    "higher": ("min", ">"),
+}
+
+
+def _optional_value(tr: Translator, c: Call) -> Tokens | None:
+    """``OptionalInt . getAsInt ( )`` / ``orElseThrow``: the value itself (a reduction gave it)."""
+    return tr.expr(c.obj)
+
+
+def _navigable(tr: Translator, c: Call) -> str | None:
+    """The receiver's static type when it is a TreeMap / TreeSet (a sorted map of the analysis too)."""
+    base = _base_type(tr.type_of(c.obj))
+    sorted_map = c.obj.type == "identifier" and tr.text(c.obj) in tr.st.prog.sorted_maps
+    return base if base in SORTED_TYPES or sorted_map else None
+
+
+def _nav_compare(tr: Translator, c: Call) -> Tokens | None:
+    """``floor`` / ``ceilingKey`` / ...: a scan of the dict or set standing for the tree (correct, O(n))."""
+    if len(c.args) != 1 or _navigable(tr, c) is None:
+        return None
+    o = tr.expr(c.obj)
+    agg, op = _NAV_CMP[c.name]
+    x = tr.expr(c.args[0])
+    return [agg, "(", "(", "k", "for", "k", "in", *o, "if", "k", op, *x, ")", ",", "default", "=", "None", ")"]
+
+
+def _nav_entry(tr: Translator, c: Call) -> Tokens | None:
+    if c.args or _navigable(tr, c) is None:
+        return None
+    o = tr.expr(c.obj)
+    agg = "min" if c.name == "firstEntry" else "max"
+    return ["(", "lambda", "k", ":", "(", "k", ",", *o, "[", "k", "]", ")", ")", "(", agg, "(", *o, ")", ")"]
+
+
+def _nav_poll(tr: Translator, c: Call) -> Tokens | None:
+    if c.args or _navigable(tr, c) not in ("TreeSet", "NavigableSet", "SortedSet"):
+        return None
+    o = tr.expr(c.obj)
+    agg = "min" if c.name == "pollFirst" else "max"
+    take = ["(", "lambda", "k", ":", "(", *o, ".", "discard", "(", "k", ")", ",", "k", ")", "[", "1", "]", ")"]
+    return [*take, "(", agg, "(", *o, ")", ")"]
+
+
+def _nav_range(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 1 or _navigable(tr, c) is None:
+        return None
+    o = tr.expr(c.obj)
+    op = "<" if c.name == "headSet" else ">="
+    return ["sorted", "(", "k", "for", "k", "in", *o, "if", "k", op, *tr.expr(c.args[0]), ")"]
+
+
+def _java_split(tr: Translator, c: Call) -> Tokens | None:
+    """Java's ``split`` takes a regex: whitespace -> ``split ( )``, one (escaped) char -> ``split ( c )``."""
+    if len(c.args) != 1 or c.args[0].type != "string_literal":
+        return None
+    literal = tr.text(c.args[0])
+    o = tr.expr(c.obj)
+    body = literal[1:-1].replace(" ", "").replace("\u2581", " ")
+    if body == "":  # Java's split("") gives the characters
+        return ["list", "(", *o, ")"]
+    if body in (" ", "\\s+", "\\s", " +", "\\s*", "\\s+$"):
+        return [*o, ".", "split", "(", ")"]
+    plain = body[2:] if body.startswith("\\") and len(body) == 3 else body
+    if len(plain) == 1 or (not re.search(r"[\\.\[\]()*+?^$|{}]", plain) and plain):
+        return [*o, ".", "split", "(", literal, ")"] if plain == body else [*o, ".", "split", "(", f'"{plain}"', ")"]
+    return ["re", ".", "split", "(", literal, ",", *o, ")"]
+
+
+def _big_op(tr: Translator, c: Call) -> Tokens | None:
+    """BigInteger is Python's int: ``a . add ( b )`` -> ``a + b`` and so on."""
+    if len(c.args) != _BIG_ARITY[c.name] or not tr._is_big(c.obj):
+        return None
+    o = tr.expr(c.obj)
+    if c.obj.type not in ("identifier", "field_access", "parenthesized_expression", "array_access"):
+        o = ["(", *o, ")"]
+    a = [x if len(x) == 1 else ["(", *x, ")"] for x in (tr.expr(arg) for arg in c.args)]
+    if c.name in _BIG_BINARY:
+        return ["(", *o, _BIG_BINARY[c.name], *a[0], ")"]
+    if c.name in ("max", "min"):
+        return [c.name, "(", *o, ",", *a[0], ")"]
+    if c.name == "gcd":
+        return ["math", ".", "gcd", "(", *o, ",", *a[0], ")"]
+    if c.name == "pow":
+        return ["(", *o, "**", *a[0], ")"]
+    if c.name == "modPow":
+        return ["pow", "(", *o, ",", *a[0], ",", *a[1], ")"]
+    if c.name == "negate":
+        return ["(", "-", *o, ")"]
+    if c.name == "abs":
+        return ["abs", "(", *o, ")"]
+    if c.name == "compareTo":
+        return ["(", "(", *o, ">", *a[0], ")", "-", "(", *o, "<", *a[0], ")", ")"]
+    if c.name == "equals":
+        return ["(", *o, "==", *a[0], ")"]
+    if c.name == "toString":
+        return ["str", "(", *o, ")"]
+    if c.name == "signum":
+        return ["(", "(", *o, ">", "0", ")", "-", "(", *o, "<", "0", ")", ")"]
+    return o  # longValue / intValue / ...
+
+
+def _heap_var(tr: Translator, c: Call) -> str:
+    return tr.text(c.obj) if c.obj.type == "identifier" else ""
+
+
+def _min_heap(tr: Translator, c: Call) -> Tokens | None:
+    """A PriorityQueue in natural order is a ``heapq`` list."""
+    ot = _heap_var(tr, c)
+    if ot not in tr.st.prog.heaps or tr._is_local_non_io(ot):
+        return None
+    if c.name in ("add", "offer") and len(c.args) == 1:
+        return ["heapq", ".", "heappush", "(", ot, ",", *tr.expr(c.args[0]), ")"]
+    if c.name in ("poll", "remove") and not c.args:
+        return ["heapq", ".", "heappop", "(", ot, ")"]
+    if c.name in ("peek", "element") and not c.args:
+        return [ot, "[", "0", "]"]
+    return None
+
+
+def _comparator_heap(tr: Translator, c: Call) -> Tokens | None:
+    """Another comparator: ``heapq`` over ``cmp_to_key`` keys, ``.obj`` the element."""
+    ot = _heap_var(tr, c)
+    if ot not in tr.st.prog.cmp_heaps:
+        return None
+    if c.name in ("add", "offer") and len(c.args) == 1:
+        return ["heapq", ".", "heappush", "(", ot, ",", ot + "_key", "(", *tr.expr(c.args[0]), ")", ")"]
+    if c.name in ("poll", "remove") and not c.args:
+        return ["heapq", ".", "heappop", "(", ot, ")", ".", "obj"]
+    if c.name in ("peek", "element") and not c.args:
+        return [ot, "[", "0", "]", ".", "obj"]
+    return None
+
+
+def _heap_add_all(tr: Translator, c: Call) -> Tokens | None:
+    ot = _heap_var(tr, c)
+    if len(c.args) != 1 or (ot not in tr.st.prog.heaps and ot not in tr.st.prog.max_heaps):
+        return None
+    sign = ["-"] if ot in tr.st.prog.max_heaps else []
+    return ["[", "heapq", ".", "heappush", "(", ot, ",", *sign, "x", ")", "for", "x", "in", *tr.expr(c.args[0]), "]"]
+
+
+def _max_heap(tr: Translator, c: Call) -> Tokens | None:
+    """``Collections.reverseOrder()``: negated elements."""
+    ot = _heap_var(tr, c)
+    if ot not in tr.st.prog.max_heaps or tr._is_local_non_io(ot):
+        return None
+    oe = tr.expr(c.obj)  # a field of another class is `self . name`
+    if c.name in ("add", "offer") and len(c.args) == 1:
+        return ["heapq", ".", "heappush", "(", *oe, ",", "-", "(", *tr.expr(c.args[0]), ")", ")"]
+    if c.name in ("poll", "remove") and not c.args:
+        return ["(", "-", "heapq", ".", "heappop", "(", *oe, ")", ")"]
+    if c.name in ("peek", "element") and not c.args:
+        return ["(", "-", *oe, "[", "0", "]", ")"]
+    return None
+
+
+def _list_sort(tr: Translator, c: Call) -> Tokens | None:
+    """``list . sort ( cmp ) ;``: the comparator as ``key`` / ``reverse``."""
+    if not c.statement or tr.text(c.obj) in ("Arrays", "Collections") or len(c.args) != 1:
+        return None
+    return [*tr.expr(c.obj), ".", "sort", "(", *tr._sort_order(c.args[-1]), ")"]
+
+
+def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
+    """A TreeMap / TreeSet of the analysis iterated in key order; its ends are ``min`` / ``max``."""
+    if c.args or c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.prog.sorted_maps:
+        return None
+    oe = tr.expr(c.obj)
+    if c.name in ("keySet", "navigableKeySet", "iterator"):
+        return ["sorted", "(", *oe, ")"]
+    if c.name == "entrySet":
+        return ["sorted", "(", *oe, ".", "items", "(", ")", ")"]
+    if c.name == "values":
+        return ["[", "v", "for", "k", ",", "v", "in", "sorted", "(", *oe, ".", "items", "(", ")", ")", "]"]
+    return ["min" if c.name.startswith("first") else "max", "(", *oe, ")"]
+
+
+_HEAP_OPS = ("add", "offer", "poll", "remove", "peek", "element")
+# in the order ``_program_call`` asked them (after the static type's own entries)
+_PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
+    (_ANY, ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value),
+    (_ANY, tuple(_NAV_CMP), _nav_compare),
+    (_ANY, ("firstEntry", "lastEntry"), _nav_entry),
+    (_ANY, ("pollFirst", "pollLast"), _nav_poll),
+    (_ANY, ("headSet", "tailSet"), _nav_range),
+    (_ANY, ("split",), _java_split),
+    (_ANY, tuple(_BIG_ARITY), _big_op),
+    (_ANY, _HEAP_OPS, _min_heap),
+    (_ANY, _HEAP_OPS, _comparator_heap),
+    (_ANY, ("addAll",), _heap_add_all),
+    (_ANY, _HEAP_OPS, _max_heap),
+    (_ANY, ("sort",), _list_sort),
+    (_ANY, ("keySet", "navigableKeySet", "iterator", "entrySet", "values"), _sorted_view),
+    (_ANY, ("firstKey", "first", "lastKey", "last"), _sorted_view),
+    (_ANY, ("merge",), _merge_sum),
+)
+
+
 def _entries(classes: Sequence[str], members: Sequence[str], emitter: Emitter) -> dict[tuple[str, str], Emitter]:
     return {(cls, member): emitter for cls in classes for member in members}
 
@@ -1223,7 +1452,6 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     **_entries(_MAPS, ("putIfAbsent",), Emitter(method=_put_if_absent)),
     **_entries(_MAPS, ("replace",), Emitter(method=_map_replace)),
     **_entries(_MAPS, ("merge",), Emitter(method=_map_merge)),
-    ("*", "merge"): Emitter(method=_merge_sum),
     # java.math.BigDecimal
     ("BigDecimal", "new"): Emitter(program=_decimal_new),
     ("BigDecimal", "valueOf"): Emitter(program=_decimal_value_of, returns="BigDecimal"),
@@ -1256,6 +1484,8 @@ for _key, _emits in _instance_entries().items():
     LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), instance=_first(_emits))
 for _key, _emits in _grouped(_STREAM_RULES).items():
     LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), stream=_first(_emits))
+for _key, _emits in _grouped(_PROGRAM_METHOD_RULES).items():
+    LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), method=_first(_emits))
 LIBRARY_CLASSES = frozenset(cls for cls, _ in LIBRARY)
 _METHODS = frozenset(member for (_, member), e in LIBRARY.items() if e.method is not None)
 _TYPED = frozenset(member for (_, member), e in LIBRARY.items() if e.returns)  # ask type_of only for these

@@ -32,10 +32,9 @@ from plugins.c2c.java_types import (
     IN_TYPES,
     INT_TYPES,
     OUT_TYPES,
-    SORTED_TYPES,
     field_default,
 )
-from plugins.c2c.library import Call, emit_constant, emit_method, emit_program, emit_stream
+from plugins.c2c.library import _BIG_OPS, Call, emit_constant, emit_method, emit_program, emit_stream
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
@@ -1220,8 +1219,6 @@ class ProgramMixin:
             return self._read(op, args)
         if name == "ordinal" and not args and obj is not None:  # enum constants are their ordinals
             return self.expr(obj)
-        if name in ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble") and obj is not None:
-            return self.expr(obj)
         if name == "printStackTrace" and not args:
             return [] if statement else ["None"]
         if obj is not None:  # instance methods of the Java library's classes (library.py)
@@ -1260,81 +1257,17 @@ class ProgramMixin:
             if name == "length" and not args:
                 return ["len", "(", *self._joined(o), ")"]
         mark = self.st.mark()  # a rule below that declines the call forgets what its arguments registered
-        nav = self._navigable_call(obj, name, args) if obj is not None else None
-        if nav is not None:
-            return nav
-        self.st.rewind(mark)
         stream = emit_stream(self, Call(node, obj, name, args, statement)) if obj is not None else None
         if stream is not None:  # stream pipelines (library.py)
             return stream
         self.st.rewind(mark)
         ot = self.text(obj) if obj is not None else ""
-        if name == "split" and len(args) == 1 and args[0].type == "string_literal" and obj is not None:
-            return self._split(obj, self.text(args[0]))
-        big = self._big_integer_call(obj, name, args) if obj is not None else None
-        if big is not None:
-            return big
-        self.st.rewind(mark)
         lib = emit_program(self, Call(node, obj, name, args, statement)) if obj is not None else None
         if lib is not None:  # the Java library's static calls (library.py)
             return lib
         self.st.rewind(mark)
-        if obj is not None and obj.type == "identifier" and ot in prog.heaps and not self._is_local_non_io(ot):
-            if name in ("add", "offer") and len(args) == 1:
-                return ["heapq", ".", "heappush", "(", ot, ",", *self.expr(args[0]), ")"]
-            if name in ("poll", "remove") and not args:
-                return ["heapq", ".", "heappop", "(", ot, ")"]
-            if name in ("peek", "element") and not args:
-                return [ot, "[", "0", "]"]
-        if obj is not None and obj.type == "identifier" and ot in prog.cmp_heaps:
-            if name in ("add", "offer") and len(args) == 1:
-                return ["heapq", ".", "heappush", "(", ot, ",", ot + "_key", "(", *self.expr(args[0]), ")", ")"]
-            if name in ("poll", "remove") and not args:
-                return ["heapq", ".", "heappop", "(", ot, ")", ".", "obj"]
-            if name in ("peek", "element") and not args:
-                return [ot, "[", "0", "]", ".", "obj"]
-        heap = ot in prog.heaps or ot in prog.max_heaps
-        if name == "addAll" and len(args) == 1 and obj is not None and obj.type == "identifier" and heap:
-            sign = ["-"] if ot in prog.max_heaps else []
-            return [
-                "[",
-                "heapq",
-                ".",
-                "heappush",
-                "(",
-                ot,
-                ",",
-                *sign,
-                "x",
-                ")",
-                "for",
-                "x",
-                "in",
-                *self.expr(args[0]),
-                "]",
-            ]
-        if obj is not None and obj.type == "identifier" and ot in prog.max_heaps and not self._is_local_non_io(ot):
-            oe = self.expr(obj)  # a field of another class is `self . name`
-            if name in ("add", "offer") and len(args) == 1:
-                return ["heapq", ".", "heappush", "(", *oe, ",", "-", "(", *self.expr(args[0]), ")", ")"]
-            if name in ("poll", "remove") and not args:
-                return ["(", "-", "heapq", ".", "heappop", "(", *oe, ")", ")"]
-            if name in ("peek", "element") and not args:
-                return ["(", "-", *oe, "[", "0", "]", ")"]
-        if name == "sort" and statement and ot not in ("Arrays", "Collections") and len(args) == 1:
+        if name == "sort" and statement and obj is None and len(args) == 1:
             return [*self.expr(obj), ".", "sort", "(", *self._sort_order(args[-1]), ")"]
-        if obj is not None and obj.type == "identifier" and ot in prog.sorted_maps and not args:
-            oe = self.expr(obj)
-            if name in ("keySet", "navigableKeySet") or (name == "iterator"):
-                return ["sorted", "(", *oe, ")"]
-            if name == "entrySet":
-                return ["sorted", "(", *oe, ".", "items", "(", ")", ")"]
-            if name == "values":
-                return ["[", "v", "for", "k", ",", "v", "in", "sorted", "(", *oe, ".", "items", "(", ")", ")", "]"]
-            if name in ("firstKey", "first"):
-                return ["min", "(", *oe, ")"]
-            if name in ("lastKey", "last"):
-                return ["max", "(", *oe, ")"]
         main = prog.main
         if (
             main is not None
@@ -1381,21 +1314,6 @@ class ProgramMixin:
                     return ["math", ".", name, "(", *flat, ")"]
         return None
 
-    def _split(self, obj: Node, literal: str) -> Tokens:
-        """Java's ``split`` takes a regex: whitespace -> ``split ( )``, one (escaped) char -> ``split ( c )``."""
-        o = self.expr(obj)
-        body = literal[1:-1].replace(" ", "").replace("\u2581", " ")
-        if body == "":  # Java's split("") gives the characters
-            return ["list", "(", *o, ")"]
-        if body in (" ", "\\s+", "\\s", " +", "\\s*", "\\s+$"):
-            return [*o, ".", "split", "(", ")"]
-        plain = body[2:] if body.startswith("\\") and len(body) == 3 else body
-        if len(plain) == 1 or (not re.search(r"[\\.\[\]()*+?^$|{}]", plain) and plain):
-            return (
-                [*o, ".", "split", "(", literal, ")"] if plain == body else [*o, ".", "split", "(", f'"{plain}"', ")"]
-            )
-        return ["re", ".", "split", "(", literal, ",", *o, ")"]
-
     def _is_big(self, node: Node | None) -> bool:
         """Is ``node`` a BigInteger (declared so, made so, or the result of a BigInteger operation)?"""
         if node is None:
@@ -1414,43 +1332,6 @@ class ProgramMixin:
                 return True
             return name in _BIG_OPS and self._is_big(obj)
         return False
-
-    def _big_integer_call(self, obj: Node, name: str, args: list[Node]) -> Tokens | None:
-        """BigInteger is Python's int: ``a . add ( b )`` -> ``a + b`` and so on."""
-        if name not in _BIG_OPS or not self._is_big(obj):
-            return None
-        o = self.expr(obj)
-        if obj.type not in ("identifier", "field_access", "parenthesized_expression", "array_access"):
-            o = ["(", *o, ")"]
-        a = [self.expr(x) for x in args]
-        a = [x if len(x) == 1 else ["(", *x, ")"] for x in a]
-        if name in _BIG_BINARY and len(a) == 1:
-            return ["(", *o, _BIG_BINARY[name], *a[0], ")"]
-        if name in ("max", "min", "gcd") and len(a) == 1:
-            return (
-                [name if name != "gcd" else "math.gcd", "(", *o, ",", *a[0], ")"]
-                if name != "gcd"
-                else ["math", ".", "gcd", "(", *o, ",", *a[0], ")"]
-            )
-        if name == "pow" and len(a) == 1:
-            return ["(", *o, "**", *a[0], ")"]
-        if name == "modPow" and len(a) == 2:
-            return ["pow", "(", *o, ",", *a[0], ",", *a[1], ")"]
-        if name == "negate" and not a:
-            return ["(", "-", *o, ")"]
-        if name == "abs" and not a:
-            return ["abs", "(", *o, ")"]
-        if name == "compareTo" and len(a) == 1:
-            return ["(", "(", *o, ">", *a[0], ")", "-", "(", *o, "<", *a[0], ")", ")"]
-        if name == "equals" and len(a) == 1:
-            return ["(", *o, "==", *a[0], ")"]
-        if name in ("longValue", "intValue", "longValueExact", "intValueExact") and not a:
-            return o
-        if name == "toString" and not a:
-            return ["str", "(", *o, ")"]
-        if name == "signum" and not a:
-            return ["(", "(", *o, ">", "0", ")", "-", "(", *o, "<", "0", ")", ")"]
-        return None
 
     def _sort_order(self, cmp: Node) -> Tokens:
         """A Java comparator as ``sort``'s arguments: ``reverse = True``, ``key = f`` or ``key = cmp_to_key ( c )``."""
@@ -1545,28 +1426,6 @@ class ProgramMixin:
         if name in ("stream", "chars") and not args and obj is not None:
             return True
         return name in _STREAM_STEPS and self._is_stream(obj)
-
-    def _navigable_call(self, obj: Node, name: str, args: list[Node]) -> Tokens | None:
-        """TreeMap / TreeSet navigation over the dict / set standing for it (a scan: correct, O(n) a call)."""
-        base = _base_type_name(self.type_of(obj))
-        if base not in SORTED_TYPES and not (obj.type == "identifier" and self.text(obj) in self.st.prog.sorted_maps):
-            return None
-        o = self.expr(obj)
-        if name in _NAV_CMP and len(args) == 1:
-            agg, op = _NAV_CMP[name]
-            x = self.expr(args[0])
-            return [agg, "(", "(", "k", "for", "k", "in", *o, "if", "k", op, *x, ")", ",", "default", "=", "None", ")"]
-        if name in ("firstEntry", "lastEntry") and not args:
-            agg = "min" if name == "firstEntry" else "max"
-            return ["(", "lambda", "k", ":", "(", "k", ",", *o, "[", "k", "]", ")", ")", "(", agg, "(", *o, ")", ")"]
-        if name in ("pollFirst", "pollLast") and not args and base in ("TreeSet", "NavigableSet", "SortedSet"):
-            agg = "min" if name == "pollFirst" else "max"
-            take = ["(", "lambda", "k", ":", "(", *o, ".", "discard", "(", "k", ")", ",", "k", ")", "[", "1", "]", ")"]
-            return [*take, "(", agg, "(", *o, ")", ")"]
-        if name in ("headSet", "tailSet") and len(args) == 1:
-            op = "<" if name == "headSet" else ">="
-            return ["sorted", "(", "k", "for", "k", "in", *o, "if", "k", op, *self.expr(args[0]), ")"]
-        return None
 
     def _joined(self, name: str) -> Tokens:
         """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
@@ -1940,39 +1799,6 @@ class ProgramMixin:
         return [*out, ")"]
 
 
-_BIG_BINARY = {
-    "add": "+",
-    "subtract": "-",
-    "multiply": "*",
-    "divide": "//",
-    "mod": "%",
-    "remainder": "%",
-    "and": "&",
-    "or": "|",
-    "xor": "^",
-    "shiftLeft": "<<",
-    "shiftRight": ">>",
-}
-_BIG_OPS = {
-    *_BIG_BINARY,
-    "max",
-    "min",
-    "gcd",
-    "pow",
-    "modPow",
-    "negate",
-    "abs",
-    "compareTo",
-    "equals",
-    "longValue",
-    "intValue",
-    "longValueExact",
-    "intValueExact",
-    "toString",
-    "signum",
-}
-
-
 def _unparen(node: Node) -> Node:
     while node.type == "parenthesized_expression" and node.named_children:
         node = node.named_children[0]
@@ -1987,16 +1813,6 @@ def _assigns(node: Node) -> bool:
 # Integer.compare / Long.compare as a value: the sign of a - b, as Java returns it.
 _COMPARE = tuple(["(", "lambda", "a", ",", "b", ":", "(", "a", ">", "b", ")", "-", "(", "a", "<", "b", ")", ")"])
 
-_NAV_CMP = {
-    "floorKey": ("max", "<="),
-    "floor": ("max", "<="),
-    "lowerKey": ("max", "<"),
-    "lower": ("max", "<"),
-    "ceilingKey": ("min", ">="),
-    "ceiling": ("min", ">="),
-    "higherKey": ("min", ">"),
-    "higher": ("min", ">"),
-}
 _SB_EDITS = {"append", "insert", "reverse", "setCharAt", "deleteCharAt", "delete", "setLength", "replace"}
 _EXACT_CONSTANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("Integer", "MAX_VALUE"): ("2147483647",),
