@@ -1266,8 +1266,6 @@ class ProgramMixin:
         if lib is not None:  # the Java library's static calls (library.py)
             return lib
         self.st.rewind(mark)
-        if name == "sort" and statement and obj is None and len(args) == 1:
-            return [*self.expr(obj), ".", "sort", "(", *self._sort_order(args[-1]), ")"]
         main = prog.main
         if (
             main is not None

@@ -184,3 +184,23 @@ def test_solver_class_holding_the_writer_and_arraycopy(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\n4 9 2\n", "1\n7\n"], tmp_path)
+
+
+def test_programs_own_sort_method_called_as_a_statement(tmp_path: Path) -> None:
+    # `sort ( a ) ;` is the program's own method, not a list's `sort` (once written `. sort ( key = ... )`)
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt(); int[] a = new int[n];
+        for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+        sort(a);
+        StringBuilder sb = new StringBuilder();
+        for (int x : a) sb.append(x).append(' ');
+        System.out.println(sb.toString().trim());
+      }
+      public static void sort(int[] a) {
+        Arrays.sort(a);
+        for (int i = 0, j = a.length - 1; i < j; i++, j--) { int t = a[i]; a[i] = a[j]; a[j] = t; }
+      }
+    }"""
+    check(java, ["3\n2 9 4\n", "1\n7\n", "4\n5 5 1 8\n"], tmp_path)
