@@ -1188,6 +1188,37 @@ _NAV_CMP = {
 }
 
 
+def _ordinal(tr: Translator, c: Call) -> Tokens | None:
+    """An enum constant is its ordinal."""
+    return None if c.args else tr.expr(c.obj)
+
+
+def _tokenizer(tr: Translator, c: Call) -> Tokens | None:
+    """A ``StringTokenizer`` is the list of its tokens (``new StringTokenizer`` splits)."""
+    if tr._receiver_kind(c.obj) != "tok":
+        return None
+    o = tr.expr(c.obj)
+    if c.name in ("nextToken", "nextElement"):
+        return [*o, ".", "pop", "(", ")"]
+    if c.name in ("hasMoreTokens", "hasMoreElements"):
+        return ["len", "(", *o, ")", ">", "0"]
+    return ["len", "(", *o, ")"]  # countTokens
+
+
+def _joiner(tr: Translator, c: Call) -> Tokens | None:
+    """A ``StringJoiner`` variable is the list of its parts, joined when read (``Translator._joined``)."""
+    if c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.joiners:
+        return None
+    o = tr.text(c.obj)
+    if c.name == "add" and len(c.args) == 1:
+        return [o, ".", "append", "(", *tr.expr(c.args[0]), ")"]
+    if c.name == "toString" and not c.args:
+        return tr._joined(o)
+    if c.name == "length" and not c.args:
+        return ["len", "(", *tr._joined(o), ")"]
+    return None
+
+
 def _optional_value(tr: Translator, c: Call) -> Tokens | None:
     """``OptionalInt . getAsInt ( )`` / ``orElseThrow``: the value itself (a reduction gave it)."""
     return tr.expr(c.obj)
@@ -1364,7 +1395,10 @@ def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
 _HEAP_OPS = ("add", "offer", "poll", "remove", "peek", "element")
 # in the order ``_program_call`` asked them (after the static type's own entries)
 _PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
+    (_ANY, ("ordinal",), _ordinal),
     (_ANY, ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value),
+    (_ANY, ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer),
+    (_ANY, ("add", "toString", "length"), _joiner),
     (_ANY, tuple(_NAV_CMP), _nav_compare),
     (_ANY, ("firstEntry", "lastEntry"), _nav_entry),
     (_ANY, ("pollFirst", "pollLast"), _nav_poll),

@@ -1165,6 +1165,11 @@ class ProgramMixin:
             return ["None"]
         return [name]
 
+    def _receiver_kind(self, obj: Node) -> str:
+        """What the program analysis makes of the object a call is made on (``receiver_kind``)."""
+        assert self.st.prog is not None
+        return receiver_kind(obj, self.st.prog)
+
     def _is_local_non_io(self, name: str) -> bool:
         typ = self.lookup(name)
         return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
@@ -1217,8 +1222,6 @@ class ProgramMixin:
             return [] if statement else ["-", "2"]  # TT_NUMBER
         if op:
             return self._read(op, args)
-        if name == "ordinal" and not args and obj is not None:  # enum constants are their ordinals
-            return self.expr(obj)
         if name == "printStackTrace" and not args:
             return [] if statement else ["None"]
         if obj is not None:  # instance methods of the Java library's classes (library.py)
@@ -1226,14 +1229,6 @@ class ProgramMixin:
             if lib is not None:
                 return lib
         kind = receiver_kind(obj, prog)
-        if kind == "tok":
-            o = self.expr(obj)
-            if name in ("nextToken", "nextElement"):
-                return [*o, ".", "pop", "(", ")"]
-            if name in ("hasMoreTokens", "hasMoreElements"):
-                return ["len", "(", *o, ")", ">", "0"]
-            if name == "countTokens":
-                return ["len", "(", *o, ")"]
         if kind in ("out", "err") or (kind in prog.classes and prog.classes[kind].role == "writer"):
             wop = _PRINT_OPS.get(name, "") if kind in ("out", "err") else prog.classes[kind].ops.get(name, "print")
             if kind == "err" or wop == "noop":
@@ -1248,14 +1243,6 @@ class ProgramMixin:
                 return self._print(args, newline=wop == "println")
         if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
             return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
-        if obj is not None and obj.type == "identifier" and self.text(obj) in self.st.joiners:
-            o = self.text(obj)
-            if name == "add" and len(args) == 1:
-                return [o, ".", "append", "(", *self.expr(args[0]), ")"]
-            if name == "toString" and not args:
-                return self._joined(o)
-            if name == "length" and not args:
-                return ["len", "(", *self._joined(o), ")"]
         mark = self.st.mark()  # a rule below that declines the call forgets what its arguments registered
         stream = emit_stream(self, Call(node, obj, name, args, statement)) if obj is not None else None
         if stream is not None:  # stream pipelines (library.py)
