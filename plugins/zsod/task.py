@@ -1,9 +1,11 @@
 """The zsOD task: phrase grounding with the shared detector's boxes and grid proposals, scored by the trunk.
 
 Phrases whose object the trunk's text tower maps to one of the shared detector's classes
-are answered from that class's detections, re-ranked by the trunk on their crops
-(``vocabulary.py``, ``detected.py``). The other phrases (and every phrase when the run
-has no detector) take the grid pipeline.
+are answered from that class's detections (``vocabulary.py``, ``detected.py``). Of the
+other phrases, class-like names ("guitar", "одеяло") take the grid pipeline, described
+ones ("leg of the chair") answer ``[]`` (``DetectionRule.grid_described``); without a
+detector every phrase takes the grid pipeline. The grid pipeline runs only for the images
+with a phrase it may answer.
 
 Grid pipeline per image: grid proposals (``proposals.py``) -> region embeddings
 from one feature-map pass (``pipeline.pool_boxes``) -> cosine with every phrase ->
@@ -178,8 +180,6 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             classes = class_embeddings(trunk, detector.classes) if detector is not None else None
         if detector is None:
             log.warning("zsod: no detector; every phrase takes the grid pipeline")
-        elif self.calibration is None:  # the heads' calibration was made for every phrase, not the rest
-            calibration = grid_calibration(calibration, self.rule)
         self._loaded = Scorer(verifier, calibration, background, self._load_yolo(trunk), detector, classes)
 
     def _load_yolo(self, trunk: Trunk) -> YoloProposer | None:
@@ -253,7 +253,8 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
 
     # -- predict ----------------------------------------------------------------------------
     def predict(self, batch: Sequence[ImageItem | None], trunk: Trunk) -> list[Scored | None]:
-        """Score every (proposal, phrase) pair of every image (with ``--zsod-proposals``, the YOLO boxes too)."""
+        """The detector's boxes for the phrases it can answer; every (proposal, phrase) pair scored by the
+        grid pipeline (with ``--zsod-proposals``, the YOLO boxes too) when a phrase of the image needs it."""
         from plugins.zsod.pipeline import score_image
 
         loaded = self.loaded()
@@ -267,18 +268,27 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             detections = next(found, None)
             texts = trunk.encode_texts(item.tokens) if item.tokens is not None else None  # once for both scorers
             detected = self._detected(item, trunk, detections, texts) if detections is not None else None
+            if detected is not None and not any(self._takes_grid(detected, j) for j in range(len(item.phrases))):
+                empty = np.zeros((0, 4))
+                out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, detected))
+                continue
             if loaded.yolo is not None:
                 item = item._replace(boxes=np.concatenate([item.boxes, loaded.yolo.boxes(item.image)]))
             scores = score_image(item, trunk, loaded.verifier, loaded.background, texts)
             out.append(Scored(scores.boxes, scores.probs, item.geometry, detected))
         return out
 
+    def _takes_grid(self, det: Detected, j: int) -> bool:
+        """Phrase ``j`` has no detector class and the grid may answer it (a class-like name, or
+        ``DetectionRule.grid_described`` set)."""
+        if det.matches[j].accepted(self.rule.mapping):
+            return False
+        return det.bare[j] or self.rule.grid_described is not None
+
     def _detected(self, item: ImageItem, trunk: Trunk, detections: Any, texts: Any) -> Detected | None:
-        """The phrases' classes by the text tower, and the trunk's crop cosines of their candidates
-        (``texts``: the phrases' ``trunk.encode_texts``)."""
+        """The phrases' classes by the text tower (``texts``: the phrases' ``trunk.encode_texts``)."""
         import torch
 
-        from plugins.zsod.detected import candidate_crops, crop_cosines
         from plugins.zsod.vocabulary import class_match
 
         classes, q = self.loaded().classes, item.queries
@@ -291,15 +301,10 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         )
         labels_of = torch.as_tensor([max(m.label, 0) for m in matches])
         phrase_cos = (texts * classes[labels_of]).sum(-1).float().numpy()
-        described = [not (q.bare[j] and phrase_cos[j] >= self.rule.bare_cos) for j in range(len(matches))]
-        # only described phrases are re-ranked on crops: a class-like phrase takes the detector's word
-        wanted = {m.label for m, d in zip(matches, described, strict=True) if d and m.accepted(self.rule.mapping)}
         boxes = np.asarray(detections.boxes, dtype=np.float32).reshape(-1, 4)
         scores = np.asarray(detections.scores, dtype=np.float32)
         labels = np.asarray(detections.labels, dtype=np.int64)
-        crops = candidate_crops(boxes, scores, labels, wanted, self.rule)
-        cos = crop_cosines(trunk, item.image, item.pixels, boxes[crops], texts)
-        return Detected(boxes, scores, labels, matches, crops, cos, q.bare, item.image.size[0], phrase_cos)
+        return Detected(boxes, scores, labels, matches, q.bare, item.image.size[0], phrase_cos)
 
     # -- postprocess ------------------------------------------------------------------------
     def postprocess(self, raw: Sequence[Scored | None], samples: Sequence[ZsodSample]) -> list[Prediction]:
@@ -309,14 +314,16 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         for scored, sample in zip(raw, samples, strict=True):
             value: dict[str, list[list[float]]] = {p: [] for p in sample.phrases}
             if scored is not None:
+                det = scored.detected
                 for j, phrase in enumerate(sample.phrases[: scored.probs.shape[1]]):
-                    det = scored.detected
                     found = choose_detected(det, j, phrase, self.rule) if det is not None else None
                     if found is not None:
                         value[phrase] = to_stored(det.boxes[found], scored.geometry)  # type: ignore[union-attr]
                         continue
-                    chosen = choose_boxes(scored.boxes, scored.probs[:, j], cal)
-                    value[phrase] = to_stored(scored.boxes[chosen], scored.geometry)
+                    phrase_cal = cal if det is None or det.bare[j] else described_calibration(cal, self.rule)
+                    if phrase_cal is not None:
+                        chosen = choose_boxes(scored.boxes, scored.probs[:, j], phrase_cal)
+                        value[phrase] = to_stored(scored.boxes[chosen], scored.geometry)
             out.append(Prediction(sample.key, value))
         return out
 
@@ -365,11 +372,13 @@ def clean_phrases(value: Any) -> tuple[tuple[str, ...], list[str]]:
     return tuple(phrases), problems
 
 
-def grid_calibration(calibration: Calibration, rule: DetectionRule) -> Calibration:
-    """The heads' calibration for the phrases the detector leaves to the grid: presence at least ``grid_present``."""
-    if calibration.present >= rule.grid_present:
-        return calibration
-    return dataclasses.replace(calibration, present=rule.grid_present)
+def described_calibration(calibration: Calibration, rule: DetectionRule) -> Calibration | None:
+    """The grid's decision for a described phrase without a detector class: one box when its probability
+    reaches ``rule.grid_described`` (at least the heads' own presence); None: the phrase answers ``[]``."""
+    if rule.grid_described is None:
+        return None
+    present = max(calibration.present, rule.grid_described)
+    return dataclasses.replace(calibration, present=present, max_boxes=1)
 
 
 def make_queries(phrases: Sequence[str], trunk: Trunk) -> PhraseQueries:

@@ -67,15 +67,13 @@ def test_class_match_takes_the_best_query_and_abstains_below_the_margin() -> Non
     assert synonym.label == 2 and synonym.cos == pytest.approx(1.0)  # a synonym stands on its own
 
 
-def _detected(matches: tuple[ClassMatch, ...], bare: tuple[bool, ...], crop_cos: np.ndarray | None = None) -> Detected:
+def _detected(matches: tuple[ClassMatch, ...], bare: tuple[bool, ...]) -> Detected:
     boxes = np.array(
         [[0, 0, 40, 40], [2, 2, 41, 41], [60, 0, 100, 40], [0, 50, 30, 90], [70, 50, 100, 90]], dtype=np.float32
     )
     scores = np.array([0.9, 0.8, 0.6, 0.5, 0.2], dtype=np.float32)
     labels = np.array([0, 0, 0, 5, 0], dtype=np.int64)
-    crops = np.array([0, 1, 2, 4])
-    cos = crop_cos if crop_cos is not None else np.zeros((4, len(matches)), np.float32)
-    return Detected(boxes, scores, labels, matches, crops, cos, bare, 100, np.full(len(matches), 0.7))
+    return Detected(boxes, scores, labels, matches, bare, 100, np.full(len(matches), 0.7))
 
 
 def test_a_bare_phrase_gets_every_instance_once_and_no_duplicates() -> None:
@@ -90,14 +88,39 @@ def test_absent_class_answers_empty_and_an_unmapped_phrase_is_left_to_the_grid()
     assert choose_detected(det, 2, "a wall", RULE) is None  # margin too low
 
 
-def test_a_described_phrase_gets_one_box_chosen_by_crop_and_side() -> None:
-    cos = np.array([[0.1, 0.1], [0.1, 0.1], [0.9, 0.1], [0.1, 0.1]], dtype=np.float32)
-    det = _detected((ClassMatch(0, 0.7, 0.3), ClassMatch(0, 0.7, 0.3)), (False, False), cos)
-    rule = DetectionRule(mapping=RULE.mapping, crop_weight=0.5, described_present=0.3)
-    assert choose_detected(det, 0, "a man in a red suit", rule) == [2]  # its crop matches the phrase
-    assert choose_detected(det, 1, "a man on the right", DetectionRule(side_weight=2.0, crop_weight=0.0)) == [2]
-    weak = DetectionRule(mapping=RULE.mapping, described_present=0.95)
-    assert choose_detected(det, 0, "a man in a red suit", weak) == []
+def test_a_described_phrase_gets_one_confident_instance_moved_by_side_words() -> None:
+    det = _detected((ClassMatch(0, 0.7, 0.3),), (False,))
+    assert choose_detected(det, 0, "a man in a red suit", RULE) == [0]  # the detector's best
+    assert choose_detected(det, 0, "a man on the right", DetectionRule(side_weight=2.0)) == [2]
+    # box 4 is further right still, but below described_present: never chosen
+    assert choose_detected(det, 0, "a man on the right", DetectionRule(side_weight=10.0, described_present=0.3)) == [2]
+    assert choose_detected(det, 0, "справа мужчина", DetectionRule(side_weight=2.0)) == [2]
+    assert choose_detected(det, 0, "a man in a red suit", DetectionRule(described_present=0.95)) == []
+
+
+def test_phrases_without_a_class_names_take_the_grid_and_described_ones_abstain(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    unmapped = MappingRule(min_cos=2.0)
+    answers = {}
+    for rule in (DetectionRule(mapping=unmapped), DetectionRule(mapping=unmapped, grid_described=0.0)):
+        task = ZsodTask(calibration=EAGER, rule=rule)
+        task.setup(fake_trunk, detector=FakeDetector(boxes=3))
+        samples = [s for s in task.discover(DATA) if s.key in ("0.jpg", "4.jpg")]
+        raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
+        answers[rule.grid_described] = {p.key: p.value for p in task.postprocess(raw, samples)}
+    assert all(len(b) == 1 for b in answers[None]["0.jpg"].values())  # class-like names: the grid answers
+    assert answers[None]["4.jpg"] == {"red square on the left": []}  # described, no class: absent
+    assert len(answers[0.0]["4.jpg"]["red square on the left"]) == 1  # unless the rule lets the grid answer
+
+
+def test_the_grid_is_skipped_for_an_image_whose_phrases_all_have_a_class(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    task = ZsodTask(calibration=EAGER, rule=DetectionRule(mapping=MappingRule(min_cos=-1.0, min_margin=0.0)))
+    task.setup(fake_trunk, detector=FakeDetector(boxes=3))
+    samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
+    (scored,) = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
+    assert scored is not None and scored.detected is not None
+    assert scored.boxes.shape == (0, 4) and scored.probs.shape == (0, 3)
+    (prediction,) = task.postprocess([scored], samples)
+    assert list(prediction.value) == list(samples[0].phrases)
 
 
 def test_conformance_with_the_fake_detector(fake_trunk) -> None:  # type: ignore[no-untyped-def]
