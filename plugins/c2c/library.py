@@ -1603,6 +1603,20 @@ def emit_stream(tr: Translator, call: Call) -> Tokens | None:
     return entry.stream(tr, c) if entry is not None and entry.stream is not None else None
 
 
+def emit_static_import(tr: Translator, cls: str, call: Call) -> Tokens | None:
+    """A member of ``cls`` imported statically and called bare (``max ( a , b )`` under
+    ``import static java.lang.Math.*``): the entry of ``cls . member``, PROGRAM's own first."""
+    a = [tr.expr(x) for x in call.args]
+    flat = [t for i, toks in enumerate(a) for t in ([","] if i else []) + toks]
+    c = replace(call, a=a, flat=flat)
+    for emitter in (LIBRARY.get((cls, call.name)), LIBRARY.get((cls, "*"))):
+        for emit in (emitter.program, emitter.function) if emitter is not None else ():
+            out = emit(tr, c) if emit is not None else None
+            if out is not None:
+                return out
+    return None
+
+
 def emit_constant(receiver: str, member: str) -> Tokens | None:
     """A library class's static field (``BigDecimal . ONE``), or None."""
     entry = LIBRARY.get((receiver, member)) if receiver in LIBRARY_CLASSES else None

@@ -34,7 +34,15 @@ from plugins.c2c.java_types import (
     OUT_TYPES,
     field_default,
 )
-from plugins.c2c.library import _BIG_OPS, Call, emit_constant, emit_method, emit_program, emit_stream
+from plugins.c2c.library import (
+    _BIG_OPS,
+    Call,
+    emit_constant,
+    emit_method,
+    emit_program,
+    emit_static_import,
+    emit_stream,
+)
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
@@ -1292,11 +1300,8 @@ class ProgramMixin:
                 return [prog.renames[name], "(", *flat, ")"]
             if main is not None and (name in main.static_methods or name in main.instance_methods):
                 return [name, "(", *flat, ")"]
-            if prog.static_math and name not in self.st.method_types:
-                if name in ("max", "min", "abs", "pow"):
-                    return [name, "(", *flat, ")"]
-                if name in ("sqrt", "floor", "ceil", "log", "log10", "exp", "sin", "cos", "tan", "atan2", "hypot"):
-                    return ["math", ".", name, "(", *flat, ")"]
+            if prog.static_math and name not in self.st.method_types:  # `import static java.lang.Math.*`
+                return emit_static_import(self, "Math", Call(node, obj, name, args, statement))
         return None
 
     def _is_big(self, node: Node | None) -> bool:

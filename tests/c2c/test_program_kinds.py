@@ -204,3 +204,18 @@ def test_programs_own_sort_method_called_as_a_statement(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\n2 9 4\n", "1\n7\n", "4\n5 5 1 8\n"], tmp_path)
+
+
+def test_static_import_of_math_members(tmp_path: Path) -> None:
+    # `import static java.lang.Math.*`: a bare member is the library table's `Math . member`, round as Java rounds
+    java = """import java.util.*;
+    import static java.lang.Math.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int a = sc.nextInt(), b = sc.nextInt(); double x = sc.nextDouble();
+        System.out.println(max(a, b) + " " + min(a, b) + " " + abs(a - b) + " " + (long) pow(a, 2));
+        System.out.println(floorMod(a, b) + " " + floorDiv(a, b) + " " + round(x) + " " + (int) signum((double) a));
+        System.out.println((int) floor(x) + " " + (int) ceil(x) + " " + (int) sqrt(a * a));
+      }
+    }"""
+    check(java, ["7 3 2.5\n", "-7 3 -2.5\n", "4 9 0.49\n"], tmp_path)
