@@ -1,18 +1,30 @@
-"""The Java library's static calls as data: one table keyed by (receiver class, member).
+"""The Java library's calls as data: one table keyed by (receiver class, member).
 
-Each entry is an ``Emitter``: how ``Math.round(x)``, ``Arrays.fill(a, v)``, ``Integer.parseInt(s)``
-... become Python tokens. ``function`` is the translation both policies share (FUNCTION always;
-PROGRAM when ``program`` declines); ``program`` is the whole-program policy's own, tried first.
+Each entry is an ``Emitter``: how ``Math.round(x)``, ``Arrays.fill(a, v)``, ``list.add(x)``,
+``IntStream.range(a, b)`` ... become Python tokens.
+
+- Static calls are keyed by the receiver's name: ``function`` is the translation both policies
+  share (FUNCTION always; PROGRAM when ``program`` declines); ``program`` is the whole-program
+  policy's own, tried first.
+- Instance calls are keyed by the receiver's static type (``"*"``: any receiver, ``"?"``: one of
+  unknown type): ``instance`` for both policies, ``method`` for programs (under ``"*"`` those
+  whose receiver the program analysis knows: heaps, sorted maps, BigIntegers, tokenizers).
+  The type's entry is asked first, then ``"*"``'s; each holds its rules in the order they run.
+- ``stream``: a stream pipeline in a program (sources by the receiver's name, steps and
+  terminals under ``"Stream"``).
+
 An emit function returns None when the call does not fit it (another arity, an expression where
 it translates a statement), and the translator carries on with its other rules.
 
 The translator asks the table at the places its rules always ran, so translations are
 byte-identical with the if-chains the table replaced (``_program_call`` for ``program``,
-``_statement_call`` for statements and ``_ex_method_invocation`` for expressions, ``function``):
+``method`` and ``stream``, ``_statement_call`` for statements and ``_ex_method_invocation`` for
+expressions, ``function`` and ``instance``):
 
 - ``Call.statement`` is True where the call is a whole statement and the statement rules ask;
 - ``Call.a`` holds the arguments already translated where the expression rules ask (translating
-  them again would register a ``x ++`` twice); elsewhere it is empty and the emitter translates.
+  them again would register a ``x ++`` twice); elsewhere it is empty and the emitter translates;
+  ``Call.o`` the receiver, likewise.
 
 Where the two policies differed, both are named, for instance ``Math.round``: programs round halves
 up as Java does (``math.floor(x + 0.5)``), functions write ``round`` as their references do.
@@ -1635,5 +1647,10 @@ def returns(tr: Translator, obj: Node | None, member: str) -> str:
 
 
 def two_policy_apis() -> list[tuple[str, str]]:
-    """The APIs whose entry names both a shared and a program translation (they differ)."""
-    return sorted(k for k, e in LIBRARY.items() if e.function is not None and e.program is not None)
+    """The APIs whose entry names both a shared and a program translation (they differ): a static
+    call's ``function`` and ``program``, an instance method's ``instance`` and ``method``."""
+    return sorted(
+        k
+        for k, e in LIBRARY.items()
+        if (e.function is not None and e.program is not None) or (e.instance is not None and e.method is not None)
+    )

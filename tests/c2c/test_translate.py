@@ -185,3 +185,15 @@ def test_arrays_sort_with_a_key_comparator_in_a_function() -> None:
     assert "a . sort ( key = len )" in out
     out = detokenize(translate(tokens("static void f(Integer[] a) { Arrays.sort(a, Collections.reverseOrder()); }")))
     assert "a . sort ( reverse = True )" in out
+
+
+def test_two_policy_apis_name_static_and_instance_entries() -> None:
+    from plugins.c2c.library import two_policy_apis
+
+    apis = two_policy_apis()
+    assert ("Math", "round") in apis and ("StringBuilder", "setCharAt") in apis and ("*", "poll") in apis
+    # one entry, two translations: a function's PriorityQueue is a list, a program's a heapq heap
+    function = "static int solveIt ( PriorityQueue < Integer > q ) { return q . poll ( ) ; }"
+    program = "import java . util . * ; public class Main { public static void main ( String [ ] args ) { PriorityQueue < Integer > q = new PriorityQueue < > ( ) ; q . add ( 2 ) ; System . out . println ( q . poll ( ) ) ; } }"
+    assert "q . pop ( 0 )" in translate(function)
+    assert "heapq . heappop ( q )" in translate(program)
