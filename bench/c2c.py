@@ -18,12 +18,16 @@ import json
 import time
 from pathlib import Path
 
+from bench import data_set
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", type=Path, action="append", help="set folder(s) with input/C2C/requests.json")
+    parser.add_argument(
+        "--set", type=data_set, action="append", help="set folder(s) with input/C2C/requests.json, or set names"
+    )
     parser.add_argument("--ablation", default="none", choices=["none", "random"])
     parser.add_argument("--no-selector", action="store_true", help="default style only (learned part off)")
     parser.add_argument("--threads", type=int, default=2)
