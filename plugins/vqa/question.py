@@ -153,10 +153,12 @@ def _category(low: str) -> str:
     return ""
 
 
+# Each optional word ends at a word boundary: without it "Are these animals wild?" lost the
+# "a" of "animals" (subject "nimals wild"), and "Is there an airplane?" the "a" of "airplane".
 _EN_LEAD = re.compile(
     r"^(is|are|was|were|does|do|did|can|could|will|would|should|has|have)\s+"
-    r"(this|that|these|those|there|it|the|he|she|they|you|we)?\s*"
-    r"(any|a|an|the|some|be|be a|be an|be the)?\s*(any|a|an|the)?\s*",
+    r"(?:(this|that|these|those|there|it|the|he|she|they|you|we)\b\s*)?"
+    r"(?:(any|a|an|the|some|be a|be an|be the|be)\b\s*)?(?:(any|a|an|the)\b\s*)?",
     re.IGNORECASE,
 )
 _RU_LEAD = re.compile(

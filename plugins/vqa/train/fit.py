@@ -21,7 +21,8 @@ under ``req.data_root``, ``../shared/data`` unless ``--data-root`` says otherwis
 * ``okvqa_jsonl``: OK-VQA questions as text, one ``{"question", "answers": [...],
   "image_id"}`` a line (no images). Default: ``vqa_okvqa_train_text/qa.jsonl``.
 * ``coco_captions`` + ``coco_images``: captions (COCO captions JSON, or ``{file_name:
-  [caption, ...]}``) from which yes/no questions are made; default ``trunk_pairs/coco_val``.
+  [caption, ...]}``) from which, with the detector's output on the images, bilingual yes/no
+  questions about its classes are made (``synthetic_yesno``); default ``trunk_pairs/coco_val``.
 * ``eval``: challenge-layout sets only scored (default ``fb_sample``), never trained on.
 
 In a ``challenge`` set, every question whose image is held out (``data.is_heldout``:
@@ -314,48 +315,75 @@ def embed_questions(cache: EmbeddingCache, qs: Sequence[DevQuestion]) -> tuple[l
 # ----------------------------------------------------------------------------- caption-made questions
 
 _SYN_TEMPLATES = {
-    "en": ("Is there a {} in the picture?", "Could this be {}?", "Is this a {}?", "Are there any {}?"),
-    "ru": ("Здесь есть {}?", "Это {}?", "На фото есть {}?"),
+    "en": ("Is there a {} in the picture?", "Is there a {}?", "Is there a {} here?", "Is there a {} in this photo?"),
+    "ru": ("Есть ли на фото {}?", "На фото есть {}?", "Здесь есть {}?", "Есть ли здесь {}?"),
 }
-_SYN_CATEGORIES = ("animal", "sport", "food", "room", "place", "vehicle", "clothing", "tool", "person", "weather")
-_SYN_CATEGORIES += ("time",)
+# Caption words that name a detector class besides its own name ("a man riding a horse" names
+# ``person``); a class is named when its name, its last word or one of these occurs.
+_CAPTION_WORDS: Mapping[str, tuple[str, ...]] = {
+    "person": ("man", "men", "woman", "women", "people", "person", "boy", "girl", "child", "children",
+               "kid", "kids", "player", "guy", "lady", "skier", "surfer", "skateboarder", "rider"),
+    "motorcycle": ("motorbike", "motor bike"), "airplane": ("plane", "jet", "aircraft"),
+    "tv": ("television",), "cell phone": ("phone", "cellphone"), "couch": ("sofa",),
+    "sports ball": ("ball", "soccer ball", "tennis ball", "baseball"), "dining table": ("table",),
+    "laptop": ("computer",), "bicycle": ("bike",), "donut": ("doughnut",), "hot dog": ("hotdog",),
+}  # fmt: skip
+SYN_PRESENT = 0.3  # a named class the detector also finds this surely is "yes"
+SYN_ABSENT = 0.1  # an unnamed class the detector scores below this everywhere is "no"
+
+
+def _names_class(text: str, name: str) -> bool:
+    words = (name, name.split()[-1], *_CAPTION_WORDS.get(name, ()))
+    return any(f" {w} " in text or f" {w}s " in text or f" {w}es " in text for w in words)
 
 
 def synthetic_yesno(
-    captions: Mapping[str, Sequence[str]], images: Path, per_image: int, seed: int
+    captions: Mapping[str, Sequence[str]], images: Path, per_image: int, seed: int, detections: Any = None
 ) -> list[DevQuestion]:
-    """Yes/no questions made from captions (none of ``trunk_pairs/coco_val``'s images is in a VQA set).
+    """Bilingual "is there a ...?" questions about the detector's 80 classes, made from captions and
+    the shared detector's output (none of ``trunk_pairs/coco_val``'s images is in a VQA set).
 
-    A vocabulary phrase named by one of the image's captions gives a "yes"
-    question; a phrase that other images' captions name but none of this
-    image's gives a "no" (caption silence is noisy evidence of absence, but
-    cheap and plentiful). Half the questions are Russian (the phrase's Russian
-    form), so the head sees both languages.
+    "Yes" where the human captions name the class and the detector finds it (score >= ``SYN_PRESENT``);
+    "no" where no caption names it and the detector gives it below ``SYN_ABSENT``; the two agreeing
+    keeps the labels clean (captions alone miss objects, the detector alone hallucinates). Per image
+    up to ``per_image // 2`` of each, as many "no" as "yes" (balanced); negatives are drawn from
+    classes that some other image holds, so they are plausible. Half the questions are Russian (the
+    class's Russian name from ``core.detector``'s table), so the head sees Russian yes/no questions.
+    ``detections``: a ``detect.DetectionCache`` (without one, no questions are made).
     """
-    from plugins.vqa.answers import vocabulary
+    import numpy as np
 
+    from core.detector import coco_classes
+
+    if detections is None or per_image < 2:
+        return []
+    classes = coco_classes()
     rng = random.Random(seed)
-    entries = [a for a in vocabulary() if a.category in _SYN_CATEGORIES and len(a.en) > 2]
-    named: dict[str, list[int]] = {}
-    for image, caps in sorted(captions.items()):
-        text = " " + " ".join(re.findall(r"[a-z]+", " ".join(caps).lower())) + " "
-        named[image] = [i for i, a in enumerate(entries) if f" {a.en} " in text or f" {a.en}s " in text]
-    frequent = collections.Counter(i for idx in named.values() for i in idx)
-    pool = [i for i, n in frequent.items() if n >= 5]
+    files = [name for name in sorted(captions) if (images / name).is_file()]
+    found = detections.get([images / name for name in files])
+    labelled: list[tuple[str, list[int], list[int]]] = []
+    held: collections.Counter[int] = collections.Counter()
+    for name, det in zip(files, found, strict=True):
+        text = " " + " ".join(re.findall(r"[a-z]+", " ".join(captions[name]).lower())) + " "
+        best = np.zeros(len(classes.en), dtype=np.float32)
+        np.maximum.at(best, np.asarray(det.labels, dtype=np.int64), np.asarray(det.scores, dtype=np.float32))
+        named = [_names_class(text, c) for c in classes.en]
+        pos = [j for j in range(len(classes.en)) if named[j] and best[j] >= SYN_PRESENT]
+        neg = [j for j in range(len(classes.en)) if not named[j] and best[j] < SYN_ABSENT]
+        labelled.append((name, pos, neg))
+        held.update(pos)
     out = []
-    for image, idx in sorted(named.items()):
-        if not (images / image).is_file():
-            continue
-        present = set(idx)
-        pos = rng.sample(sorted(present), min(len(present), per_image // 2))
-        neg = rng.sample(
-            [i for i in pool if i not in present], min(per_image // 2, len(pool) - len(present & set(pool)))
-        )
-        for i, label in [(i, True) for i in pos] + [(i, False) for i in neg]:
+    for name, pos, neg in labelled:
+        neg = [j for j in neg if held[j] >= 5]
+        k = min(len(pos), len(neg), per_image // 2)
+        for j, label in [(j, True) for j in rng.sample(pos, k)] + [(j, False) for j in rng.sample(neg, k)]:
             lang = rng.choice(("en", "ru"))
-            text = rng.choice(_SYN_TEMPLATES[lang]).format(entries[i].text(lang))
+            word = classes.en[j] if lang == "en" else classes.ru[j]
+            text = rng.choice(_SYN_TEMPLATES[lang]).format(word)
             answer = ("yes" if label else "no") if lang == "en" else ("да" if label else "нет")
-            out.append(DevQuestion(f"syn{len(out)}", images / image, text, (answer,), lang))
+            out.append(DevQuestion(f"syn{len(out)}", images / name, text, (answer,), lang))
+    log.info("caption and detector questions: %d on %d images (%d yes)", len(out), len(files),
+             sum(q.answers[0] in ("yes", "да") for q in out))  # fmt: skip
     return out
 
 
@@ -927,7 +955,7 @@ def fit_head(
     if synthetic_per_image > 0 and sources.get("coco_captions") and sources.get("coco_images"):
         for cap, imgs in zip(sources["coco_captions"], sources["coco_images"], strict=False):
             captions = {k: v for k, v in read_captions(Path(cap)).items() if within_share(k, scale)}
-            syn += synthetic_yesno(captions, Path(imgs), synthetic_per_image, seed)
+            syn += synthetic_yesno(captions, Path(imgs), synthetic_per_image, seed, cache.detections)
         if syn:
             sparsed, sitems = embed_questions(cache, syn)
             cache.save()

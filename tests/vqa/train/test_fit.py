@@ -165,3 +165,56 @@ def test_train_head_writes_a_usable_head(tmp_path: Path, monkeypatch: pytest.Mon
     train_head(TrainRequest(trunk, tmp_path / "head", Sources(data), progress=False, data_root=None))
     assert calls == {"images": 0, "texts": 0}
     assert (tmp_path / "head" / WEIGHTS_NAME).read_bytes() == weights
+
+
+class _FakeDetections:
+    """``detect.DetectionCache.get`` for a fixed table: image name -> [(class index, score)]."""
+
+    def __init__(self, table: dict[str, list[tuple[int, float]]]) -> None:
+        self.table = table
+
+    def get(self, paths: list[Path]) -> list:
+        import numpy as np
+
+        from core.detector import Detections
+
+        out = []
+        for p in paths:
+            rows = self.table.get(Path(p).name, [])
+            out.append(
+                Detections(
+                    np.zeros((len(rows), 4), np.float32),
+                    np.array([s for _, s in rows], np.float32),
+                    np.array([c for c, _ in rows], np.int64),
+                )
+            )
+        return out
+
+
+def test_synthetic_yesno_needs_captions_and_detector_to_agree(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from plugins.vqa.train.fit import synthetic_yesno
+
+    # Class 0 person, 16 dog, 17 horse. Images 0-9: a man riding a horse, both surely detected
+    # (two "yes", but no class for a "no": balanced, so no question). Images 10-19: a man with a
+    # dog the detector sees only faintly (neither "yes" nor "no"), no horse: "person" yes, "horse" no.
+    captions, table = {}, {}
+    for i in range(20):
+        name = f"{i}.jpg"
+        Image.new("RGB", (8, 8)).save(tmp_path / name)
+        if i < 10:
+            captions[name] = ["A man riding a horse.", "A rider on horseback"]
+            table[name] = [(0, 0.9), (17, 0.8)]
+        else:
+            captions[name] = ["A man walks his dog.", "A guy with a dog"]
+            table[name] = [(0, 0.9), (16, 0.2)]
+    qs = synthetic_yesno(captions, tmp_path, 4, seed=0, detections=_FakeDetections(table))
+    assert len(qs) == 20
+    assert {q.image.name for q in qs} == {f"{i}.jpg" for i in range(10, 20)}
+    for q in qs:
+        yes = q.answers[0] in ("yes", "да")
+        assert yes == (("person" in q.question) or ("человек" in q.question))
+        assert yes != (("horse" in q.question) or ("лошадь" in q.question))
+    assert {q.lang for q in qs} == {"en", "ru"}
+    assert synthetic_yesno(captions, tmp_path, 4, seed=0, detections=None) == []
