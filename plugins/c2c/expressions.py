@@ -122,12 +122,28 @@ class ExpressionsMixin:
             if self.policy.returned_ratio_divides and _returned_ratio(node, right):
                 default = "true"  # `return a * b / c` of a function: the references' `/` (see _returned_ratio)
             choice = self._decide("div", node, DIV_OPTIONS, default)
+            if self._truncates(left, right):
+                choice = "cast"
             if choice == "cast":
                 return ["int", "(", *lx, "/", *rx, ")"]
             op = "//" if choice == "floor" else "/"
+        if op == "%" and self._truncates(left, right):  # the remainder takes the dividend's sign
+            return ["int", "(", "math", ".", "fmod", "(", *lx, ",", *rx, ")", ")"]
+        if op == ">>>" and self.policy.unsigned_shift:
+            bits = "0xFFFFFFFFFFFFFFFF" if lt in ("long", "Long") else "0xFFFFFFFF"
+            return ["(", *lx, "&", bits, ")", ">>", *rx]
         if op == ">>>":
             op = ">>"
         return [*lx, op, *rx]
+
+    def _truncates(self, left: Node, right: Node) -> bool:
+        """Must ``left / right`` (``%``) truncate toward zero, as Java's does? In a program, where ``left`` is an int
+        variable that may hold a negative number (``int ( a / b )``: exact for 32-bit ints; a difference
+        written in place keeps ``//``, as the references write it: see the README)."""
+        prog = self.st.prog
+        if not self.policy.truncating_division or prog is None or left.type != "identifier":
+            return False
+        return self.text(left) in prog.signed and {self.type_of(left), self.type_of(right)} <= {"int", "short", "byte"}
 
     def _ex_unary_expression(self, node: Node) -> Tokens:
         op = self.text(node.child_by_field_name("operator"))

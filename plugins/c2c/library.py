@@ -520,6 +520,33 @@ def _decimal_plain(tr: Translator, c: Call) -> Tokens | None:
     return None if c.args else ["format", "(", *tr.expr(c.obj), ",", '"f"', ")"]
 
 
+# -- String's regex methods: Python's re -----------------------------------------------------------
+def _regex_replacement(tr: Translator, node: Node) -> Tokens:
+    """Java's replacement text names a group ``$1``, Python's ``\\1`` (written ``"\\\\1"`` in a literal)."""
+    out = tr.expr(node)
+    if node.type != "string_literal":
+        return out
+    return [re.sub(r"\$(\d)", r"\\\\\1", tok) for tok in out]
+
+
+def _string_matches(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 1:
+        return None
+    return ["re", ".", "fullmatch", "(", *tr.expr(c.args[0]), ",", *tr.expr(c.obj), ")", "is", "not", "None"]
+
+
+def _string_replace_regex(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.args) != 2:
+        return None
+    regex, repl = tr.expr(c.args[0]), _regex_replacement(tr, c.args[1])
+    once = [",", "count", "=", "1"] if c.name == "replaceFirst" else []
+    return ["re", ".", "sub", "(", *regex, ",", *repl, ",", *tr.expr(c.obj), *once, ")"]
+
+
+def _string_repeat(tr: Translator, c: Call) -> Tokens | None:
+    return [*_operand(tr, c.obj), "*", *_operand(tr, c.args[0])] if len(c.args) == 1 else None
+
+
 def _decimal_constant(value: str) -> tuple[str, ...]:
     return ("decimal", ".", "Decimal", "(", value, ")")
 
@@ -851,6 +878,361 @@ def _removes_object(arg: Node, arg_type: str) -> bool:
         name = arg.child_by_field_name("name")
         return name is not None and name.text == b"valueOf"
     return arg_type in ("char", "String", "Character", "Integer")
+
+
+# -- library classes whose objects keep state: small Python classes under the Java names ------------
+@dataclass(frozen=True, slots=True)
+class SupportClass:
+    """A Python class standing for a Java library class (``Matcher`` keeps its position, ``LocalDate`` its
+    date): emitted once into a program that names the class and does not declare it; the Java members keep
+    their names, so calls translate as calls on any object."""
+
+    source: str  # Python source, methods named as Java names them
+    needs: tuple[str, ...] = ()  # the support classes it uses
+
+
+_JAVA_TIME_COMPARE = """
+    def isBefore ( self , other ) :
+        return self . key ( ) < other . key ( )
+    def isAfter ( self , other ) :
+        return self . key ( ) > other . key ( )
+    def isEqual ( self , other ) :
+        return self . key ( ) == other . key ( )
+    def equals ( self , other ) :
+        return self . key ( ) == other . key ( )
+    def compareTo ( self , other ) :
+        return ( self . key ( ) > other . key ( ) ) - ( self . key ( ) < other . key ( ) )
+    def __eq__ ( self , other ) :
+        return isinstance ( other , type ( self ) ) and self . key ( ) == other . key ( )
+    def __lt__ ( self , other ) :
+        return self . key ( ) < other . key ( )
+    def __hash__ ( self ) :
+        return hash ( self . key ( ) )
+"""
+
+SUPPORT_CLASSES: dict[str, SupportClass] = {
+    # java.util.regex: Python's re (the Java syntax common in contest code reads the same)
+    "Pattern": SupportClass(
+        """
+class Pattern :
+    def __init__ ( self , regex ) :
+        self . regex = re . compile ( regex )
+    @ staticmethod
+    def compile ( regex , flags = 0 ) :
+        return Pattern ( regex )
+    @ staticmethod
+    def matches ( regex , text ) :
+        return re . fullmatch ( regex , text ) is not None
+    @ staticmethod
+    def quote ( text ) :
+        return re . escape ( text )
+    def matcher ( self , text ) :
+        return Matcher ( self . regex , text )
+    def split ( self , text ) :
+        parts = self . regex . split ( text )
+        while len ( parts ) > 1 and parts [ - 1 ] == "" :
+            parts . pop ( )
+        return parts
+    def pattern ( self ) :
+        return self . regex . pattern
+""",
+        needs=("Matcher",),
+    ),
+    "Matcher": SupportClass(
+        """
+class Matcher :
+    def __init__ ( self , regex , text ) :
+        self . regex = regex
+        self . text = text
+        self . found = None
+        self . at = 0
+    def matches ( self ) :
+        self . found = self . regex . fullmatch ( self . text )
+        return self . found is not None
+    def lookingAt ( self ) :
+        self . found = self . regex . match ( self . text )
+        return self . found is not None
+    def find ( self , start = None ) :
+        if start is not None :
+            self . at = start
+        self . found = self . regex . search ( self . text , self . at )
+        if self . found is None :
+            return False
+        self . at = self . found . end ( ) + ( self . found . end ( ) == self . found . start ( ) )
+        return True
+    def group ( self , k = 0 ) :
+        return self . found . group ( k )
+    def start ( self , k = 0 ) :
+        return self . found . start ( k )
+    def end ( self , k = 0 ) :
+        return self . found . end ( k )
+    def groupCount ( self ) :
+        return self . regex . groups
+    def reset ( self ) :
+        self . at = 0
+        self . found = None
+        return self
+"""
+    ),
+    # AbstractMap.SimpleEntry as a base class: a [key, value] list, as entries index elsewhere (`e [ 0 ]`)
+    "SimpleEntry": SupportClass(
+        """
+class SimpleEntry ( list ) :
+    def __init__ ( self , key , value ) :
+        super ( ) . __init__ ( ( key , value ) )
+    def getKey ( self ) :
+        return self [ 0 ]
+    def getValue ( self ) :
+        return self [ 1 ]
+    def setValue ( self , value ) :
+        old = self [ 1 ]
+        self [ 1 ] = value
+        return old
+    def toString ( self ) :
+        return str ( self [ 0 ] ) + "=" + str ( self [ 1 ] )
+    def __str__ ( self ) :
+        return self . toString ( )
+    def __hash__ ( self ) :
+        return hash ( ( self [ 0 ] , self [ 1 ] ) )
+"""
+    ),
+    # java.time: dates as datetime.date, times as seconds of the day, durations as seconds
+    "LocalDate": SupportClass(
+        """
+class LocalDate :
+    def __init__ ( self , day ) :
+        self . day = day
+    @ staticmethod
+    def of ( year , month , day ) :
+        return LocalDate ( datetime . date ( year , month , day ) )
+    @ staticmethod
+    def parse ( text ) :
+        return LocalDate ( datetime . date . fromisoformat ( str ( text ) ) )
+    @ staticmethod
+    def ofEpochDay ( days ) :
+        return LocalDate ( datetime . date . fromordinal ( days + 719163 ) )
+    def key ( self ) :
+        return self . day
+    def plusDays ( self , n ) :
+        return LocalDate ( self . day + datetime . timedelta ( days = n ) )
+    def minusDays ( self , n ) :
+        return self . plusDays ( - n )
+    def plusWeeks ( self , n ) :
+        return self . plusDays ( 7 * n )
+    def minusWeeks ( self , n ) :
+        return self . plusDays ( - 7 * n )
+    def plusMonths ( self , n ) :
+        months = self . day . year * 12 + self . day . month - 1 + n
+        year , month = months // 12 , months % 12 + 1
+        last = calendar . monthrange ( year , month ) [ 1 ]
+        return LocalDate ( datetime . date ( year , month , min ( self . day . day , last ) ) )
+    def minusMonths ( self , n ) :
+        return self . plusMonths ( - n )
+    def plusYears ( self , n ) :
+        return self . plusMonths ( 12 * n )
+    def minusYears ( self , n ) :
+        return self . plusMonths ( - 12 * n )
+    def withDayOfMonth ( self , n ) :
+        return LocalDate ( self . day . replace ( day = n ) )
+    def getYear ( self ) :
+        return self . day . year
+    def getMonthValue ( self ) :
+        return self . day . month
+    def getDayOfMonth ( self ) :
+        return self . day . day
+    def getDayOfYear ( self ) :
+        return self . day . timetuple ( ) . tm_yday
+    def getDayOfWeek ( self ) :
+        return DayOfWeek . of ( self . day . isoweekday ( ) )
+    def isLeapYear ( self ) :
+        return calendar . isleap ( self . day . year )
+    def lengthOfMonth ( self ) :
+        return calendar . monthrange ( self . day . year , self . day . month ) [ 1 ]
+    def lengthOfYear ( self ) :
+        return 366 if calendar . isleap ( self . day . year ) else 365
+    def toEpochDay ( self ) :
+        return self . day . toordinal ( ) - 719163
+    def toString ( self ) :
+        return self . day . isoformat ( )
+    def __str__ ( self ) :
+        return self . day . isoformat ( )
+"""
+        + _JAVA_TIME_COMPARE,
+        needs=("DayOfWeek",),
+    ),
+    "DayOfWeek": SupportClass(
+        """
+class DayOfWeek :
+    NAMES = [ "MONDAY" , "TUESDAY" , "WEDNESDAY" , "THURSDAY" , "FRIDAY" , "SATURDAY" , "SUNDAY" ]
+    def __init__ ( self , value ) :
+        self . value = value
+    @ staticmethod
+    def of ( value ) :
+        return DayOfWeek ( value )
+    def getValue ( self ) :
+        return self . value
+    def ordinal ( self ) :
+        return self . value - 1
+    def plus ( self , n ) :
+        return DayOfWeek ( ( self . value - 1 + n ) % 7 + 1 )
+    def name ( self ) :
+        return DayOfWeek . NAMES [ self . value - 1 ]
+    def toString ( self ) :
+        return self . name ( )
+    def __str__ ( self ) :
+        return self . name ( )
+    def __eq__ ( self , other ) :
+        return isinstance ( other , DayOfWeek ) and self . value == other . value
+    def __hash__ ( self ) :
+        return self . value
+for _day , _name in enumerate ( DayOfWeek . NAMES ) :
+    setattr ( DayOfWeek , _name , DayOfWeek ( _day + 1 ) )
+"""
+    ),
+    "LocalTime": SupportClass(
+        """
+class LocalTime :
+    def __init__ ( self , seconds ) :
+        self . seconds = seconds % 86400
+    @ staticmethod
+    def of ( hour , minute , second = 0 ) :
+        return LocalTime ( hour * 3600 + minute * 60 + second )
+    @ staticmethod
+    def parse ( text ) :
+        parts = [ int ( p ) for p in str ( text ) . split ( ":" ) ]
+        return LocalTime . of ( * parts )
+    @ staticmethod
+    def ofSecondOfDay ( seconds ) :
+        return LocalTime ( seconds )
+    def key ( self ) :
+        return self . seconds
+    def plusHours ( self , n ) :
+        return LocalTime ( self . seconds + 3600 * n )
+    def plusMinutes ( self , n ) :
+        return LocalTime ( self . seconds + 60 * n )
+    def plusSeconds ( self , n ) :
+        return LocalTime ( self . seconds + n )
+    def minusHours ( self , n ) :
+        return LocalTime ( self . seconds - 3600 * n )
+    def minusMinutes ( self , n ) :
+        return LocalTime ( self . seconds - 60 * n )
+    def minusSeconds ( self , n ) :
+        return LocalTime ( self . seconds - n )
+    def plus ( self , duration ) :
+        return LocalTime ( self . seconds + duration . seconds )
+    def minus ( self , duration ) :
+        return LocalTime ( self . seconds - duration . seconds )
+    def getHour ( self ) :
+        return self . seconds // 3600
+    def getMinute ( self ) :
+        return self . seconds // 60 % 60
+    def getSecond ( self ) :
+        return self . seconds % 60
+    def toSecondOfDay ( self ) :
+        return self . seconds
+    def toString ( self ) :
+        hour , minute , second = self . seconds // 3600 , self . seconds // 60 % 60 , self . seconds % 60
+        return "%02d:%02d" % ( hour , minute ) + ( ":%02d" % second if second else "" )
+    def __str__ ( self ) :
+        return self . toString ( )
+"""
+        + _JAVA_TIME_COMPARE
+    ),
+    "Duration": SupportClass(
+        """
+class Duration :
+    def __init__ ( self , seconds ) :
+        self . seconds = seconds
+    @ staticmethod
+    def between ( start , end ) :
+        if hasattr ( start , "toEpochDay" ) :
+            return Duration ( 86400 * ( end . toEpochDay ( ) - start . toEpochDay ( ) ) )
+        return Duration ( end . seconds - start . seconds )
+    @ staticmethod
+    def ofDays ( n ) :
+        return Duration ( 86400 * n )
+    @ staticmethod
+    def ofHours ( n ) :
+        return Duration ( 3600 * n )
+    @ staticmethod
+    def ofMinutes ( n ) :
+        return Duration ( 60 * n )
+    @ staticmethod
+    def ofSeconds ( n ) :
+        return Duration ( n )
+    def whole ( self , unit ) :
+        return abs ( self . seconds ) // unit * ( 1 if self . seconds >= 0 else - 1 )
+    def toDays ( self ) :
+        return self . whole ( 86400 )
+    def toHours ( self ) :
+        return self . whole ( 3600 )
+    def toMinutes ( self ) :
+        return self . whole ( 60 )
+    def getSeconds ( self ) :
+        return self . seconds
+    def toSeconds ( self ) :
+        return self . seconds
+    def toMillis ( self ) :
+        return self . seconds * 1000
+    def plus ( self , other ) :
+        return Duration ( self . seconds + other . seconds )
+    def minus ( self , other ) :
+        return Duration ( self . seconds - other . seconds )
+    def isNegative ( self ) :
+        return self . seconds < 0
+    def isZero ( self ) :
+        return self . seconds == 0
+    def key ( self ) :
+        return self . seconds
+"""
+        + _JAVA_TIME_COMPARE
+    ),
+    "ChronoUnit": SupportClass(
+        """
+class ChronoUnit :
+    def __init__ ( self , seconds ) :
+        self . seconds = seconds
+    def between ( self , start , end ) :
+        return Duration . between ( start , end ) . whole ( self . seconds )
+ChronoUnit . SECONDS = ChronoUnit ( 1 )
+ChronoUnit . MINUTES = ChronoUnit ( 60 )
+ChronoUnit . HOURS = ChronoUnit ( 3600 )
+ChronoUnit . DAYS = ChronoUnit ( 86400 )
+ChronoUnit . WEEKS = ChronoUnit ( 604800 )
+""",
+        needs=("Duration",),
+    ),
+}
+
+
+# a program's class extending a library class: the Python class it extends (a support class, or Exception)
+_THROWABLES = (
+    "Throwable", "Exception", "RuntimeException", "Error", "IOException", "IllegalArgumentException",
+    "IllegalStateException", "ArithmeticException", "UnsupportedOperationException", "InputMismatchException",
+)  # fmt: skip
+SUPPORT_BASES: dict[str, str] = {
+    "AbstractMap.SimpleEntry": "SimpleEntry",
+    "AbstractMap.SimpleImmutableEntry": "SimpleEntry",
+    "SimpleEntry": "SimpleEntry",
+    "SimpleImmutableEntry": "SimpleEntry",
+    **{name: "Exception" for name in _THROWABLES},
+}
+
+
+def support_methods(name: str) -> frozenset[str]:
+    """The Java methods a base from ``SUPPORT_BASES`` defines (a subclass calls them unqualified)."""
+    if name not in SUPPORT_CLASSES:
+        return frozenset()
+    return frozenset(re.findall(r"^    def (\w+) \(", SUPPORT_CLASSES[name].source, re.M)) - {"__init__"}
+
+
+def _support_call(tr: Translator, c: Call) -> Tokens | None:
+    """A support class's method keeps its Java name (no rule for a like-named collection method applies)."""
+    return [*_operand(tr, c.obj), ".", c.name, "(", *tr._arg_tokens(c.args), ")"]
+
+
+def _support_entries() -> dict[tuple[str, str], Emitter]:
+    return {(cls, m): Emitter(method=_support_call) for cls in SUPPORT_CLASSES for m in support_methods(cls)}
 
 
 _INTEGERS = ("Integer", "Long", "Short", "Byte")
@@ -1498,6 +1880,34 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     **_entries(_MAPS, ("putIfAbsent",), Emitter(method=_put_if_absent)),
     **_entries(_MAPS, ("replace",), Emitter(method=_map_replace)),
     **_entries(_MAPS, ("merge",), Emitter(method=_map_merge)),
+    # String's regex methods; java.util.regex and java.time are SUPPORT_CLASSES (the result types here)
+    ("String", "matches"): Emitter(method=_string_matches, returns="boolean"),
+    ("String", "repeat"): Emitter(method=_string_repeat, returns="String"),
+    ("String", "equalsIgnoreCase"): Emitter(returns="boolean"),
+    **_entries(("String",), ("replaceAll", "replaceFirst"), Emitter(method=_string_replace_regex, returns="String")),
+    **_support_entries(),  # their methods as called; below, the result types `type_of` reads
+    ("Pattern", "compile"): Emitter(method=_support_call, returns="Pattern"),
+    ("Pattern", "matcher"): Emitter(method=_support_call, returns="Matcher"),
+    **_entries(("Pattern",), ("matches",), Emitter(method=_support_call, returns="boolean")),
+    **_entries(("Matcher",), ("matches", "find", "lookingAt"), Emitter(method=_support_call, returns="boolean")),
+    **_entries(("Matcher",), ("group",), Emitter(method=_support_call, returns="String")),
+    **_entries(("Matcher",), ("start", "end", "groupCount"), Emitter(method=_support_call, returns="int")),
+    **_entries(
+        ("LocalDate", "LocalTime", "Duration"),
+        ("isBefore", "isAfter", "isEqual", "equals", "isLeapYear", "isNegative", "isZero"),
+        Emitter(method=_support_call, returns="boolean"),
+    ),
+    ("LocalDate", "getDayOfWeek"): Emitter(method=_support_call, returns="DayOfWeek"),
+    **_entries(
+        ("LocalDate",),
+        ("of", "parse", "plusDays", "minusDays", "plusMonths", "plusYears"),
+        Emitter(method=_support_call, returns="LocalDate"),
+    ),
+    **_entries(
+        ("LocalTime",),
+        ("of", "parse", "plusHours", "plusMinutes", "plusSeconds", "minusMinutes"),
+        Emitter(method=_support_call, returns="LocalTime"),
+    ),
     # java.math.BigDecimal
     ("BigDecimal", "new"): Emitter(program=_decimal_new),
     ("BigDecimal", "valueOf"): Emitter(program=_decimal_value_of, returns="BigDecimal"),
@@ -1601,7 +2011,11 @@ def emit_stream(tr: Translator, call: Call) -> Tokens | None:
 
     The arguments are translated first, whatever the outcome, and the receiver after them: the
     order the translation has always used (hoisted lambdas are numbered in it)."""
+    saved = tr.st.lambda_type
+    if call.obj is not None and call.obj.type == "method_invocation" and tr._call_parts(call.obj)[1] == "chars":
+        tr.st.lambda_type = "int"  # `s . chars ( ) . filter ( c -> c == 'a' )`: c is a code point
     c = replace(call, a=[tr.expr(x) for x in call.args])
+    tr.st.lambda_type = saved
     if call.obj is not None:
         for key in ((tr.text(call.obj), call.name), ("*", call.name)):
             entry = LIBRARY.get(key)
@@ -1654,3 +2068,24 @@ def two_policy_apis() -> list[tuple[str, str]]:
         for k, e in LIBRARY.items()
         if (e.function is not None and e.program is not None) or (e.instance is not None and e.method is not None)
     )
+
+
+def support_lines(used: set[str]) -> list[tuple[int, Tokens]]:
+    """The support classes named in ``used`` and those they need, as (level, tokens) lines, dependencies first."""
+    order: list[str] = []
+
+    def add(name: str) -> None:
+        if name in order:
+            return
+        for dep in SUPPORT_CLASSES[name].needs:
+            add(dep)
+        order.append(name)
+
+    for name in sorted(used & SUPPORT_CLASSES.keys()):
+        add(name)
+    lines: list[tuple[int, Tokens]] = []
+    for name in order:
+        for raw in SUPPORT_CLASSES[name].source.strip("\n").splitlines():
+            stripped = raw.lstrip(" ")
+            lines.append(((len(raw) - len(stripped)) // 4, stripped.split()))
+    return lines

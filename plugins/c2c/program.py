@@ -36,12 +36,16 @@ from plugins.c2c.java_types import (
 )
 from plugins.c2c.library import (
     _BIG_OPS,
+    SUPPORT_BASES,
+    SUPPORT_CLASSES,
     Call,
     emit_constant,
     emit_method,
     emit_program,
     emit_static_import,
     emit_stream,
+    support_lines,
+    support_methods,
 )
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
@@ -115,6 +119,7 @@ class ProgramInfo:
     heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
     max_heaps: set[str] = field(default_factory=set)  # PriorityQueues in reverse order (of numbers)
     cmp_heaps: set[str] = field(default_factory=set)  # PriorityQueues with another comparator: heapq over keys
+    signed: set[str] = field(default_factory=set)  # variables that may hold a negative number (``_signed_names``)
     sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
 
 
@@ -159,6 +164,48 @@ def is_main_method(node: Node) -> bool:
     )
 
 
+def _holds_minus(node: Node | None) -> bool:
+    """Does ``node`` subtract or negate at its top (through parentheses and casts)?"""
+    while node is not None and node.type in ("parenthesized_expression", "cast_expression"):
+        node = node.named_children[-1] if node.named_children else None
+    if node is None:
+        return False
+    if node.type == "unary_expression":
+        return node.children[0].type == "-"
+    if node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        return (op is not None and op.type == "-") or any(
+            _holds_minus(node.child_by_field_name(side)) for side in ("left", "right")
+        )
+    return False
+
+
+def _signed_names(nodes: list[Node]) -> set[str]:
+    """Variables that may hold a negative number: targets of ``-=``, given a difference or a negation, or
+    copied from such a variable."""
+    given: list[tuple[str, Node | None, bool]] = []  # (variable, value, by `-=`)
+    for n in nodes:
+        if n.type == "assignment_expression":
+            left, op = n.child_by_field_name("left"), n.child_by_field_name("operator")
+            if left is not None and left.type == "identifier" and op is not None and op.type in ("=", "-="):
+                given.append(((left.text or b"").decode(), n.child_by_field_name("right"), op.type == "-="))
+        elif n.type == "variable_declarator":
+            name = n.child_by_field_name("name")
+            if name is not None and name.text is not None:
+                given.append((name.text.decode(), n.child_by_field_name("value"), False))
+    out = {name for name, value, minus in given if minus or _holds_minus(value)}
+    grew = True
+    while grew:
+        more = {
+            name
+            for name, value, _ in given
+            if value is not None and value.type == "identifier" and (value.text or b"").decode() in out
+        }
+        grew = not more <= out
+        out |= more
+    return out
+
+
 def analyze(root: Node) -> ProgramInfo:
     """Classes, their members and roles, the io variables and the reads a program makes."""
     info = ProgramInfo()
@@ -172,6 +219,9 @@ def analyze(root: Node) -> ProgramInfo:
         sup = cls.child_by_field_name("superclass")
         if sup is not None:
             ci.base = _type_text(sup.named_children[0] if sup.named_children else None)
+            if ci.base.replace(" ", "") in SUPPORT_BASES:  # `extends AbstractMap.SimpleEntry<K, V>`
+                ci.base = SUPPORT_BASES[ci.base.replace(" ", "")]
+                ci.instance_methods |= support_methods(ci.base)
         wraps_in = wraps_out = False
         for m in class_members(cls):
             static = "static" in _modifiers(m)
@@ -299,6 +349,7 @@ def analyze(root: Node) -> ProgramInfo:
             if name is not None and cn.text == name.text:
                 info.recursive = True
                 break
+    info.signed = _signed_names(everything)
     for ci in info.classes.values():
         if ci.role != "class":
             continue
@@ -338,6 +389,38 @@ def _returns(body: Node) -> bool:
             return True
         if cur.type not in (*CLASS_TYPES, "lambda_expression", "object_creation_expression"):
             stack.extend(cur.children)
+    return False
+
+
+_TEXT_TYPES = ("String", "StringBuilder", "StringBuffer")
+_LOOPS = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
+
+
+def _builds_text_in_loop(body: Node) -> bool:
+    """Does ``main`` append to a local String / StringBuilder in a loop? At module level CPython copies the
+    whole str on every ``+=`` (it extends in place only a function's local): quadratic on 10^5 pieces."""
+    texts: set[bytes] = set()
+    for n in _walk(body):
+        if n.type == "local_variable_declaration" and _type_text(n.child_by_field_name("type")) in _TEXT_TYPES:
+            texts |= {d.child_by_field_name("name").text or b"" for d in n.children_by_field_name("declarator")}
+    if not texts:
+        return False
+    for n in _walk(body):
+        if n.type == "method_invocation" and (n.child_by_field_name("name").text or b"") in (b"append", b"insert"):
+            target = n.child_by_field_name("object")
+            while target is not None and target.type == "method_invocation":
+                target = target.child_by_field_name("object")
+        elif n.type == "assignment_expression" and n.child_by_field_name("operator").type == "+=":
+            target = n.child_by_field_name("left")
+        else:
+            continue
+        if target is None or target.type != "identifier" or target.text not in texts:
+            continue
+        up = n.parent
+        while up is not None and up.id != body.id and up.type not in _LOOPS:
+            up = up.parent
+        if up is not None and up.type in _LOOPS:
+            return True
     return False
 
 
@@ -616,6 +699,8 @@ _MODULES = (
     "bisect",
     "functools",
     "decimal",
+    "datetime",
+    "calendar",
 )
 _FROM_IMPORTS = {
     "deque": "collections",
@@ -717,7 +802,7 @@ class ProgramMixin:
         body = m.child_by_field_name("body")
         start = len(self.st.lines)
         returns = body is not None and _returns(body)
-        if self.st.prog.recursive or returns:
+        if self.st.prog.recursive or returns or (body is not None and _builds_text_in_loop(body)):
             self._emit(0, ["def", "main", "(", ")", ":"])
             glob = self._globals_of(m, None)
             if glob:
@@ -780,9 +865,12 @@ class ProgramMixin:
             if "read" in reads:
                 funcs.add("read_char")
             runtime = runtime_lines(funcs)
+        declared = self.declared_names()
+        assert self.st.prog is not None
+        named = {t for _, toks in self.st.lines for t in toks if t in SUPPORT_CLASSES}
+        runtime += support_lines(named - declared - self.st.prog.classes.keys())  # `Pattern`, `LocalDate`, ...
         used = {t for _, toks in [*runtime, *self.st.lines] for t in toks}
         pairs = {a for _, toks in [*runtime, *self.st.lines] for a, b in zip(toks, toks[1:], strict=False) if b == "."}
-        declared = self.declared_names()
         for mod in _MODULES:
             if mod in pairs and mod not in declared:
                 header.append((0, ["import", mod]))
@@ -1373,7 +1461,8 @@ class ProgramMixin:
             )
         if body is None:
             return [self._hoist(names and [(n, "?") for n in names], node.child_by_field_name("body"), node)]
-        self.st.scopes.append(dict.fromkeys(names, "?"))
+        self.st.scopes.append(dict.fromkeys(names, self.st.lambda_type))
+        self.st.lambda_type = "?"
         out = self.expr(body)
         self.st.scopes.pop()
         return ["(", "lambda", *_comma_list(names), ":", *out, ")"]

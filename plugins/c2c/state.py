@@ -29,6 +29,8 @@ class Policy:
     python_iterators: bool  # `list . iterator ( )` is `iter ( list )`, `while ( it . hasNext ( ) )` a for loop
     drops_dummy_return: bool  # a printing procedure's final `return 0 ;` is dropped (its reference returns None)
     java_booleans: bool  # a boolean made a string reads `true` / `false`, as Java prints it
+    unsigned_shift: bool  # `x >>> k` shifts x's 32- or 64-bit pattern (a negative x), as Java does
+    truncating_division: bool  # an int variable that may be negative divides toward zero, as Java's `/`
 
 
 FUNCTION = Policy(
@@ -38,6 +40,8 @@ FUNCTION = Policy(
     python_iterators=True,
     drops_dummy_return=True,
     java_booleans=False,
+    unsigned_shift=False,
+    truncating_division=False,
 )
 PROGRAM = Policy(
     "program",
@@ -46,6 +50,8 @@ PROGRAM = Policy(
     python_iterators=False,
     drops_dummy_return=False,
     java_booleans=True,
+    unsigned_shift=True,
+    truncating_division=True,
 )
 
 
@@ -80,6 +86,7 @@ class TranslationState:
     joiners: dict[str, list[Tokens]] = field(default_factory=dict)  # StringJoiner variables: separator, affixes
     map_defaults: dict[str, Tokens] = field(default_factory=dict)  # map variables whose `get` has a default
     threads: set[str] = field(default_factory=set)  # `Thread` variables whose runnable ran in place
+    lambda_type: str = "?"  # the Java type of the next lambda's parameters (a stream's elements), when known
     sb_return: str | None = None  # the StringBuilder out-parameter the current method returns
     builders: set[str] | None = None  # the main class's StringBuilder fields (computed once)
     out_params: dict[str, tuple[int, str]] | None = None  # functions with a StringBuilder out-parameter (once)

@@ -244,9 +244,11 @@ class StatementsMixin:
             op = ">>="
         if op == "/=" and self._is_int(left) and self._is_int(right):
             choice = self._decide("div", node, DIV_OPTIONS, "cast" if self.st.style.int_cast_div else "floor")
-            if choice == "cast":
+            if choice == "cast" or self._truncates(left, right):
                 return [*lt, "=", "int", "(", *lt, "/", *self.expr(right), ")"]
             op = "//=" if choice == "floor" else "/="
+        if op == "%=" and self._truncates(left, right):
+            return [*lt, "=", "int", "(", "math", ".", "fmod", "(", *lt, ",", *self.expr(right), ")", ")"]
         rt = self._value(right, self.type_of(left)) if right.type == "array_initializer" else self.expr(right)
         if op in ("+=", "-=", "*=", "^=", "|=", "&=") and self.type_of(left) == "char":
             # char arithmetic: Python strings have no `+= 1` / `^=`; go through the code point

@@ -219,3 +219,111 @@ def test_static_import_of_math_members(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["7 3 2.5\n", "-7 3 -2.5\n", "4 9 0.49\n"], tmp_path)
+
+
+def test_regex_pattern_matcher_and_string_regex_methods(tmp_path: Path) -> None:
+    java = """import java.util.*; import java.util.regex.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        int n = Integer.parseInt(sc.nextLine()); int sum = 0;
+        Pattern pt = Pattern.compile("(\\\\d+),(\\\\d+)");
+        for (int i = 0; i < n; i++) {
+          String s = sc.nextLine(); Matcher m = pt.matcher(s);
+          if (m.matches()) sum += Integer.parseInt(m.group(1)) * Integer.parseInt(m.group(2));
+          System.out.println(s.matches("[0-9]+,0") + " " + m.matches());
+        }
+        String w = sc.next(); Matcher f = Pattern.compile("[a-z]+").matcher(w); int c = 0;
+        while (f.find()) { System.out.println(f.group() + " " + f.start() + " " + f.end()); c++; }
+        if (!w.matches("[a-z]+")) System.out.println("not lower");
+        System.out.println(sum + " " + c + " " + w.replaceAll("(a)(b)", "$2$1") + " " + w.replaceFirst("[0-9]", "_"));
+        System.out.println(Pattern.matches("[a-z0-9]*", w));
+      }
+    }"""
+    check(java, ["3\n1,2\n3,0\nab\nab12cd3ef\n", "1\n10,10\nzz9ab\n", "0\n123\n"], tmp_path)
+
+
+def test_java_time_dates_times_and_durations(tmp_path: Path) -> None:
+    java = """import java.util.*; import java.time.*; import java.time.temporal.ChronoUnit;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        LocalDate a = LocalDate.parse(sc.next().replace('/', '-'));
+        LocalDate b = a.plusDays(sc.nextInt()).plusMonths(1);
+        System.out.println(b.getYear() + " " + b.getMonthValue() + " " + b.getDayOfMonth() + " " + b);
+        System.out.println(a.getDayOfWeek() + " " + a.getDayOfWeek().getValue() + " " + a.isLeapYear());
+        System.out.println(a.isBefore(b) + " " + a.isAfter(LocalDate.of(2019, 4, 30)) + " " + a.lengthOfMonth());
+        System.out.println(ChronoUnit.DAYS.between(a, b) + " " + a.toEpochDay());
+        LocalTime t = LocalTime.of(sc.nextInt(), sc.nextInt());
+        LocalTime u = t.plusMinutes(sc.nextInt());
+        System.out.println(u.getHour() + " " + u.getMinute() + " " + u + " " + u.isBefore(t));
+        System.out.println(Duration.between(LocalTime.parse("00:00"), u).toMinutes());
+      }
+    }"""
+    check(java, ["2019/04/30 100 10 20 50\n", "2020/01/31 29 23 50 20\n", "2000/02/29 0 0 0 0\n"], tmp_path)
+
+
+def test_classes_extending_library_classes(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      static class Pair<K, V> extends AbstractMap.SimpleEntry<K, V> {
+        public Pair(final K key, final V value) { super(key, value); }
+        public String show() { return "[" + getKey() + "] [" + getValue() + "]"; }
+      }
+      static class Stop extends RuntimeException { Stop(String m) { super(m); } }
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<Pair<Integer, Integer>> l = new ArrayList<>();
+        for (int i = 0; i < n; i++) l.add(new Pair<>(sc.nextInt(), sc.nextInt()));
+        long s = 0;
+        for (Pair<Integer, Integer> p : l) { s += p.getKey() * p.getValue(); System.out.println(p.show()); }
+        Pair<Integer, Integer> q = l.get(0); q.setValue(5);
+        try { if (s > 10) throw new Stop("big"); System.out.println("small"); }
+        catch (Stop e) { System.out.println("stopped"); }
+        System.out.println(s + " " + q.getValue());
+      }
+    }"""
+    check(java, ["2\n1 2\n3 4\n", "1\n5 1\n"], tmp_path)
+
+
+def test_string_and_bit_methods_a_python_str_or_int_lacks(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); String s = sc.next(); String t = sc.next(); int k = sc.nextInt();
+        System.out.println(s.repeat(2) + " " + s.equalsIgnoreCase(t) + " " + s.chars().filter(c -> c == 'a').count());
+        long h = -k;
+        System.out.println((k >>> 1) + " " + (-k >>> 28) + " " + (h >>> 60) + " " + s.chars().map(c -> c - 'a').sum());
+      }
+    }"""
+    check(java, ["banana BANANA 7\n", "xyz abc 0\n", "a A -16\n"], tmp_path)
+
+
+def test_int_variable_that_may_be_negative_divides_toward_zero(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        int n = sc.nextInt(); int m = sc.nextInt();
+        for (int i = 0; i < n; i++) m -= sc.nextInt();
+        int d = m - 7;
+        int q = d; q /= 2; int r = m; r %= 3;
+        System.out.println(m / 4 + " " + m % 4 + " " + d / 3 + " " + q + " " + r);
+      }
+    }"""
+    check(java, ["2 10 20 5\n", "1 100 3\n", "3 -5 1 1 1\n"], tmp_path)
+
+
+def test_text_built_in_main_in_a_loop_stays_linear(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        StringBuilder sb = new StringBuilder(); String s = "";
+        for (int i = 0; i < n; i++) { sb.append(i % 10).append(' '); if (i < 5) s += i; }
+        System.out.println(sb.toString().trim().length() + " " + s);
+      }
+    }"""
+    request = clean_request("0", tokens(java))
+    assert detokenize(safe_translate(request)).splitlines()[-1] == "main ( )"  # locals: += extends in place
+    check(java, ["300000\n", "3\n"], tmp_path)
