@@ -354,6 +354,15 @@ def _fill_in_place(tr: Translator, c: Call) -> Tokens | None:
     return [*target, "[", ":", "]", "=", "[", *tr.expr(c.args[1]), "]", "*", "len", "(", *target, ")"]
 
 
+def _set_all(tr: Translator, c: Call) -> Tokens | None:
+    """``Arrays.setAll(a, i -> f(i))``: every element from its index, in place."""
+    if len(c.args) != 2 or not c.statement:
+        return None
+    target = tr.expr(c.args[0])
+    indices = ["range", "(", "len", "(", *target, ")", ")"]
+    return [*target, "[", ":", "]", "=", "list", "(", "map", "(", *tr.expr(c.args[1]), ",", *indices, ")", ")"]
+
+
 def _collections_sort(tr: Translator, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "sort", "(", ")"] if c.args else None
 
@@ -545,6 +554,47 @@ def _string_replace_regex(tr: Translator, c: Call) -> Tokens | None:
 
 def _string_repeat(tr: Translator, c: Call) -> Tokens | None:
     return [*_operand(tr, c.obj), "*", *_operand(tr, c.args[0])] if len(c.args) == 1 else None
+
+
+# -- java.util.function: a functional object is a Python callable ----------------------------------
+_FUNCTIONAL = {
+    "Function": "apply", "BiFunction": "apply", "UnaryOperator": "apply", "BinaryOperator": "apply",
+    "IntFunction": "apply", "LongFunction": "apply", "IntUnaryOperator": "applyAsInt",
+    "IntBinaryOperator": "applyAsInt", "LongUnaryOperator": "applyAsLong", "LongBinaryOperator": "applyAsLong",
+    "ToIntFunction": "applyAsInt", "ToLongFunction": "applyAsLong", "ToIntBiFunction": "applyAsInt",
+    "DoubleUnaryOperator": "applyAsDouble", "DoubleBinaryOperator": "applyAsDouble",
+    "Predicate": "test", "BiPredicate": "test", "IntPredicate": "test", "LongPredicate": "test",
+    "Supplier": "get", "IntSupplier": "getAsInt", "LongSupplier": "getAsLong",
+    "Consumer": "accept", "BiConsumer": "accept", "IntConsumer": "accept",
+}  # fmt: skip
+_FUNCTIONAL_RESULTS = {"test": "boolean", "applyAsInt": "int", "getAsInt": "int", "applyAsLong": "long",
+                       "getAsLong": "long", "applyAsDouble": "double"}  # fmt: skip
+
+
+def _functional_call(tr: Translator, c: Call) -> Tokens | None:
+    """``op . apply ( a , b )`` of a ``BinaryOperator`` (a lambda or method reference in Python): ``op ( a , b )``."""
+    return [*_operand(tr, c.obj), "(", *tr._arg_tokens(c.args), ")"]
+
+
+# -- Integer / Long bit twiddling ------------------------------------------------------------------
+def _bits(tr: Translator, c: Call) -> Tokens | None:
+    """``numberOfTrailingZeros`` and kin on a 32-bit (Integer) or 64-bit (Long) pattern."""
+    if len(c.args) != 1:
+        return None
+    width = "64" if tr.text(c.obj) == "Long" else "32"
+    mask = "0xFFFFFFFFFFFFFFFF" if width == "64" else "0xFFFFFFFF"
+    x = _operand(tr, c.args[0])
+    bits = ["(", *x, "&", mask, ")"]
+    if c.name == "numberOfTrailingZeros":  # the lowest one bit's index; the width for 0
+        low = ["(", *bits, "&", "-", *bits, ")"]
+        return ["(", *low, ".", "bit_length", "(", ")", "-", "1", "if", *x, "else", width, ")"]
+    if c.name == "numberOfLeadingZeros":
+        return ["(", width, "-", *bits, ".", "bit_length", "(", ")", ")"]
+    if c.name == "highestOneBit":
+        return ["(", "1", "<<", *bits, ".", "bit_length", "(", ")", ">>", "1", ")"]
+    if c.name == "lowestOneBit":
+        return ["(", *x, "&", "-", *x, ")"]
+    return None
 
 
 def _decimal_constant(value: str) -> tuple[str, ...]:
@@ -1835,6 +1885,11 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     **_entries(("Double", "Float"), ("parseDouble", "parseFloat", "valueOf"), Emitter(_expression(_to_float))),
     **_entries(("Integer", "Long"), tuple(_RADIX_STRINGS), Emitter(_expression(_radix_string))),
     **_entries(("Integer", "Long"), ("bitCount",), Emitter(_expression(_bit_count))),
+    **_entries(
+        ("Integer", "Long"),
+        ("numberOfTrailingZeros", "numberOfLeadingZeros", "highestOneBit", "lowestOneBit"),
+        Emitter(program=_bits, returns="int"),
+    ),
     **_entries(("Integer", "Long"), ("max", "min"), Emitter(_expression(_builtin_of_flat))),
     **_entries(("Integer", "Long", "Double", "Character", "String"), ("toString",), Emitter(_expression(_to_str))),
     ("Character", "valueOf"): Emitter(_expression(_to_str)),
@@ -1860,6 +1915,7 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("Arrays", "binarySearch"): Emitter(_expression(_binary_search)),
     ("Arrays", "sort"): Emitter(_statement(_arrays_sort), program=_sort_by_comparator),
     ("Arrays", "fill"): Emitter(_statement(_fill), program=_fill_in_place),
+    ("Arrays", "setAll"): Emitter(program=_set_all),
     # Collections
     ("Collections", "frequency"): Emitter(_expression(_frequency)),
     ("Collections", "nCopies"): Emitter(_expression(_n_copies)),
@@ -1908,6 +1964,11 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
         ("of", "parse", "plusHours", "plusMinutes", "plusSeconds", "minusMinutes"),
         Emitter(method=_support_call, returns="LocalTime"),
     ),
+    # java.util.function: the functional object is called
+    **{
+        (cls, member): Emitter(method=_functional_call, returns=_FUNCTIONAL_RESULTS.get(member, ""))
+        for cls, member in _FUNCTIONAL.items()
+    },
     # java.math.BigDecimal
     ("BigDecimal", "new"): Emitter(program=_decimal_new),
     ("BigDecimal", "valueOf"): Emitter(program=_decimal_value_of, returns="BigDecimal"),
@@ -1976,7 +2037,8 @@ def emit_function(tr: Translator, call: Call) -> Tokens | None:
 
 
 def _class_of(java_type: str) -> str:
-    return java_type.split("<", 1)[0]
+    """``java . util . function . BinaryOperator<>`` -> ``BinaryOperator``."""
+    return java_type.split("<", 1)[0].rsplit(".", 1)[-1].strip()
 
 
 def emit_method(tr: Translator, call: Call) -> Tokens | None:

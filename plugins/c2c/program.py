@@ -99,6 +99,7 @@ class ClassInfo:
     instance_fields: set[str] = field(default_factory=set)
     static_methods: set[str] = field(default_factory=set)
     instance_methods: set[str] = field(default_factory=set)
+    field_types: dict[str, str] = field(default_factory=dict)  # field -> its declared Java type (``type_of``)
     ops: dict[str, str] = field(default_factory=dict)  # reader/writer method -> op
 
 
@@ -120,6 +121,7 @@ class ProgramInfo:
     max_heaps: set[str] = field(default_factory=set)  # PriorityQueues in reverse order (of numbers)
     cmp_heaps: set[str] = field(default_factory=set)  # PriorityQueues with another comparator: heapq over keys
     signed: set[str] = field(default_factory=set)  # variables that may hold a negative number (``_signed_names``)
+    builds_text: bool = False  # main appends to a local string in a loop: it runs as a function (locals)
     sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
 
 
@@ -162,6 +164,35 @@ def is_main_method(node: Node) -> bool:
         and name.text == b"main"
         and ("static" in _modifiers(node))
     )
+
+
+def _recursive(calls: list[Node], classes: set[str]) -> bool:
+    """Does a method call itself, directly or through others (``even`` -> ``odd`` -> ``even``), by name,
+    unqualified or through ``this`` / its class?"""
+    graph: dict[bytes, set[bytes]] = {}
+    for c in calls:
+        obj, callee = c.child_by_field_name("object"), c.child_by_field_name("name")
+        if callee is None or (obj is not None and obj.type != "this" and (obj.text or b"").decode() not in classes):
+            continue
+        method = c.parent
+        while method is not None and method.type not in ("method_declaration", "class_body"):
+            method = method.parent
+        name = (
+            method.child_by_field_name("name") if method is not None and method.type == "method_declaration" else None
+        )
+        if name is not None:
+            graph.setdefault(name.text or b"", set()).add(callee.text or b"")
+    for start in graph:  # a cycle through ``start``: a walk from its callees reaches it again
+        seen: set[bytes] = set()
+        todo = list(graph[start])
+        while todo:
+            cur = todo.pop()
+            if cur == start:
+                return True
+            if cur not in seen:
+                seen.add(cur)
+                todo.extend(graph.get(cur, ()))
+    return False
 
 
 def _holds_minus(node: Node | None) -> bool:
@@ -229,10 +260,14 @@ def analyze(root: Node) -> ProgramInfo:
                 t = _base_io(_type_text(m.child_by_field_name("type")))
                 wraps_in |= t in IN_TYPES or t == "StringTokenizer"
                 wraps_out |= t in OUT_TYPES
+                tnode = m.child_by_field_name("type")
+                typ = _type_text(tnode) + ("<>" if tnode is not None and tnode.type == "generic_type" else "")
                 for d in m.children_by_field_name("declarator"):
                     n = d.child_by_field_name("name")
                     if n is not None and n.text is not None:
                         (ci.static_fields if static else ci.instance_fields).add(n.text.decode())
+                        dims = d.child_by_field_name("dimensions")
+                        ci.field_types[n.text.decode()] = typ + "[]" * (dims.text or b"").count(b"[") if dims else typ
             elif m.type == "method_declaration":
                 n = m.child_by_field_name("name")
                 if n is not None and n.text is not None:
@@ -336,20 +371,9 @@ def analyze(root: Node) -> ProgramInfo:
                     gp = gp.parent
                 if gp is not None and gp.type == "binary_expression" and b"null" in (gp.text or b""):
                     info.line_null_checks = True
-    # recursion: a method that calls itself by name
-    for c in calls:
-        if c.child_by_field_name("object") is not None:
-            continue
-        cn = c.child_by_field_name("name")
-        method = c.parent
-        while method is not None and method.type not in ("method_declaration", "class_body"):
-            method = method.parent
-        if method is not None and method.type == "method_declaration" and cn is not None:
-            name = method.child_by_field_name("name")
-            if name is not None and cn.text == name.text:
-                info.recursive = True
-                break
+    info.recursive = _recursive(calls, set(info.classes))
     info.signed = _signed_names(everything)
+    info.builds_text = _builds_text_in_loop(everything)
     for ci in info.classes.values():
         if ci.role != "class":
             continue
@@ -393,33 +417,39 @@ def _returns(body: Node) -> bool:
 
 
 _TEXT_TYPES = ("String", "StringBuilder", "StringBuffer")
+# a Java parameter type -> the Python type an argument for it has (telling constructors apart)
+_PY_CHECKS = {
+    "int": "int", "long": "int", "short": "int", "byte": "int", "Integer": "int", "Long": "int",
+    "double": "float", "float": "float", "Double": "float", "String": "str", "boolean": "bool", "Boolean": "bool",
+    "List": "list", "ArrayList": "list", "Map": "dict", "HashMap": "dict", "Set": "set", "HashSet": "set",
+}  # fmt: skip
 _LOOPS = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
 
 
-def _builds_text_in_loop(body: Node) -> bool:
+def _builds_text_in_loop(nodes: list[Node]) -> bool:
     """Does ``main`` append to a local String / StringBuilder in a loop? At module level CPython copies the
     whole str on every ``+=`` (it extends in place only a function's local): quadratic on 10^5 pieces."""
     texts: set[bytes] = set()
-    for n in _walk(body):
+    appends: list[tuple[Node, bytes]] = []
+    for n in nodes:
         if n.type == "local_variable_declaration" and _type_text(n.child_by_field_name("type")) in _TEXT_TYPES:
             texts |= {d.child_by_field_name("name").text or b"" for d in n.children_by_field_name("declarator")}
-    if not texts:
-        return False
-    for n in _walk(body):
-        if n.type == "method_invocation" and (n.child_by_field_name("name").text or b"") in (b"append", b"insert"):
+        elif n.type == "method_invocation" and (n.child_by_field_name("name").text or b"") in (b"append", b"insert"):
             target = n.child_by_field_name("object")
             while target is not None and target.type == "method_invocation":
                 target = target.child_by_field_name("object")
+            if target is not None and target.type == "identifier":
+                appends.append((n, target.text or b""))
         elif n.type == "assignment_expression" and n.child_by_field_name("operator").type == "+=":
             target = n.child_by_field_name("left")
-        else:
-            continue
-        if target is None or target.type != "identifier" or target.text not in texts:
-            continue
-        up = n.parent
-        while up is not None and up.id != body.id and up.type not in _LOOPS:
+            if target.type == "identifier":
+                appends.append((n, target.text or b""))
+    for n, name in appends:
+        up, looped = n.parent, False
+        while name in texts and up is not None and up.type not in ("method_declaration", *CLASS_TYPES):
+            looped |= up.type in _LOOPS
             up = up.parent
-        if up is not None and up.type in _LOOPS:
+        if looped and up is not None and is_main_method(up):
             return True
     return False
 
@@ -487,7 +517,8 @@ def _only_reads(cls: Node) -> bool:
             continue
         t = _type_text(m.child_by_field_name("type"))
         name = (m.child_by_field_name("name").text or b"").decode()
-        if t == "void" and name not in ("close", "flush") and not name.startswith(("next", "read")):
+        helper = "private" in _modifiers(m) or name.startswith(("next", "read", "skip"))  # a private one helps reads
+        if t == "void" and name not in ("close", "flush") and not helper:
             return False
         if b"System.out" in (m.text or b"").replace(b" ", b""):
             return False
@@ -802,7 +833,7 @@ class ProgramMixin:
         body = m.child_by_field_name("body")
         start = len(self.st.lines)
         returns = body is not None and _returns(body)
-        if self.st.prog.recursive or returns or (body is not None and _builds_text_in_loop(body)):
+        if self.st.prog.recursive or returns or self.st.prog.builds_text:
             self._emit(0, ["def", "main", "(", ")", ":"])
             glob = self._globals_of(m, None)
             if glob:
@@ -989,6 +1020,9 @@ class ProgramMixin:
         by_arity: dict[int, Node] = {}
         for c in ctors:
             by_arity[len(self._params(c.child_by_field_name("parameters")))] = c
+        if len(by_arity) < len(ctors):  # constructors Java tells apart by their parameters' types
+            self._typed_constructors(ctors, fields_, level, ci)
+            return
         if len(by_arity) <= 1:
             ctor = ctors[-1] if ctors else None
             params = self._params(ctor.child_by_field_name("parameters")) if ctor is not None else []
@@ -1016,6 +1050,41 @@ class ProgramMixin:
             self._ctor_body(ctor, level + 1, params, ci, def_line)
             if len(self.st.lines) == start:
                 self._emit(level + 1, ["pass"])
+
+    def _typed_constructors(self, ctors: list[Node], fields_: list[Node], level: int, ci: ClassInfo) -> None:
+        """``__init__ ( self , * args )`` choosing by the count of arguments, then by the type of the first
+        parameter where constructors of one count differ (``isinstance``); each constructor ``_init{k}_{j}``."""
+        groups: dict[int, list[tuple[Node, list[tuple[str, str]]]]] = {}
+        for c in ctors:
+            params = self._params(c.child_by_field_name("parameters"))
+            groups.setdefault(len(params), []).append((c, params))
+        self._emit(level, ["def", "__init__", "(", "self", ",", "*", "args", ")", ":"])
+        for f in fields_:
+            self._field(f, level + 1, ["self", "."])
+        keyword = "if"
+        for k, group in sorted(groups.items()):
+            at = next((i for i in range(k) if len({p[i][1] for _, p in group}) > 1), 0)
+            for j, (_, params) in enumerate(group):
+                test = ["len", "(", "args", ")", "==", str(k)]
+                check = _PY_CHECKS.get(params[at][1].split("<", 1)[0]) if k else None
+                if params and params[at][1].endswith("[]"):
+                    check = "list"
+                elif params and params[at][1] in self.st.prog.classes:
+                    check = params[at][1]
+                if j < len(group) - 1 and check is not None:
+                    test += ["and", "isinstance", "(", "args", "[", str(at), "]", ",", check, ")"]
+                self._emit(level + 1, [keyword, *test, ":"])
+                self._emit(level + 2, ["self", ".", f"_init{k}_{j}", "(", "*", "args", ")"])
+                keyword = "elif"
+        for k, group in sorted(groups.items()):
+            for j, (ctor, params) in enumerate(group):
+                def_line = len(self.st.lines)
+                names = _comma_list(["self", *[p for p, _ in params]])
+                self._emit(level, ["def", f"_init{k}_{j}", "(", *names, ")", ":"])
+                start = len(self.st.lines)
+                self._ctor_body(ctor, level + 1, params, ci, def_line)
+                if len(self.st.lines) == start:
+                    self._emit(level + 1, ["pass"])
 
     def _ctor_body(self, ctor: Node, level: int, params: list[tuple[str, str]], ci: ClassInfo, start: int) -> None:
         body = ctor.child_by_field_name("body")

@@ -11,6 +11,11 @@ from plugins.c2c.library import returns
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+    from plugins.c2c.program import ClassInfo
+
+# a Scanner's (or any reader's) typed reads
+_READS = {"nextInt": "int", "nextLong": "long", "nextShort": "int", "nextByte": "int", "nextDouble": "double"}
+
 
 class TypesMixin:
     """Type names, scopes and ``type_of`` (a Java expression's static type, "?" when unknown)."""
@@ -107,7 +112,8 @@ class TypesMixin:
                 return "int"
             if obj in ("Math", "Double"):
                 return "double"
-            return "?"
+            owner = self._program_class(node.child_by_field_name("object"))
+            return owner.field_types.get(field, "?") if owner is not None else "?"
         if k == "method_invocation":
             obj, name, args = self._call_parts(node)
             table = returns(self, obj, name)  # type: ignore[arg-type]
@@ -161,8 +167,10 @@ class TypesMixin:
                 return "boolean"
             if ot == "Character" and name in ("toUpperCase", "toLowerCase"):
                 return "char"
-            if obj is None:
+            if obj is None or self._program_class(obj) is not None:  # `p . area ( )` of a class of the program
                 return self.st.method_types.get(name, "?")
+            if name in _READS:
+                return _READS[name]
             if obj.type == "identifier" and name in _ELEMENT_GETTERS:  # `st . peek ( )` of a Stack<Character>
                 elem = self.lookup(self.text(obj) + "<elem>")
                 return elem
@@ -170,6 +178,13 @@ class TypesMixin:
         if k == "object_creation_expression":
             return self._type_name(node.child_by_field_name("type"))
         return "?"
+
+    def _program_class(self, node: Node | None) -> ClassInfo | None:
+        """The program's own class that ``node``'s static type names (PROGRAM), or None."""
+        prog = self.st.prog
+        if prog is None or node is None or node.type == "this":
+            return None
+        return prog.classes.get(self.type_of(node).split("<", 1)[0])
 
     def _is_int(self, node: Node) -> bool:
         return self.type_of(node) in INT_TYPES

@@ -327,3 +327,93 @@ def test_text_built_in_main_in_a_loop_stays_linear(tmp_path: Path) -> None:
     request = clean_request("0", tokens(java))
     assert detokenize(safe_translate(request)).splitlines()[-1] == "main ( )"  # locals: += extends in place
     check(java, ["300000\n", "3\n"], tmp_path)
+
+
+def test_recursion_through_other_methods_or_this_gets_the_deep_stack(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      static int[] nxt;
+      static int even(int v) { return v < 0 ? 0 : 1 + odd(nxt[v]); }
+      static int odd(int v) { return v < 0 ? 0 : 1 + even(nxt[v]); }
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt(); nxt = new int[n];
+        for (int i = 0; i < n; i++) nxt[i] = i + 1 < n ? i + 1 : -1;
+        System.out.println(even(0) + " " + new Walker(n).depth(0));
+      }
+    }
+    class Walker {
+      int n;
+      Walker(int n) { this.n = n; }
+      int depth(int v) { if (v == n) return 0; return this.depth(v + 1) + 1; }
+    }"""
+    check(java, ["50000\n", "1\n"], tmp_path)
+
+
+def test_int_fields_and_methods_of_own_classes_divide_as_ints(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      static class P { int x; long y; int[] w = new int[3]; P(int x, long y) { this.x = x; this.y = y; }
+        int twice() { return 2 * x; } }
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); String s = sc.next(); int n = s.length();
+        P p = new P(n, n); P[] ps = {p}; List<P> lp = new ArrayList<>(); lp.add(p);
+        System.out.println(s.charAt(p.x / 2) + " " + s.charAt(ps[0].x / 2) + " " + s.charAt(lp.get(0).x / 2));
+        System.out.println(s.charAt(p.twice() / 4) + " " + s.charAt((int) (p.y / 2)) + " " + (p.w.length / 2));
+        System.out.println(s.charAt(sc.nextInt() / 2));
+      }
+    }"""
+    check(java, ["abcdefg 9\n", "xy 3\n"], tmp_path)
+
+
+def test_functional_fields_typed_constructors_and_bit_methods(tmp_path: Path) -> None:
+    java = """import java.util.*; import java.util.function.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt(); long m = sc.nextLong();
+        Integer[] init = new Integer[n]; Arrays.setAll(init, i -> i * i);
+        Seg<Integer> s = new Seg<Integer>(init, (a, b) -> a + b, 0);
+        Predicate<Integer> even = x -> x % 2 == 0; IntBinaryOperator mx = Math::max;
+        System.out.println(s.all() + " " + s.size + " " + even.test(n) + " " + mx.applyAsInt(n, 5));
+        System.out.println(Integer.numberOfTrailingZeros(n) + " " + Integer.highestOneBit(n) + " "
+            + Long.numberOfLeadingZeros(m) + " " + Long.lowestOneBit(m));
+      }
+    }
+    class Seg<S> {
+      final java.util.function.BinaryOperator<S> op; final S e; final S[] dat; final int size;
+      @SuppressWarnings("unchecked")
+      Seg(int n, java.util.function.BinaryOperator<S> op, S e) {
+        this.size = n; this.op = op; this.e = e; this.dat = (S[]) new Object[n]; java.util.Arrays.fill(dat, e);
+      }
+      Seg(S[] dat, java.util.function.BinaryOperator<S> op, S e) {
+        this(dat.length, op, e); for (int i = 0; i < dat.length; i++) this.dat[i] = dat[i];
+      }
+      S all() { S r = e; for (S x : dat) r = op.apply(r, x); return r; }
+    }"""
+    check(java, ["12 40\n", "1 1\n", "7 0\n"], tmp_path)
+
+
+def test_hand_written_reader_with_a_private_void_helper(tmp_path: Path) -> None:
+    java = """import java.io.*; import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        InputReader in = new InputReader(System.in); int n = in.nextInt(); long s = 0;
+        for (int i = 0; i < n; i++) s += in.nextInt();
+        System.out.println(s + " " + in.next());
+      }
+      static class InputReader {
+        private InputStream in; private byte[] buf = new byte[1024]; private int cur, len;
+        InputReader(InputStream in) { this.in = in; }
+        private boolean fill() {
+          if (cur >= len) { cur = 0; try { len = in.read(buf); } catch (IOException e) { return false; } }
+          return len > 0;
+        }
+        private void skip() { while (fill() && buf[cur] <= ' ') cur++; }
+        public String next() {
+          skip(); StringBuilder sb = new StringBuilder();
+          while (fill() && buf[cur] > ' ') sb.append((char) buf[cur++]);
+          return sb.toString();
+        }
+        public int nextInt() { return Integer.parseInt(next()); }
+      }
+    }"""
+    check(java, ["3\n1 2 3\nabc\n", "1 -5 x\n"], tmp_path)
