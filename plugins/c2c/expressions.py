@@ -127,6 +127,8 @@ class ExpressionsMixin:
             if choice == "cast":
                 return ["int", "(", *lx, "/", *rx, ")"]
             op = "//" if choice == "floor" else "/"
+        if op in ("==", "!=") and self.policy.whole_program and "this" in (left.type, right.type):
+            return [*lx, "is" if op == "==" else "is not", *rx]  # identity (`equals` may be `__eq__`)
         if op == "%" and self._truncates(left, right):  # the remainder takes the dividend's sign
             return ["int", "(", "math", ".", "fmod", "(", *lx, ",", *rx, ")", ")"]
         if op == ">>>" and self.policy.unsigned_shift:

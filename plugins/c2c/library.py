@@ -245,6 +245,14 @@ def _big_value_of(tr: Translator, c: Call) -> Tokens | None:
     return tr.expr(c.args[0]) if len(c.args) == 1 else None  # BigInteger is Python's int
 
 
+def _objects_hash(tr: Translator, c: Call) -> Tokens | None:
+    return ["hash", "(", "(", *tr._arg_tokens(c.args), *([","] if len(c.args) == 1 else []), ")", ")"]
+
+
+def _objects_equals(tr: Translator, c: Call) -> Tokens | None:
+    return ["(", *tr.expr(c.args[0]), "==", *tr.expr(c.args[1]), ")"] if len(c.args) == 2 else None
+
+
 def _map_entry(tr: Translator, c: Call) -> Tokens | None:
     return ["(", *tr._arg_tokens(c.args), ")"] if len(c.args) == 2 else None  # an entry is a (key, value) tuple
 
@@ -934,8 +942,8 @@ def _removes_object(arg: Node, arg_type: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class SupportClass:
     """A Python class standing for a Java library class (``Matcher`` keeps its position, ``LocalDate`` its
-    date): emitted once into a program that names the class and does not declare it; the Java members keep
-    their names, so calls translate as calls on any object."""
+    date), or a function of Java's semantics (``hash_keys``): emitted once into a program that names it and
+    does not declare it; a class's Java members keep their names, so calls translate as calls on any object."""
 
     source: str  # Python source, methods named as Java names them
     needs: tuple[str, ...] = ()  # the support classes it uses
@@ -1044,6 +1052,29 @@ class SimpleEntry ( list ) :
         return self . toString ( )
     def __hash__ ( self ) :
         return hash ( ( self [ 0 ] , self [ 1 ] ) )
+"""
+    ),
+    # HashMap / HashSet iterate by bucket: (hash ^ hash >>> 16) & (capacity - 1), capacity a power of two from
+    # 16 holding 0.75 of it; a bucket in insertion order (of a dict; a set's own order else)
+    "hash_keys": SupportClass(
+        """
+def java_hash ( key ) :
+    if isinstance ( key , str ) :
+        h = 0
+        for ch in key :
+            h = ( 31 * h + ord ( ch ) ) & 0xFFFFFFFF
+    elif isinstance ( key , bool ) :
+        h = 1231 if key else 1237
+    elif isinstance ( key , int ) :
+        h = key & 0xFFFFFFFF if - 2147483648 <= key < 2147483648 else ( key ^ ( key >> 32 ) ) & 0xFFFFFFFF
+    else :
+        return 0
+    return h ^ ( h >> 16 )
+def hash_keys ( table ) :
+    capacity = 16
+    while len ( table ) > capacity * 3 // 4 :
+        capacity *= 2
+    return sorted ( table , key = lambda key : java_hash ( key ) & ( capacity - 1 ) )
 """
     ),
     # java.time: dates as datetime.date, times as seconds of the day, durations as seconds
@@ -1905,6 +1936,8 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("System", "exit"): Emitter(program=_system_exit),
     ("System", "arraycopy"): Emitter(_statement(_arraycopy)),
     ("Map", "entry"): Emitter(program=_map_entry),
+    ("Objects", "hash"): Emitter(program=_objects_hash, returns="int"),
+    ("Objects", "equals"): Emitter(program=_objects_equals, returns="boolean"),
     # Arrays
     ("Arrays", "asList"): Emitter(_expression(_as_list), program=_as_list_of_array),
     ("Arrays", "copyOfRange"): Emitter(_expression(_copy_of_range)),

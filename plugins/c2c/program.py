@@ -123,6 +123,7 @@ class ProgramInfo:
     signed: set[str] = field(default_factory=set)  # variables that may hold a negative number (``_signed_names``)
     builds_text: bool = False  # main appends to a local string in a loop: it runs as a function (locals)
     sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
+    hash_tables: set[str] = field(default_factory=set)  # HashMap / HashSet variables (iterate in Java's order)
 
 
 def _modifiers(node: Node) -> str:
@@ -352,6 +353,15 @@ def analyze(root: Node) -> ProgramInfo:
                     info.cmp_heaps.add(nm.text.decode())
                 if t in ("TreeMap", "TreeSet") and nm.text is not None:
                     info.sorted_maps.add(nm.text.decode())
+                if t in ("HashMap", "HashSet") and nm.text is not None:
+                    info.hash_tables.add(nm.text.decode())
+        elif n.type == "assignment_expression":  # `m = new HashMap<>()` of a field
+            left, value = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if value.type == "object_creation_expression" and left.type in ("identifier", "field_access"):
+                t = _type_text(value.child_by_field_name("type"))
+                name = left if left.type == "identifier" else left.child_by_field_name("field")
+                if t in ("HashMap", "HashSet") and name is not None:
+                    info.hash_tables.add((name.text or b"").decode())
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role == "reader"]
     for n in everything:  # a StreamTokenizer's `nval` / `sval`: the token its `nextToken ( )` read
@@ -975,6 +985,13 @@ class ProgramMixin:
         if "compareTo" in ci.instance_methods:
             self._emit(inner, ["def", "__lt__", "(", "self", ",", "other", ")", ":"])
             self._emit(inner + 1, ["return", "self", ".", "compareTo", "(", "other", ")", "<", "0"])
+        if "equals" in ci.instance_methods:  # keys of dicts and sets compare as Java's HashMap compares them
+            methods = ci.instance_methods
+            self._emit(inner, ["def", "__eq__", "(", "self", ",", "other", ")", ":"])
+            self._emit(inner + 1, ["return", "self", ".", "equals", "(", "other", ")"])
+            self._emit(inner, ["def", "__hash__", "(", "self", ")", ":"])
+            code = ["self", ".", "hashCode", "(", ")"] if "hashCode" in methods else ["id", "(", "self", ")"]
+            self._emit(inner + 1, ["return", *code])
         self.st.scopes.pop()
         self.st.cls_stack.pop()
         if len(self.st.lines) == start:
@@ -1934,6 +1951,8 @@ class ProgramMixin:
                 toks = ['" "', ".", "join", "(", *toks, ")"]
             elif part.type == "identifier" and self.text(part) in self.st.joiners:
                 toks = self._joined(self.text(part))
+            elif (listed := self._collection_text(part, toks)) is not None:
+                toks = listed
             elif self.type_of(part) in ("double", "float") and _unparen(part).type == "cast_expression":
                 toks = ["float", "(", *toks, ")"]  # `( double ) n` prints 4.0 (the cast alone leaves an int)
             items.append(toks)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
-from plugins.c2c.java_types import FLOAT_TYPES, INT_TYPES, MAP_TYPES
+from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES, SET_TYPES
 from plugins.c2c.library import Call, emit_function, emit_instance
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
@@ -459,9 +459,32 @@ class StatementsMixin:
         typ = self._type_name(node.child_by_field_name("type"))
         value = node.child_by_field_name("value")
         self.st.scopes.append({name: typ})
-        self._emit(level, ["for", name, "in", *self.expr(value), ":"])
+        self._emit(level, ["for", name, "in", *self._iterated(value), ":"])
         self._loop_body(node.child_by_field_name("body"), level + 1, None)
         self.st.scopes.pop()
+
+    def _iterated(self, value: Node) -> Tokens:
+        """What a for-each walks: a HashSet / HashMap of a program in Java's bucket order (``hash_keys``)."""
+        prog = self.st.prog
+        target, part = value, ""
+        if value.type == "method_invocation" and not self._args(value.child_by_field_name("arguments")):
+            target, part = value.child_by_field_name("object"), self.text(value.child_by_field_name("name"))
+        name = target.child_by_field_name("field") if target is not None and target.type == "field_access" else target
+        if (
+            prog is None
+            or name is None
+            or name.type != "identifier"
+            or self.text(name) not in prog.hash_tables
+            or part not in ("", "keySet", "entrySet", "values")
+        ):
+            return self.expr(value)
+        table = self.expr(target)
+        keys = ["hash_keys", "(", *table, ")"]
+        if part == "entrySet":
+            return ["(", "(", "k", ",", *table, "[", "k", "]", ")", "for", "k", "in", *keys, ")"]
+        if part == "values":
+            return ["(", *table, "[", "k", "]", "for", "k", "in", *keys, ")"]
+        return keys
 
     def _st_for_statement(self, node: Node, level: int) -> None:
         self.st.scopes.append({})
@@ -678,7 +701,21 @@ class StatementsMixin:
             return out
         if t == "boolean" and self.policy.java_booleans:  # Java prints `true`
             return ["str", "(", *out, ")", ".", "lower", "(", ")"]
-        return ["str", "(", *out, ")"]
+        listed = self._collection_text(node, out)
+        return listed if listed is not None else ["str", "(", *out, ")"]
+
+    def _collection_text(self, node: Node, out: Tokens) -> Tokens | None:
+        """A list or set as a program's Java prints it, ``[a, b]`` (a HashSet in its bucket order, a TreeSet
+        sorted); else None."""
+        prog = self.st.prog
+        if prog is None or _base_type(self.type_of(node)) not in COLLECTION_TYPES | SET_TYPES:
+            return None
+        if node.type == "identifier" and self.text(node) in prog.hash_tables:
+            out = ["hash_keys", "(", *out, ")"]
+        elif node.type == "identifier" and self.text(node) in prog.sorted_maps:
+            out = ["sorted", "(", *out, ")"]
+        joined = ['" , \u2581 "', ".", "join", "(", "map", "(", "str", ",", *out, ")", ")"]
+        return ['"["', "+", *joined, "+", '"]"']
 
     def _print(self, args: list[Node], newline: bool) -> Tokens:
         if not args:

@@ -417,3 +417,62 @@ def test_hand_written_reader_with_a_private_void_helper(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\n1 2 3\nabc\n", "1 -5 x\n"], tmp_path)
+
+
+def test_hash_map_and_set_iterate_in_java_bucket_order(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      static Map<String, Integer> words;
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        Map<Integer, Integer> m = new HashMap<>(); Set<Long> s = new HashSet<>(); words = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+          int x = sc.nextInt(); m.put(x, m.getOrDefault(x, 0) + 1); s.add((long) i * 3); words.put("w" + x, i);
+        }
+        for (int k : m.keySet()) System.out.print(k + ":" + m.get(k) + " ");
+        System.out.println();
+        for (long x : s) System.out.print(x + " ");
+        System.out.println();
+        for (Map.Entry<String, Integer> e : words.entrySet()) System.out.print(e.getKey() + "=" + e.getValue() + " ");
+        for (int v : m.values()) System.out.print(v);
+        System.out.println();
+      }
+    }"""
+    many = " ".join(str(i * 37 % 101) for i in range(30))  # 30 keys: the table grows to 64 buckets
+    check(java, ["5\n5 3 9 3 1\n", "4\n100 20 3 40\n", f"30\n{many}\n"], tmp_path)
+
+
+def test_own_equals_and_hash_code_make_map_and_set_keys(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      static class P {
+        int x, y;
+        P(int x, int y) { this.x = x; this.y = y; }
+        @Override public boolean equals(Object o) {
+          if (this == o) return true; if (!(o instanceof P)) return false; P p = (P) o; return x == p.x && y == p.y;
+        }
+        @Override public int hashCode() { return Objects.hash(x, y); }
+      }
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        Set<P> seen = new HashSet<>(); Map<P, Integer> cnt = new HashMap<>();
+        for (int i = 0; i < n; i++) { P p = new P(sc.nextInt(), sc.nextInt()); seen.add(p); cnt.merge(p, 1, Integer::sum); }
+        System.out.println(seen.size() + " " + cnt.get(new P(1, 2)) + " " + seen.contains(new P(3, 4)));
+      }
+    }"""
+    check(java, ["4\n1 2\n3 4\n1 2\n0 0\n", "1\n1 2\n"], tmp_path)
+
+
+def test_lists_and_sets_print_as_java_prints_them(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<String> l = new ArrayList<>(); Set<Integer> s = new HashSet<>(); TreeSet<Integer> t = new TreeSet<>();
+        for (int i = 0; i < n; i++) { String w = sc.next(); l.add(w); s.add(w.length() * 7); t.add(100 - w.length()); }
+        System.out.println(l);
+        System.out.println(s);
+        System.out.println("set=" + s + " list=" + l + " " + t + " " + new ArrayList<Integer>());
+      }
+    }"""
+    check(java, ["3\nab c def\n", "1\nxyzzy\n"], tmp_path)
