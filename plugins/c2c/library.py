@@ -1077,6 +1077,26 @@ def hash_keys ( table ) :
     return sorted ( table , key = lambda key : java_hash ( key ) & ( capacity - 1 ) )
 """
     ),
+    # Collectors.groupingBy (a list per key, or a count with counting()) and Collectors.toMap
+    "group_by": SupportClass(
+        """
+def group_by ( items , key , count = False ) :
+    groups = { }
+    for item in items :
+        k = key ( item )
+        if count :
+            groups [ k ] = groups . get ( k , 0 ) + 1
+        else :
+            groups . setdefault ( k , [ ] ) . append ( item )
+    return groups
+"""
+    ),
+    "to_map": SupportClass(
+        """
+def to_map ( items , key , value ) :
+    return { key ( item ) : value ( item ) for item in items }
+"""
+    ),
     # java.time: dates as datetime.date, times as seconds of the day, durations as seconds
     "LocalDate": SupportClass(
         """
@@ -1506,6 +1526,12 @@ def _stream_collect(tr: Translator, c: Call) -> Tokens | None:
     if cn == "joining":
         sep = tr.expr(cargs[0]) if cargs else ['""']
         return [*sep, ".", "join", "(", *c.o, ")"]
+    if cn == "groupingBy" and cargs:  # a dict of lists, or of counts with `counting ( )` (support functions)
+        counts = len(cargs) == 2 and tr.text(cargs[1]).replace(" ", "").endswith("counting()")
+        if len(cargs) == 1 or counts:
+            return ["group_by", "(", *c.o, ",", *tr.expr(cargs[0]), *([",", "True"] if counts else []), ")"]
+    if cn == "toMap" and len(cargs) == 2:
+        return ["to_map", "(", *c.o, ",", *tr.expr(cargs[0]), ",", *tr.expr(cargs[1]), ")"]
     return None
 
 
@@ -1699,6 +1725,21 @@ def _optional_value(tr: Translator, c: Call) -> Tokens | None:
     return tr.expr(c.obj)
 
 
+def _optional_or_else(tr: Translator, c: Call) -> Tokens | None:
+    """``s . max ( ) . orElse ( d )``: an empty stream's default (``default =``, or a test of the items)."""
+    if len(c.args) != 1 or c.obj.type != "method_invocation":
+        return None
+    source, terminal, targs = tr._call_parts(c.obj)
+    if targs or not tr._is_stream(source):
+        return None
+    if terminal in ("max", "min"):
+        return [terminal, "(", *tr.expr(source), ",", "default", "=", *tr.expr(c.args[0]), ")"]
+    if terminal in ("average", "findFirst", "findAny"):
+        items = tr.expr(source)
+        return ["(", *tr.expr(c.obj), "if", "len", "(", *items, ")", "else", *tr.expr(c.args[0]), ")"]
+    return None
+
+
 def _navigable(tr: Translator, c: Call) -> str | None:
     """The receiver's static type when it is a TreeMap / TreeSet (a sorted map of the analysis too)."""
     base = _base_type(tr.type_of(c.obj))
@@ -1874,6 +1915,7 @@ _PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
     (_ANY, ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value),
     (_ANY, ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer),
     (_ANY, ("add", "toString", "length"), _joiner),
+    (_ANY, ("orElse",), _optional_or_else),
     (_ANY, tuple(_NAV_CMP), _nav_compare),
     (_ANY, ("firstEntry", "lastEntry"), _nav_entry),
     (_ANY, ("pollFirst", "pollLast"), _nav_poll),

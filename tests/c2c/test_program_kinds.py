@@ -456,7 +456,9 @@ def test_own_equals_and_hash_code_make_map_and_set_keys(tmp_path: Path) -> None:
       public static void main(String[] args) {
         Scanner sc = new Scanner(System.in); int n = sc.nextInt();
         Set<P> seen = new HashSet<>(); Map<P, Integer> cnt = new HashMap<>();
-        for (int i = 0; i < n; i++) { P p = new P(sc.nextInt(), sc.nextInt()); seen.add(p); cnt.merge(p, 1, Integer::sum); }
+        for (int i = 0; i < n; i++) {
+          P p = new P(sc.nextInt(), sc.nextInt()); seen.add(p); cnt.merge(p, 1, Integer::sum);
+        }
         System.out.println(seen.size() + " " + cnt.get(new P(1, 2)) + " " + seen.contains(new P(3, 4)));
       }
     }"""
@@ -476,3 +478,37 @@ def test_lists_and_sets_print_as_java_prints_them(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\nab c def\n", "1\nxyzzy\n"], tmp_path)
+
+
+def test_stream_collectors_grouping_to_map_and_optional_defaults(tmp_path: Path) -> None:
+    java = """import java.util.*; import java.util.stream.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        int[] a = new int[n]; for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+        List<Integer> l = Arrays.stream(a).boxed().collect(Collectors.toList());
+        Map<Integer, Long> freq = l.stream().collect(Collectors.groupingBy(x -> x % 3, Collectors.counting()));
+        Map<Integer, List<Integer>> by = l.stream().collect(Collectors.groupingBy(x -> x % 2));
+        Map<Integer, Integer> sq = l.stream().distinct().collect(Collectors.toMap(x -> x, x -> x * x));
+        System.out.println(freq.get(0) + " " + freq.getOrDefault(1, 0L) + " " + by.get(1) + " " + sq.get(a[0]));
+        System.out.println(Arrays.stream(a).average().orElse(0) + " "
+            + l.stream().filter(x -> x > 100).mapToInt(x -> x).max().orElse(-1));
+      }
+    }"""
+    check(java, ["5\n3 1 4 1 5\n", "1\n9\n"], tmp_path)
+
+
+def test_nested_loops_in_main_run_in_a_function(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        long[][] dp = new long[n + 1][n + 1];
+        for (int i = 1; i <= n; i++)
+          for (int j = 1; j <= n; j++) dp[i][j] = Math.max(dp[i - 1][j], dp[i][j - 1]) + ((i ^ j) % 3);
+        System.out.println(dp[n][n]);
+      }
+    }"""
+    request = clean_request("0", tokens(java))
+    assert detokenize(safe_translate(request)).splitlines()[-1] == "main ( )"  # names are locals: fast
+    check(java, ["1500\n", "1\n"], tmp_path)
