@@ -1321,10 +1321,9 @@ class ProgramMixin:
         """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
         assert self.st.prog is not None
         typ = self._type_name(node.child_by_field_name("type"))
-        if _io_kind(_base_io(re.sub(r"<.*>", "", typ)), self.st.prog) or (
-            self.st.prog.main is not None and typ == self.st.prog.main.name
-        ):
-            return
+        kind = _io_kind(_base_io(re.sub(r"<.*>", "", typ)), self.st.prog)
+        if (kind and kind != "tok") or (self.st.prog.main is not None and typ == self.st.prog.main.name):
+            return  # a StringTokenizer stays: the list of a line's tokens a read method refills
         for decl in node.children_by_field_name("declarator"):
             name = self.text(decl.child_by_field_name("name"))
             dims = decl.child_by_field_name("dimensions")

@@ -512,3 +512,23 @@ def test_nested_loops_in_main_run_in_a_function(tmp_path: Path) -> None:
     request = clean_request("0", tokens(java))
     assert detokenize(safe_translate(request)).splitlines()[-1] == "main ( )"  # names are locals: fast
     check(java, ["1500\n", "1\n"], tmp_path)
+
+
+def test_tokenizer_field_without_a_value_read_by_a_static_method(tmp_path: Path) -> None:
+    java = """import java.io.*; import java.util.*;
+    public class Main {
+      static BufferedReader br; static StringTokenizer st; static PrintWriter pw;
+      static String next() throws IOException {
+        while (st == null || !st.hasMoreTokens()) st = new StringTokenizer(br.readLine()); return st.nextToken();
+      }
+      static int ni() throws IOException { return Integer.parseInt(next()); }
+      public static void main(String[] args) throws IOException {
+        br = new BufferedReader(new InputStreamReader(System.in));
+        pw = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out)));
+        int n = ni(); long s = 0;
+        for (int i = 0; i < n; i++) s += ni();
+        pw.println(s + " [" + br.readLine() + "]");
+        pw.close();
+      }
+    }"""
+    check(java, ["3\n1 2\n3\nrest of line\n", "1\n-4\n\n"], tmp_path)
