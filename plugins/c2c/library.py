@@ -181,7 +181,12 @@ def _to_float(tr: Translator, c: Call) -> Tokens | None:
     return _call(["float"], c.flat) if c.a else None
 
 
+_RADIX_FORMATS = {"2": '"b"', "8": '"o"', "16": '"x"'}
+
+
 def _to_str(tr: Translator, c: Call) -> Tokens | None:
+    if len(c.a) == 2 and len(c.a[1]) == 1 and c.a[1][0] in _RADIX_FORMATS:  # `Integer.toString(n, 2)`
+        return ["format", "(", *c.a[0], ",", _RADIX_FORMATS[c.a[1][0]], ")"]
     return _call(["str"], c.flat) if c.a else None
 
 
@@ -245,6 +250,20 @@ def _big_value_of(tr: Translator, c: Call) -> Tokens | None:
     return tr.expr(c.args[0]) if len(c.args) == 1 else None  # BigInteger is Python's int
 
 
+def _list_of(tr: Translator, c: Call) -> Tokens | None:
+    """``List.of(a, b)`` / ``Set.of(...)`` / ``Map.of(k1, v1, ...)``: Python's literals."""
+    if tr.text(c.obj) == "List":
+        return ["[", *tr._arg_tokens(c.args), "]"]
+    if tr.text(c.obj) == "Set":
+        return ["{", *tr._arg_tokens(c.args), "}"] if c.args else ["set", "(", ")"]
+    if len(c.args) % 2:
+        return None
+    out: Tokens = ["{"]
+    for i in range(0, len(c.args), 2):
+        out += [*([","] if i else []), *tr.expr(c.args[i]), ":", *tr.expr(c.args[i + 1])]
+    return [*out, "}"]
+
+
 def _objects_hash(tr: Translator, c: Call) -> Tokens | None:
     return ["hash", "(", "(", *tr._arg_tokens(c.args), *([","] if len(c.args) == 1 else []), ")", ")"]
 
@@ -287,6 +306,14 @@ def _arrays_stream(tr: Translator, c: Call) -> Tokens | None:
 
 def _arrays_to_string(tr: Translator, c: Call) -> Tokens | None:
     return ["str", "(", *c.a[0], ")"] if c.a else None
+
+
+def _text_array_to_string(tr: Translator, c: Call) -> Tokens | None:
+    """``Arrays.toString`` of strings or chars: ``[a, b]`` as Java writes it (``str`` would quote them)."""
+    if len(c.args) != 1 or tr.type_of(c.args[0]) not in ("String[]", "char[]", "Character[]"):
+        return None
+    joined = ['" , \u2581 "', ".", "join", "(", *tr.expr(c.args[0]), ")"]
+    return ["(", '"["', "+", *joined, "+", '"]"', ")"]
 
 
 def _binary_search(tr: Translator, c: Call) -> Tokens | None:
@@ -1979,14 +2006,15 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("System", "arraycopy"): Emitter(_statement(_arraycopy)),
     ("Map", "entry"): Emitter(program=_map_entry),
     ("Objects", "hash"): Emitter(program=_objects_hash, returns="int"),
+    **_entries(("List", "Set", "Map"), ("of",), Emitter(program=_list_of)),
     ("Objects", "equals"): Emitter(program=_objects_equals, returns="boolean"),
     # Arrays
-    ("Arrays", "asList"): Emitter(_expression(_as_list), program=_as_list_of_array),
+    ("Arrays", "asList"): Emitter(_expression(_as_list), program=_as_list_of_array, returns="List"),
     ("Arrays", "copyOfRange"): Emitter(_expression(_copy_of_range)),
     ("Arrays", "copyOf"): Emitter(_expression(_copy_of)),
     ("Arrays", "equals"): Emitter(_expression(_arrays_equals)),
     ("Arrays", "stream"): Emitter(_expression(_arrays_stream)),
-    ("Arrays", "toString"): Emitter(_expression(_arrays_to_string)),
+    ("Arrays", "toString"): Emitter(_expression(_arrays_to_string), program=_text_array_to_string),
     ("Arrays", "binarySearch"): Emitter(_expression(_binary_search)),
     ("Arrays", "sort"): Emitter(_statement(_arrays_sort), program=_sort_by_comparator),
     ("Arrays", "fill"): Emitter(_statement(_fill), program=_fill_in_place),
@@ -2014,6 +2042,7 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     # String's regex methods; java.util.regex and java.time are SUPPORT_CLASSES (the result types here)
     ("String", "matches"): Emitter(method=_string_matches, returns="boolean"),
     ("String", "repeat"): Emitter(method=_string_repeat, returns="String"),
+    ("String", "split"): Emitter(returns="String[]"),
     ("String", "equalsIgnoreCase"): Emitter(returns="boolean"),
     **_entries(("String",), ("replaceAll", "replaceFirst"), Emitter(method=_string_replace_regex, returns="String")),
     **_support_entries(),  # their methods as called; below, the result types `type_of` reads

@@ -196,6 +196,20 @@ def _recursive(calls: list[Node], classes: set[str]) -> bool:
     return False
 
 
+_COMPARING = ("comparing", "comparingInt", "comparingLong", "comparingDouble")
+_THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
+
+
+def _key_extractor(node: Node) -> bool:
+    """A one-parameter lambda or a method reference (a key, not a comparator of two)."""
+    if node.type == "method_reference":
+        return True
+    if node.type != "lambda_expression":
+        return False
+    params = node.child_by_field_name("parameters")
+    return params is not None and (params.type == "identifier" or len(params.named_children) == 1)
+
+
 def _holds_minus(node: Node | None) -> bool:
     """Does ``node`` subtract or negate at its top (through parentheses and casts)?"""
     while node is not None and node.type in ("parenthesized_expression", "cast_expression"):
@@ -1418,6 +1432,12 @@ class ProgramMixin:
             return [] if statement else ["-", "2"]  # TT_NUMBER
         if op:
             return self._read(op, args)
+        if name in ("reversed", *_THEN_COMPARING) and obj is not None:  # a comparator chain as a compare function
+            chain = self._comparator_chain(node)
+            if chain is not None:
+                key, (a, b) = chain[0], ("_b", "_a") if chain[1] else ("_a", "_b")
+                ka, kb = ["(", *key, ")", "(", a, ")"], ["(", *key, ")", "(", b, ")"]
+                return ["(", "lambda", "_a", ",", "_b", ":", "(", *ka, ">", *kb, ")", "-", "(", *ka, "<", *kb, ")", ")"]
         if name == "printStackTrace" and not args:
             return [] if statement else ["None"]
         if obj is not None:  # instance methods of the Java library's classes (library.py)
@@ -1511,6 +1531,32 @@ class ProgramMixin:
             return name in _BIG_OPS and self._is_big(obj)
         return False
 
+    def _comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None:
+        """``Comparator.comparing(f).thenComparing(g)[.reversed()]`` of key extractors: one key function
+        (``f``, or a tuple of the keys) and whether the order is reversed; None for anything else."""
+        node, reverse, keys = cmp, False, []
+        if node.type == "method_invocation" and self._call_parts(node)[1] == "reversed":
+            obj, _, args = self._call_parts(node)
+            if args or obj is None:
+                return None
+            node, reverse = obj, True
+        while node is not None and node.type == "method_invocation":
+            obj, name, args = self._call_parts(node)
+            if len(args) != 1 or not _key_extractor(args[0]):
+                return None
+            if name in _THEN_COMPARING:
+                keys.insert(0, self.expr(args[0]))
+                node = obj
+                continue
+            if name in _COMPARING and self.text(obj) == "Comparator":
+                keys.insert(0, self.expr(args[0]))
+                if len(keys) == 1:
+                    return keys[0], reverse
+                parts = [t for i, k in enumerate(keys) for t in ([","] if i else []) + ["(", *k, ")", "(", "_x", ")"]]
+                return ["(", "lambda", "_x", ":", "(", *parts, ")", ")"], reverse
+            return None
+        return None
+
     def _sort_order(self, cmp: Node) -> Tokens:
         """A Java comparator as ``sort``'s arguments: ``reverse = True``, ``key = f`` or ``key = cmp_to_key ( c )``."""
         text = self.text(cmp).replace(" ", "")
@@ -1522,6 +1568,9 @@ class ProgramMixin:
             obj, name, args = self._call_parts(cmp)
             if self.text(obj) == "Comparator" and name.startswith("comparing") and len(args) == 1:
                 return ["key", "=", *self.expr(args[0])]
+            chain = self._comparator_chain(cmp)
+            if chain is not None:
+                return ["key", "=", *chain[0], *([",", "reverse", "=", "True"] if chain[1] else [])]
             if name in ("comparingByKey", "comparingByValue") and not args:  # Map.Entry's orders
                 return [
                     "key",

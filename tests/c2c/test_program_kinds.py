@@ -532,3 +532,23 @@ def test_tokenizer_field_without_a_value_read_by_a_static_method(tmp_path: Path)
       }
     }"""
     check(java, ["3\n1 2\n3\nrest of line\n", "1\n-4\n\n"], tmp_path)
+
+
+def test_collection_factories_comparator_chains_and_radix_strings(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<Integer> l = new ArrayList<>(List.of(5, 3, 8)); l.add(n);
+        System.out.println(l + " " + Set.of(1, 2).size() + " " + Map.of("a", 1, "b", 2).get("b")
+            + " " + Arrays.asList(4, 5, 6).indexOf(5) + " " + Arrays.toString("b,a".split(",")));
+        List<int[]> ps = new ArrayList<>();
+        for (int i = 0; i < 4; i++) ps.add(new int[]{(i * n) % 3, i});
+        ps.sort(Comparator.comparingInt((int[] p) -> p[0]).thenComparingInt(p -> -p[1]));
+        for (int[] p : ps) System.out.print(p[1] + " ");
+        PriorityQueue<int[]> pq = new PriorityQueue<>(Comparator.comparingInt((int[] p) -> p[0]).reversed());
+        for (int[] p : ps) pq.add(p);
+        System.out.println(pq.poll()[0] + " " + Integer.toString(n, 2) + " " + Long.toString(255L, 16));
+      }
+    }"""
+    check(java, ["7\n", "1\n", "0\n"], tmp_path)
