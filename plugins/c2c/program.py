@@ -333,6 +333,10 @@ def analyze(root: Node) -> ProgramInfo:
     for n in everything:
         if n.type in ("field_declaration", "local_variable_declaration", "formal_parameter", "resource"):
             t = _base_io(_type_text(n.child_by_field_name("type")))
+            made = n.child_by_field_name("declarator")
+            made = made.child_by_field_name("value") if made is not None and made.type != "identifier" else None
+            if t == "var" and made is not None and made.type == "object_creation_expression":
+                t = _base_io(_type_text(made.child_by_field_name("type")))  # `var sc = new Scanner ( System . in )`
             kind = _io_kind(t, info)
             if info.main is not None and t == info.main.name:
                 kind = "main"

@@ -184,10 +184,14 @@ class StatementsMixin:
             name = self.text(decl.child_by_field_name("name"))
             dims = decl.child_by_field_name("dimensions")
             vtype = typ + ("[]" * self.text(dims).count("[") if dims is not None else "")
+            value = decl.child_by_field_name("value")
+            if typ == "var" and value is not None:  # Java 10's `var x = ...`: the value's type
+                vtype = self.type_of(value)
+                if value.type == "object_creation_expression":
+                    elem = self.element_type(value.child_by_field_name("type"))
             self.st.scopes[-1][name] = vtype
             if elem is not None and dims is None:
                 self.st.scopes[-1][name + "<elem>"] = elem  # what `st . peek ( )` gives (``type_of``)
-            value = decl.child_by_field_name("value")
             if value is None:
                 continue
             default = map_get_default(value) if value.type == "object_creation_expression" else None
@@ -458,6 +462,8 @@ class StatementsMixin:
         name = self.text(node.child_by_field_name("name"))
         typ = self._type_name(node.child_by_field_name("type"))
         value = node.child_by_field_name("value")
+        if typ == "var":  # `for ( var x : a )`: an array's element type
+            typ = self.type_of(value).removesuffix("[]") if self.type_of(value).endswith("[]") else "?"
         self.st.scopes.append({name: typ})
         self._emit(level, ["for", name, "in", *self._iterated(value), ":"])
         self._loop_body(node.child_by_field_name("body"), level + 1, None)

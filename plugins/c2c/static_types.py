@@ -177,6 +177,9 @@ class TypesMixin:
             return "?"
         if k == "object_creation_expression":
             return self._type_name(node.child_by_field_name("type"))
+        if k == "array_creation_expression":  # `new int [ n ] [ m ]`
+            dims = sum(self.text(c).count("[") for c in node.children if c.type in ("dimensions_expr", "dimensions"))
+            return self._type_name(node.child_by_field_name("type")) + "[]" * dims
         return "?"
 
     def _program_class(self, node: Node | None) -> ClassInfo | None:

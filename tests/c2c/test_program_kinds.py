@@ -552,3 +552,17 @@ def test_collection_factories_comparator_chains_and_radix_strings(tmp_path: Path
       }
     }"""
     check(java, ["7\n", "1\n", "0\n"], tmp_path)
+
+
+def test_var_declarations_take_their_values_types(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        var sc = new Scanner(System.in); var n = sc.nextInt(); var a = new int[n];
+        for (var i = 0; i < n; i++) a[i] = sc.nextInt();
+        var s = 0L; var list = new ArrayList<Integer>();
+        for (var x : a) { s += x; list.add(x / 2); }
+        System.out.println(s / 2 + " " + n / 2 + " " + list + " " + "abcde".charAt(n / 2));
+      }
+    }"""
+    check(java, ["3\n1 2 3\n", "4\n5 6 7 8\n"], tmp_path)
