@@ -302,6 +302,8 @@ class ExpressionsMixin:
                 return ["[", *self._arg_tokens(args), "]"]
             return ["(", *self._arg_tokens(args), ")"]  # `new Pair ( x , y )` of a class not shown: a tuple
         if base == "Random" and self._undeclared_class(base):
+            if self.policy.whole_program and "random" in self.declared_names():  # `Random random = new Random()`
+                return ["Random", "(", *self._arg_tokens(args), ")"]  # (`from random import Random`)
             return ["random", ".", "Random", "(", *self._arg_tokens(args), ")"]
         return [base, "(", *self._arg_tokens(args), ")"]
 

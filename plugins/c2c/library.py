@@ -402,6 +402,11 @@ def _collections_sort(tr: Translator, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "sort", "(", ")"] if c.args else None
 
 
+def _shuffle(tr: Translator, c: Call) -> Tokens | None:
+    """``Collections.shuffle(l)``: ``random . shuffle`` (the module, or a program's ``Random random`` alike)."""
+    return ["random", ".", "shuffle", "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
+
+
 def _collections_reverse(tr: Translator, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "reverse", "(", ")"] if c.args else None
 
@@ -2027,6 +2032,7 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("Collections", "swap"): Emitter(_statement(_swap)),
     ("Collections", "sort"): Emitter(_statement(_collections_sort), program=_sort_by_comparator),
     ("Collections", "reverse"): Emitter(_statement(_collections_reverse)),
+    ("Collections", "shuffle"): Emitter(program=_shuffle),
     # StringBuilder / StringBuffer (instance methods the str that stands for it lacks)
     **_entries(_BUILDERS, ("trimToSize", "ensureCapacity"), Emitter(method=_builder_no_op)),
     **_entries(_BUILDERS, ("reverse",), Emitter(method=_builder_reverse)),

@@ -786,6 +786,7 @@ _FROM_IMPORTS = {
     "gcd": "math",
     "bisect_left": "bisect",
     "bisect_right": "bisect",
+    "Random": "random",
 }
 
 

@@ -566,3 +566,22 @@ def test_var_declarations_take_their_values_types(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\n1 2 3\n", "4\n5 6 7 8\n"], tmp_path)
+
+
+def test_anti_hack_sorts_with_a_field_named_random(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      static final Random random = new Random();
+      static void ruffleSort(int[] a) {
+        for (int i = 0; i < a.length; i++) { int o = random.nextInt(a.length), t = a[o]; a[o] = a[i]; a[i] = t; }
+        Arrays.sort(a);
+      }
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt(); int[] a = new int[n];
+        for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+        ruffleSort(a);
+        List<Integer> l = new ArrayList<>(); for (int x : a) l.add(-x); Collections.shuffle(l); Collections.sort(l);
+        System.out.println(Arrays.toString(a) + " " + l);
+      }
+    }"""
+    check(java, ["3\n3 1 2\n", "1\n7\n"], tmp_path)
