@@ -1772,6 +1772,23 @@ def _optional_or_else(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
+def _for_each(tr: Translator, c: Call) -> Tokens | None:
+    """``list . forEach ( f )`` / ``map . forEach ( ( k , v ) -> ... )`` of a collection (a stream's is a stream
+    step): ``f`` called on every element in Java's order (a TreeMap's sorted, a HashMap's by bucket)."""
+    if len(c.args) != 1 or tr._is_stream(c.obj):
+        return None
+    f, o = tr.expr(c.args[0]), tr.expr(c.obj)
+    named = tr.text(c.obj) if c.obj.type == "identifier" else ""
+    keys = o
+    if named in tr.st.prog.hash_tables:
+        keys = ["hash_keys", "(", *o, ")"]
+    elif named in tr.st.prog.sorted_maps or _base_type(tr.type_of(c.obj)) in SORTED_TYPES:
+        keys = ["sorted", "(", *o, ")"]
+    if _base_type(tr.type_of(c.obj)) in MAP_TYPES:
+        return ["[", "(", *f, ")", "(", "k", ",", *o, "[", "k", "]", ")", "for", "k", "in", *keys, "]"]
+    return ["[", "(", *f, ")", "(", "x", ")", "for", "x", "in", *keys, "]"]
+
+
 def _navigable(tr: Translator, c: Call) -> str | None:
     """The receiver's static type when it is a TreeMap / TreeSet (a sorted map of the analysis too)."""
     base = _base_type(tr.type_of(c.obj))
@@ -1948,6 +1965,7 @@ _PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
     (_ANY, ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer),
     (_ANY, ("add", "toString", "length"), _joiner),
     (_ANY, ("orElse",), _optional_or_else),
+    (_ANY, ("forEach",), _for_each),
     (_ANY, tuple(_NAV_CMP), _nav_compare),
     (_ANY, ("firstEntry", "lastEntry"), _nav_entry),
     (_ANY, ("pollFirst", "pollLast"), _nav_poll),

@@ -585,3 +585,23 @@ def test_anti_hack_sorts_with_a_field_named_random(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\n3 1 2\n", "1\n7\n"], tmp_path)
+
+
+def test_for_each_of_lists_and_maps(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<Integer> l = new ArrayList<>(); for (int i = 0; i < n; i++) l.add(sc.nextInt());
+        TreeMap<Integer, Integer> t = new TreeMap<>(); Map<Integer, Integer> h = new HashMap<>();
+        for (int x : l) { t.merge(x, 1, Integer::sum); h.merge(x * 17, 1, Integer::sum); }
+        l.forEach(x -> System.out.print(x + " "));
+        System.out.println();
+        t.forEach((k, v) -> System.out.println(k + ":" + v));
+        h.forEach((k, v) -> System.out.print(k + "=" + v + " "));
+        l.forEach(System.out::println);
+        long[] sum = {0}; l.forEach(x -> { sum[0] += x; });
+        System.out.println(sum[0]);
+      }
+    }"""
+    check(java, ["3\n3 1 3\n", "5\n9 8 7 100 1\n"], tmp_path)
