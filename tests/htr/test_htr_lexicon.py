@@ -85,6 +85,5 @@ def test_the_shipped_file_fits_this_install() -> None:
     assert LEXICON_PATH.stat().st_size < 1_000_000
 
 
-@pytest.mark.slow
 def test_the_shipped_file_holds_what_wordfreq_gives() -> None:
     assert _same(read_lexicon(LEXICON_PATH), build_lexicon(wordfreq_words()))

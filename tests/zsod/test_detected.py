@@ -144,7 +144,6 @@ def test_without_a_detector_every_phrase_takes_the_grid(fake_trunk) -> None:  # 
     assert all(len(boxes) == 1 for boxes in prediction.value.values())  # the eager grid calibration answers
 
 
-@pytest.mark.slow
 def test_the_embedded_trunk_maps_class_names_and_abstains_on_other_things() -> None:
     from core.detector import coco_classes
     from core.trunk import TrunkConfig, load_trunk
