@@ -47,7 +47,7 @@ JAVA_TYPES: dict[str, JavaType] = {
     **dict.fromkeys(("ArrayList", "List", "Vector", "Stack", "ArrayDeque", "Deque"), _LIST),
     **dict.fromkeys(("LinkedList", "Queue", "PriorityQueue"), JavaType("list", head_peek=True)),
     **dict.fromkeys(("HashMap", "LinkedHashMap", "Map"), _MAP),
-    "TreeMap": JavaType("map", sorted=True),
+    **dict.fromkeys(("TreeMap", "EnumMap"), JavaType("map", sorted=True)),  # an EnumMap: its keys' ordinal order
     **dict.fromkeys(("SortedMap", "NavigableMap"), JavaType("map", sorted=True, interface=True)),
     **dict.fromkeys(("HashSet", "LinkedHashSet", "Set"), _SET),
     "TreeSet": JavaType("set", sorted=True),

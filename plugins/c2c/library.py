@@ -224,9 +224,17 @@ def _char_numeric(tr: Translator, c: Call) -> Tokens | None:
     return ["int", "(", *c.a[0], ")"] if c.a else None
 
 
+def _char_numeric_any(tr: Translator, c: Call) -> Tokens | None:
+    """A program's ``Character.getNumericValue``: letters too (``'a'`` and ``'A'`` are 10, ``'z'`` 35)."""
+    return ["int", "(", *tr.expr(c.args[0]), ",", "36", ")"] if len(c.args) == 1 else None
+
+
 def _string_join(tr: Translator, c: Call) -> Tokens | None:
-    if len(c.args) != 2:
+    if len(c.args) < 2:
         return None
+    if len(c.args) > 2 or tr.type_of(c.args[1]) in ("String", "char", "Character"):  # join(sep, a, b, ...)
+        parts = [t for i, a in enumerate(c.args[1:]) for t in ([","] if i else []) + tr.expr(a)]
+        return [*tr.expr(c.args[0]), ".", "join", "(", "[", *parts, "]", ")"]
     return [*tr.expr(c.args[0]), ".", "join", "(", *tr.expr(c.args[1]), ")"]
 
 
@@ -590,6 +598,20 @@ def _string_replace_regex(tr: Translator, c: Call) -> Tokens | None:
     regex, repl = tr.expr(c.args[0]), _regex_replacement(tr, c.args[1])
     once = [",", "count", "=", "1"] if c.name == "replaceFirst" else []
     return ["re", ".", "sub", "(", *regex, ",", *repl, ",", *tr.expr(c.obj), *once, ")"]
+
+
+def _string_compare(tr: Translator, c: Call) -> Tokens | None:
+    """``a . compareTo ( b )`` of Strings: Java's difference (chars, then lengths), not only its sign."""
+    if len(c.args) != 1:
+        return None
+    a, b = tr.expr(c.obj), tr.expr(c.args[0])
+    if c.name == "compareToIgnoreCase":
+        a, b = ["(", *a, ")", ".", "lower", "(", ")"], ["(", *b, ")", ".", "lower", "(", ")"]
+    return ["java_compare", "(", *a, ",", *b, ")"]
+
+
+def _string_hash(tr: Translator, c: Call) -> Tokens | None:
+    return None if c.args else ["string_hash", "(", *tr.expr(c.obj), ")"]
 
 
 def _string_repeat(tr: Translator, c: Call) -> Tokens | None:
@@ -1107,6 +1129,95 @@ def hash_keys ( table ) :
     while len ( table ) > capacity * 3 // 4 :
         capacity *= 2
     return sorted ( table , key = lambda key : java_hash ( key ) & ( capacity - 1 ) )
+"""
+    ),
+    # String.compareTo: the first differing chars' difference, else the lengths' (programs print or sum it)
+    "java_compare": SupportClass(
+        """
+def java_compare ( a , b ) :
+    for x , y in zip ( a , b ) :
+        if x != y :
+            return ord ( x ) - ord ( y )
+    return len ( a ) - len ( b )
+"""
+    ),
+    # String.hashCode: 31 * h + c over the chars, a signed 32-bit int
+    "string_hash": SupportClass(
+        """
+def string_hash ( s ) :
+    h = 0
+    for ch in s :
+        h = ( 31 * h + ord ( ch ) ) & 0xFFFFFFFF
+    return h - ( 1 << 32 ) if h >= 1 << 31 else h
+"""
+    ),
+    # String.split drops the trailing empty strings (all of them: ",,".split(",") is empty; "" stays [""])
+    "java_split": SupportClass(
+        """
+def java_split ( parts ) :
+    if parts == [ "" ] :
+        return parts
+    while parts and parts [ - 1 ] == "" :
+        parts . pop ( )
+    return parts
+"""
+    ),
+    # Iterator over a collection: a snapshot walked by index; remove() deletes the last element returned
+    "JavaIterator": SupportClass(
+        """
+class JavaIterator :
+    def __init__ ( self , items ) :
+        self . items = items
+        self . snapshot = list ( items )
+        self . at = 0
+        self . removed = 0
+    def hasNext ( self ) :
+        return self . at < len ( self . snapshot )
+    def next ( self ) :
+        self . at += 1
+        return self . snapshot [ self . at - 1 ]
+    def remove ( self ) :
+        if isinstance ( self . items , list ) :
+            del self . items [ self . at - 1 - self . removed ]
+            self . removed += 1
+        elif isinstance ( self . items , dict ) :
+            del self . items [ self . snapshot [ self . at - 1 ] ]
+        else :
+            self . items . discard ( self . snapshot [ self . at - 1 ] )
+"""
+    ),
+    # an enum's constants are objects of its class: printed by name, ordinals from declaration order
+    "JavaEnum": SupportClass(
+        """
+class JavaEnum :
+    def name ( self ) :
+        return self . java_name
+    def ordinal ( self ) :
+        return self . java_ordinal
+    def toString ( self ) :
+        return self . java_name
+    def __str__ ( self ) :
+        return self . java_name
+    def __repr__ ( self ) :
+        return self . java_name
+    def compareTo ( self , other ) :
+        return self . java_ordinal - other . java_ordinal
+    def __lt__ ( self , other ) :
+        return self . java_ordinal < other . java_ordinal
+    @ classmethod
+    def values ( cls ) :
+        return list ( cls . java_values )
+    @ classmethod
+    def valueOf ( cls , name ) :
+        return getattr ( cls , name )
+    @ classmethod
+    def constants ( cls , ** made ) :
+        cls . java_values = [ ]
+        for i , ( name , value ) in enumerate ( made . items ( ) ) :
+            value . java_name = name
+            value . java_ordinal = i
+            setattr ( cls , name , value )
+            cls . java_values . append ( value )
 """
     ),
     # Collectors.groupingBy (a list per key, or a count with counting()) and Collectors.toMap
@@ -1721,11 +1832,6 @@ _NAV_CMP = {
 }
 
 
-def _ordinal(tr: Translator, c: Call) -> Tokens | None:
-    """An enum constant is its ordinal."""
-    return None if c.args else tr.expr(c.obj)
-
-
 def _tokenizer(tr: Translator, c: Call) -> Tokens | None:
     """A ``StringTokenizer`` is the list of its tokens (``new StringTokenizer`` splits)."""
     if tr._receiver_kind(c.obj) != "tok":
@@ -1844,8 +1950,10 @@ def _java_split(tr: Translator, c: Call) -> Tokens | None:
         return [*o, ".", "split", "(", ")"]
     plain = body[2:] if body.startswith("\\") and len(body) == 3 else body
     if len(plain) == 1 or (not re.search(r"[\\.\[\]()*+?^$|{}]", plain) and plain):
-        return [*o, ".", "split", "(", literal, ")"] if plain == body else [*o, ".", "split", "(", f'"{plain}"', ")"]
-    return ["re", ".", "split", "(", literal, ",", *o, ")"]
+        split = [*o, ".", "split", "(", literal if plain == body else f'"{plain}"', ")"]
+    else:
+        split = ["re", ".", "split", "(", literal, ",", *o, ")"]
+    return ["java_split", "(", *split, ")"]  # Java drops the trailing empty strings
 
 
 def _big_op(tr: Translator, c: Call) -> Tokens | None:
@@ -1943,12 +2051,21 @@ def _list_sort(tr: Translator, c: Call) -> Tokens | None:
     return [*tr.expr(c.obj), ".", "sort", "(", *tr._sort_order(c.args[-1]), ")"]
 
 
+def _java_iterator(tr: Translator, c: Call) -> Tokens | None:
+    """``c . iterator ( )`` of a program: an object with ``hasNext`` / ``next`` / ``remove``."""
+    if c.args or c.obj is None:
+        return None
+    if c.obj.type == "identifier" and tr.text(c.obj) in tr.st.prog.sorted_maps:
+        return ["JavaIterator", "(", "sorted", "(", *tr.expr(c.obj), ")", ")"]
+    return ["JavaIterator", "(", *tr.expr(c.obj), ")"]
+
+
 def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
     """A TreeMap / TreeSet of the analysis iterated in key order; its ends are ``min`` / ``max``."""
     if c.args or c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.prog.sorted_maps:
         return None
     oe = tr.expr(c.obj)
-    if c.name in ("keySet", "navigableKeySet", "iterator"):
+    if c.name in ("keySet", "navigableKeySet"):
         return ["sorted", "(", *oe, ")"]
     if c.name == "entrySet":
         return ["sorted", "(", *oe, ".", "items", "(", ")", ")"]
@@ -1960,7 +2077,6 @@ def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
 _HEAP_OPS = ("add", "offer", "poll", "remove", "peek", "element")
 # in the order ``_program_call`` asked them (after the static type's own entries)
 _PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
-    (_ANY, ("ordinal",), _ordinal),
     (_ANY, ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value),
     (_ANY, ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer),
     (_ANY, ("add", "toString", "length"), _joiner),
@@ -1977,7 +2093,8 @@ _PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
     (_ANY, ("addAll",), _heap_add_all),
     (_ANY, _HEAP_OPS, _max_heap),
     (_ANY, ("sort",), _list_sort),
-    (_ANY, ("keySet", "navigableKeySet", "iterator", "entrySet", "values"), _sorted_view),
+    (_ANY, ("iterator", "listIterator"), _java_iterator),
+    (_ANY, ("keySet", "navigableKeySet", "entrySet", "values"), _sorted_view),
     (_ANY, ("firstKey", "first", "lastKey", "last"), _sorted_view),
     (_ANY, ("merge",), _merge_sum),
 )
@@ -2020,7 +2137,7 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("BigInteger", "valueOf"): Emitter(program=_big_value_of),
     # Character, String, System, Map
     **_entries(("Character",), tuple(_CHAR_METHODS), Emitter(_expression(_char_method))),
-    ("Character", "getNumericValue"): Emitter(_expression(_char_numeric)),
+    ("Character", "getNumericValue"): Emitter(_expression(_char_numeric), program=_char_numeric_any),
     ("String", "valueOf"): Emitter(_expression(_string_value_of)),
     ("String", "copyValueOf"): Emitter(_expression(_string_value_of)),
     ("String", "join"): Emitter(program=_string_join),
@@ -2038,6 +2155,7 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("Arrays", "equals"): Emitter(_expression(_arrays_equals)),
     ("Arrays", "stream"): Emitter(_expression(_arrays_stream)),
     ("Arrays", "toString"): Emitter(_expression(_arrays_to_string), program=_text_array_to_string),
+    ("Arrays", "deepToString"): Emitter(_expression(_arrays_to_string)),
     ("Arrays", "binarySearch"): Emitter(_expression(_binary_search)),
     ("Arrays", "sort"): Emitter(_statement(_arrays_sort), program=_sort_by_comparator),
     ("Arrays", "fill"): Emitter(_statement(_fill), program=_fill_in_place),
@@ -2058,6 +2176,7 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     **_entries(_BUILDERS, ("isEmpty",), Emitter(method=_builder_is_empty, returns="boolean")),
     **_entries(_BUILDERS, ("append",), Emitter(method=_builder_append_chain)),
     **_entries(_BUILDERS, ("deleteCharAt", "setCharAt", "delete", "setLength"), Emitter(method=_builder_cut)),
+    **_entries(("Iterator", "ListIterator"), ("hasNext", "next", "remove"), Emitter(method=_support_call)),
     # Map (programs)
     **_entries(_MAPS, ("computeIfAbsent",), Emitter(method=_compute_if_absent)),
     **_entries(_MAPS, ("putIfAbsent",), Emitter(method=_put_if_absent)),
@@ -2067,6 +2186,8 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     ("String", "matches"): Emitter(method=_string_matches, returns="boolean"),
     ("String", "repeat"): Emitter(method=_string_repeat, returns="String"),
     ("String", "split"): Emitter(returns="String[]"),
+    **_entries(("String",), ("compareTo", "compareToIgnoreCase"), Emitter(method=_string_compare, returns="int")),
+    ("String", "hashCode"): Emitter(method=_string_hash, returns="int"),
     ("String", "equalsIgnoreCase"): Emitter(returns="boolean"),
     **_entries(("String",), ("replaceAll", "replaceFirst"), Emitter(method=_string_replace_regex, returns="String")),
     **_support_entries(),  # their methods as called; below, the result types `type_of` reads

@@ -124,6 +124,7 @@ class ProgramInfo:
     local_main: bool = False  # main runs as a function: its locals are fast and a str grows in place
     sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
     hash_tables: set[str] = field(default_factory=set)  # HashMap / HashSet variables (iterate in Java's order)
+    enum_constants: dict[str, str] = field(default_factory=dict)  # an enum's constant -> its enum (``case RED``)
 
 
 def _modifiers(node: Node) -> str:
@@ -155,6 +156,12 @@ def class_members(node: Node) -> list[Node]:
         else:
             out.append(c)
     return out
+
+
+def _enum_constants(node: Node) -> list[str]:
+    body = node.child_by_field_name("body")
+    consts = [c for c in (body.named_children if body is not None else []) if c.type == "enum_constant"]
+    return [c.child_by_field_name("name").text.decode() for c in consts]
 
 
 def is_main_method(node: Node) -> bool:
@@ -293,6 +300,13 @@ def analyze(root: Node) -> ProgramInfo:
                     t = _base_io(_type_text(p.child_by_field_name("type")))
                     wraps_in |= t in IN_TYPES
                     wraps_out |= t in OUT_TYPES
+        if cls.type == "enum_declaration":
+            ci.base = "JavaEnum"
+            ci.instance_methods |= support_methods("JavaEnum") - {"constants"}  # `values ( )` in its methods
+            for const in _enum_constants(cls):
+                ci.static_fields.add(const)
+                ci.field_types[const] = ci.name
+                info.enum_constants.setdefault(const, ci.name)
         if any(is_main_method(m) for m in class_members(cls)) and info.main is None:
             ci.role = "main"
             info.main = ci
@@ -369,7 +383,7 @@ def analyze(root: Node) -> ProgramInfo:
                     info.max_heaps.add(nm.text.decode())
                 if t == "PriorityQueue" and not plain and not order and nm.text is not None:
                     info.cmp_heaps.add(nm.text.decode())
-                if t in ("TreeMap", "TreeSet") and nm.text is not None:
+                if t in ("TreeMap", "TreeSet", "EnumMap") and nm.text is not None:
                     info.sorted_maps.add(nm.text.decode())
                 if t in ("HashMap", "HashSet") and nm.text is not None:
                     info.hash_tables.add(nm.text.decode())
@@ -984,11 +998,6 @@ class ProgramMixin:
         self.st.cls_stack.append(ci)
         self.st.scopes.append(self._field_types(members))  # `cnt . put ( k , v )` on a field knows its map
         inner = level + 1
-        if node.type == "enum_declaration":
-            body = node.child_by_field_name("body")
-            consts = [c for c in (body.named_children if body is not None else []) if c.type == "enum_constant"]
-            for i, c in enumerate(consts):
-                self._emit(inner, [self.text(c.child_by_field_name("name")), "=", str(i)])
         instance_fields = []
         ctors = []
         own = []  # static fields made of the class itself: Python knows the class only after its body
@@ -1030,8 +1039,22 @@ class ProgramMixin:
         self.st.cls_stack.pop()
         if len(self.st.lines) == start:
             self._emit(inner, ["pass"])
+        if node.type == "enum_declaration":
+            self._enum_values(node, level, name)
         for m in own:
             self._static_values(m, level, name)
+
+    def _enum_values(self, node: Node, level: int, cls: str) -> None:
+        """An enum's constants, made after its class: ``Color . constants ( RED = Color ( ) , ... )``."""
+        body = node.child_by_field_name("body")
+        made: Tokens = []
+        for c in body.named_children if body is not None else []:
+            if c.type != "enum_constant":
+                continue
+            args = c.child_by_field_name("arguments")
+            values = self._arg_tokens(args.named_children) if args is not None else []
+            made += [*([","] if made else []), self.text(c.child_by_field_name("name")), "=", cls, "(", *values, ")"]
+        self._simple(level, [cls, ".", "constants", "(", *made, ")"])
 
     def _static_defaults(self, node: Node, level: int) -> None:
         """A static field whose value waits for the class: Java's default value meanwhile."""
@@ -1375,6 +1398,8 @@ class ProgramMixin:
                 return [ci.name, ".", name]
             if name in ci.instance_fields:
                 return ["self", ".", name]
+        if name in prog.enum_constants and not self._is_local(name) and name not in prog.module_globals:
+            return [prog.enum_constants[name], ".", name]  # `case RED :` of a switch on an enum
         kind = prog.io.get(name)
         if kind and kind not in ("tok", "main") and not self._is_local_non_io(name):
             return ["None"]
@@ -1613,7 +1638,7 @@ class ProgramMixin:
                 if len(stmts) == 1 and stmts[0].type == "return_statement" and (stmts[0].named_children)
                 else None
             )
-        if body is None:
+        if body is None or body.type in ("assignment_expression", "update_expression"):  # statements: a def
             return [self._hoist(names and [(n, "?") for n in names], node.child_by_field_name("body"), node)]
         self.st.scopes.append(dict.fromkeys(names, self.st.lambda_type))
         self.st.lambda_type = "?"

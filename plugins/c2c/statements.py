@@ -145,6 +145,8 @@ class StatementsMixin:
             if node.type in ("block", "constructor_body"):
                 for child in node.named_children:
                     self._statement(child, level)
+            elif node.type in _EFFECTS:  # a lambda's body `acc [ 0 ] += x`
+                self._expression_statement(node, level)
             else:
                 self._statement(node, level)
         if len(self.st.lines) == start:
@@ -214,8 +216,10 @@ class StatementsMixin:
 
     def _st_expression_statement(self, node: Node, level: int) -> None:
         expr = node.named_children[0] if node.named_children else None
-        if expr is None:
-            return
+        if expr is not None:
+            self._expression_statement(expr, level)
+
+    def _expression_statement(self, expr: Node, level: int) -> None:
         if expr.type == "update_expression":
             self._simple(level, self._update_tokens(expr))
             return
@@ -763,6 +767,7 @@ class StatementsMixin:
         )
 
 
+_EFFECTS = ("assignment_expression", "update_expression")  # expressions that are statements in Python
 _INFIX_KEYWORDS = frozenset({"in", "is", "and", "or"})
 
 

@@ -120,6 +120,9 @@ class TypesMixin:
             if table:
                 return table
             ot = self.text(obj) if obj is not None else ""
+            prog = self.st.prog
+            if name == "values" and not args and prog is not None and ot in prog.enum_constants.values():
+                return ot + "[]"  # an enum's constants
             if ot == "Math":
                 if name in ("max", "min", "abs"):
                     ts = [self.type_of(a) for a in args]

@@ -605,3 +605,108 @@ def test_for_each_of_lists_and_maps(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["3\n3 1 3\n", "5\n9 8 7 100 1\n"], tmp_path)
+
+
+def test_enums_print_names_and_have_values(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      enum Dir {
+        UP(-1, 0), DOWN(1, 0), LEFT(0, -1), RIGHT(0, 1);
+        final int dr, dc;
+        Dir(int dr, int dc) { this.dr = dr; this.dc = dc; }
+        Dir opposite() { return values()[ordinal() ^ 1]; }
+        boolean vertical() { return this == UP || this == DOWN; }
+      }
+      enum Color { RED, GREEN, BLUE }
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        int r = 0, c = 0; String moves = sc.next();
+        int[] cnt = new int[Dir.values().length];
+        for (char ch : moves.toCharArray()) {
+          Dir d = ch == 'U' ? Dir.UP : ch == 'D' ? Dir.DOWN : ch == 'L' ? Dir.LEFT : Dir.RIGHT;
+          r += d.dr; c += d.dc; cnt[d.ordinal()]++;
+          System.out.println(d + " " + d.opposite() + " " + d.vertical() + " " + d.name());
+        }
+        System.out.println(r + " " + c + " " + Arrays.toString(cnt));
+        List<Dir> ds = new ArrayList<>(Arrays.asList(Dir.values()));
+        Collections.sort(ds, (a, b) -> b.compareTo(a));
+        System.out.println(ds);
+        Map<Dir, Integer> m = new EnumMap<>(Dir.class);
+        m.put(Dir.RIGHT, 2); m.put(Dir.UP, 1);
+        for (Map.Entry<Dir, Integer> e : m.entrySet()) System.out.println(e.getKey() + ":" + e.getValue());
+        Color k = Color.valueOf(sc.next());
+        switch (k) {
+          case RED: System.out.println("r"); break;
+          case BLUE: System.out.println("b"); break;
+          default: System.out.println(k);
+        }
+      }
+    }"""
+    check(java, ["UDLR GREEN\n", "UUL RED\n", "R BLUE\n"], tmp_path)
+
+
+def test_string_compare_hash_and_split_as_java(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        String a = sc.next(), b = sc.next();
+        System.out.println(a.compareTo(b) + " " + a.compareToIgnoreCase(b) + " " + a.hashCode());
+        String[] parts = sc.next().split(",");
+        System.out.println(parts.length);
+        for (String p : parts) System.out.print("[" + p + "]");
+        System.out.println();
+        System.out.println(Character.getNumericValue(sc.next().charAt(0)));
+      }
+    }"""
+    check(java, ["apple banana a,b,,c,, 7\n", "zeta Abc ,x,y, q\n", "abc abcde a Z\n"], tmp_path)
+
+
+def test_lambda_whose_body_assigns(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<Integer> xs = new ArrayList<>(); for (int i = 0; i < n; i++) xs.add(sc.nextInt());
+        int[] acc = {0}; long[] cnt = {0};
+        xs.forEach(x -> acc[0] += x);
+        xs.forEach(x -> cnt[0]++);
+        System.out.println(acc[0] + " " + cnt[0]);
+      }
+    }"""
+    check(java, ["3\n1 2 3\n", "1\n-5\n"], tmp_path)
+
+
+def test_iterators_walk_and_remove(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<Integer> l = new ArrayList<>(); TreeSet<Integer> ts = new TreeSet<>(); Set<Integer> hs = new HashSet<>();
+        for (int i = 0; i < n; i++) { int x = sc.nextInt(); l.add(x); ts.add(x); hs.add(x); }
+        Iterator<Integer> it = l.iterator(); int s = 0;
+        while (it.hasNext()) { int v = it.next(); s += v; }
+        Iterator<Integer> it2 = l.iterator();
+        while (it2.hasNext()) if (it2.next() % 2 == 0) it2.remove();
+        Iterator<Integer> it3 = hs.iterator();
+        while (it3.hasNext()) if (it3.next() > 2) it3.remove();
+        StringBuilder sb = new StringBuilder();
+        for (Iterator<Integer> t = ts.iterator(); t.hasNext();) sb.append(t.next()).append(',');
+        System.out.println(s + " " + l + " " + hs.size() + " " + sb);
+      }
+    }"""
+    check(java, ["4\n1 2 3 4\n", "5\n2 2 5 1 2\n"], tmp_path)
+
+
+def test_deep_to_string_and_join_of_several_strings(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt(); String w = sc.next();
+        int[][] grid = new int[n][3]; grid[n - 1][1] = n;
+        long[][] big = {{1L << 40, -1}, {0, 7}};
+        System.out.println(Arrays.deepToString(grid) + " " + Arrays.deepToString(big));
+        System.out.println(String.join("-", w, "b", w) + " " + String.join(",", List.of(w, "y")));
+      }
+    }"""
+    check(java, ["2 ab\n", "1 z\n"], tmp_path)
