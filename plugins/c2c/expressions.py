@@ -43,6 +43,9 @@ _FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*
 _TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
 
 
+_CHAR_ARITHMETIC = ("+", "-", "*", "/", "%", "^", "&", "|", "<<", ">>")  # a char operand is its code point
+
+
 class ExpressionsMixin:
     """Translates expressions (uses the type mixin and the translator's emission state)."""
 
@@ -110,12 +113,12 @@ class ExpressionsMixin:
         if op == "+" and (lt == "String" or rt == "String"):
             return [*self._as_str(left), "+", *self._as_str(right)]
         lx, rx = self.expr(left), self.expr(right)
-        if op in ("+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=") and (lt == "char") != (rt == "char"):
+        if op in (*_CHAR_ARITHMETIC, "<", ">", "<=", ">=", "==", "!=") and (lt == "char") != (rt == "char"):
             if lt == "char" and (op not in ("==", "!=") or rt in INT_TYPES):
                 lx = ["ord", "(", *lx, ")"]
             if rt == "char" and (op not in ("==", "!=") or lt in INT_TYPES):
                 rx = ["ord", "(", *rx, ")"]
-        elif op in ("+", "-", "*", "/", "%") and lt == "char" and rt == "char":
+        elif op in _CHAR_ARITHMETIC and lt == "char" and rt == "char":
             lx, rx = ["ord", "(", *lx, ")"], ["ord", "(", *rx, ")"]
         if op == "/" and self._is_int(left) and self._is_int(right):
             default = "cast" if self.st.style.int_cast_div else "floor"

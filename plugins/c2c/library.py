@@ -2060,6 +2060,11 @@ def _java_iterator(tr: Translator, c: Call) -> Tokens | None:
     return ["JavaIterator", "(", *tr.expr(c.obj), ")"]
 
 
+def _to_typed_array(tr: Translator, c: Call) -> Tokens | None:
+    """``list . toArray ( new Integer [ 0 ] )``: the elements (the argument only names the type)."""
+    return ["list", "(", *tr.expr(c.obj), ")"] if len(c.args) == 1 and c.obj is not None else None
+
+
 def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
     """A TreeMap / TreeSet of the analysis iterated in key order; its ends are ``min`` / ``max``."""
     if c.args or c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.prog.sorted_maps:
@@ -2094,6 +2099,7 @@ _PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
     (_ANY, _HEAP_OPS, _max_heap),
     (_ANY, ("sort",), _list_sort),
     (_ANY, ("iterator", "listIterator"), _java_iterator),
+    (_ANY, ("toArray",), _to_typed_array),
     (_ANY, ("keySet", "navigableKeySet", "entrySet", "values"), _sorted_view),
     (_ANY, ("firstKey", "first", "lastKey", "last"), _sorted_view),
     (_ANY, ("merge",), _merge_sum),

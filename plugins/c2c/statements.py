@@ -267,7 +267,8 @@ class StatementsMixin:
             rt = ["str", "(", *rt, ")"]  # Java's `s += 3` appends "3"
         if op in ("=", "+=", "-=", "*=") and self.type_of(left) in INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
-        if op in ("=", "*=") and self.type_of(left) in ("int", "long") and _relies_on_overflow(node, op):
+        hashes = self.policy.whole_program and self.type_of(left) == "int" and _int_hash_step(node, op)
+        if op in ("=", "*=") and self.type_of(left) in ("int", "long") and (hashes or _relies_on_overflow(node, op)):
             half = "63" if self.type_of(left) == "long" else "31"  # wrap as Java's int / long do
             value = [*lt, "*", "(", *rt, ")"] if op == "*=" else ["(", *rt, ")"]
             return [
@@ -804,6 +805,34 @@ def _fall_through(groups: list[tuple[list[Node], list[Node], bool]]) -> list[tup
     ):
         out.append(out.pop(defaults[0]))
     return out
+
+
+_NUMBER_BASES = (b"2", b"8", b"10", b"16")  # `x = x * 10 + d` builds a number: it does not overflow by design
+_LOOPS = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
+
+
+def _int_hash_step(node: Node, op: str) -> bool:
+    """Is ``h = 31 * h + c`` (an int times a constant, plus, no ``%``) a step of a hash in a loop? Java's
+    int wraps there by design (``String.hashCode``'s recurrence); Python's grows without bound."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if op != "=" or left is None or left.type != "identifier" or right is None or b"%" in (right.text or b""):
+        return False
+    if right.type != "binary_expression" or right.child_by_field_name("operator").type not in ("+", "^"):
+        return False
+    for side in (right.child_by_field_name("left"), right.child_by_field_name("right")):
+        while side is not None and side.type == "parenthesized_expression" and side.named_children:
+            side = side.named_children[0]
+        if side is None or side.type != "binary_expression" or side.child_by_field_name("operator").type != "*":
+            continue
+        a, b = side.child_by_field_name("left"), side.child_by_field_name("right")
+        factors = {a.type: a.text, b.type: b.text} if a.type != b.type else {}
+        constant = factors.get("decimal_integer_literal")
+        if factors.get("identifier") == left.text and constant is not None and constant not in _NUMBER_BASES:
+            loop = node.parent
+            while loop is not None and loop.type not in (*_LOOPS, "method_declaration"):
+                loop = loop.parent
+            return loop is not None and loop.type in _LOOPS
+    return False
 
 
 def _relies_on_overflow(node: Node, op: str) -> bool:

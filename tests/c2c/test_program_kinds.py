@@ -710,3 +710,32 @@ def test_deep_to_string_and_join_of_several_strings(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["2 ab\n", "1 z\n"], tmp_path)
+
+
+def test_to_array_of_a_typed_array(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<Integer> li = new ArrayList<>(); for (int i = 0; i < n; i++) li.add(sc.nextInt());
+        li.sort(Collections.reverseOrder());
+        Integer[] arr = li.toArray(new Integer[0]);
+        String[] ws = new ArrayList<>(List.of("b", "a")).toArray(new String[2]);
+        System.out.println(arr.length + " " + arr[0] + " " + ws[1] + " " + li);
+      }
+    }"""
+    check(java, ["3\n3 1 2\n", "1\n-4\n"], tmp_path)
+
+
+def test_int_hash_wraps_as_java(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); String s = sc.next();
+        int h = 0, g = 7, num = 0;
+        for (int k = 0; k < s.length(); k++) { h = 31 * h + s.charAt(k); g = (g * 131) ^ s.charAt(k); }
+        for (int k = 0; k < Math.min(9, s.length()); k++) num = num * 10 + s.charAt(k) % 10;
+        System.out.println(h + " " + s.hashCode() + " " + (h == s.hashCode()) + " " + g + " " + num);
+      }
+    }"""
+    check(java, ["hello\n", "abcdefghijklmnopqrstuvwxyz\n", "z\n"], tmp_path)
