@@ -2065,6 +2065,13 @@ def _to_typed_array(tr: Translator, c: Call) -> Tokens | None:
     return ["list", "(", *tr.expr(c.obj), ")"] if len(c.args) == 1 and c.obj is not None else None
 
 
+def _sub_list(tr: Translator, c: Call) -> Tokens | None:
+    """``list . subList ( a , b )``: a slice (a copy: read, as contest code reads it, it is the same)."""
+    if len(c.args) != 2 or c.obj is None:
+        return None
+    return [*_operand(tr, c.obj), "[", *tr.expr(c.args[0]), ":", *tr.expr(c.args[1]), "]"]
+
+
 def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
     """A TreeMap / TreeSet of the analysis iterated in key order; its ends are ``min`` / ``max``."""
     if c.args or c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.prog.sorted_maps:
@@ -2100,6 +2107,7 @@ _PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
     (_ANY, ("sort",), _list_sort),
     (_ANY, ("iterator", "listIterator"), _java_iterator),
     (_ANY, ("toArray",), _to_typed_array),
+    (_ANY, ("subList",), _sub_list),
     (_ANY, ("keySet", "navigableKeySet", "entrySet", "values"), _sorted_view),
     (_ANY, ("firstKey", "first", "lastKey", "last"), _sorted_view),
     (_ANY, ("merge",), _merge_sum),

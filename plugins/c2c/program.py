@@ -1837,8 +1837,15 @@ class ProgramMixin:
         ft = [java_format(self.text(fmt))] if fmt.type == "string_literal" else self.expr(fmt)
         if len(args) == 1:
             return ft
+        if len(ft) > 1:
+            ft = ["(", *ft, ")"]  # `String.format("%" + n + "s", x)`: the whole format
         values = self._arg_tokens(args[1:])
-        return [*ft, "%", "(", *values, *([","] if len(args) == 2 else []), ")"]
+        out = [*ft, "%", "(", *values, *([","] if len(args) == 2 else []), ")"]
+        call = fmt.parent.parent if fmt.parent is not None else None
+        outer = call.parent if call is not None else None
+        if outer is not None and outer.type == "method_invocation" and outer.child_by_field_name("object") == call:
+            return ["(", *out, ")"]  # `String.format(...).replace(' ', '0')`: the method of the formatted string
+        return out
 
     def _object_creation(self, node: Node) -> Tokens | None:
         prog = self.st.prog

@@ -17,6 +17,12 @@ if TYPE_CHECKING:
 _READS = {"nextInt": "int", "nextLong": "long", "nextShort": "int", "nextByte": "int", "nextDouble": "double"}
 
 
+_BOOLEAN_METHODS = frozenset(
+    ("equals", "contains", "containsKey", "containsValue", "isEmpty", "empty", "startsWith", "endsWith")
+    + ("anyMatch", "allMatch", "noneMatch")
+)  # `Stack.empty ( )` prints `true` / `false`
+
+
 class TypesMixin:
     """Type names, scopes and ``type_of`` (a Java expression's static type, "?" when unknown)."""
 
@@ -161,12 +167,7 @@ class TypesMixin:
                 "nextToken",
             ) and ot not in ("Integer", "Long", "Double"):
                 return "String" if name != "reverse" or self.type_of(obj) in ("StringBuilder", "String") else "?"
-            if (
-                name
-                in ("equals", "contains", "containsKey", "isEmpty", "startsWith", "endsWith", "anyMatch", "allMatch")
-                or ot == "Character"
-                and name.startswith("is")
-            ):
+            if name in _BOOLEAN_METHODS or ot == "Character" and name.startswith("is"):
                 return "boolean"
             if ot == "Character" and name in ("toUpperCase", "toLowerCase"):
                 return "char"

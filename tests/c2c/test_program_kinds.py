@@ -739,3 +739,31 @@ def test_int_hash_wraps_as_java(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["hello\n", "abcdefghijklmnopqrstuvwxyz\n", "z\n"], tmp_path)
+
+
+def test_sub_list_and_stack_empty(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+        List<Integer> l = new ArrayList<>(); for (int i = 0; i < n; i++) l.add(sc.nextInt());
+        List<Integer> sub = l.subList(1, l.size()); int s = 0;
+        for (int x : l.subList(0, n / 2)) s += x;
+        Stack<Integer> st = new Stack<>(); st.push(n);
+        System.out.println(sub + " " + s + " " + st.empty() + " " + new Stack<Integer>().empty());
+      }
+    }"""
+    check(java, ["3\n4 -2 7\n", "1\n0\n"], tmp_path)
+
+
+def test_formatted_string_as_a_receiver_and_a_built_format(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); int n = sc.nextInt(); int v = sc.nextInt();
+        String bin = String.format("%" + n + "s", Integer.toBinaryString(v)).replace(' ', '0');
+        String pad = String.format("%5s", v).replace(" ", "_");
+        System.out.println(bin + " " + pad + " " + String.format("%d-%d", n, v).length());
+      }
+    }"""
+    check(java, ["6 5\n", "3 7\n"], tmp_path)
