@@ -1186,6 +1186,17 @@ class JavaIterator :
             self . items . discard ( self . snapshot [ self . at - 1 ] )
 """
     ),
+    # printf's %.Nf: Java rounds half up from the shortest decimal (0.15 -> 0.2, 2.675 -> 2.68); Python's %
+    # rounds the binary value (0.1, 2.67). The rounded value is formatted by % as it stands.
+    "half_up": SupportClass(
+        """
+def half_up ( x , digits ) :
+    from decimal import Decimal , ROUND_HALF_UP
+    if isinstance ( x , float ) and ( x != x or x in ( float ( "inf" ) , - float ( "inf" ) ) ) :
+        return x
+    return Decimal ( str ( x ) ) . quantize ( Decimal ( 1 ) . scaleb ( - digits ) , ROUND_HALF_UP )
+"""
+    ),
     # an enum's constants are objects of its class: printed by name, ordinals from declaration order
     "JavaEnum": SupportClass(
         """

@@ -765,6 +765,16 @@ def java_format(literal: str) -> str:
     return '"' + body + '"'
 
 
+def _fixed_precisions(literal: str) -> list[str | None]:
+    """Per conversion of a Java format literal: the digits of a fixed-point ``%.Nf`` / ``%f`` (6), else None."""
+    body = literal[1:-1].replace("%%", "").replace("% n", "").replace("%n", "")
+    out: list[str | None] = []
+    for m in re.finditer(r"%\s*([-+0 ,#]*)\s*(\d*)\s*(\.\s*\d+)?\s*([bBhHsScCdoxXeEfgGaA])", body):
+        prec = (m.group(3) or ".6").replace(" ", "")[1:]
+        out.append(prec if m.group(4) == "f" else None)
+    return out
+
+
 def _fmt(m: re.Match) -> str:
     flags = m.group(1).replace(",", "").replace(" ", "")
     width = m.group(2)
@@ -1839,7 +1849,15 @@ class ProgramMixin:
             return ft
         if len(ft) > 1:
             ft = ["(", *ft, ")"]  # `String.format("%" + n + "s", x)`: the whole format
-        values = self._arg_tokens(args[1:])
+        precisions = _fixed_precisions(self.text(fmt)) if fmt.type == "string_literal" else []
+        if len(precisions) == len(args) - 1 and any(p is not None for p in precisions):
+            parts = [self.expr(a) for a in args[1:]]  # Java rounds `%.2f` half up from the shortest decimal
+            parts = [
+                x if p is None else ["half_up", "(", *x, ",", p, ")"] for x, p in zip(parts, precisions, strict=True)
+            ]
+            values = [t for i, x in enumerate(parts) for t in ([","] if i else []) + x]
+        else:
+            values = self._arg_tokens(args[1:])
         out = [*ft, "%", "(", *values, *([","] if len(args) == 2 else []), ")"]
         call = fmt.parent.parent if fmt.parent is not None else None
         outer = call.parent if call is not None else None

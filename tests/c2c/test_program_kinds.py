@@ -767,3 +767,17 @@ def test_formatted_string_as_a_receiver_and_a_built_format(tmp_path: Path) -> No
       }
     }"""
     check(java, ["6 5\n", "3 7\n"], tmp_path)
+
+
+def test_printf_fixed_point_rounds_half_up_as_java(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in);
+        int n = sc.nextInt(); double a = n / 4.0, b = sc.nextDouble();
+        System.out.printf("%.1f %.2f %f %.0f%n", a, b, a * b, b);
+        System.out.println(String.format("%d: %.3f|%8.2f|%-8.1f|", n, b / 3, -b, a));
+        System.out.printf("%.2f%%%n", 100.0 * n / 7);
+      }
+    }"""
+    check(java, ["9 2.675\n", "10 0.125\n", "1 -0.15\n", "2 2.5\n"], tmp_path)
