@@ -152,7 +152,7 @@ class TypesMixin:
                 "parseLong",
             ):
                 return "int"
-            if name == "charAt":
+            if name == "charAt" or ot == "Character" and name in ("toUpperCase", "toLowerCase"):
                 return "char"
             if name in (
                 "substring",
@@ -169,8 +169,6 @@ class TypesMixin:
                 return "String" if name != "reverse" or self.type_of(obj) in ("StringBuilder", "String") else "?"
             if name in _BOOLEAN_METHODS or ot == "Character" and name.startswith("is"):
                 return "boolean"
-            if ot == "Character" and name in ("toUpperCase", "toLowerCase"):
-                return "char"
             if obj is None or self._program_class(obj) is not None:  # `p . area ( )` of a class of the program
                 return self.st.method_types.get(name, "?")
             if name in _READS:

@@ -781,3 +781,15 @@ def test_printf_fixed_point_rounds_half_up_as_java(tmp_path: Path) -> None:
       }
     }"""
     check(java, ["9 2.675\n", "10 0.125\n", "1 -0.15\n", "2 2.5\n"], tmp_path)
+
+
+def test_character_case_conversions_are_chars(tmp_path: Path) -> None:
+    java = """import java.util.*;
+    public class Main {
+      public static void main(String[] args) {
+        Scanner sc = new Scanner(System.in); char c = sc.next().charAt(0);
+        int code = (int) Character.toLowerCase(c); int off = Character.toUpperCase(c) - 'A';
+        System.out.println(code + " " + off + " " + Character.toUpperCase(c) + (char) (Character.toLowerCase(c) + 1));
+      }
+    }"""
+    check(java, ["Q\n", "b\n"], tmp_path)
