@@ -93,34 +93,55 @@ def same_output(expected: str, got: str, tol: float = 1e-6) -> bool:
     return True
 
 
+# the address space a script may use; TransCoder's unit tests set `ulimit -S -v 2*1024**3`, in KiB:
+# 2 TiB, no limit in practice; 4 GiB guards the shared machine
+SCRIPT_MEMORY = 4 * 1024**3
+
+
 def _limit_memory() -> None:  # runs in the child before exec
-    gib = 4 * 1024**3
-    resource.setrlimit(resource.RLIMIT_AS, (gib, gib))
+    resource.setrlimit(resource.RLIMIT_AS, (SCRIPT_MEMORY, SCRIPT_MEMORY))
 
 
-def run_python(source: str, stdin: bytes, timeout: float, workdir: Path) -> dict:
-    """Run ``source`` as a script on ``stdin``; outcome, stdout, exception type, seconds."""
+def run_source(
+    source: str, stdin: bytes, timeout: float, workdir: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess | None:
+    """Run ``source`` as a script in ``workdir`` on ``stdin`` under the memory limit, with a fixed
+    hash seed (and ``env`` added); None when it outlives ``timeout``."""
     path = workdir / "prog.py"
     path.write_text(source, encoding="utf-8")
-    start = time.perf_counter()
     try:
-        proc = subprocess.run(
+        return subprocess.run(
             [sys.executable, str(path)],
             input=stdin,
             capture_output=True,
             timeout=timeout,
             cwd=workdir,
             preexec_fn=_limit_memory,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
+            env={**os.environ, "PYTHONHASHSEED": "0", **(env or {})},
         )
     except subprocess.TimeoutExpired:
+        return None
+
+
+def exception_of(proc: subprocess.CompletedProcess) -> tuple[str, list[str]]:
+    """The exception a failed script raised (its traceback's last line up to ':', else
+    ``exit N``) and its stderr lines."""
+    err = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()
+    last = err[-1] if err else f"exit {proc.returncode}"
+    exc = last.split(":", 1)[0].strip() if re.match(r"^[\w.]+(:|$)", last) else f"exit {proc.returncode}"
+    return exc, err
+
+
+def run_python(source: str, stdin: bytes, timeout: float, workdir: Path) -> dict:
+    """Run ``source`` as a script on ``stdin``; outcome, stdout, exception type, seconds."""
+    start = time.perf_counter()
+    proc = run_source(source, stdin, timeout, workdir)
+    if proc is None:
         return {"status": "timeout", "seconds": timeout}
     seconds = time.perf_counter() - start
     out = proc.stdout.decode("utf-8", errors="replace")
     if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()
-        last = err[-1] if err else f"exit {proc.returncode}"
-        exc = last.split(":", 1)[0].strip() if re.match(r"^[\w.]+(:|$)", last) else f"exit {proc.returncode}"
+        exc, err = exception_of(proc)
         return {
             "status": "runtime_error",
             "exception": exc,

@@ -50,10 +50,8 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import os
 import random
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -63,6 +61,8 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from bench.c2c_programs import exception_of, run_source
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -74,8 +74,6 @@ TRANSCODER_HEADER = (
     "import numpy as np \nimport math\nfrom math import *\nimport collections\nfrom collections import *\n"
     "import heapq\nimport itertools\nimport random\nimport sys\n\n"
 )
-# TransCoder sets `ulimit -S -v 2*1024**3`, in KiB: 2 TiB, no limit in practice; 4 GiB guards the shared machine
-SCRIPT_MEMORY = 4 * 1024**3
 PRELUDE = (
     "import math\nfrom math import *\nimport collections\nfrom collections import *\n"
     "import heapq\nimport itertools\nimport random\nimport sys\n\n"
@@ -294,34 +292,19 @@ def parse_results(stdout: str) -> tuple[int, int] | None:
         return None
 
 
-def _limit_script() -> None:  # runs in the child before exec
-    resource.setrlimit(resource.RLIMIT_AS, (SCRIPT_MEMORY, SCRIPT_MEMORY))
-
-
 def run_script(script: str, timeout: float) -> dict[str, Any]:
     """Run one filled script: ``{"status": "success" | "failure" | "error" | "timeout", ...}``
     with ``passed``/``total`` (failure), the exception type and its last line (error)."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "script.py"
-        path.write_text(script, encoding="utf-8")
-        try:
-            proc = subprocess.run(
-                [sys.executable, str(path)],
-                capture_output=True,
-                timeout=timeout,
-                cwd=tmp,
-                preexec_fn=_limit_script,
-                env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0"},
-            )
-        except subprocess.TimeoutExpired:
-            return {"status": "timeout"}
+        proc = run_source(script, b"", timeout, Path(tmp), env={"OPENBLAS_NUM_THREADS": "1"})
+    if proc is None:
+        return {"status": "timeout"}
     counts = parse_results(proc.stdout.decode("utf-8", errors="replace"))
     if counts is not None:
         passed, total = counts
         return {"status": "success" if passed == total else "failure", "passed": passed, "total": total}
-    err = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()
+    exc, err = exception_of(proc)
     last = err[-1] if err else f"exit {proc.returncode}"
-    exc = last.split(":", 1)[0].strip() if re.match(r"^[\w.]+(:|$)", last) else f"exit {proc.returncode}"
     return {"status": "error", "exception": exc.split(".")[-1], "reason": last[:200]}
 
 
