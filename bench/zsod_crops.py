@@ -45,7 +45,8 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
     from core.detector import load_detector
     from core.metrics.zsod import iou
     from core.trunk import TrunkConfig, load_trunk
-    from plugins.zsod.features import pixel_crop_embeddings
+    from plugins.zsod.detected import is_class_name
+    from plugins.zsod.features import image_crop_embeddings
     from plugins.zsod.task import ZsodTask, to_stored
 
     torch.set_num_threads(args.threads)
@@ -67,7 +68,7 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
             det, texts = scored.detected, trunk.encode_texts(item.tokens)
             mapped = [m.accepted(rule.mapping) for m in det.matches]
             for j, phrase in enumerate(item.phrases):
-                if not mapped[j] or (det.bare[j] and det.phrase_cos[j] >= rule.bare_cos):
+                if not mapped[j] or is_class_name(det, j, rule):
                     continue
                 label = det.matches[j].label
                 own = np.flatnonzero((det.labels == label) & (det.scores >= CANDIDATE))[:MAX_CANDIDATES]
@@ -78,8 +79,7 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
                     centre, half = (boxes[:, :2] + boxes[:, 2:]) / 2, (boxes[:, 2:] - boxes[:, :2]) * args.context / 2
                     size = np.array(item.image.size * 2, dtype=np.float32)
                     boxes = np.clip(np.concatenate([centre - half, centre + half], 1), 0, size)
-                f = np.array([item.pixels.shape[-1] / item.image.size[0], item.pixels.shape[-2] / item.image.size[1]])
-                crops = pixel_crop_embeddings(trunk, item.pixels, boxes * np.tile(f, 2), args.crop_side)
+                crops = image_crop_embeddings(trunk, item.image.size, item.pixels, boxes, args.crop_side)
                 same = [k for k in range(len(item.phrases)) if mapped[k] and det.matches[k].label == label]
                 alternatives = torch.cat([texts[same], classes[label : label + 1]])
                 probs = torch.softmax(crops @ alternatives.T / TEMPERATURE, dim=1)[:, same.index(j)] * len(alternatives)

@@ -71,6 +71,11 @@ class Detected(NamedTuple):
     phrase_cos: np.ndarray  # [P] cosine of the whole phrase with its class's prompts
 
 
+def is_class_name(det: Detected, j: int, rule: DetectionRule) -> bool:
+    """Phrase ``j`` is a class-like name (every instance answers), not a described object (one box)."""
+    return det.bare[j] and det.phrase_cos[j] >= rule.bare_cos
+
+
 def choose_detected(det: Detected, j: int, phrase: str, rule: DetectionRule) -> list[int] | None:
     """Indices into ``det.boxes`` to report for phrase ``j``; None when the phrase has no class."""
     match = det.matches[j]
@@ -79,7 +84,7 @@ def choose_detected(det: Detected, j: int, phrase: str, rule: DetectionRule) -> 
     own = np.flatnonzero(det.labels == match.label)
     if len(own) == 0:
         return []
-    if det.bare[j] and det.phrase_cos[j] >= rule.bare_cos:
+    if is_class_name(det, j, rule):
         if det.scores[own[0]] < rule.present:
             return []
         chosen = [int(own[0])]

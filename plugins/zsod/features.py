@@ -34,6 +34,16 @@ def feature_input(image: Image.Image, trunk: Trunk, long_side: int, multiple: in
     return trunk.normalize_pixels(np.asarray(image.convert("RGB").resize((nw, nh), PILImage.Resampling.BICUBIC)))
 
 
+def image_crop_embeddings(
+    trunk: Trunk, image_size: tuple[int, int], pixels: torch.Tensor, boxes: np.ndarray, side: int
+) -> torch.Tensor:
+    """``pixel_crop_embeddings`` for ``xyxy`` ``boxes`` in the loaded image's coordinates (``image_size``:
+    its width and height), scaled to those of ``pixels``."""
+    sx = pixels.shape[-1] / image_size[0]
+    sy = pixels.shape[-2] / image_size[1]
+    return pixel_crop_embeddings(trunk, pixels, boxes * np.array([sx, sy, sx, sy]), side)
+
+
 def pixel_crop_embeddings(trunk: Trunk, pixels: torch.Tensor, boxes: np.ndarray, side: int) -> torch.Tensor:
     """``[M, D]`` unit embeddings of ``side`` x ``side`` crops (bilinear, squashed like
     ``image_transform``) of ``pixels`` for ``xyxy`` ``boxes`` in ``pixels``' coordinates."""

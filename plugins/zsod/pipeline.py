@@ -218,15 +218,13 @@ class PairData(NamedTuple):
 
 def crop_stage(item: Any, trunk: Trunk, pair: PairData, logits1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Re-score the stage-1 candidates from crops: (candidate indices into ``pair.boxes``, ``[M, P, F2]``)."""
-    from plugins.zsod.features import pixel_crop_embeddings
+    from plugins.zsod.features import image_crop_embeddings
     from plugins.zsod.verifier import FEATURE_NAMES, STAGE2_FEATURES, candidate_indices, stage2_features
 
     cos_z = pair.feats[..., FEATURE_NAMES.index("cos_z_boxes")]
     cands = candidate_indices(logits1, pair.boxes, cos_z)
     boxes = pair.boxes[cands]
-    sx = item.pixels.shape[-1] / item.image.size[0]
-    sy = item.pixels.shape[-2] / item.image.size[1]
-    crops = pixel_crop_embeddings(trunk, item.pixels, boxes * np.array([sx, sy, sx, sy]), CROP_SIDE)
+    crops = image_crop_embeddings(trunk, item.image.size, item.pixels, boxes, CROP_SIDE)
     texts = pair.texts
     if texts is None and item.tokens is not None:
         texts = trunk.encode_texts(item.tokens)
