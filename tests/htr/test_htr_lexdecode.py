@@ -19,6 +19,7 @@ from plugins.htr.lexdecode import (
     shared_decoder,
 )
 from plugins.htr.task import _free_readings, pick_readings
+from tests._close import assert_same_answers
 
 
 def _log(rows: list[list[float]]) -> np.ndarray:
@@ -115,8 +116,9 @@ def test_pick_readings_takes_the_lexicon_word_over_the_free_reading() -> None:
 
 
 # Head outputs of real crops (fb_sample and the style-held-out set) with the readings, free
-# readings and exact scores the per-crop decoder of commit 3982046 gave them; the batched decoder
-# must give the same, bit for bit.
+# readings and scores the per-crop decoder of commit 3982046 gave them; the batched decoder must
+# give the same readings, and the same scores up to the last bits a float sum may differ in
+# between CPUs (3.314547730887052 on an AVX2 machine for 3.3145477308870515 with AVX-512).
 ROWS = Path(__file__).parent / "data" / "decoder_rows"
 
 
@@ -133,8 +135,9 @@ def test_real_rows_decode_as_the_per_crop_decoder_did(real_rows) -> None:  # typ
     free = [_free_readings(lp) for lp in log_probs]
     assert free == [row["free"] for row in expected["rows"]]
     batch = decoder.decode_batch(log_probs, free)
-    assert batch == [(row["text"], row["score"]) for row in expected["rows"]]
-    assert [decoder.decode_scored(lp, f) for lp, f in zip(log_probs, free, strict=True)] == batch
+    assert_same_answers(batch, [(row["text"], row["score"]) for row in expected["rows"]], rel=1e-9)
+    alone = [decoder.decode_scored(lp, f) for lp, f in zip(log_probs, free, strict=True)]
+    assert_same_answers(alone, batch, rel=1e-9)
     views = expected["views_of_one_crop"]
     assert pick_readings(log_probs[views], real_rows[1][views], (0, 0, 0), 1, decoder) == expected["picked"]
 
@@ -149,7 +152,7 @@ def test_batched_forward_scores_each_job_as_alone() -> None:
         jobs.append((row, labels, np.maximum((labels > 0).sum(1), 1)))
     scores = _forward_jobs(np.exp(lps).transpose(1, 0, 2), jobs)
     for (row, labels, lengths), got in zip(jobs, scores, strict=True):
-        assert np.array_equal(got, ctc_forward(lps[row], labels, lengths))
+        np.testing.assert_allclose(got, ctc_forward(lps[row], labels, lengths), rtol=1e-9)
 
 
 def test_shortlist_ranks_by_shared_bigrams_within_the_length_window() -> None:

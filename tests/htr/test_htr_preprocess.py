@@ -74,4 +74,7 @@ def test_word_maps_equal_one_trunk_call_whatever_the_chunking(fake_trunk, thread
             got, whole = word_maps(fake_trunk, pixels), reading_maps(fake_trunk.image_feature_maps(pixels))
     finally:
         torch.set_num_threads(before)
-    assert all(torch.equal(a, b) for a, b in zip(got, whole, strict=True))
+    # Chunked and whole-batch convolutions may sum in another order: equal up to float rounding.
+    assert len(got) == len(whole)
+    for a, b in zip(got, whole, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests._close import BOX_ROUNDING, assert_same_answers
 from tests.serve import _shout
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,7 +122,8 @@ def test_answer_is_what_the_runner_writes(served, runner_values, task: str) -> N
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert set(body) == {"prediction", "seconds"} and body["seconds"] > 0
-    assert body["prediction"] == runner_values[task][key]
+    # zsOD's boxes within their 0.1 px rounding (the runner batches images, the server does not).
+    assert_same_answers(body["prediction"], runner_values[task][key], abs_tol=BOX_ROUNDING, where=f"{task}[{key!r}]")
     assert list(service.tmp.iterdir()) == []  # the request's folder is gone
 
 

@@ -1,4 +1,8 @@
-"""On the embedded trunk, a zsOD request with an fb_sample image and its phrases answers exactly what run.py writes."""
+"""On the embedded trunk, a zsOD request with an fb_sample image and its phrases answers what run.py writes.
+
+The same phrases and boxes; run.py batches several images where the server takes one, so a
+coordinate may round to the neighbouring tenth (float sums differ in their last bits).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests._close import BOX_ROUNDING, assert_same_answers
 
 
 @pytest.fixture(scope="module")
@@ -47,5 +53,5 @@ def test_zsod_answer_equals_run_py(shared_data: Path, run_py_output: dict[str, A
                 },
             )
             assert answer.status_code == 200, answer.text
-            assert answer.json()["prediction"] == run_py_output[key], key
+            assert_same_answers(answer.json()["prediction"], run_py_output[key], abs_tol=BOX_ROUNDING, where=key)
     assert any(boxes for key in keys for boxes in run_py_output[key].values())  # boxes compared, not only []

@@ -140,7 +140,9 @@ def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk
     yolo_boxes = with_yolo.loaded().yolo.boxes(item.image)
     assert len(yolo_boxes) > 0
     assert np.array_equal(plain_scored.boxes, grid)  # no option: the grid alone, as before
-    assert np.array_equal(yolo_scored.boxes, np.concatenate([grid, yolo_boxes]))
+    assert np.array_equal(yolo_scored.boxes[: len(grid)], grid)
+    # YOLO's boxes, computed again here, within their 0.1 px rounding (a float sum may end another way)
+    np.testing.assert_allclose(yolo_scored.boxes[len(grid) :], yolo_boxes, rtol=0, atol=0.1 + 1e-6)
     assert yolo_scored.probs.shape == (len(grid) + len(yolo_boxes), len(item.phrases))
     assert set(yolo_preds[0].value) == set(plain_preds[0].value)  # every phrase still answered
     assert offline == []

@@ -12,6 +12,7 @@ import torch
 from plugins.zsod.head import build_grounding_head, image_logit
 from plugins.zsod.train import phrases as ph
 from plugins.zsod.train.weak_fit import WeakImage, box_pool_matrix, fit_grounding, weak_auc
+from tests._close import assert_same_answers
 
 
 def test_mining_cuts_captions_into_chunks_relations_and_counts() -> None:
@@ -154,7 +155,8 @@ def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, t
     # resume: the grounding head is reused, the result is the same
     caplog.set_level(logging.INFO)
     again = train_head(req).path
-    assert json.loads(again.read_text())["dev_scores"] == card["dev_scores"]
+    # dev_scores are written to 4 decimals: the same fit may round to a neighbour, no further
+    assert_same_answers(json.loads(again.read_text())["dev_scores"], card["dev_scores"], abs_tol=1e-4 + 1e-9)
     assert "reusing the grounding head" in caplog.text
     # another recipe (here: two epochs) trains its own grounding head instead of reusing that one
     caplog.clear()
