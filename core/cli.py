@@ -74,6 +74,10 @@ def parse_plugin_options(
         owners = discovery.add_plugin_options(pm, parser)
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
+    if getattr(args, "no_verify_weights", False):
+        from core.weights import skip_verification
+
+        skip_verification()  # the environment switch, so that Ray workers skip too
     return pm, args, owners or {}
 
 
@@ -129,7 +133,8 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
 
 
 def add_trunk_options(parser: argparse.ArgumentParser) -> None:
-    """The trunk options ``run.py`` and ``serve.py`` share: trunk, ablation, heads, device, precision, threads."""
+    """The trunk options ``run.py`` and ``serve.py`` share: trunk, ablation, heads, device, precision, threads,
+    and whether weight files are checked against their cards (``core.weights``)."""
     parser.add_argument(
         "--trunk",
         default=DEFAULT_TRUNK,
@@ -160,6 +165,12 @@ def add_trunk_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--threads", type=int, default=0, help="torch CPU threads (default: all cores; with --engine ray: per worker)"
+    )
+    parser.add_argument(
+        "--no-verify-weights",
+        action="store_true",
+        help="do not check weight files against the sha256 and size their cards record "
+        "(the same as FUSIONBRAIN_NO_VERIFY_WEIGHTS=1; for files changed on purpose)",
     )
 
 

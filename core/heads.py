@@ -117,19 +117,25 @@ def find_head(
 
 def save_head(weights: Path, tensors: Mapping[str, Any], card_path: Path, card: Mapping[str, Any]) -> Path:
     """The one save of a trained head: its tensors (safetensors, as given: contiguous, dtype kept)
-    and its card (``write_card``). Returns the card's path."""
+    and its card (``write_card``, recording the file's sha256 and size). Returns the card's path."""
     from safetensors.torch import save_file
 
     weights.parent.mkdir(parents=True, exist_ok=True)
     save_file({k: v.contiguous() for k, v in tensors.items()}, str(weights))
-    return write_card(card_path, card)
+    return write_card(card_path, card, weights=(weights,))
 
 
-def write_card(path: Path, card: Mapping[str, Any]) -> Path:
-    """Write a head card as readable, key-sorted JSON (atomically). It must record ``"trunk"``."""
+def write_card(path: Path, card: Mapping[str, Any], *, weights: Sequence[Path] = ()) -> Path:
+    """Write a head card as readable, key-sorted JSON (atomically). It must record ``"trunk"``.
+
+    ``weights``: the files the card describes, already written; their sha256 and size go under
+    ``"files"``, which every load checks (``core.weights``)."""
     from core.io import write_json_atomic
+    from core.weights import file_record
 
     if not isinstance(card.get("trunk"), Mapping) or not card["trunk"]:
         raise ValueError("a head card must record the trunk's component versions under 'trunk'")
+    if weights:
+        card = {**card, "files": {Path(w).name: file_record(Path(w)) for w in weights}}
     path.parent.mkdir(parents=True, exist_ok=True)
     return write_json_atomic(path, json.loads(json.dumps(card, sort_keys=True)))

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from core.errors import InputError, PluginError
 from core.stop import RunControl, Stop
 from core.task import Prediction, RunContext, Sample, Task, TaskInfo, write_outputs
+from core.weights import WeightsError
 
 if TYPE_CHECKING:
     from core.detector import Detector, SharedDetector
@@ -154,6 +155,14 @@ def build_trunk(
             return factory()
     except Stop as exc:
         log.warning("%s while the trunk was being built; every sample gets the fallback", exc.reason)
+    except WeightsError as exc:  # one line naming the damaged file, no traceback
+        if strict:
+            raise
+        log.error(
+            "the trunk could not be built: %s; tasks that need it answer with their fallbacks, "
+            "tasks that do not (needs_trunk=False) run without it",
+            exc,
+        )
     except Exception:
         if strict:
             raise
@@ -366,6 +375,12 @@ def setup_task(
     except Stop as exc:
         log.warning("%s: %s during setup; every sample gets the fallback", task.info.name, exc.reason)
         report.errors.append(f"setup: stopped ({exc.reason})")
+        return False
+    except WeightsError as exc:  # one line naming the damaged file, no traceback
+        if strict:
+            raise
+        log.error("%s: %s; every sample gets the fallback answer", task.info.name, exc)
+        report.errors.append(f"setup: {exc}")
         return False
     except Exception as exc:
         if strict:

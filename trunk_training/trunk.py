@@ -723,8 +723,11 @@ def dev_metrics(joint, backend, sets: dict, held: dict, zs_held: Sequence[str], 
 
 
 def save_projection(joint, backend, args: argparse.Namespace, metrics: dict[str, float]) -> None:  # type: ignore[no-untyped-def]
-    """Write the fp16 projection + its JSON card next to it."""
+    """Write the fp16 projection + its JSON card next to it (with the file's sha256 and size, which
+    every load checks: ``core.weights``)."""
     from safetensors.torch import save_file
+
+    from core.weights import file_record
 
     state = {k: v.detach().half().contiguous() for k, v in joint.learned_state().items()}
     digest = hashlib.sha1(b"".join(v.numpy().tobytes() for _, v in sorted(state.items()))).hexdigest()[:8]
@@ -748,6 +751,7 @@ def save_projection(joint, backend, args: argparse.Namespace, metrics: dict[str,
         "held_out": {"flickr8k": HELD_OUT_FLICKR, "coco_val": HELD_OUT_COCO, "zsod_coco_dev": "half by name hash"},
         "args": {k: str(v) for k, v in vars(args).items()},
         "dev_metrics": metrics,
+        "files": {out.name: file_record(out)},
     }
     out.with_suffix(".json").write_text(json.dumps(card, indent=2, ensure_ascii=False) + "\n")
     log.info("saved %s (%s, %.0f KB)", out, version, out.stat().st_size / 1024)

@@ -65,12 +65,20 @@ class ProjectionJoint(nn.Module):
 
 
 def load_projection(path: Path, *, tower, bridge: BridgeJoint) -> ProjectionJoint:  # type: ignore[no-untyped-def]
-    """Load a projection file made for ``tower`` (``TrunkError`` if it was made for another)."""
-    from safetensors import safe_open
+    """Load a projection file made for ``tower`` (``TrunkError`` if it was made for another).
 
-    with safe_open(str(path), framework="pt") as f:
-        meta = f.metadata() or {}
-        state = {k: f.get_tensor(k).float() for k in f.keys()}  # noqa: SIM118 - safe_open has no items()
+    Checked against its card beside it (``<name>.json``, when there is one; ``core.weights``):
+    ``WeightsError`` naming the file when it is missing, damaged or does not fit."""
+    from core import weights
+
+    card_path = Path(path).with_suffix(".json")
+    card = weights.read_card(card_path, weights=path) if card_path.exists() else None
+    tensors, meta = weights.load_safetensors(path, card, card_path=card_path)
+    state = {k: v.float() for k, v in tensors.items()}
+    if "mean" not in state or not {"kind", "version"} <= meta.keys():
+        raise weights.WeightsError(
+            path, "does not fit a joint projection: no 'mean' tensor or no kind/version metadata"
+        )
     if meta.get("tower") != tower.version:
         raise TrunkError(
             f"joint projection {path.name} was trained for image tower {meta.get('tower')!r}, not {tower.version!r}"
@@ -86,7 +94,12 @@ def load_projection(path: Path, *, tower, bridge: BridgeJoint) -> ProjectionJoin
         version=meta["version"],
         pool=meta.get("pool", "mean"),
     )
-    missing, unexpected = joint.load_state_dict(state, strict=False)
+    try:
+        missing, unexpected = joint.load_state_dict(state, strict=False)
+    except RuntimeError as exc:  # a shape that is not the card's
+        raise weights.WeightsError(
+            path, f"does not fit a {meta['kind']} projection: {str(exc).strip()[:300]}"
+        ) from None
     if unexpected or [k for k in missing if not k.startswith("bridge.")]:
-        raise TrunkError(f"joint projection {path.name} does not fit: missing {missing}, unexpected {unexpected}")
+        raise weights.WeightsError(path, f"does not fit a joint projection: missing {missing}, unexpected {unexpected}")
     return joint

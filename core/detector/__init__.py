@@ -122,22 +122,20 @@ class NanoDet:
 
     def __init__(self, config: DetectorConfig) -> None:
         import torch
-        from safetensors.torch import load_file
 
+        from core import weights
         from core.detector.nanodet import NanoDetG
         from core.trunk import resolve_device
 
-        path = WEIGHTS_DIR / f"{config.name}.safetensors"
-        if not path.is_file():
+        path, card_path = WEIGHTS_DIR / f"{config.name}.safetensors", WEIGHTS_DIR / f"{config.name}.json"
+        if not path.is_file() and not card_path.is_file():
             raise DetectorError(f"no detector weights {path}: see detector_import/ to make them")
         self.config = config
         self.device = resolve_device(config.device)
         net = NanoDetG()
-        state = {k: v.float() for k, v in load_file(str(path)).items()}
-        try:
-            net.load_state_dict(state)
-        except RuntimeError as exc:
-            raise DetectorError(f"{path} does not fit NanoDetG: {exc}") from exc
+        # Checked against its card (core.weights): a missing, damaged or unfitting file names itself.
+        tensors, _ = weights.load_safetensors(path, weights.read_card(card_path, weights=path), card_path=card_path)
+        weights.fit_state(net, {k: v.float() for k, v in tensors.items()}, path, card_path)
         net.eval().requires_grad_(False)
         self._net = net.to(self.device)
         self._torch = torch

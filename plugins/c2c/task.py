@@ -18,7 +18,6 @@ Python's stack) gets a minimal valid program; the other requests are unaffected.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -261,14 +260,20 @@ class _Selector(NamedTuple):
 
 def load_selector(trunk: Trunk, weights_dir: Path = WEIGHTS_DIR) -> torch.nn.Module | None:
     """The trained selector head in ``weights_dir``, or None (logged) when it is missing or does not fit;
-    raises ``TrunkError`` when its card names another trunk."""
+    raises ``TrunkError`` when its card names another trunk, ``WeightsError`` (``core.weights``) when
+    the weights are damaged or do not fit their card."""
     from plugins.c2c.selector import build_head
 
     card_path, weights_path = weights_dir / CARD_NAME, weights_dir / WEIGHTS_NAME
     if not card_path.is_file() or not weights_path.is_file():
-        log.warning("C2C: no selector weights in %s; translating with the default style", weights_dir)
+        if card_path.is_file():
+            log.error("C2C: weight file %s: missing (its card %s is there); default style", weights_path, CARD_NAME)
+        else:
+            log.warning("C2C: no selector weights in %s; translating with the default style", weights_dir)
         return None
-    card = json.loads(card_path.read_text(encoding="utf-8"))
+    from core import weights
+
+    card = weights.read_card(card_path, weights=weights_path)
     trunk.check_compatible(card.get("trunk", {}), what="c2c style selector")
     if int(card.get("embed_dim", -1)) != trunk.embed_dim:
         log.warning(
@@ -277,10 +282,9 @@ def load_selector(trunk: Trunk, weights_dir: Path = WEIGHTS_DIR) -> torch.nn.Mod
             trunk.embed_dim,
         )
         return None
-    from safetensors.torch import load_file
-
+    state, _ = weights.load_safetensors(weights_path, card, card_path=card_path)
     head = build_head(trunk.embed_dim, int(card.get("hidden", 64)))
-    head.load_state_dict(load_file(str(weights_path)))
+    weights.fit_state(head, state, weights_path, card_path)
     head.eval()
     head.requires_grad_(False)
     return head

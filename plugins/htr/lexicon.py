@@ -97,8 +97,28 @@ def build_lexicon(words: Mapping[str, float]) -> Lexicon:
     return Lexicon(tuple(w for w, _ in ordered), zipf, lengths, labels)
 
 
+def lexicon_card_path(path: Path) -> Path:
+    """The card beside a prebuilt lexicon file (``htr_lexicon.json``): its sha256 and size among the rest."""
+    return Path(path).with_suffix(".json")
+
+
 def read_lexicon(path: Path, words_per_language: int = WORDS_PER_LANGUAGE) -> Lexicon:
-    """The prebuilt lexicon in ``path``; ``LexiconMismatch`` when its stamp is not this install's."""
+    """The prebuilt lexicon in ``path``, checked against its card (``core.weights``: ``WeightsError``
+    when it is missing, damaged or unreadable); ``LexiconMismatch`` when its stamp is not this install's."""
+    from core import weights
+
+    card_path = lexicon_card_path(path)
+    card = weights.read_card(card_path, weights=path) if card_path.exists() else None
+    weights.check(path, card, card_path=card_path)
+    try:
+        return _read_checked(path, words_per_language)
+    except LexiconMismatch:
+        raise
+    except (OSError, KeyError, ValueError, EOFError) as exc:  # zip or npy damage the card did not catch
+        raise weights.WeightsError(path, f"unreadable as a lexicon ({exc})") from None
+
+
+def _read_checked(path: Path, words_per_language: int) -> Lexicon:
     with np.load(path, allow_pickle=False) as data:
         stamp = json.loads(str(data["stamp"]))
         expected = lexicon_stamp(words_per_language)
@@ -123,8 +143,18 @@ def read_lexicon(path: Path, words_per_language: int = WORDS_PER_LANGUAGE) -> Le
 
 def default_lexicon(path: Path = LEXICON_PATH, words_per_language: int = WORDS_PER_LANGUAGE) -> Lexicon:
     """The shipped prebuilt lexicon, or (with a warning) the same words selected from wordfreq here."""
+    from core.weights import WeightsError
+
     try:
         return read_lexicon(path, words_per_language)
+    except WeightsError as exc:
+        log.error(
+            "htr: %s; selecting the words from wordfreq instead (the same words, seconds at every start). "
+            "Restore the file, or rebuild it with: %s",
+            exc,
+            REBUILD,
+        )
+        return build_lexicon(wordfreq_words(words_per_language))
     except (OSError, KeyError, ValueError, LexiconMismatch) as exc:
         log.warning(
             "htr: cannot use the prebuilt lexicon (%s); selecting the words from wordfreq instead, which "

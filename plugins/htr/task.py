@@ -15,14 +15,13 @@ and the best reading plus upright score wins.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from core.errors import InputError, PluginError
+from core.errors import InputError
 from core.heads import find_head
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
 from plugins.htr.head import CARD_NAME, WEIGHTS_DIR, WEIGHTS_NAME
@@ -180,20 +179,26 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
 
 
 def load_head(folder: Path) -> tuple[Any, tuple[int, int]]:
-    """The frozen CTC head in ``folder`` and the (height, width) of the crops it reads."""
-    from safetensors.torch import load_file
+    """The frozen CTC head in ``folder`` and the (height, width) of the crops it reads.
 
+    The weights are checked against the card (``core.weights``): ``WeightsError`` naming the file
+    when they are missing, damaged or do not fit the head the card describes."""
+    from core import weights
     from plugins.htr.model import HtrHead
     from plugins.htr.preprocess import HEIGHT, WIDTH
 
-    card = json.loads((folder / CARD_NAME).read_text(encoding="utf-8"))
-    weights_path = folder / WEIGHTS_NAME
-    if not weights_path.is_file():
-        raise PluginError(f"HTR head weights missing in {folder}; run python train.py --tasks htr")
-    head = HtrHead(**card["config"])
+    card_path, weights_path = folder / CARD_NAME, folder / WEIGHTS_NAME
+    card = weights.read_card(card_path, weights=weights_path)
+    tensors, _ = weights.load_safetensors(weights_path, card, card_path=card_path)
+    try:
+        head = HtrHead(**card["config"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise weights.WeightsError(
+            weights_path, f"its card {card_path.name} describes no head that builds ({exc})"
+        ) from None
     size = card.get("input", {"height": HEIGHT, "width": WIDTH})
-    state = {k: v.float() if v.is_floating_point() else v for k, v in load_file(str(weights_path)).items()}
-    head.load_state_dict(state)
+    state = {k: v.float() if v.is_floating_point() else v for k, v in tensors.items()}
+    weights.fit_state(head, state, weights_path, card_path)
     head.eval()
     head.requires_grad_(False)
     return head, (int(size["height"]), int(size["width"]))

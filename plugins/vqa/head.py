@@ -300,7 +300,9 @@ class VqaHead:
                 tensors[name] = t.detach().to(dtype).contiguous().clone()
         save_file(tensors, str(weights))
         weights.chmod(0o644)  # safetensors writes 0600; the file ships in the repo
-        card = dict(self.card, answer_counts=self.answer_counts)
+        from core.weights import file_record
+
+        card = dict(self.card, answer_counts=self.answer_counts, files={weights.name: file_record(weights)})
         card_path.write_text(json.dumps(card, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         card_path.chmod(0o644)
 
@@ -326,20 +328,30 @@ def untrained_head(dim: int, prompt: Mapping[str, str] | None = NO_HEAD_PROMPT) 
 def load_head(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = CARD_FILE) -> VqaHead:
     """Load a head, refusing one trained on another trunk (``TrunkError``).
 
-    Falls back to ``untrained_head`` (logged: the no-head mode) when the files are missing.
+    Falls back to ``untrained_head`` (logged: the no-head mode) when the files are missing (an
+    error when the card is there without its weights). The weights are checked against the card
+    (``core.weights``): ``WeightsError`` naming the file when they are damaged or do not fit it.
     Heads written before the image-question features and the learned priors (``6 + 2D`` yes/no
     and 7 open weights) load with zeros for the missing weights.
     """
     if not weights.exists() or not card_path.exists():
-        log.warning("no trained VQA head at %s; no-head mode (answer retrieval and question rules)", weights)
+        if card_path.exists():
+            log.error("VQA: weight file %s: missing (its card %s is there); no-head mode", weights, card_path.name)
+        else:
+            log.warning("no trained VQA head at %s; no-head mode (answer retrieval and question rules)", weights)
         return untrained_head(trunk.embed_dim)
     import torch
-    from safetensors.torch import load_file
 
-    card = json.loads(card_path.read_text(encoding="utf-8"))
+    from core import weights as checked
+
+    card = checked.read_card(card_path, weights=weights)
     versions: Mapping[str, str] = card.get("trunk") or card.get("trunk_versions", {})
     trunk.check_compatible({k: versions[k] for k in DEPENDS_ON if k in versions}, what="VQA head")
-    t = {k: v.float() for k, v in load_file(str(weights)).items()}
+    tensors, _ = checked.load_safetensors(weights, card, card_path=card_path)
+    t = {k: v.float() for k, v in tensors.items()}
+    lacking = [name for name in ("mean_image", "yesno_w", "yesno_b", "open_w") if name not in t]
+    if lacking:
+        raise checked.WeightsError(weights, f"does not fit its card {card_path.name}: no tensor {', '.join(lacking)}")
     dim = t["mean_image"].shape[0]
     if dim != trunk.embed_dim:
         from core.errors import TrunkError

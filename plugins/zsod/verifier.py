@@ -10,7 +10,6 @@ was trained on.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -247,14 +246,14 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def load_verifier(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = CARD_FILE) -> Verifier:
-    """Load the heads of one folder; ``TrunkError`` if they were trained on another trunk."""
-    from safetensors.torch import load_file
-
+    """Load the heads of one folder; ``TrunkError`` if they were trained on another trunk, ``WeightsError``
+    (``core.weights``) naming the file when it is missing, damaged or does not fit its card."""
+    from core import weights as checked
     from core.errors import TrunkError
     from core.heads import card_matches
     from plugins.zsod.head import build_grounding_head
 
-    card = json.loads(card_path.read_text(encoding="utf-8"))
+    card = checked.read_card(card_path, weights=weights)
     card.setdefault("trunk", card.get("trunk_versions"))  # cards written before core.heads
     if not card_matches(card, trunk):
         raise TrunkError(f"zsod heads in {card_path.parent} were trained on trunk {card.get('trunk')}")
@@ -263,17 +262,25 @@ def load_verifier(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = 
         card.get("stage2_features", ())
     ) not in ((), STAGE2_FEATURES):
         raise ValueError(f"{card_path}: feature list differs from this code's; retrain the verifier")
-    state = {k: v.float() for k, v in load_file(weights).items()}
+    tensors, _ = checked.load_safetensors(weights, card, card_path=card_path)
+    state = {k: v.float() for k, v in tensors.items()}
     heads = {}
     for stage, names in (("stage1", features), ("stage2", STAGE2_FEATURES)):
         part = {k.split(".", 1)[1]: v for k, v in state.items() if k.startswith(stage + ".")}
         if part:
             heads[stage] = build_head(len(names))
-            heads[stage].load_state_dict(part)
+            checked.fit_state(heads[stage], part, weights, card_path)
+    if "stage1" not in heads:
+        raise checked.WeightsError(weights, f"does not fit its card {card_path.name}: no stage1 tensors")
     part = {k.split(".", 1)[1]: v for k, v in state.items() if k.startswith("grounding.")}
     grounding = None
     if features != FEATURE_NAMES:
-        code, feature_dim = part["wf.weight"].shape
-        grounding = build_grounding_head(feature_dim, part["wt.weight"].shape[1], code, part["au.weight"].shape[0])
-        grounding.load_state_dict(part)
+        try:
+            code, feature_dim = part["wf.weight"].shape
+            grounding = build_grounding_head(feature_dim, part["wt.weight"].shape[1], code, part["au.weight"].shape[0])
+        except (KeyError, ValueError) as exc:
+            raise checked.WeightsError(
+                weights, f"does not fit its card {card_path.name}: grounding head ({exc})"
+            ) from None
+        checked.fit_state(grounding, part, weights, card_path)
     return Verifier(heads["stage1"], heads.get("stage2"), card, grounding)

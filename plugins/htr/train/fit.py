@@ -502,7 +502,7 @@ def export(
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     path = out_dir / CARD_NAME
-    write_card(path, card)
+    write_card(path, card, weights=(out_dir / WEIGHTS_NAME,))
     print(json.dumps(card["dev"], indent=1))
     return path
 

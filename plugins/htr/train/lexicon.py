@@ -19,9 +19,11 @@ import numpy as np
 
 from plugins.htr.lexicon import (
     LEXICON_PATH,
+    REBUILD,
     WORDS_PER_LANGUAGE,
     Lexicon,
     build_lexicon,
+    lexicon_card_path,
     lexicon_stamp,
     read_lexicon,
     wordfreq_words,
@@ -29,7 +31,8 @@ from plugins.htr.lexicon import (
 
 
 def write_lexicon(lexicon: Lexicon, path: Path, stamp: dict[str, str | int]) -> Path:
-    """Store ``lexicon`` under ``stamp`` in ``path`` (compressed ``.npz``, no pickles)."""
+    """Store ``lexicon`` under ``stamp`` in ``path`` (compressed ``.npz``, no pickles), and its card
+    beside it (``write_lexicon_card``)."""
     text = "\n".join(lexicon.words)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
@@ -39,7 +42,26 @@ def write_lexicon(lexicon: Lexicon, path: Path, stamp: dict[str, str | int]) -> 
             words=np.frombuffer(text.encode("utf-8"), dtype=np.uint8),
             zipf=lexicon.zipf.astype(np.float64),
         )
+    write_lexicon_card(path, len(lexicon.words), stamp)
     return path
+
+
+def write_lexicon_card(path: Path, words: int, stamp: dict[str, str | int]) -> Path:
+    """The card beside the lexicon file ``path`` (``lexicon_card_path``): what it holds, how it is
+    made, and the file's sha256 and size, which ``read_lexicon`` checks at every load."""
+    from core.io import write_json_atomic
+    from core.weights import file_record
+
+    card = {
+        "what": "the HTR lexicon decoder's word list: lower-case words with their zipf frequencies",
+        "words": words,
+        "stamp": stamp,
+        "data": "wordfreq's most frequent Russian and English words (the tables in its wheel)",
+        "license": "wordfreq: code Apache-2.0, word lists CC-BY-SA 4.0",
+        "made_by": REBUILD,
+        "files": {path.name: file_record(path)},
+    }
+    return write_json_atomic(lexicon_card_path(path), card)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1059,7 +1059,7 @@ def fit_head(
     out_dir.mkdir(parents=True, exist_ok=True)
     head.save(out_dir / WEIGHTS_FILE.name, out_dir / CARD_FILE.name)
     card = dict(head.card, answer_counts=head.answer_counts)
-    write_card(out_dir / CARD_FILE.name, card)
+    write_card(out_dir / CARD_FILE.name, card, weights=(out_dir / WEIGHTS_FILE.name,))
     (out_dir / CARD_FILE.name).chmod(0o644)
     log.info("wrote the VQA head to %s (%d bytes)", out_dir, (out_dir / WEIGHTS_FILE.name).stat().st_size)
     return out_dir / CARD_FILE.name

@@ -728,7 +728,7 @@ def train_heads(
     save_verifier(heads, card, out_dir / WEIGHTS_FILE.name, out_dir / "verifier.tmp.json")
     (out_dir / "verifier.tmp.json").unlink()
     cal.save(out_dir / CALIBRATION_FILE.name)
-    path = write_card(out_dir / CARD_FILE.name, card)
+    path = write_card(out_dir / CARD_FILE.name, card, weights=(out_dir / WEIGHTS_FILE.name,))
     print(f"wrote {out_dir}/{WEIGHTS_FILE.name}, {CARD_FILE.name}, {CALIBRATION_FILE.name}")
     return path
 
