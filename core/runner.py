@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import InputError, PluginError
 from core.stop import RunControl, Stop
-from core.task import Prediction, RunContext, Sample, Task, TaskInfo, write_outputs
+from core.task import Prediction, RunContext, Sample, Task, write_outputs
 from core.weights import WeightsError
 
 if TYPE_CHECKING:
@@ -207,8 +207,7 @@ def run(
     """
     if control is None:
         control = RunControl(deadline) if deadline is not None else RunControl.with_budget(time_budget)
-    for item in planned:
-        clear_stale_outputs(item.task.info, out_dir)
+    prepare_output_folder(planned, out_dir)
     reports = []
     for item in planned:
         report = _run_task(item, trunk, out_dir, strict=strict, progress=progress, detector=detector, control=control)
@@ -229,20 +228,35 @@ def run(
     return reports
 
 
-def clear_stale_outputs(info: TaskInfo, out_dir: Path) -> None:
-    """Remove the files an earlier run left for a task about to run (logged).
+def outputs_of(item: Planned) -> tuple[str, ...]:
+    """The file names ``item``'s task writes this run: its output, and the alias file of an older
+    folder name when its input was found under one (``core.task.write_outputs``)."""
+    info = item.task.info
+    alias = info.folder_aliases.get(item.folder)
+    return (info.output, alias) if alias and alias != info.output else (info.output,)
 
-    A run that then fails to write must leave no file rather than an old one that
-    looks like this run's answer.
+
+def prepare_output_folder(planned: Sequence[Planned], out_dir: Path) -> None:
+    """Make ``out_dir`` ready for a run without losing any answer an earlier run wrote.
+
+    No prediction file is deleted: each is replaced only when this run renames its new, complete
+    file over it, so a run killed at any moment leaves every earlier file whole. Temporary files
+    of writers that were killed before their rename are removed (``core.io.writing.remove_abandoned``:
+    only when their process is gone). Prediction files this run will not write (a task whose
+    folder is absent from this input or not asked with ``--tasks``, an older alias name) are kept
+    as they are, and said.
     """
-    for name in dict.fromkeys((info.output, *info.folder_aliases.values())):
-        stale = out_dir / name
-        try:
-            if stale.is_file() or stale.is_symlink():
-                log.warning("%s: removing %s left by an earlier run", info.name, stale)
-                stale.unlink(missing_ok=True)
-        except OSError as exc:
-            log.error("%s: cannot remove %s left by an earlier run (%s)", info.name, stale, exc)
+    from core.io.writing import remove_abandoned
+
+    remove_abandoned(out_dir)
+    written = {name for item in planned for name in outputs_of(item)}
+    try:
+        present = sorted(p.name for p in Path(out_dir).glob("prediction_*.json") if p.is_file())
+    except OSError:
+        return
+    for name in present:
+        if name not in written:
+            log.info("%s in the output folder is an earlier run's: this run does not write it, it is kept", name)
 
 
 class _Progress:

@@ -14,7 +14,9 @@ with no writable temporary folder and no home folder.
   with no tmpfs, ``TMPDIR`` pointing nowhere) or no usable home folder, libraries that
   keep caches (torch's inductor, matplotlib, ultralytics, numba) are pointed at one
   private folder beside the output (in its parent, else inside it), removed at the end.
-  Nothing is ever cached across runs there; caches are never required.
+  Nothing is ever cached across runs there; caches are never required. Its name carries
+  its run's ``process_token``: a folder left by a run that was killed outright is removed
+  by the next run beside that output, once its process is gone.
 """
 
 from __future__ import annotations
@@ -140,15 +142,44 @@ def _usable_home() -> bool:
     return not home.startswith("~") and os.path.isdir(home) and os.access(home, os.W_OK)
 
 
+SCRATCH_PREFIX = ".fusionbrain-scratch-"
+
+
 def _make_scratch(out_dir: Path) -> Path | None:
+    from core.io.writing import process_token
+
     out_dir = Path(out_dir).absolute()
     for where in (out_dir.parent, out_dir):
         try:
             where.mkdir(parents=True, exist_ok=True)
-            return Path(tempfile.mkdtemp(prefix=".fusionbrain-scratch-", dir=where))
+            return Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{process_token()}-", dir=where))
         except OSError:
             continue
     return None
+
+
+def remove_abandoned_scratch(out_dir: Path) -> None:
+    """Remove the scratch folders that runs killed outright left beside ``out_dir`` (logged); a live
+    run's folder, and every other file, are left alone."""
+    import re
+
+    from core.io.writing import owner_alive
+
+    pattern = re.compile(re.escape(SCRATCH_PREFIX) + r"(?P<pid>\d+)-(?P<start>\d+)-[A-Za-z0-9_]+$")
+    out_dir = Path(out_dir).absolute()
+    for where in (out_dir.parent, out_dir):
+        try:
+            names = os.listdir(where)
+        except OSError:
+            continue
+        for name in names:
+            match = pattern.match(name)
+            if match is None or owner_alive(int(match["pid"]), int(match["start"])):
+                continue
+            path = where / name
+            if path.is_dir() and not path.is_symlink():
+                log.warning("removing %s, the scratch folder of a run that was killed (pid %s)", path, match["pid"])
+                shutil.rmtree(path, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -162,6 +193,7 @@ def scratch_space(out_dir: Path) -> Iterator[Path | None]:
     """
     from core import stop
 
+    remove_abandoned_scratch(out_dir)
     need_temp = not _usable_temp_dir()
     need_home = not _usable_home()
     if not (need_temp or need_home):

@@ -52,8 +52,8 @@ from core.runner import (
     Planned,
     TaskReport,
     chunks,
-    clear_stale_outputs,
     fallback_batch,
+    prepare_output_folder,
     setup_task,
     solve_batches,
     write_task,
@@ -498,8 +498,7 @@ def run(
     if remaining is None and time_budget:
         remaining = time_budget
     deadline = time.time() + remaining if remaining is not None else None  # wall clock: workers run elsewhere
-    for item in planned:
-        clear_stale_outputs(item.task.info, out_dir)
+    prepare_output_folder(planned, out_dir)
     runs = {
         item.task.info.name: _TaskRun(item, TaskReport(item.task.info.name, items=len(item.samples)))
         for item in planned

@@ -4,16 +4,27 @@ Any string JSON can carry, lone surrogates included, is written back exactly
 (``dumps_json``). Prediction files get the mode the umask gives a new file
 (``new_file_mode``) and are replaced atomically (``write_json_atomic``), so concurrent runs
 never leave half a file and a signal never leaves a temporary one.
+
+A process killed outright (SIGKILL, power loss) may leave its temporary file: its name,
+``.<target>.<owner>.<random>.tmp``, carries its writer (``process_token``: pid and start
+time), so a later run removes it once that process is gone (``remove_abandoned``) and
+never touches a live writer's.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import tempfile
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: ``.<target>.<pid>-<start>.<random>.tmp``: a temporary file of ``write_json_atomic``.
+TEMPORARY_NAME = re.compile(r"^\.(?P<target>.+)\.(?P<pid>\d+)-(?P<start>\d+)\.[A-Za-z0-9_]+\.tmp$")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -62,20 +73,95 @@ def new_file_mode() -> int:
     return 0o666 & ~_umask()
 
 
+_own_token: list[Any] = [None, ""]  # [pid, token]: a forked child has another pid and makes its own
+
+
+def _start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, ``/proc/<pid>/stat``); None without /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except FileNotFoundError:
+        return -1 if os.path.isdir("/proc/self") else None  # -1: no such process
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    try:
+        return int(fields[19])  # field 22 of stat(5)
+    except (IndexError, ValueError):
+        return None
+
+
+def process_token(pid: int | None = None) -> str:
+    """``<pid>-<start time>`` of this process (or ``pid``): a writer's mark in its temporary names.
+
+    The start time tells a process from a later one given the same pid (containers reuse low
+    pids at every start)."""
+    own = pid is None or pid == os.getpid()
+    pid = os.getpid() if pid is None else pid
+    if own and _own_token[0] == pid:
+        return _own_token[1]
+    token = f"{pid}-{max(_start_time(pid) or 0, 0)}"
+    if own:
+        _own_token[:] = [pid, token]
+    return token
+
+
+def owner_alive(pid: int, start: int) -> bool:
+    """Whether the process that wrote ``<pid>-<start>`` runs still (when unsure: True, keep its files)."""
+    started = _start_time(pid)
+    if started is not None:
+        return started >= 0 and (start == 0 or started == start)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process, alive
+    return True
+
+
+def remove_abandoned(folder: Path) -> list[Path]:
+    """Remove the temporary files ``write_json_atomic`` left in ``folder`` when its process died
+    (killed before its rename); the files of live writers, and every other file, are left alone.
+    Returns what was removed (each logged)."""
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        match = TEMPORARY_NAME.match(name)
+        if match is None or owner_alive(int(match["pid"]), int(match["start"])):
+            continue
+        path = Path(folder) / name
+        try:
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+                removed.append(path)
+                log.warning("removed %s, a temporary file left by a run that was killed (pid %s)", path, match["pid"])
+        except OSError as exc:
+            log.error("cannot remove %s, a temporary file left by a killed run (%s)", path, exc)
+    return removed
+
+
 def write_json_atomic(path: Path, data: Any) -> Path:
     """Write ``data`` as UTF-8 JSON via a temporary file and rename: readers never see half a file.
 
     The text is ``dumps_json(data)`` (lone surrogates escaped, other text as
     UTF-8). The temporary file has a unique name in the target folder, so runs
     writing the same file at once each replace it whole (the last one wins);
-    the file gets ``new_file_mode()``, not ``mkstemp``'s 0600.
+    the file gets ``new_file_mode()``, not ``mkstemp``'s 0600. The file it replaces stays whole
+    until the rename: a write that fails or is killed leaves the earlier file as it was, and its
+    own temporary file carries its writer's ``process_token`` (``remove_abandoned``).
     """
     from core import stop
 
     payload = dumps_json(data).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     with stop.deferred():  # a first signal waits for the rename; a second one removes the temporary file
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{process_token()}.", suffix=".tmp", dir=path.parent)
         with stop.track_temporary(tmp):
             try:
                 with os.fdopen(fd, "wb") as fh:
