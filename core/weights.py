@@ -44,6 +44,7 @@ CHUNK = 1 << 20
 
 _digests: dict[tuple[str, int, int], str] = {}  # (path, size, mtime_ns) -> sha256, this process only
 _unrecorded_said: set[str] = set()
+_skip_said: list[bool] = [False]  # the switch is said once per process, however it was set
 
 
 class WeightsError(ProjectError, ValueError):
@@ -70,7 +71,13 @@ def verification_enabled() -> bool:
 def skip_verification() -> None:
     """``--no-verify-weights``: set the environment switch, so that worker processes skip too (logged)."""
     os.environ[SKIP_ENV] = "1"
-    log.warning("weight files are not checked against their cards (--no-verify-weights / %s)", SKIP_ENV)
+    _say_skipped()
+
+
+def _say_skipped() -> None:
+    if not _skip_said[0]:
+        _skip_said[0] = True
+        log.warning("weight files are not checked against their cards (--no-verify-weights / %s=1)", SKIP_ENV)
 
 
 def sha256_of(path: Path) -> str:
@@ -122,6 +129,7 @@ def verify(path: Path, expected_sha256: str | None, expected_size: int | None = 
     if not path.is_file():
         raise WeightsError(path, "not a regular file")
     if not verification_enabled():
+        _say_skipped()
         return
     if expected_size is not None and size != expected_size:
         what = "short" if size < expected_size else "long"

@@ -66,12 +66,18 @@ def test_the_remembered_digest_follows_the_file(tmp_path: Path) -> None:
         weights.verify(path, sha, size)
 
 
-def test_the_switch_skips_the_card_but_not_a_missing_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_switch_skips_the_card_but_not_a_missing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     path, sha, size = _file(tmp_path)
     path.write_bytes(b"other")
     monkeypatch.setenv(SKIP_ENV, "1")
+    monkeypatch.setattr(weights, "_skip_said", [False])
     assert not weights.verification_enabled()
-    weights.verify(path, sha, size)  # the user said so
+    with caplog.at_level(logging.WARNING, logger="core.weights"):
+        weights.verify(path, sha, size)  # the user said so, and the run says it once
+        weights.verify(path, sha, size)
+    assert caplog.text.count("not checked against their cards") == 1
     with pytest.raises(WeightsError, match="missing"):
         weights.verify(tmp_path / "nothing", sha, size)
     monkeypatch.setenv(SKIP_ENV, "0")
