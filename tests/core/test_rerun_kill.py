@@ -1,6 +1,7 @@
 """Reruns never lose answers (issue 37): ``run.py`` killed with SIGKILL at several moments of a rerun
-(at start, part-way, while writing a file, after it) leaves every prediction file of the earlier run
-whole, and the next run removes the temporary files the killed one left and writes complete files."""
+(at start, part-way, while a file is written: before its sync, before its rename) leaves every
+prediction file of the earlier run whole, and the next run removes the temporary files the killed
+one left and writes complete files."""
 
 from __future__ import annotations
 
@@ -208,3 +209,18 @@ def test_a_run_keeps_the_files_it_does_not_write(tmp_path: Path, fake_trunk) -> 
     runner.run(runner.plan([EchoTask()], root), fake_trunk, out, progress=False)
     assert load_json(out / "prediction_VQA.json") == {"1": "yes"}
     assert set(load_json(out / "prediction_ECHO.json")) == {"a"}  # replaced by this run's, whole
+
+
+def test_only_a_dead_runs_scratch_folder_is_removed(tmp_path: Path) -> None:
+    from core.runtime import SCRATCH_PREFIX, remove_abandoned_scratch
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = tmp_path / f"{SCRATCH_PREFIX}{process_token(int(done.stdout))}-k2j4"
+    live = out / f"{SCRATCH_PREFIX}{process_token()}-a9x1"
+    other = tmp_path / f"{SCRATCH_PREFIX}q1w2e3"  # not the pattern: left alone
+    for folder in (dead, live, other):
+        (folder / "cache").mkdir(parents=True)
+    remove_abandoned_scratch(out)
+    assert not dead.exists() and live.is_dir() and other.is_dir()
