@@ -110,6 +110,7 @@ def create_app(service: Service, *, max_upload: int = MAX_UPLOAD) -> FastAPI:
         try:
             if name not in service.servers:
                 raise BadRequest(404, f"no task {name!r}; tasks: {', '.join(service.servers)}")
+            _check_length(request, max_upload)  # before waiting for a place: an oversized body holds none
             async with service.admitted(), service.request_folder() as folder:
                 fields = await _receive(request, folder, max_upload)
                 answer = await service.answer(name, fields, folder=folder, display=display)
@@ -127,12 +128,16 @@ def create_app(service: Service, *, max_upload: int = MAX_UPLOAD) -> FastAPI:
     return app
 
 
-async def _receive(request: Request, folder: Path, limit: int) -> dict[str, Part]:
-    """The request's form, read as it arrives (``FormReader``: the image to a file in ``folder``),
-    refused (413) as soon as it is known to pass ``limit`` bytes."""
+def _check_length(request: Request, limit: int) -> None:
+    """413 when the body's stated length passes ``limit`` (a body without one is counted as it arrives)."""
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit:
         raise BadRequest(413, f"the upload is larger than the limit of {limit / 2**20:.0f} MiB")
+
+
+async def _receive(request: Request, folder: Path, limit: int) -> dict[str, Part]:
+    """The request's form, read as it arrives (``FormReader``: the image to a file in ``folder``),
+    refused (413) as soon as it passes ``limit`` bytes."""
     with FormReader(request.headers.get("content-type"), folder, limit) as reader:
         async for chunk in request.stream():
             reader.feed(chunk)
