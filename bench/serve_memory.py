@@ -9,12 +9,12 @@ that tree's server with the same load) on a free loopback port, sends one demo r
 2. **burst**, all at once: very large valid images (8,000 x 8,000 baseline and progressive JPEGs, an
    8,000 x 8,000 RGB PNG) to zsOD, VQA and HTR, and decompression bombs (a 12,000 x 12,000 grey PNG
    and GIF inside the pixel limit, a 12,000 x 12,000 RGB PNG over the decode bound, a PNG claiming
-   30,000 x 30,000), while the flood goes on at a lower rate;
+   30,000 x 30,000), while the flood goes on at a lower rate (``--copies N``: N copies of them at once);
 3. **settle**: ``--settle`` seconds idle.
 
 Throughout, ``GET /health`` is asked every 0.25 s (its slowest answer is printed) and the server's
 RSS is read from ``/proc/<pid>/status`` every 20 ms; the peak printed is the kernel's ``VmHWM``.
-Before the load, one large JPEG and one large PNG are sent alone, each after resetting the kernel's
+Before the load, two large JPEGs and a large PNG are sent alone, each after resetting the kernel's
 peak (``/proc/<pid>/clear_refs``): what one image costs. Prints the RSS at baseline (after the warm-up
 and those single requests; the peak is reset there), the peak, and after the settle, with every answer's
 status counts. Linux only (``/proc``). Exit status 1 when the server died, a valid image got no 200,
@@ -247,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flood-each", type=int, default=3, help="bodies per flood client")
     parser.add_argument("--upload-mb", type=float, default=16.0, help="the server's upload limit (its default)")
     parser.add_argument("--rounds", type=int, default=1, help="times the burst is sent (one after another)")
+    parser.add_argument("--copies", type=int, default=1, help="copies of the burst's requests sent at once")
     parser.add_argument("--settle", type=float, default=10.0, help="seconds idle before the final RSS")
     parser.add_argument("--max-seconds", type=float, default=900.0, help="bound on the whole load")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "fusionbrain-bench-images")
@@ -302,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
         for round_ in range(args.rounds):
             started = time.monotonic()
             burst_bodies = [
-                (task, *body_of(task, name, images[name], request), name, valid) for task, name, request, valid in BURST
+                (task, *body_of(task, name, images[name], request), name, valid)
+                for task, name, request, valid in BURST * args.copies
             ]
             with ThreadPoolExecutor(len(burst_bodies) + 1) as pool:
                 side = pool.submit(flood, host, port, 8, 2, limit, stop_at)

@@ -231,12 +231,16 @@ def test_a_flood_then_large_images_and_bombs_at_once_stay_within_the_bound(memor
 
     stop = threading.Event()
     slowest = [0.0]
+    failures: list[str] = []
 
     def ask_health() -> None:
         while not stop.is_set():
             started = time.perf_counter()
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as answer:
-                assert answer.status == 200
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as answer:
+                    answer.read()
+            except OSError as exc:
+                failures.append(f"after {time.perf_counter() - started:.1f} s: {exc!r}")
             slowest[0] = max(slowest[0], time.perf_counter() - started)
             time.sleep(0.1)
 
@@ -245,10 +249,10 @@ def test_a_flood_then_large_images_and_bombs_at_once_stay_within_the_bound(memor
     try:
         noise = random.Random(0).randbytes(UPLOAD_LIMIT - 64 * 1024)
         over = noise + bytes(128 * 1024)
-        flood = [("htr", [("image", "noise.jpg", over if i % 4 == 3 else noise)]) for i in range(40)]
-        with ThreadPoolExecutor(40) as pool:
+        flood = [("htr", [("image", "noise.jpg", over if i % 4 == 3 else noise)]) for i in range(28)]
+        with ThreadPoolExecutor(len(flood)) as pool:  # more than the 16 places of requests in progress
             statuses = list(pool.map(lambda a: _post(port, *a), flood))
-        assert sorted(set(statuses)) in ([413, 422], [0, 413, 422]) and statuses.count(422) == 30
+        assert sorted(set(statuses)) in ([413, 422], [0, 413, 422]) and statuses.count(422) == 21
         flood_peak = _status_kib(pid, "VmHWM")
 
         big_jpeg, grey_bomb = _jpeg_claiming(8000, 8000), _png(12_000, 12_000, 0)
@@ -269,10 +273,11 @@ def test_a_flood_then_large_images_and_bombs_at_once_stay_within_the_bound(memor
     finally:
         stop.set()
         watcher.shutdown(wait=True)
-    health.result()  # no /health failed
+    health.result()
     time.sleep(1.0)
     peak, after = _status_kib(pid, "VmHWM"), _status_kib(pid, "VmRSS")
     assert process.poll() is None, "the server died"
+    assert not failures, failures
     assert slowest[0] < 2.0, f"/health took {slowest[0]:.2f} s"
     growth = (peak - baseline) / 1024
     # The budget, plus the 16 requests in progress (their upload chunks and text) and the answers.
