@@ -139,6 +139,4 @@ async def _receive(request: Request, folder: Path, limit: int) -> dict[str, Part
     """The request's form, read as it arrives (``FormReader``: the image to a file in ``folder``),
     refused (413) as soon as it passes ``limit`` bytes."""
     with FormReader(request.headers.get("content-type"), folder, limit) as reader:
-        async for chunk in request.stream():
-            reader.feed(chunk)
-        return reader.finish()
+        return await reader.read(request.stream())

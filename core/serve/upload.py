@@ -14,16 +14,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
 
 from core.task import JSONValue, RequestForm
 
 FIELDS = ("request", "image")
-FILE_FIELDS = ("image",)  # streamed to a file as they arrive; the others are text kept in memory
+FILE_FIELD = "image"  # streamed to a file as it arrives; the other fields are text kept in memory
 MAX_PARTS = 8
 MAX_TEXT_FIELD = 2**20  # bytes of one text field ('request'): a JSON value, a question, a Java function
 MAX_URLENCODED = 4 * MAX_TEXT_FIELD  # a form without an image, percent-encoded
-WRITE_BUFFER = 2**20  # bytes of an image field gathered before each write to its file
+WRITE_BUFFER = 2**20  # bytes of the image field gathered before each write to its file
 
 # What each ``RequestForm.ask`` expects, in words (error messages and the page).
 ASK_SHAPES = {
@@ -71,10 +74,12 @@ def _too_big(limit: int) -> BadRequest:
 
 
 class FormReader:
-    """A request body read chunk by chunk (``feed``, then ``finish``), never held whole in memory.
+    """A request body read chunk by chunk (``read``, or ``feed``, ``finish`` and ``write_pending``),
+    never held whole in memory.
 
-    ``multipart/form-data``: the file field ``image`` goes straight to a file in ``folder``; text fields
-    are kept, up to ``MAX_TEXT_FIELD`` bytes each. An ``application/x-www-form-urlencoded`` body (a
+    ``multipart/form-data``: the file field ``image`` goes to a file in ``folder``, ``WRITE_BUFFER``
+    bytes at a time (``read`` writes them from a worker thread, so a slow disk never stalls the event
+    loop); text fields are kept, up to ``MAX_TEXT_FIELD`` bytes each. An ``application/x-www-form-urlencoded`` body (a
     request without an image, as ``curl -d`` sends it) is kept up to ``MAX_URLENCODED`` bytes. Whatever
     is wrong raises ``BadRequest`` as soon as it is seen: a body past ``limit`` bytes (413), a text
     field past its limit (413), an unknown or repeated field or more than ``MAX_PARTS`` parts (422),
@@ -109,6 +114,7 @@ class FormReader:
         self._file: BinaryIO | None = None
         self._path: Path | None = None
         self._file_bytes = 0
+        self._pending = bytearray()  # bytes of the file field not yet written
         self._ended = False
         callbacks: Any = {
             "on_part_begin": self._part_begin,
@@ -129,9 +135,38 @@ class FormReader:
         self.close()
 
     def close(self) -> None:
+        """Close the file being written (what it holds so far stays)."""
         if self._parser is not None and self._file is not None:
             self._file.close()
             self._file = None
+
+    async def read(self, chunks: AsyncIterator[bytes]) -> dict[str, Part]:
+        """The fields of the body ``chunks`` gives, the file field written from a worker thread."""
+        import asyncio
+
+        async for chunk in chunks:
+            self.feed(chunk)
+            if self.pending_bytes >= WRITE_BUFFER:
+                await asyncio.to_thread(self.write_pending)
+        fields = self.finish()
+        await asyncio.to_thread(self.write_pending)
+        return fields
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes of the file field received and not yet written (``write_pending``)."""
+        return len(self._pending) if self._parser is not None else 0
+
+    def write_pending(self) -> None:
+        """Write what the file field holds so far to its file; close it once its part has ended."""
+        if self._parser is None or self._path is None:
+            return
+        if self._file is None:
+            self._file = self._path.open("xb", buffering=0)
+        self._file.write(self._pending)
+        self._pending.clear()
+        if self._field != FILE_FIELD:
+            self.close()
 
     def feed(self, chunk: bytes) -> None:
         """The next bytes of the body."""
@@ -190,14 +225,13 @@ class FormReader:
         self._field = name
         self._filename = filename.decode("utf-8", "replace") if filename is not None else None
         self._text.clear()
-        if name in FILE_FIELDS:
+        if name == FILE_FIELD:  # sent once at most: a second one is refused above
             self._path = self.folder / f"upload-{len(self._parts)}"
-            self._file = self._path.open("xb", buffering=WRITE_BUFFER)  # fewer writes from the event loop
             self._file_bytes = 0
 
     def _part_data(self, data: bytes, start: int, end: int) -> None:
-        if self._file is not None:
-            self._file.write(data[start:end])
+        if self._field == FILE_FIELD:
+            self._pending += data[start:end]
             self._file_bytes += end - start
             return
         self._text.extend(data[start:end])
@@ -208,9 +242,7 @@ class FormReader:
 
     def _part_end(self) -> None:
         assert self._field is not None
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._field == FILE_FIELD:
             self._parts.append(Part(self._field, b"", self._filename, self._path, self._file_bytes))
         else:
             self._parts.append(Part(self._field, bytes(self._text), self._filename))

@@ -23,7 +23,7 @@ import threading
 import time
 import urllib.request
 import zlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from core.serve.memory import DEFAULT_BUDGET, MemoryBudget
-from core.serve.upload import MAX_TEXT_FIELD, BadRequest, FormReader
+from core.serve.upload import MAX_TEXT_FIELD, WRITE_BUFFER, BadRequest, FormReader
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "input"
@@ -98,12 +98,18 @@ def _multipart(fields: list[tuple[str, str | None, bytes]], boundary: str = "b0u
 
 
 def test_the_image_field_is_streamed_to_a_file_and_text_fields_are_bounded(tmp_path: Path) -> None:
-    image = random.Random(1).randbytes(300_000)
-    body, ctype = _multipart([("request", None, b'["a bus"]'), ("image", "x.jpg", image)])
+    image = random.Random(1).randbytes(3 * 2**20 + 5)
+    body, ctype = _multipart([("image", "x.jpg", image), ("request", None, b'["a bus"]')])
+    written: list[int] = []
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), 70_000):
+            yield body[start : start + 70_000]
+            written.append(reader.pending_bytes)
+
     with FormReader(ctype, tmp_path, len(body)) as reader:
-        for start in range(0, len(body), 7_000):
-            reader.feed(body[start : start + 7_000])
-        fields = reader.finish()
+        fields = asyncio.run(reader.read(chunks()))
+    assert max(written) < WRITE_BUFFER + 70_000  # written out a buffer at a time, never held whole
     assert fields["request"].data == b'["a bus"]' and fields["request"].path is None
     part = fields["image"]
     assert part.data == b"" and part.path is not None and part.path.parent == tmp_path
