@@ -16,6 +16,9 @@ from core.serve import cli as serve_cli
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from core.serve.memory import tune_allocator
+
+    tune_allocator()  # before the trunk's threads and the first large blocks: freed memory goes back
     try:
         pm, request = serve_cli.parse(argv, registry)
         tasks = cli.select_tasks(registry.collect_tasks(pm, request.plugins, strict=request.strict), request.tasks)

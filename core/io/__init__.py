@@ -13,7 +13,8 @@ protection by calling these functions. One module per concern:
   ``find_request_file``, ``read_request``, ``read_json``, ``read_json_object``,
   ``decode_json_text``); ``model_safe_text`` for text a tokenizer reads.
 - ``core.io.images``: images decoded within a memory bound (``load_image``,
-  ``load_image_and_info``, ``to_mode``, ``MAX_IMAGE_PIXELS``, ``MAX_DECODE_BYTES``).
+  ``load_image_and_info``, ``read_image_info``, ``check_image``, ``to_mode``, ``MAX_IMAGE_PIXELS``,
+  ``MAX_IMAGE_BYTES``).
 - ``core.io.writing``: prediction files written exactly and atomically, with the user's
   umask (``write_json_atomic``, ``dumps_json``, ``new_file_mode``).
 
@@ -25,12 +26,14 @@ from __future__ import annotations
 
 from core.io.images import (
     IMAGE_FORMATS,
-    MAX_DECODE_BYTES,
+    MAX_IMAGE_BYTES,
     MAX_IMAGE_PIXELS,
     MAX_IMAGE_SIDE,
     ImageInfo,
+    check_image,
     load_image,
     load_image_and_info,
+    read_image_info,
     to_mode,
 )
 from core.io.paths import (
@@ -57,11 +60,12 @@ from core.io.writing import dumps_json, new_file_mode, write_json_atomic
 
 __all__ = [
     "IMAGE_FORMATS",
-    "MAX_DECODE_BYTES",
+    "MAX_IMAGE_BYTES",
     "MAX_IMAGE_PIXELS",
     "MAX_IMAGE_SIDE",
     "ImageInfo",
     "InputEntry",
+    "check_image",
     "check_input_file",
     "confined",
     "decode_json_text",
@@ -76,6 +80,7 @@ __all__ = [
     "name_bytes",
     "new_file_mode",
     "open_input_file",
+    "read_image_info",
     "read_json",
     "read_json_object",
     "read_request",

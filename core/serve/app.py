@@ -4,7 +4,10 @@
 - ``GET /v1/tasks``: the tasks, from their ``TaskInfo``;
 - ``POST /v1/tasks/<name>[?display=true]``: multipart ``request`` (+ ``image``) ->
   ``{"prediction": ..., "seconds": ...}`` (+ ``"display"``);
-- ``GET /health``.
+- ``GET /health`` (with what the requests in progress hold of the memory budget).
+
+Each ``POST`` waits for a place among the requests in progress (``Service.admitted``) before its body
+is read, then streams it into its own folder (``core.serve.upload.FormReader``): no body is held whole.
 
 This module imports FastAPI: only ``serve.py``'s serving path and the tests import it.
 Every refusal is a 4xx JSON ``{"error": message}``; an unexpected failure is a 500 JSON error (the
@@ -25,7 +28,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from core.io import dumps_json
-from core.serve.upload import BadRequest, parse_form
+from core.serve.upload import BadRequest, FormReader, Part
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -107,9 +110,10 @@ def create_app(service: Service, *, max_upload: int = MAX_UPLOAD) -> FastAPI:
         try:
             if name not in service.servers:
                 raise BadRequest(404, f"no task {name!r}; tasks: {', '.join(service.servers)}")
-            body = await _read_body(request, max_upload)
-            fields = parse_form(body, request.headers.get("content-type"))
-            answer = await service.answer(name, fields, display=display)
+            _check_length(request, max_upload)  # before waiting for a place: an oversized body holds none
+            async with service.admitted(), service.request_folder() as folder:
+                fields = await _receive(request, folder, max_upload)
+                answer = await service.answer(name, fields, folder=folder, display=display)
         except BadRequest as exc:
             log.info("%s: refused (%d): %s", name, exc.status, exc.message)
             return error_response(exc.status, exc.message)
@@ -124,15 +128,15 @@ def create_app(service: Service, *, max_upload: int = MAX_UPLOAD) -> FastAPI:
     return app
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused (413) as soon as it is known to pass ``limit`` bytes."""
-    too_big = BadRequest(413, f"the upload is larger than the limit of {limit / 2**20:.0f} MiB")
+def _check_length(request: Request, limit: int) -> None:
+    """413 when the body's stated length passes ``limit`` (a body without one is counted as it arrives)."""
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit:
-        raise too_big
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise too_big
-    return bytes(body)
+        raise BadRequest(413, f"the upload is larger than the limit of {limit / 2**20:.0f} MiB")
+
+
+async def _receive(request: Request, folder: Path, limit: int) -> dict[str, Part]:
+    """The request's form, read as it arrives (``FormReader``: the image to a file in ``folder``),
+    refused (413) as soon as it passes ``limit`` bytes."""
+    with FormReader(request.headers.get("content-type"), folder, limit) as reader:
+        return await reader.read(request.stream())

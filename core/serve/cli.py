@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core import cli
 from core.detector import DetectorConfig
+from core.io.images import MAX_IMAGE_BYTES
 from core.request import PluginOptions
+from core.serve.memory import DEFAULT_BUDGET, DEFAULT_REQUESTS, MemoryLimits
 from core.trunk_types import TrunkConfig
 
 if TYPE_CHECKING:
@@ -52,6 +54,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MB",
         help="largest request body accepted, image included (default: 16 MiB)",
     )
+    parser.add_argument(
+        "--memory-budget-mb",
+        type=float,
+        default=DEFAULT_BUDGET / 2**20,
+        metavar="MB",
+        help="memory the requests in progress may hold together, images decoded included; a request that "
+        f"does not fit waits (default: {DEFAULT_BUDGET / 2**20:.0f} MiB; at least "
+        f"{MAX_IMAGE_BYTES / 2**20:.0f}, what one image may take)",
+    )
+    parser.add_argument(
+        "--max-requests",
+        type=int,
+        default=DEFAULT_REQUESTS,
+        metavar="N",
+        help=f"requests in progress at once, uploads included; later ones wait (default: {DEFAULT_REQUESTS})",
+    )
     parser.add_argument("--strict", action="store_true", help="a broken third-party plugin stops the server")
     parser.add_argument("--no-plugins", action="store_true", help="do not load third-party entry-point plugins")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -66,6 +84,7 @@ class ServeRequest:
     :param batch_window: seconds a request waits for others to share its batch.
     :param request_timeout: seconds after which a waiting request gets the fallback (None: never).
     :param max_upload: the largest request body accepted, in bytes.
+    :param limits: requests in progress at once and the memory budget they share.
     """
 
     host: str = "127.0.0.1"
@@ -77,6 +96,7 @@ class ServeRequest:
     batch_window: float = 0.005
     request_timeout: float | None = 120.0
     max_upload: int = 16 * 2**20
+    limits: MemoryLimits = field(default_factory=MemoryLimits)
     strict: bool = False
     verbose: bool = False
     plugins: PluginOptions = field(default_factory=PluginOptions)
@@ -91,7 +111,13 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
     """``serve.py``'s command line, with the plugins' flags: the plugin manager and the typed request."""
     from pathlib import Path
 
-    pm, args, owners = cli.parse_plugin_options(argv, build_parser(), discovery)
+    parser = build_parser()
+    pm, args, owners = cli.parse_plugin_options(argv, parser, discovery)
+    budget = int(args.memory_budget_mb * 2**20)
+    if budget < MAX_IMAGE_BYTES:
+        parser.error(f"--memory-budget-mb must be at least {MAX_IMAGE_BYTES / 2**20:.0f}: one image may take that much")
+    if args.max_requests < 1:
+        parser.error("--max-requests must be at least 1")
     heads = Path(args.heads).expanduser() if args.heads else None
     return ParsedServe(
         pm,
@@ -105,6 +131,7 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
             batch_window=args.batch_window_ms / 1000,
             request_timeout=args.request_timeout if args.request_timeout > 0 else None,
             max_upload=int(args.max_upload_mb * 2**20),
+            limits=MemoryLimits(budget=budget, requests=args.max_requests),
             strict=args.strict,
             verbose=args.verbose,
             plugins=cli.plugin_options(args, heads, owners),
@@ -127,6 +154,7 @@ def build_service(tasks: Sequence[Task], request: ServeRequest) -> Service:
         window=request.batch_window,
         timeout=request.request_timeout,
         detector=SharedDetector(request.detector),
+        limits=request.limits,
     )
 
 

@@ -1,14 +1,22 @@
 """Every task set up once over one trunk; each request answered by the task's own stages, micro-batched.
 
 A request becomes a one-item input folder in the task's own challenge layout (``TaskInfo.form``), in a
-temporary folder of its own that is removed when it is answered: its image (checked by ``core.io``, named
-by the format found in its content) under ``form.images``, its entry in ``form.request_file``. The task's
+temporary folder of its own that is removed when it is answered (``request_folder``; the HTTP layer
+streams the uploaded image into it): its image (checked by ``core.io``, named by the format found in its
+content) under ``form.images``, its entry in ``form.request_file``. The task's
 own ``discover`` reads that folder, so the sample is exactly the one ``run.py`` would make for the item.
 Samples wait in a per-task queue for ``window`` seconds, then as many as ``TaskInfo.batch_size`` are
 solved together on one model thread through ``core.runner.solve_batches``: the runner's policy
 (one-by-one retry of a failing batch, logged fallbacks, a task whose setup failed answering with its
 fallback). A request that waited longer than ``timeout`` gets its fallback (logged), as samples do when
 ``run.py``'s time budget is spent.
+
+Memory is bounded by design (``core.serve.memory``): at most ``MemoryLimits.requests`` requests are in
+progress at once (``admitted``; later ones wait before their body is read), and each holds its
+estimated cost (``request_cost``: what loading its image takes, as ``core.io`` estimates it from the
+header before a pixel is decoded, plus the copies the task makes of the loaded image and its request
+text) against one ``MemoryBudget`` from before its image is decoded until it is answered. When the
+last request in progress is answered after a large one, the allocator's free memory is given back.
 """
 
 from __future__ import annotations
@@ -18,19 +26,22 @@ import logging
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core import runner
 from core.errors import InputError
+from core.serve.memory import MemoryBudget, MemoryLimits, trim
 from core.serve.upload import ASK_SHAPES, BadRequest, Part, image_data, request_value
 from core.task import JSONValue, Prediction, RequestForm, Sample, Task, resolve
 
 if TYPE_CHECKING:
     from core.detector import SharedDetector
+    from core.io import ImageInfo
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
@@ -52,6 +63,14 @@ IMAGE_SUFFIXES = {
     "QOI": ".qoi",
 }
 DEFAULT_KEY = "0"  # the key of a request whose key is not its image's name
+
+# What a request holds against the memory budget besides its image's load (``request_cost``).
+REQUEST_BYTES = 2**20  # its folder, its sample and prediction, the task's per-item work
+TEXT_EXPANSION = 24  # JSON parsed into Python objects: up to ~21 bytes per byte of '[{},{},...]'
+# The loaded image (4 bytes a pixel) again this many times while the task works on it: the
+# detector's RGB array and letterbox, VQA's colour array, the trunk's resized input.
+TASK_COPIES = 2
+TRIM_AFTER = 32 * 2**20  # bytes held or received since the last trim that make going idle trim
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +125,8 @@ class Service:
     :param timeout: seconds a request may wait for its batch before it gets the fallback (None: no limit).
     :param tmp_root: where the service's temporary folder goes (default: the system's).
     :param detector: the shared detector of the tasks that declare ``needs_detector``.
+    :param limits: requests in progress at once and the memory budget they hold their costs against
+        (default: ``MemoryLimits()``, as ``serve.py``'s).
     """
 
     def __init__(
@@ -117,6 +138,7 @@ class Service:
         timeout: float | None = None,
         tmp_root: Path | str | None = None,
         detector: SharedDetector | None = None,
+        limits: MemoryLimits | None = None,
     ) -> None:
         self.trunk = trunk
         self.window = max(0.0, window)
@@ -132,6 +154,12 @@ class Service:
         self._displays: dict[str, Callable[[JSONValue], Any] | None] = {}
         self._executor: ThreadPoolExecutor | None = None
         self.tmp = Path(tempfile.mkdtemp(prefix="fusionbrain-serve-", dir=tmp_root))
+        self.limits = limits = limits or MemoryLimits()
+        self.budget = MemoryBudget(limits.budget)
+        self._slots = asyncio.Semaphore(limits.requests)
+        self._in_progress = 0
+        self._since_trim = 0
+        self._trimming: asyncio.Task[None] | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -150,6 +178,8 @@ class Service:
         if self._executor is not None:
             self._executor.shutdown(wait=True)
             self._executor = None
+        if self._trimming is not None:
+            await self._trimming
         self.close()
 
     def close(self) -> None:
@@ -199,11 +229,48 @@ class Service:
                 }
                 for name, s in self.servers.items()
             },
+            "memory": {
+                "budget_bytes": self.budget.total,
+                "held_bytes": self.budget.held,
+                "peak_held_bytes": self.budget.peak,
+                "waiting_for_budget": self.budget.waiting,
+                "requests_in_progress": self._in_progress,
+                "max_requests": self.limits.requests,
+            },
         }
 
     # -- answering ----------------------------------------------------------------------------
-    async def answer(self, name: str, fields: Mapping[str, Part], *, display: bool = False) -> Answer:
-        """Answer one request to task ``name``: ``BadRequest`` when it is refused."""
+    @asynccontextmanager
+    async def admitted(self) -> AsyncIterator[None]:
+        """One of the ``limits.requests`` places of a request in progress; waits while all are taken."""
+        async with self._slots:
+            self._in_progress += 1
+            try:
+                yield
+            finally:
+                self._in_progress -= 1
+                self._trim_when_idle()
+
+    @asynccontextmanager
+    async def request_folder(self) -> AsyncIterator[Path]:
+        """A private folder for one request in the service's temporary folder, removed afterwards."""
+        folder = Path(tempfile.mkdtemp(prefix="request-", dir=self.tmp))
+        try:
+            yield folder
+        finally:
+            await asyncio.to_thread(shutil.rmtree, folder, True)
+
+    async def answer(
+        self, name: str, fields: Mapping[str, Part], *, folder: Path | None = None, display: bool = False
+    ) -> Answer:
+        """Answer one request to task ``name``: ``BadRequest`` when it is refused.
+
+        ``folder``: the request's folder (``request_folder``) where an image part's file was written;
+        without it, one is made for this request.
+        """
+        if folder is None:
+            async with self.request_folder() as own:
+                return await self.answer(name, fields, folder=own, display=display)
         started = time.monotonic()
         server = self.servers.get(name)
         if server is None:
@@ -213,13 +280,13 @@ class Service:
             raise BadRequest(404, f"{name} declares no request form (TaskInfo.form), so it is not served")
         try:
             request = request_value(fields.get("request"), form, name)
-            image = image_data(fields.get("image"), form, name)
-            folder = Path(tempfile.mkdtemp(prefix="request-", dir=self.tmp))
-            try:
+            part = image_data(fields.get("image"), form, name)
+            image = await asyncio.to_thread(_place_image, part, server.task, form, folder) if part else None
+            cost = request_cost(image, fields.get("request"))
+            self._since_trim += cost + sum(p.size for p in fields.values())
+            async with self.budget.hold(cost):
                 samples = await asyncio.to_thread(_prepare, server.task, form, folder, request, image)
                 predictions = await self._solve(server, samples)
-            finally:
-                await asyncio.to_thread(shutil.rmtree, folder, True)
         except BadRequest:
             server.stats.rejected += 1
             raise
@@ -228,6 +295,20 @@ class Service:
         value = predictions[0].value
         shown = self._display(name, form, value) if display else None
         return Answer(value, time.monotonic() - started, shown)
+
+    def _trim_when_idle(self) -> None:
+        """Once no request is in progress after enough memory was taken, give the free memory back."""
+        if self._in_progress or self._since_trim < TRIM_AFTER or self._trimming is not None:
+            return
+        self._since_trim = 0
+
+        async def run() -> None:
+            try:
+                await asyncio.to_thread(trim)
+            finally:
+                self._trimming = None
+
+        self._trimming = asyncio.get_running_loop().create_task(run())
 
     async def _solve(self, server: TaskServer, samples: Sequence[Sample]) -> list[Prediction]:
         if server.queue is None:
@@ -318,27 +399,64 @@ class Service:
             return None
 
 
-def _prepare(task: Task, form: RequestForm, folder: Path, request: JSONValue, image: bytes | None) -> list[Sample]:
+@dataclass(frozen=True, slots=True)
+class PlacedImage:
+    """A request's image in its folder, with what ``core.io`` read of its header."""
+
+    path: Path
+    input_dir: Path
+    info: ImageInfo
+
+
+def request_cost(image: PlacedImage | None, text: Part | None) -> int:
+    """The bytes a request holds against the memory budget while it is in progress."""
+    cost = REQUEST_BYTES + (TEXT_EXPANSION * text.size if text is not None else 0)
+    if image is not None:
+        width, height = image.info.loaded_size
+        cost += image.info.cost + TASK_COPIES * width * height * 4
+    return cost
+
+
+def _place_image(part: Part, task: Task, form: RequestForm, folder: Path) -> PlacedImage:
+    """The uploaded image moved (or written) into the task's images folder, its header read
+    (``BadRequest`` when ``core.io`` refuses it before decoding)."""
+    from core.io import read_image_info
+
+    assert form.images is not None
+    input_dir = folder / "input"
+    images_dir = input_dir / task.info.folder / form.images
+    images_dir.mkdir(parents=True, exist_ok=True)
+    upload = images_dir / "upload"
+    if part.path is not None:
+        part.path.rename(upload)
+    else:
+        upload.write_bytes(part.data)
+    try:
+        info = read_image_info(upload, root=input_dir)
+    except InputError as exc:
+        raise BadRequest(422, f"the image cannot be used: {_public(exc, folder)}") from exc
+    return PlacedImage(upload, input_dir, info)
+
+
+def _prepare(
+    task: Task, form: RequestForm, folder: Path, request: JSONValue, image: PlacedImage | None
+) -> list[Sample]:
     """Write one request as a one-item input folder in the task's layout; the samples its ``discover`` finds."""
-    from core.io import load_image_and_info, write_json_atomic
+    from core.io import check_image, write_json_atomic
 
     info = task.info
     input_dir = folder / "input"
     task_dir = input_dir / info.folder
-    task_dir.mkdir(parents=True)
+    task_dir.mkdir(parents=True, exist_ok=True)
     key = DEFAULT_KEY
     image_name = None
-    if image is not None and form.images is not None:
-        images_dir = task_dir / form.images
-        images_dir.mkdir(parents=True, exist_ok=True)
-        upload = images_dir / "upload"
-        upload.write_bytes(image)
+    if image is not None:
         try:
-            _, stored = load_image_and_info(upload, root=input_dir)
+            check_image(image.path, root=input_dir)  # every pixel decodes, at the least memory the format allows
         except InputError as exc:
             raise BadRequest(422, f"the image cannot be used: {_public(exc, folder)}") from exc
-        image_name = "image" + IMAGE_SUFFIXES.get(stored.format, ".img")
-        upload.rename(images_dir / image_name)
+        image_name = "image" + IMAGE_SUFFIXES.get(image.info.format, ".img")
+        image.path.rename(image.path.with_name(image_name))
         if form.image_field is None:
             key = image_name
     if form.ask is not None:

@@ -7,6 +7,7 @@ tracemalloc.
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import subprocess
@@ -19,7 +20,15 @@ import pytest
 from PIL import Image
 
 from core.errors import InputError
-from core.io import MAX_IMAGE_SIDE, load_image, load_image_and_info
+from core.io import (
+    MAX_IMAGE_BYTES,
+    MAX_IMAGE_SIDE,
+    check_image,
+    load_image,
+    load_image_and_info,
+    read_image_info,
+)
+from core.io.images import MIN_REDUCED_SIDE
 
 REPO = Path(__file__).resolve().parents[2]
 RED, BLUE = (255, 0, 0), (0, 0, 255)
@@ -112,8 +121,14 @@ def test_load_image_missing_file(tmp_path: Path) -> None:
 
 
 def test_load_image_downscales_huge_images(tmp_path: Path) -> None:
-    Image.new("RGB", (5000, 100)).save(tmp_path / "wide.png")
-    assert max(load_image(tmp_path / "wide.png").size) == 4096
+    # Reduced by a whole factor (4: blocks of 4 x 4 averaged) to a long side between 1,024 and 2,048.
+    Image.new("RGB", (5000, 100), RED).save(tmp_path / "wide.png")
+    out, info = load_image_and_info(tmp_path / "wide.png")
+    assert out.size == info.loaded_size == (1250, 25) and info.decoded_size == (5000, 100)
+    assert MIN_REDUCED_SIDE <= max(out.size) <= MAX_IMAGE_SIDE and out.getpixel((600, 12)) == RED
+    # A palette image is sampled, not averaged (its values are indices into the palette).
+    Image.new("P", (4100, 30), 3).save(tmp_path / "wide.gif")
+    assert load_image(tmp_path / "wide.gif").size == (1025, 8)
 
 
 # -- bounded memory whatever the header says ---------------------------------------------------
@@ -147,10 +162,12 @@ def test_decode_bound_refuses_what_no_draft_can_shrink(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="MiB, above the bound"):
         load_image(tmp_path / "prog.jpg")
     # A baseline JPEG as large passes the bound only thanks to DCT scaling: 32000 x 4000 px would need
-    # 488 MiB in full; at 1/4 scale it is 8000 x 1000. (libjpeg pads the missing data of this crafted file.)
+    # 488 MiB in full; at 1/8 scale it is 4000 x 500, then reduced by 3. (libjpeg pads the missing
+    # data of this crafted file.)
     (tmp_path / "base.jpg").write_bytes(_jpeg_claiming(32_000, 4_000))
     out, info = load_image_and_info(tmp_path / "base.jpg")
-    assert info.size == (32_000, 4_000) and info.decoded_size == (8000, 1000) and out.size == (MAX_IMAGE_SIDE, 512)
+    assert info.size == (32_000, 4_000) and info.decoded_size == (4000, 500) and out.size == (1334, 167)
+    assert info.cost < 16 * 2**20
 
 
 def test_a_large_jpeg_is_decoded_at_reduced_size(tmp_path: Path) -> None:
@@ -160,8 +177,8 @@ def test_a_large_jpeg_is_decoded_at_reduced_size(tmp_path: Path) -> None:
     img.save(tmp_path / "wide.jpg", quality=90, exif=exif)
     out, info = load_image_and_info(tmp_path / "wide.jpg")
     assert info.size == (8200, 100) and info.orientation == 6 and info.format == "JPEG"
-    assert info.decoded_size == (4100, 50)  # DCT scaling at 1/2, not 8200 x 100 then a resize
-    assert out.size[1] == MAX_IMAGE_SIDE and out.size[0] in (49, 50)  # rotated after shrinking
+    assert info.decoded_size == (2050, 25)  # DCT scaling at 1/4, not 8200 x 100 then a resize
+    assert out.size == (13, 1025)  # then halved, and rotated after shrinking
     assert out.getpixel((out.size[0] // 2, out.size[1] // 2))[0] > 200
 
 
@@ -206,6 +223,68 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
     ], result.stderr
     growth_mib = int(result.stdout.strip().splitlines()[-1])
     assert growth_mib < 32, f"peak RSS grew by {growth_mib} MiB"
+
+
+def test_what_an_image_really_takes_stays_within_its_estimated_cost(tmp_path: Path) -> None:
+    """Peak RSS of loading (and of checking) each image, against ``ImageInfo.cost`` read from its header
+    before any decode: an 8,000 x 8,000 baseline JPEG (decoded at 1/4 scale), a progressive one (all its
+    DCT coefficients held), an RGB PNG of that size (decoded whole, then reduced) and a 12,000 x 12,000
+    grey PNG. Measured in a subprocess with the kernel's peak reset before each (``clear_refs``)."""
+    if not Path("/proc/self/clear_refs").exists():
+        pytest.skip("reads the peak RSS from Linux's /proc")
+    (tmp_path / "base.jpg").write_bytes(_jpeg_claiming(8000, 8000))
+    (tmp_path / "prog.jpg").write_bytes(_jpeg_claiming(8000, 8000, progressive=True))
+    (tmp_path / "rgb.png").write_bytes(_zero_png(8000, 8000, color_type=2))
+    (tmp_path / "grey.png").write_bytes(_zero_png(12_000, 12_000))
+    (tmp_path / "small.png").write_bytes(_zero_png(64, 64))
+    script = """
+import json, sys
+from pathlib import Path
+from core.io import check_image, load_image_and_info, read_image_info
+
+def kib(field):
+    return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith(field + ":"))
+
+def peak_of(function, path):
+    before = kib("VmRSS")
+    open("/proc/self/clear_refs", "w").write("5")
+    function(path)
+    return (kib("VmHWM") - before) / 1024
+
+folder = Path(sys.argv[1])
+load_image_and_info(folder / "small.png")  # imports and plugins loaded before measuring
+out = {}
+for name in ("base.jpg", "prog.jpg", "rgb.png", "grey.png"):
+    info = read_image_info(folder / name)
+    out[name] = [info.cost / 2**20, peak_of(load_image_and_info, folder / name), peak_of(check_image, folder / name)]
+print(json.dumps(out))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script, os.fspath(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": os.fspath(REPO)},
+    )
+    assert result.returncode == 0, result.stderr
+    measured = json.loads(result.stdout.strip().splitlines()[-1])
+    for name, (cost, load_peak, check_peak) in measured.items():
+        assert cost <= MAX_IMAGE_BYTES / 2**20, (name, cost)
+        assert load_peak <= cost + 8 and check_peak <= cost + 8, (name, cost, load_peak, check_peak)
+    assert measured["base.jpg"][1] < 48  # was 434 MiB at full scale, then resized (issue 37)
+    assert measured["rgb.png"][0] > 240  # the whole frame is decoded, and counted
+
+
+def test_the_header_alone_gives_the_cost_and_the_refusal(tmp_path: Path) -> None:
+    (tmp_path / "prog.jpg").write_bytes(_jpeg_claiming(11_000, 11_000, progressive=True))
+    with pytest.raises(InputError, match="MiB, above the bound"):
+        read_image_info(tmp_path / "prog.jpg")
+    (tmp_path / "cut.png").write_bytes(_zero_png(3000, 3000)[:-4000])  # its header is whole, its pixels are not
+    info = read_image_info(tmp_path / "cut.png")
+    assert info.size == (3000, 3000) and info.loaded_size == (1500, 1500) and info.format == "PNG"
+    with pytest.raises(InputError, match="unreadable image"):
+        check_image(tmp_path / "cut.png")
 
 
 def test_multi_frame_files_give_their_first_frame(tmp_path: Path) -> None:
