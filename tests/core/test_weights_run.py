@@ -74,7 +74,6 @@ def test_a_damaged_head_is_named_and_only_its_task_falls_back(
     assert load_json(out / "prediction_C2C.json") == intact["C2C"]  # untouched
 
 
-
 def test_a_trunk_projection_cut_short_is_named(
     small_input: Path, intact: dict[str, dict[str, str]], tmp_path: Path
 ) -> None:
