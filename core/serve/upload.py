@@ -79,8 +79,9 @@ class FormReader:
 
     ``multipart/form-data``: the file field ``image`` goes to a file in ``folder``, ``WRITE_BUFFER``
     bytes at a time (``read`` writes them from a worker thread, so a slow disk never stalls the event
-    loop); text fields are kept, up to ``MAX_TEXT_FIELD`` bytes each. An ``application/x-www-form-urlencoded`` body (a
-    request without an image, as ``curl -d`` sends it) is kept up to ``MAX_URLENCODED`` bytes. Whatever
+    loop); text fields are kept, up to ``MAX_TEXT_FIELD`` bytes each. An
+    ``application/x-www-form-urlencoded`` body (a request without an image, as ``curl -d`` sends it)
+    is kept up to ``MAX_URLENCODED`` bytes. Whatever
     is wrong raises ``BadRequest`` as soon as it is seen: a body past ``limit`` bytes (413), a text
     field past its limit (413), an unknown or repeated field or more than ``MAX_PARTS`` parts (422),
     a body that is not a form (415) or not well-formed (400). Field names must be UTF-8.
@@ -115,6 +116,7 @@ class FormReader:
         self._path: Path | None = None
         self._file_bytes = 0
         self._pending = bytearray()  # bytes of the file field not yet written
+        self._written = False  # the file field has ended and is all in its file
         self._ended = False
         callbacks: Any = {
             "on_part_begin": self._part_begin,
@@ -159,14 +161,15 @@ class FormReader:
 
     def write_pending(self) -> None:
         """Write what the file field holds so far to its file; close it once its part has ended."""
-        if self._parser is None or self._path is None:
+        if self._parser is None or self._path is None or self._written:
             return
         if self._file is None:
-            self._file = self._path.open("xb", buffering=0)
+            self._file = self._path.open("xb")
         self._file.write(self._pending)
         self._pending.clear()
         if self._field != FILE_FIELD:
             self.close()
+            self._written = True
 
     def feed(self, chunk: bytes) -> None:
         """The next bytes of the body."""

@@ -115,6 +115,19 @@ def test_the_image_field_is_streamed_to_a_file_and_text_fields_are_bounded(tmp_p
     assert part.data == b"" and part.path is not None and part.path.parent == tmp_path
     assert part.path.read_bytes() == image and part.size == len(image) and part.filename == "x.jpg"
 
+    # The file field ends inside a chunk that fills the buffer, and a text field follows: its file is
+    # completed once, then left alone.
+    body, ctype = _multipart([("image", "y.jpg", image[: WRITE_BUFFER + 10]), ("request", None, b'"q"')])
+    (tmp_path / "second").mkdir()
+    with FormReader(ctype, tmp_path / "second", len(body)) as reader:
+        reader.feed(body)
+        assert reader.pending_bytes == WRITE_BUFFER + 10
+        reader.write_pending()
+        fields = reader.finish()
+        reader.write_pending()
+    assert fields["image"].path is not None and fields["image"].path.read_bytes() == image[: WRITE_BUFFER + 10]
+    assert fields["request"].data == b'"q"'
+
     too_long, ctype = _multipart([("request", None, b"x" * (MAX_TEXT_FIELD + 1))])
     with pytest.raises(BadRequest) as refused, FormReader(ctype, tmp_path / "no", UPLOAD_LIMIT) as reader:
         reader.feed(too_long)
