@@ -49,7 +49,8 @@ MAX_INPUT_CHARS = 4_000_000  # larger candidates are dropped (judges' largest in
 SIZE_LIMIT = 200_000  # the count ``limits`` makes when the Java declares no array bound (AtCoder's usual N)
 VALUE_LIMIT = 10**9  # the largest integer ``magnitude`` and ``limits`` draw (AtCoder's usual bound)
 _ARRAY_BOUND = re.compile(r"new\s+(?:int|long|double|boolean|short|float|Integer|Long)\s*((?:\[[^\]\[]*\]\s*)+)")
-_INT = re.compile(r"(?<![\w.])-?\d+(?![\w.])")
+_INT = re.compile(r"(?<![\w.])-?\d{1,18}(?![\w.])")  # longer digit runs are left as they are
+_INT64_SAFE = 10**18
 _CONSTANT = re.compile(r"\bfinal\s+(?:int|long)\s+(\w+)\s*=\s*([0-9_]+)\s*;")
 _PIECE = re.compile(r"(?P<num>(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]))|(?P<word>[A-Za-z]+)")
 
@@ -306,7 +307,9 @@ def _at_limits(lines: list[list[Piece]], links: list[Link], rng: random.Random, 
     head[link.index] = Piece("int", str(new))
     texts = ["".join(p.text for p in line) for line in lines]
     texts[link.line] = "".join(p.text for p in head)
-    headers = {0} | {lk.line for lk in links}
+    headers = {0} | {lk.line for lk in links}  # lines kept as they are (counts; a string of digits)
+    if link.what == "letters":
+        headers.add(link.targets[0])
     at, added = len(texts), 0
     if link.what == "lines":
         at, added = link.targets[-1] + 1, new - old
@@ -323,7 +326,8 @@ def _at_limits(lines: list[list[Piece]], links: list[Link], rng: random.Random, 
         texts[k] = "".join(rng.choices(alphabet, k=new))
     headers = {i + added if i >= at else i for i in headers}
     top = max((abs(int(p.text)) for line in lines for p in line if p.kind == "int"), default=1)
-    hi = int(10 ** rng.uniform(math.log10(max(top, 1)), math.log10(max(limits.value, top, 10))))
+    ceiling = min(max(limits.value, top, 10), _INT64_SAFE)  # a sample's 10^18 stays; no bigger draws
+    hi = int(10 ** rng.uniform(math.log10(min(max(top, 1), ceiling)), math.log10(ceiling)))
     gen = np.random.default_rng(rng.getrandbits(64))
     out, i = [], 0
     while i < len(texts):  # runs of data lines between header lines, each redrawn in one pass
@@ -331,7 +335,7 @@ def _at_limits(lines: list[list[Piece]], links: list[Link], rng: random.Random, 
         while end < len(texts) and (i in headers) == (end in headers):
             end += 1
         run = "".join(t + "\n" for t in texts[i:end])
-        found = [] if i in headers else _INT.findall(run)
+        found = [] if i in headers else _INT.findall(run)  # at most 19 characters each (the pattern)
         if found:
             least = min(int(v) for v in found)
             drawn = iter(gen.integers(-hi if least < 0 else min(1, least), hi + 1, size=len(found)).tolist())

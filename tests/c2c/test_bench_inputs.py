@@ -161,3 +161,12 @@ def test_generated_tests_keep_what_the_java_accepts(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "gen" / "p1.json").read_text(encoding="utf-8"))
     assert [{**t, "stdin": tt["stdin"]} for t, tt in zip(saved["tests"], tests, strict=True)] == tests
     assert generated_tests("p1", java, ARRAY, 6, **kw) == tests  # from the cache
+
+
+def test_limits_keep_digit_strings_and_numbers_beyond_int64() -> None:
+    binary = candidate("5\n01101\n", 1, "limits").splitlines()
+    assert binary[0] == str(SIZE_LIMIT) and len(binary[1]) == SIZE_LIMIT and set(binary[1]) <= {"0", "1"}
+    head, row = candidate("3\n123456789012345678901234 7 9\n", 2, "limits", Limits(size=1000)).splitlines()
+    values = [int(v) for v in row.split()]
+    assert head == "1000" and len(values) == 1000
+    assert all(v <= 10**18 or v == 123456789012345678901234 for v in values)
