@@ -19,7 +19,7 @@ token format, ``java/<id>.java`` the original source, ``tests/<id>_<k>.in/.out``
 
 With ``--generated N`` (N = 20 when left out), each program also gets N further tests made
 from its sample input by ``bench.c2c_inputs`` (numbers redrawn within the shapes the sample
-shows, counts grown to 10^5, magnitudes raised; seeded by the program id), kept where the
+shows, counts grown to the size limit, values up to 10^9; seeded by the program id), kept where the
 Java ends normally within ``--java-limit`` seconds with some output, its stdout the expected
 output; cached without the inputs in ``output/c2c_generated/`` (never committed). The
 translation runs on them with the same fixed ``--timeout`` (10 s, whatever the Java took; after
@@ -32,7 +32,12 @@ input idiom (Scanner, BufferedReader, a hand-written reader), the translation sp
 (programs/s through the runner), "not valid Java" warnings, and Python vs Java run time;
 with ``--generated``, the share of programs passing all their generated tests, of those
 passing old and generated tests, and per failing program the kind of its first failure and a
-short reason (the exception's line, or expected vs printed). ``--json`` writes it all.
+short reason (the exception's line, or expected vs printed; ``wrong_answer:int_overflow`` when the
+Java's number is ours wrapped to 32/64 bits or saturated by a cast, which usually means a generated
+value beyond the problem's constraints), the generated tests passed per strategy, and the slow
+tests (Python >= 10x the Java's time and >= 1 s, or out of time; wall and CPU seconds: on a loaded
+machine the CPU time says whether a timeout is the machine's). ``--json`` writes it all, with
+every generated test's strategy and times.
 """
 
 from __future__ import annotations
@@ -309,8 +314,27 @@ def _failure(res: dict, expected: str) -> dict | None:
         where = lines[files[-1] + 1].strip() if files and files[-1] + 1 < len(lines) - 1 else ""
         return {"kind": f"runtime_error:{res['exception']}", "reason": lines[-1][:200] if lines else "", "line": where}
     if not same_output(expected, res["stdout"]):
-        return {"kind": "wrong_answer", "reason": f"expected {expected[:80]!r}, got {res['stdout'][:80]!r}"}
+        kind = "wrong_answer:int_overflow" if java_overflow(expected, res["stdout"]) else "wrong_answer"
+        return {"kind": kind, "reason": f"expected {expected[:80]!r}, got {res['stdout'][:80]!r}"}
     return None
+
+
+_BOUNDS = {2**31 - 1, -(2**31), 2**63 - 1, -(2**63)}
+
+
+def java_overflow(expected: str, got: str) -> bool:
+    """Is the first difference between the Java's output and ours what Java's fixed-width integers
+    make of our exact one: equal modulo 2^32 or 2^64 (wrapped arithmetic), or the Java printing a
+    type's bound where we print a number beyond it (a saturating ``(int)`` / ``(long)`` cast)? Such
+    a test usually lies beyond the problem's constraints (a generated value too large)."""
+    for e, g in zip(expected.split(), got.split(), strict=False):
+        if e == g:
+            continue
+        if not (re.fullmatch(r"-?\d+", e) and re.fullmatch(r"-?\d+", g)):
+            return False
+        a, b = int(e), int(g)
+        return (a - b) % 2**32 == 0 or (a - b) % 2**64 == 0 or (a in _BOUNDS and abs(b) > abs(a))
+    return False
 
 
 def main(argv: list[str] | None = None) -> int:
