@@ -20,8 +20,14 @@ or the lines left after them. Candidates then come from a few seeded strategies:
 * ``large``: one shape number made ``LARGE_SIZES`` (10^4 .. 10^5 items, inputs under
   ``MAX_INPUT_CHARS``), what it counts filled with the sample's own rows and tokens drawn
   at random: what judges' tests mostly are, for time limits and recursion depth;
-* ``magnitude``: as ``first_line``, the other integers drawn log-uniformly up to 100x the
-  sample's largest (at most 10^9, AtCoder's usual bound), for overflow and big-number paths.
+* ``magnitude``: as ``first_line``, the other integers drawn log-uniformly from the sample's
+  range up to the value limit (10^9, AtCoder's usual bound), for overflow and big-number paths;
+* ``limits``: what judges' largest tests are: one shape number made the size limit (the Java's
+  own array bounds when it declares some, ``new int[100005]`` -> 10^5; else 2x10^5), as many as
+  fit ``MAX_INPUT_CHARS``, and every other number of the grown input drawn as in ``magnitude``.
+
+The limits (``Limits``, from ``limits_of(java)``) are a guess from the source: what a candidate
+may exceed is settled by the Java itself, which must end normally within its time limit.
 
 Everything is a pure function of (sample, seed); which candidates become tests is decided
 by running the Java on them (``bench.c2c_programs``): those where it ends normally within
@@ -36,10 +42,16 @@ import re
 import string
 from dataclasses import dataclass
 
-STRATEGIES = ("values", "first_line", "small", "shuffle", "grow", "large", "magnitude")
+STRATEGIES = ("values", "first_line", "small", "shuffle", "grow", "large", "magnitude", "limits")
 MAX_GROWN = 2000  # ``grow`` makes counts up to this
 LARGE_SIZES = (10_000, 30_000, 100_000)  # ``large`` makes counts of these sizes
-MAX_INPUT_CHARS = 1_500_000  # larger candidates are dropped
+MAX_INPUT_CHARS = 4_000_000  # larger candidates are dropped (judges' largest inputs are a few MB)
+SIZE_LIMIT = 200_000  # the count ``limits`` makes when the Java declares no array bound (AtCoder's usual N)
+VALUE_LIMIT = 10**9  # the largest integer ``magnitude`` and ``limits`` draw (AtCoder's usual bound)
+_ARRAY_BOUND = re.compile(r"new\s+(?:int|long|double|boolean|short|float|Integer|Long)\s*((?:\[[^\]\[]*\]\s*)+)")
+_INT = re.compile(r"(?<![\w.])-?\d{1,18}(?![\w.])")  # longer digit runs are left as they are
+_INT64_SAFE = 10**18
+_CONSTANT = re.compile(r"\bfinal\s+(?:int|long)\s+(\w+)\s*=\s*([0-9_]+)\s*;")
 _PIECE = re.compile(r"(?P<num>(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]))|(?P<word>[A-Za-z]+)")
 
 
@@ -47,6 +59,32 @@ _PIECE = re.compile(r"(?P<num>(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]))|(?P<word>[A-Za
 class Piece:
     kind: str  # "int", "float", "word" or "text" (kept literally: spaces, commas, symbols)
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How far ``limits`` and ``magnitude`` go: the largest count and the largest integer."""
+
+    size: int = SIZE_LIMIT
+    value: int = VALUE_LIMIT
+
+
+def limits_of(java: str) -> Limits:
+    """The limits a program's source implies: its largest array bound between 10^3 and 10^7
+    (``new int[100005]``, ``new long[MAX + 1]`` with ``final int MAX = 200000``), rounded down to
+    two significant digits (100005 -> 100000); ``SIZE_LIMIT`` when it declares none. Character
+    and byte arrays are left out (read buffers, not constraints)."""
+    constants = {name: int(value.replace("_", "")) for name, value in _CONSTANT.findall(java)}
+    bounds = []
+    for dims in _ARRAY_BOUND.findall(java):
+        for dim in re.findall(r"\[([^\]]*)\]", dims):
+            terms = [t.strip().replace("_", "") for t in dim.split("+")]
+            values = [int(t) if t.isdigit() else constants.get(t) for t in terms]
+            if values and all(v is not None for v in values) and 1000 <= sum(values) <= 10**7:
+                total = sum(values)
+                unit = 10 ** max(0, len(str(total)) - 2)
+                bounds.append(total // unit * unit)
+    return Limits(size=max(bounds) if bounds else SIZE_LIMIT)
 
 
 def parse(sample: str) -> list[list[Piece]]:
@@ -182,14 +220,19 @@ def _small_alphabet(word: str) -> str:
     return "".join(letters[:2]) if len(letters) >= 2 else letters[0] + ("b" if letters[0] != "b" else "a")
 
 
-def candidate(sample: str, seed: int, strategy: str) -> str:
+def candidate(sample: str, seed: int, strategy: str, limits: Limits = Limits()) -> str:
     """One candidate input made from ``sample`` by ``strategy`` (one of ``STRATEGIES``)."""
     rng = random.Random(seed)
     lines = parse(sample)
     links = shape_links(lines)
     fixed = {(link.line, link.index) for link in links}
-    if strategy in ("first_line", "magnitude") and len(lines) > 1:
+    if strategy in ("first_line", "magnitude", "limits") and len(lines) > 1:
         fixed |= {(0, j) for j, p in enumerate(lines[0]) if p.kind in ("int", "float")}
+    if strategy == "limits":
+        text = _at_limits(lines, links, rng, limits)
+        if text is not None:
+            return text
+        strategy = "magnitude"
     if strategy in ("grow", "large"):
         grown = _grow(lines, links, rng, large=strategy == "large")
         if grown is None:
@@ -200,9 +243,8 @@ def candidate(sample: str, seed: int, strategy: str) -> str:
             lines, at, added = grown
             fixed = {(i + added if i >= at else i, j) for i, j in fixed}
     ranges = _ranges(lines)
-    if strategy == "magnitude":
-        top = max((abs(int(p.text)) for line in lines for p in line if p.kind == "int"), default=1)
-        big = min(10**9, max(100 * top, 1000))
+    if strategy in ("magnitude", "limits"):
+        big = max(limits.value, 1000)
         ranges = {
             pos: (-big if lo < 0 else lo, 10 ** rng.uniform(math.log10(max(hi, 1)), math.log10(big)))
             for pos, (lo, hi) in ranges.items()
@@ -238,6 +280,69 @@ def candidate(sample: str, seed: int, strategy: str) -> str:
             new_line.append(Piece(p.kind, text))
         out.append(new_line)
     return render(out)
+
+
+def _at_limits(lines: list[list[Piece]], links: list[Link], rng: random.Random, limits: Limits) -> str | None:
+    """The ``limits`` candidate: one shape number made ``limits.size`` (or as many as fit
+    ``MAX_INPUT_CHARS`` with 10-digit values), what it counts extended with the sample's rows,
+    tokens or letters, then every integer outside the first line and the shape numbers' lines
+    redrawn up to a magnitude drawn log-uniformly between the sample's largest and ``limits.value``
+    (at least 1 where the line's sample values are, negative allowed where they are). Works on text
+    with bulk draws: 2x10^5 values take a fraction of a second. None when nothing can grow."""
+    import numpy as np
+
+    growable = [link for link in links if link.targets]
+    if not growable:
+        return None
+    link = rng.choice(growable)
+    old = int(lines[link.line][link.index].text)
+    if link.what == "letters":
+        per_item = 1
+    elif link.what == "lines":  # one more row, as wide as the block's rows
+        per_item = 11 * max(1, sum(_width(lines[k]) for k in link.targets) // len(link.targets))
+    else:  # one more token on each counted line
+        per_item = 11 * len(link.targets)
+    new = max(old + 1, min(limits.size, MAX_INPUT_CHARS // per_item - len(lines)))
+    head = list(lines[link.line])
+    head[link.index] = Piece("int", str(new))
+    texts = ["".join(p.text for p in line) for line in lines]
+    texts[link.line] = "".join(p.text for p in head)
+    headers = {0} | {lk.line for lk in links}  # lines kept as they are (counts; a string of digits)
+    if link.what == "letters":
+        headers.add(link.targets[0])
+    at, added = len(texts), 0
+    if link.what == "lines":
+        at, added = link.targets[-1] + 1, new - old
+        texts[at:at] = rng.choices([texts[k] for k in link.targets], k=added)
+    elif link.what == "tokens":
+        for k in link.targets:
+            tokens = texts[k].split()
+            sep = " " if " " in texts[k].strip() or len(tokens) <= 1 else texts[k].strip()[len(tokens[0])]
+            texts[k] = sep.join(rng.choices(tokens, k=new))
+    else:
+        (k,) = link.targets
+        word = texts[k].strip()
+        alphabet = "".join(sorted(set(word))) + ("" if len(set(word)) > 1 else "ab" if word.isalpha() else "01")
+        texts[k] = "".join(rng.choices(alphabet, k=new))
+    headers = {i + added if i >= at else i for i in headers}
+    top = max((abs(int(p.text)) for line in lines for p in line if p.kind == "int"), default=1)
+    ceiling = min(max(limits.value, top, 10), _INT64_SAFE)  # a sample's 10^18 stays; no bigger draws
+    hi = int(10 ** rng.uniform(math.log10(min(max(top, 1), ceiling)), math.log10(ceiling)))
+    gen = np.random.default_rng(rng.getrandbits(64))
+    out, i = [], 0
+    while i < len(texts):  # runs of data lines between header lines, each redrawn in one pass
+        end = i + 1
+        while end < len(texts) and (i in headers) == (end in headers):
+            end += 1
+        run = "".join(t + "\n" for t in texts[i:end])
+        found = [] if i in headers else _INT.findall(run)  # at most 19 characters each (the pattern)
+        if found:
+            least = min(int(v) for v in found)
+            drawn = iter(gen.integers(-hi if least < 0 else min(1, least), hi + 1, size=len(found)).tolist())
+            run = _INT.sub(lambda _m, d=drawn: str(next(d)), run)
+        out.append(run)
+        i = end
+    return "".join(out)
 
 
 def _grow(
@@ -284,8 +389,8 @@ def _widen(line: list[Piece], width: int, rng: random.Random) -> list[Piece]:
     return parse(sep.join(new))[0] if new else []
 
 
-def candidates(sample: str, seed: int, count: int) -> list[tuple[str, int]]:
-    """``count`` (strategy, seed) candidates, strategies in turn: ``candidate(sample, seed, strategy)``
+def candidates(sample: str, seed: int, count: int, limits: Limits = Limits()) -> list[tuple[str, int]]:
+    """``count`` (strategy, seed) candidates, strategies in turn: ``candidate(sample, seed, strategy, limits)``
     is the input (so a cache keeps the pair, not the text); duplicates, the sample and inputs over
     ``MAX_INPUT_CHARS`` dropped."""
     out: list[tuple[str, int]] = []
@@ -294,7 +399,7 @@ def candidates(sample: str, seed: int, count: int) -> list[tuple[str, int]]:
         if len(out) >= count:
             break
         strategy = STRATEGIES[k % len(STRATEGIES)]
-        text = candidate(sample, seed * 1_000_003 + k, strategy)
+        text = candidate(sample, seed * 1_000_003 + k, strategy, limits)
         if text not in seen and len(text) <= MAX_INPUT_CHARS:
             seen.add(text)
             out.append((strategy, seed * 1_000_003 + k))

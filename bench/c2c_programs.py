@@ -19,7 +19,7 @@ token format, ``java/<id>.java`` the original source, ``tests/<id>_<k>.in/.out``
 
 With ``--generated N`` (N = 20 when left out), each program also gets N further tests made
 from its sample input by ``bench.c2c_inputs`` (numbers redrawn within the shapes the sample
-shows, counts grown to 10^5, magnitudes raised; seeded by the program id), kept where the
+shows, counts grown to the size limit, values up to 10^9; seeded by the program id), kept where the
 Java ends normally within ``--java-limit`` seconds with some output, its stdout the expected
 output; cached without the inputs in ``output/c2c_generated/`` (never committed). The
 translation runs on them with the same fixed ``--timeout`` (10 s, whatever the Java took; after
@@ -32,7 +32,12 @@ input idiom (Scanner, BufferedReader, a hand-written reader), the translation sp
 (programs/s through the runner), "not valid Java" warnings, and Python vs Java run time;
 with ``--generated``, the share of programs passing all their generated tests, of those
 passing old and generated tests, and per failing program the kind of its first failure and a
-short reason (the exception's line, or expected vs printed). ``--json`` writes it all.
+short reason (the exception's line, or expected vs printed; ``wrong_answer:int_overflow`` when the
+Java's number is ours wrapped to 32/64 bits or saturated by a cast, which usually means a generated
+value beyond the problem's constraints), the generated tests passed per strategy, and the slow
+tests (Python >= 10x the Java's time and >= 1 s, or out of time; wall and CPU seconds: on a loaded
+machine the CPU time says whether a timeout is the machine's). ``--json`` writes it all, with
+every generated test's strategy and times.
 """
 
 from __future__ import annotations
@@ -134,10 +139,10 @@ def exception_of(proc: subprocess.CompletedProcess) -> tuple[str, list[str]]:
 
 def run_python(source: str, stdin: bytes, timeout: float, workdir: Path) -> dict:
     """Run ``source`` as a script on ``stdin``; outcome, stdout, exception type, seconds."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _child_cpu()
     proc = run_source(source, stdin, timeout, workdir)
     if proc is None:
-        return {"status": "timeout", "seconds": timeout}
+        return {"status": "timeout", "seconds": timeout, "cpu_s": _child_cpu() - cpu}
     seconds = time.perf_counter() - start
     out = proc.stdout.decode("utf-8", errors="replace")
     if proc.returncode != 0:
@@ -148,8 +153,16 @@ def run_python(source: str, stdin: bytes, timeout: float, workdir: Path) -> dict
             "stderr": "\n".join(err[-6:]),
             "stdout": out,
             "seconds": seconds,
+            "cpu_s": _child_cpu() - cpu,
         }
-    return {"status": "ran", "stdout": out, "seconds": seconds}
+    return {"status": "ran", "stdout": out, "seconds": seconds, "cpu_s": _child_cpu() - cpu}
+
+
+def _child_cpu() -> float:
+    """CPU seconds (user + system) of this process's waited-for children: a script's own time,
+    less sensitive than the wall clock to a loaded machine (the bench runs scripts one at a time)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def java_class_name(java: str) -> str:
@@ -234,7 +247,7 @@ def translate_set(root: Path, no_selector: bool, out_dir: Path) -> tuple[dict[st
 
 
 GENERATED = REPO / "output" / "c2c_generated"
-GENERATOR_VERSION = 3  # bump when bench.c2c_inputs changes what it makes
+GENERATOR_VERSION = 4  # bump when bench.c2c_inputs changes what it makes
 
 
 def generated_tests(
@@ -250,10 +263,12 @@ def generated_tests(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from bench.c2c_inputs import candidate, candidates
+    from bench.c2c_inputs import candidate, candidates, limits_of
 
+    limits = limits_of(java)
     stamp = {
         "version": GENERATOR_VERSION,
+        "limits": [limits.size, limits.value],
         "java": hashlib.sha1(java.encode()).hexdigest(),
         "sample": hashlib.sha1(sample.encode()).hexdigest(),
         "count": count,
@@ -263,15 +278,15 @@ def generated_tests(
     if path.is_file():
         saved = json.loads(path.read_text(encoding="utf-8"))
         if saved.get("stamp") == stamp:
-            return [{**t, "stdin": candidate(sample, t["seed"], t["strategy"])} for t in saved["tests"]]
+            return [{**t, "stdin": candidate(sample, t["seed"], t["strategy"], limits)} for t in saved["tests"]]
     seed = int(hashlib.sha1(key.encode()).hexdigest()[:8], 16)
-    pool = candidates(sample, seed, count * 3)
+    pool = candidates(sample, seed, count * 3, limits)
     tests: list[dict] = []
     tried = 0
     step = 2 * max(1, jobs)
 
     def run(c: tuple[str, int]) -> dict:
-        return run_java_oracle(java, candidate(sample, c[1], c[0]).encode(), java_cache, java_limit + 2)
+        return run_java_oracle(java, candidate(sample, c[1], c[0], limits).encode(), java_cache, java_limit + 2)
 
     with ThreadPoolExecutor(max(1, jobs)) as ex:
         for at in range(0, len(pool), step):
@@ -286,7 +301,7 @@ def generated_tests(
     tests = tests[:count]
     cache.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"stamp": stamp, "tried": tried, "tests": tests}), encoding="utf-8")
-    return [{**t, "stdin": candidate(sample, t["seed"], t["strategy"])} for t in tests]
+    return [{**t, "stdin": candidate(sample, t["seed"], t["strategy"], limits)} for t in tests]
 
 
 def _failure(res: dict, expected: str) -> dict | None:
@@ -299,8 +314,27 @@ def _failure(res: dict, expected: str) -> dict | None:
         where = lines[files[-1] + 1].strip() if files and files[-1] + 1 < len(lines) - 1 else ""
         return {"kind": f"runtime_error:{res['exception']}", "reason": lines[-1][:200] if lines else "", "line": where}
     if not same_output(expected, res["stdout"]):
-        return {"kind": "wrong_answer", "reason": f"expected {expected[:80]!r}, got {res['stdout'][:80]!r}"}
+        kind = "wrong_answer:int_overflow" if java_overflow(expected, res["stdout"]) else "wrong_answer"
+        return {"kind": kind, "reason": f"expected {expected[:80]!r}, got {res['stdout'][:80]!r}"}
     return None
+
+
+_BOUNDS = {2**31 - 1, -(2**31), 2**63 - 1, -(2**63)}
+
+
+def java_overflow(expected: str, got: str) -> bool:
+    """Is the first difference between the Java's output and ours what Java's fixed-width integers
+    make of our exact one: equal modulo 2^32 or 2^64 (wrapped arithmetic), or the Java printing a
+    type's bound where we print a number beyond it (a saturating ``(int)`` / ``(long)`` cast)? Such
+    a test usually lies beyond the problem's constraints (a generated value too large)."""
+    for e, g in zip(expected.split(), got.split(), strict=False):
+        if e == g:
+            continue
+        if not (re.fullmatch(r"-?\d+", e) and re.fullmatch(r"-?\d+", g)):
+            return False
+        a, b = int(e), int(g)
+        return (a - b) % 2**32 == 0 or (a - b) % 2**64 == 0 or (a in _BOUNDS and abs(b) > abs(a))
+    return False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -465,6 +499,7 @@ def _run_generated(source: str, tests: list[dict], timeout: float, work: Path) -
     """The translation on a program's generated tests; after two timeouts the rest are not run."""
     passed, timeouts, first, kinds = 0, 0, None, Counter()
     py_s = 0.0
+    timings = []
     for k, test in enumerate(tests):
         if timeouts >= 2:
             kinds["not_run"] += len(tests) - k
@@ -472,6 +507,17 @@ def _run_generated(source: str, tests: list[dict], timeout: float, work: Path) -
         res = run_python(source, test["stdin"], timeout, work)
         py_s += res.get("seconds", 0.0)
         fail = _failure(res, test["expected"])
+        timings.append(
+            {
+                "test": k,
+                "strategy": test["strategy"],
+                "input_chars": len(test["stdin"]),
+                "java_s": round(test["java_s"], 3),
+                "python_s": round(res["seconds"], 3),
+                "python_cpu_s": round(res.get("cpu_s", 0.0), 3),
+                "kind": "pass" if fail is None else fail["kind"],
+            }
+        )
         if fail is None:
             passed += 1
             continue
@@ -492,7 +538,41 @@ def _run_generated(source: str, tests: list[dict], timeout: float, work: Path) -
         "generated_kinds": dict(kinds),
         "generated_failure": first,
         "generated_python_s": round(py_s, 3),
+        "generated_timings": timings,
     }
+
+
+SLOW_RATIO = 10.0  # a generated test is slow when Python takes this many times the Java's time ...
+SLOW_SECONDS = 1.0  # ... and at least this long (the JVM's own start is ~0.1-0.3 s)
+
+
+def _report_timings(rows: dict[str, dict], summary: dict) -> None:
+    """Per strategy, the generated tests passed; the slow tests (Python over ``SLOW_RATIO`` x the
+    Java and ``SLOW_SECONDS``, or out of time), worst ratio first, one line per program."""
+    by_strategy: dict[str, Counter] = defaultdict(Counter)
+    slow: dict[str, dict] = {}
+    for key, r in rows.items():
+        for t in r.get("generated_timings", []):
+            by_strategy[t["strategy"]][t["kind"] == "pass"] += 1
+            ratio = t["python_s"] / max(t["java_s"], 1e-3)
+            is_slow = t["kind"] == "timeout" or (ratio >= SLOW_RATIO and t["python_s"] >= SLOW_SECONDS)
+            if is_slow and (key not in slow or ratio > slow[key]["ratio"]):
+                slow[key] = {**t, "ratio": round(ratio, 1)}
+    summary["generated_by_strategy"] = {k: [c[True], c[True] + c[False]] for k, c in by_strategy.items()}
+    print(
+        "  generated tests passed by strategy: "
+        + ", ".join(f"{k} {c[True]}/{c[True] + c[False]}" for k, c in sorted(by_strategy.items()))
+    )
+    summary["slow_tests"] = slow
+    print(
+        f"  slow generated tests (Python >= {SLOW_RATIO:g}x the Java and >= {SLOW_SECONDS:g} s, or out of time): "
+        f"{len(slow)} programs"
+    )
+    for key, t in sorted(slow.items(), key=lambda kv: -kv[1]["ratio"]):
+        print(
+            f"    {key} {t['strategy']} ({t['input_chars']:,} chars): Python {t['python_s']:.2f} s "
+            f"(cpu {t['python_cpu_s']:.2f} s), Java {t['java_s']:.2f} s, x{t['ratio']:g}, {t['kind']}"
+        )
 
 
 def _report(rows: dict[str, dict], use_java: bool, show: int, generated: bool) -> dict:
@@ -552,6 +632,7 @@ def _report(rows: dict[str, dict], use_java: bool, show: int, generated: bool) -
         print(
             "  failure kinds (first failing test per program): " + ", ".join(f"{k} {v}" for k, v in kinds.most_common())
         )
+        _report_timings(with_gen, summary)
     failing = {
         k: r for k, r in rows.items() if r["status"] != "pass" or r.get("generated_status") not in (None, "pass")
     }

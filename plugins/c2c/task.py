@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from core.heads import find_head
 from core.io import find_task_dir, read_request
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
-from plugins.c2c.detok import compiles, repair
+from plugins.c2c.detok import compiles
 from plugins.c2c.errors import TranslationBug
+from plugins.c2c.guard import ensure_compiles
 from plugins.c2c.selector import (
     CARD_NAME,
     SWITCHES,
@@ -133,9 +134,8 @@ def program_candidates(java: str) -> Candidates:
 
 
 def finalize(tokens: str) -> str:
-    """Make an output compile (lines ``compile()`` rejects become ``pass``); never empty."""
-    if not compiles(tokens):
-        tokens = repair(tokens)
+    """Make an output compile (``guard.ensure_compiles``: per statement, then per function); never empty."""
+    tokens = ensure_compiles(tokens).tokens or MINIMAL_PROGRAM
     if not any(t not in ("INDENT", "DEDENT", "NEW_LINE", "pass") for t in tokens.split()):
         return MINIMAL_PROGRAM
     return tokens

@@ -7,7 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from bench.c2c_inputs import STRATEGIES, candidate, candidates, parse, render, shape_links
+from bench.c2c_inputs import (
+    MAX_INPUT_CHARS,
+    SIZE_LIMIT,
+    STRATEGIES,
+    Limits,
+    candidate,
+    candidates,
+    limits_of,
+    parse,
+    render,
+    shape_links,
+)
 
 ROWS = "3 2\n1 5\n2 7\n9 4\n"  # n m, then n rows of m numbers
 ARRAY = "4\n3 8 5 1\n"  # n, then a row of n numbers
@@ -37,7 +48,7 @@ def test_shape_numbers_are_found() -> None:
 
 
 @pytest.mark.parametrize("sample", [ROWS, ARRAY, STRING])
-@pytest.mark.parametrize("strategy", [s for s in STRATEGIES if s not in ("grow", "large")])
+@pytest.mark.parametrize("strategy", [s for s in STRATEGIES if s not in ("grow", "large", "limits")])
 def test_strategies_keep_the_shape(sample: str, strategy: str) -> None:
     for seed in range(20):
         text = candidate(sample, seed, strategy)
@@ -48,10 +59,10 @@ def test_strategies_keep_the_shape(sample: str, strategy: str) -> None:
             assert len(rest[0]) == 5 and rest[0].isalpha()
 
 
-@pytest.mark.parametrize("strategy", ["grow", "large"])
+@pytest.mark.parametrize("strategy", ["grow", "large", "limits"])
 @pytest.mark.parametrize("sample", [ROWS, ARRAY, STRING])
 def test_grow_keeps_counts_consistent(sample: str, strategy: str) -> None:
-    grew, seeds = 0, 20 if strategy == "grow" else 4
+    grew, seeds = 0, {"grow": 20, "large": 4, "limits": 2}[strategy]
     for seed in range(seeds):
         lines = candidate(sample, seed, strategy).splitlines()
         first = [int(x) for x in lines[0].split()]
@@ -75,23 +86,57 @@ def test_values_stay_in_the_sample_ranges() -> None:
         assert all(10 <= v <= 50 for v in values)
 
 
-def test_magnitude_keeps_the_first_line_and_grows_values() -> None:
+def test_magnitude_keeps_the_first_line_and_reaches_the_value_limit() -> None:
     sample = "5 3\n10 20 30 40 50\n"
     tops = []
     for seed in range(20):
         head, row = candidate(sample, seed, "magnitude").splitlines()
         assert head == "5 3" and len(row.split()) == 5
         values = [int(x) for x in row.split()]
-        assert all(10 <= v <= 5000 for v in values)
+        assert all(10 <= v <= 10**9 for v in values)
         tops.append(max(values))
-    assert max(tops) > 500
+    assert max(tops) > 10**7  # no longer within 100x the sample (5,000)
+    small = [int(x) for x in candidate(sample, 0, "magnitude", Limits(value=1000)).splitlines()[1].split()]
+    assert all(10 <= v <= 1000 for v in small)
+
+
+def test_limits_come_from_the_java_array_bounds() -> None:
+    assert limits_of("int[] a = new int[100005];") == Limits(size=100_000)
+    java = "static final int MAX = 200_000; long[][] d = new long[MAX + 1][1005]; char[] buf = new char[1 << 16];"
+    assert limits_of(java).size == 200_000
+    assert limits_of("boolean[] seen = new boolean[256]; char[] b = new char[8192];") == Limits()
+    assert limits_of("int[][] g = new int[1001][1001];").size == 1000
+
+
+@pytest.mark.parametrize("sample", [ROWS, ARRAY, STRING, "2 3\n-1 0 5\n"])
+def test_limits_fill_the_size_and_values_up_to_the_limit(sample: str) -> None:
+    text = candidate(sample, 3, "limits")
+    assert text == candidate(sample, 3, "limits") and len(text) <= MAX_INPUT_CHARS
+    lines = text.splitlines()
+    if sample is ROWS:  # n rows of m numbers: as many rows as fit 4 MB of 10-digit values
+        n, m = map(int, lines[0].split())
+        assert 100_000 < n <= SIZE_LIMIT and m == 2 and len(lines) == n + 1
+        values = [int(v) for row in lines[1:] for v in row.split()]
+    elif sample is STRING:
+        assert int(lines[0]) == SIZE_LIMIT == len(lines[1]) and set(lines[1]) <= set("abc")
+        return
+    else:
+        *_, n = map(int, lines[0].split())
+        values = [int(v) for v in lines[1].split()]
+        assert n == SIZE_LIMIT == len(values)
+    assert min(values) >= (-(10**9) if "-" in sample else 1) and max(values) <= 10**9
+    assert max(values) > 1000  # drawn far beyond the sample's magnitudes
+    assert len(set(values)) > 1000
+    sized = candidate(sample, 3, "limits", Limits(size=5000)).splitlines()
+    assert max(map(int, sized[0].split())) == 5000
 
 
 def test_candidates_are_seeded_and_distinct() -> None:
-    first = candidates(ROWS, 7, 14)
-    assert first == candidates(ROWS, 7, 14)
-    assert first != candidates(ROWS, 8, 14)
-    texts = [candidate(ROWS, seed, strategy) for strategy, seed in first]
+    small = Limits(size=2000)  # the limits candidates kept small: this test is about seeds
+    first = candidates(ROWS, 7, 14, small)
+    assert first == candidates(ROWS, 7, 14, small)
+    assert first != candidates(ROWS, 8, 14, small)
+    texts = [candidate(ROWS, seed, strategy, small) for strategy, seed in first]
     assert len(set(texts)) == len(texts) and ROWS not in texts
     assert {s for s, _ in first} == set(STRATEGIES)
 
@@ -116,3 +161,12 @@ def test_generated_tests_keep_what_the_java_accepts(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "gen" / "p1.json").read_text(encoding="utf-8"))
     assert [{**t, "stdin": tt["stdin"]} for t, tt in zip(saved["tests"], tests, strict=True)] == tests
     assert generated_tests("p1", java, ARRAY, 6, **kw) == tests  # from the cache
+
+
+def test_limits_keep_digit_strings_and_numbers_beyond_int64() -> None:
+    binary = candidate("5\n01101\n", 1, "limits").splitlines()
+    assert binary[0] == str(SIZE_LIMIT) and len(binary[1]) == SIZE_LIMIT and set(binary[1]) <= {"0", "1"}
+    head, row = candidate("3\n123456789012345678901234 7 9\n", 2, "limits", Limits(size=1000)).splitlines()
+    values = [int(v) for v in row.split()]
+    assert head == "1000" and len(values) == 1000
+    assert all(v <= 10**18 or v == 123456789012345678901234 for v in values)
