@@ -188,14 +188,24 @@ def phrase_queries(phrase: str) -> tuple[tuple[str, ...], int]:
     return tuple(texts), together
 
 
+def class_prompt_texts(classes: ClassNames) -> list[str]:
+    """Every class's prompts (``CLASS_PROMPTS``), English then Russian, prompt by prompt."""
+    return [t.format(name) for lang in ("en", "ru") for t in CLASS_PROMPTS[lang] for name in getattr(classes, lang)]
+
+
+def pool_class_prompts(emb: torch.Tensor, n_classes: int) -> torch.Tensor:
+    """``[P * C, D]`` embeddings of ``class_prompt_texts`` -> ``[C, D]`` unit vectors, each class's mean."""
+    mean = emb.reshape(-1, n_classes, emb.shape[-1]).mean(0)
+    return mean / mean.norm(dim=-1, keepdim=True).clamp(min=1e-6)
+
+
 def class_embeddings(trunk: Trunk, classes: ClassNames) -> torch.Tensor:
     """``[C, D]`` unit vectors: each class's English and Russian prompts, embedded and averaged."""
     import torch
 
-    texts = [t.format(name) for lang in ("en", "ru") for t in CLASS_PROMPTS[lang] for name in getattr(classes, lang)]
+    texts = class_prompt_texts(classes)
     emb = torch.cat([trunk.embed_texts(texts[i : i + 64]) for i in range(0, len(texts), 64)])
-    mean = emb.reshape(-1, len(classes), emb.shape[-1]).mean(0)
-    return mean / mean.norm(dim=-1, keepdim=True).clamp(min=1e-6)
+    return pool_class_prompts(emb, len(classes))
 
 
 @dataclass(frozen=True, slots=True)
