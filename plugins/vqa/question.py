@@ -361,7 +361,7 @@ _RU_WHICH_WH = r"как(?:ой|ая|ое|ие|им|ую|ого|ом|ому|им�
 # pattern matches decides; no row: ``QType.WHAT``. Rows are tried in this order.
 TYPE_RULES: tuple[TypeRule, ...] = (
     _rule(QType.COUNT, "en", r"\bhow many\b|^(?!.*cost).*\bhow much\b"),
-    _rule(QType.COLOR, "en", r"colou?r"),
+    _rule(QType.COLOR, "en", rf"^(?!(?:{_EN_AUX_RE})\b).*colou?r"),  # "Is the color red?" is a yes/no question
     _rule(QType.CHOICE, "en", rf"^(?:{_EN_AUX_RE}|which|what)\b", choices=True),
     _rule(QType.PRESENCE, "en", r"^(?:is|are|was|were)\s+there\b|^(?:do|can|could)\s+(?:you|we)\s+see\b"),
     _rule(QType.YESNO, "en", rf"^(?:{_EN_AUX_RE})\b"),
@@ -372,7 +372,7 @@ TYPE_RULES: tuple[TypeRule, ...] = (
     _rule(QType.WHY, "en", r"^why\b"),
     _rule(QType.WHEN, "en", r"^when\b|what year|what century"),
     _rule(QType.COUNT, "ru", r"\bсколько\b"),
-    _rule(QType.COLOR, "ru", r"цвет"),
+    _rule(QType.COLOR, "ru", rf"^(?=.*{_RU_WH_RE}).*цвет"),  # "Автобус красного цвета?" is a yes/no question
     _rule(QType.CHOICE, "ru", r"", choices=True),
     _rule(QType.PRESENCE, "ru", r"^есть\s+ли\b|^(?:(?:на|в)\s+\w+\s+|здесь\s+|там\s+|тут\s+)есть\b|^видн[оы]\s+ли\b"),
     _rule(QType.YESNO, "ru", rf"{_NO_RU_WH}|^(?:[\w-]+\W+){{0,2}}ли\b|^как\s+вы\b(?!.*{_RU_WH_RE})"),
