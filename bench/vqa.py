@@ -103,8 +103,8 @@ def quality(args: argparse.Namespace) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from core.trunk import TrunkConfig, load_trunk
     from bench.vqa_types import type_report
+    from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import make_answerer
     from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head, untrained_head
     from plugins.vqa.train.detect import DetectionCache

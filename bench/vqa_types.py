@@ -71,7 +71,7 @@ def _morph() -> Any:
 
 
 def ru_genitive_plural(name: str) -> str:
-    """"обеденный стол" -> "обеденных столов": the words up to the first noun in the genitive plural."""
+    """ "обеденный стол" -> "обеденных столов": the words up to the first noun in the genitive plural."""
     out, done = [], False
     for word in name.split():
         if done:

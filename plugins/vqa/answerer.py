@@ -25,7 +25,7 @@ from plugins.vqa.evidence import (
 from plugins.vqa.head import ANSWER_TYPES, VqaHead, open_features, yesno_features
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType
-from plugins.vqa.typed import POLICY, Policy, TypedRule, choose, evidence_answer
+from plugins.vqa.typed import DEFAULT_RULE, POLICY, Policy, TypedRule, choose, evidence_answer
 
 if TYPE_CHECKING:
     import torch
@@ -246,7 +246,7 @@ class Answerer:
         class_prompts: torch.Tensor | None = None,
         *,
         policy: Mapping[QType, Policy] | None = POLICY,
-        rule: TypedRule = TypedRule(),
+        rule: TypedRule = DEFAULT_RULE,
     ) -> None:
         """``class_emb``: ``{"en": [C, D], "ru": [C, D]}`` the detector's class names embedded by
         the trunk (``class_texts``); None: the detector's evidence is never used. ``class_prompts``:
@@ -427,7 +427,7 @@ def make_answerer(
     *,
     mode: str = "model",
     policy: Mapping[QType, Policy] | None = POLICY,
-    rule: TypedRule = TypedRule(),
+    rule: TypedRule = DEFAULT_RULE,
 ) -> Answerer:
     """An ``Answerer`` for ``head`` with candidate texts embedded by ``embed`` (texts -> ``[N, D]``).
 

@@ -353,7 +353,9 @@ def _first_ru_wh(words: str) -> str:
 
 # Which object a "which" question asks for: the detector's kinds of things (not "what kind of dog",
 # which wants a breed, nor "what bird").
-_EN_WHICH_NOUNS = r"(?:animal|tool|utensil|object|item|thing|vehicle|appliance|device|instrument|fruit|food|furniture)s?"
+_EN_WHICH_NOUNS = (
+    r"(?:animal|tool|utensil|object|item|thing|vehicle|appliance|device|instrument|fruit|food|furniture)s?"
+)
 _RU_WHICH_NOUNS = r"(?:инструмент|животн|предмет|вещ|транспорт|фрукт|устройств|прибор|мебел|посуд)\w*"
 _RU_WHICH_WH = r"как(?:ой|ая|ое|ие|им|ую|ого|ом|ому|ими|их)|котор\w+"
 
@@ -367,7 +369,7 @@ TYPE_RULES: tuple[TypeRule, ...] = (
     _rule(QType.YESNO, "en", rf"^(?:{_EN_AUX_RE})\b"),
     _rule(QType.WHERE, "en", r"^(?:[\w'-]+\W+){0,2}where\b"),
     _rule(QType.WHICH, "en", rf"^(?:which|what)\s+(?:(?:kind|type|sort)\s+of\s+)?{_EN_WHICH_NOUNS}\b"),
-    _rule(QType.WHICH, "en", r"^what\s+(?:is|are)\s+(?:the\s+|this\s+|that\s+)?[\w' -]+?\s+(?:holding|carrying|using)\b"),
+    _rule(QType.WHICH, "en", r"^what\s+(?:is|are)\s+(?:the\s+|this\s+|that\s+)?[\w' -]+?\s+(?:holding|carrying|using)\b"),  # noqa: E501
     _rule(QType.WHO, "en", r"^(?:who|whose|whom)\b"),
     _rule(QType.WHY, "en", r"^why\b"),
     _rule(QType.WHEN, "en", r"^when\b|what year|what century"),

@@ -250,9 +250,15 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
             asked, together = queries[i]
             items.append(
                 Embedded(
-                    image, emb[row[p.text]], emb[row[p.subject or p.text]], choices, detections, rgb,
-                    emb[[row[t] for t in asked]], together,
-                )  # fmt: skip
+                    image,
+                    emb[row[p.text]],
+                    emb[row[p.subject or p.text]],
+                    choices,
+                    detections,
+                    rgb,
+                    emb[[row[t] for t in asked]],
+                    together,
+                )
             )
             todo.append(i)
         answers: list[str | None] = [None] * len(batch.parsed)

@@ -138,7 +138,7 @@ def test_which_picks_the_detected_object_the_question_fits() -> None:
 
 
 def test_class_answers_survive_the_scorer() -> None:
-    for label, (en, ru) in enumerate(zip(NAMES.en, NAMES.ru, strict=True)):
+    for en, ru in zip(NAMES.en, NAMES.ru, strict=True):
         for lang in ("en", "ru"):
             answer = class_answer(en, ru, lang)
             assert normalize_answer(answer, lang) == answer

@@ -86,9 +86,9 @@ from plugins.vqa.head import (
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType, parse_question
 from plugins.vqa.task import N_REGIONS, VqaTask
-from plugins.vqa.typed import subject_queries
 from plugins.vqa.train.data import HELDOUT_BELOW, HELDOUT_MOD, DevQuestion, is_heldout, load_dev_set
 from plugins.vqa.train.detect import detector_key
+from plugins.vqa.typed import subject_queries
 
 if TYPE_CHECKING:
     import torch
@@ -313,9 +313,15 @@ def embed_questions(cache: EmbeddingCache, qs: Sequence[DevQuestion]) -> tuple[l
         texts, together = queries[i]
         items.append(
             Embedded(
-                images[i], questions[i], subjects[i], choices[[row[c] for c in p.choices]], found[i], rgb,
-                query_emb[[query_row[t] for t in texts]], together,
-            )  # fmt: skip
+                images[i],
+                questions[i],
+                subjects[i],
+                choices[[row[c] for c in p.choices]],
+                found[i],
+                rgb,
+                query_emb[[query_row[t] for t in texts]],
+                together,
+            )
         )
     return parsed, items
 
@@ -901,8 +907,7 @@ def fit_head(
     parsed, items = embed_questions(cache, train_qs)
     cache.save()
     is_yesno = [
-        p.qtype.yesno and q.answers[0] in ("yes", "no", "да", "нет")
-        for p, q in zip(parsed, train_qs, strict=True)
+        p.qtype.yesno and q.answers[0] in ("yes", "no", "да", "нет") for p, q in zip(parsed, train_qs, strict=True)
     ]
     is_open = [not p.qtype.yesno and p.qtype is not QType.CHOICE for p in parsed]
 
