@@ -84,13 +84,18 @@ def score(answers: list[str], questions: list) -> float:
     return hits / max(1, len(questions))
 
 
+BUILT = "zsod_coco_dev built"  # count and presence questions made from COCO boxes (bench.vqa_types)
+
+
 def evaluation_sets(data: Path) -> dict[str, list]:
+    from bench.vqa_types import object_questions
     from plugins.vqa.train.data import is_heldout, load_dev_set
 
     out = {}
     for name in EVAL_SETS:
         qs = load_dev_set(data / name)
         out[name] = qs if name == "fb_sample" else [q for q in qs if is_heldout(q.image.name)]
+    out[BUILT] = object_questions(data)
     return out
 
 
@@ -98,6 +103,7 @@ def quality(args: argparse.Namespace) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
+    from bench.vqa_types import type_report
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import make_answerer
     from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head, untrained_head
@@ -108,6 +114,7 @@ def quality(args: argparse.Namespace) -> int:
     card = weights.with_suffix(".json") if args.head else CARD_FILE
     sets = evaluation_sets(args.data)
     columns: dict[str, dict[str, float]] = collections.defaultdict(dict)
+    by_type: dict[tuple[str, str], tuple] = {}
     for ablation in ("none", "random"):
         trunk = load_trunk(TrunkConfig(ablation=ablation))
         detections = DetectionCache(args.cache, input_size=args.detector_size)
@@ -122,7 +129,10 @@ def quality(args: argparse.Namespace) -> int:
             parsed, items = embed_questions(cache, qs)
             for label, answerer in answerers.items():
                 column = "ablated" if ablation == "random" else label
-                columns[column][name] = score(answerer.answer_batch(parsed, items), qs)
+                answers, sources = answerer.answer_sourced(parsed, items)
+                columns[column][name] = score(answers, qs)
+                if label == "model":
+                    by_type[(column, name)] = (parsed, answers, answerer.head_answers(parsed, items), sources)
             if ablation == "none":
                 cache.detections = None
                 parsed, items = embed_questions(cache, qs)
@@ -132,7 +142,7 @@ def quality(args: argparse.Namespace) -> int:
     print(f"head: {weights} ({weights.stat().st_size if weights.exists() else 0:,} bytes)")
     print(f"detections: NanoDet at input size {args.detector_size}")
     header = (
-        f"{'set':<26}{'n':>5}  {'model':>7}{'best const':>11}{'prior alone':>12}{'ablated':>9}{'no detector':>12}"
+        f"{'set':<44}{'n':>5}  {'model':>7}{'best const':>11}{'prior alone':>12}{'ablated':>9}{'no detector':>12}"
         f"{'no head':>9}"
     )
     print(header)
@@ -144,13 +154,25 @@ def quality(args: argparse.Namespace) -> int:
         cells += [const] + [
             columns[c].get(name, float("nan")) for c in ("prior alone", "ablated", "no detector", "no head")
         ]
+        part = "all, thresholds fitted on it" if name == BUILT else part
         label = f"{name} ({part})"
         print(
-            f"{label:<26}{len(qs):>5}  "
+            f"{label:<44}{len(qs):>5}  "
             + "".join(f"{v:>{w}.3f}" for v, w in zip(cells, (7, 11, 12, 9, 12, 9), strict=True))
         )
         note = "too small to tell models apart" if len(qs) < MIN_SET else ""
-        print(f"{'':<33}best constant: {answers} {note}")
+        print(f"{'':<51}best constant: {answers} {note}")
+    print()
+    print("Per question type and language (ours: the shipped answerer; head: the learned head alone;")
+    print("prior: the type's constant, typed.PRIORS; on the built set the constant chosen on the other")
+    print("folds; oracle: the best constant on the subset itself; evid.: share answered from the detector)")
+    for column in ("model", "ablated"):
+        print(f"{column}:")
+        print(f"{'set':<22}{'type':<10}{'lang':<4}{'n':>5}{'ours':>7}{'head':>7}{'prior':>7}{'oracle':>8} "
+              f"{'(answer)':<12}{'evid.':>6}")  # fmt: skip
+        for name, qs in sets.items():
+            parsed, answers, head_answers, sources = by_type[(column, name)]
+            type_report(name, qs, parsed, answers, head_answers, sources, cv_prior=name == BUILT)
     return 0
 
 

@@ -58,7 +58,7 @@ def raw_outputs(name: str, ablation: str, cache: Path, threads: int) -> tuple[li
     from core.trunk import TrunkConfig, load_trunk
     from plugins.zsod.detected import DetectionRule
     from plugins.zsod.task import ZsodTask
-    from plugins.zsod.vocabulary import MappingRule
+    from core.detector.phrases import MappingRule
 
     torch.set_num_threads(threads)
     trunk = load_trunk(TrunkConfig(ablation=ablation))
@@ -100,7 +100,7 @@ def main() -> int:
 
     from plugins.zsod.detected import DetectionRule
     from plugins.zsod.task import ZsodTask
-    from plugins.zsod.vocabulary import MappingRule
+    from core.detector.phrases import MappingRule
 
     runs = {name: raw_outputs(name, args.ablate_trunk, args.cache, args.threads) for name in sets}
     task = ZsodTask()

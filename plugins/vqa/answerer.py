@@ -25,6 +25,7 @@ from plugins.vqa.evidence import (
 from plugins.vqa.head import ANSWER_TYPES, VqaHead, open_features, yesno_features
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType
+from plugins.vqa.typed import DEFAULT_RULE, POLICY, Policy, TypedRule, choose, evidence_answer
 
 if TYPE_CHECKING:
     import torch
@@ -63,6 +64,7 @@ _TYPE_CATEGORIES: Mapping[QType, tuple[str, ...] | None] = {
     QType.WHO: ("person", "brand"),
     QType.WHEN: ("time", "weather"),
     QType.WHY: None,
+    QType.WHICH: None,
     QType.WHAT: None,
 }
 _CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = {
@@ -227,6 +229,8 @@ class Embedded:
     choices: torch.Tensor  # [K, D], K = len(parsed.choices)
     detections: Any = None  # core.detector.Detections of the image; None: the detector was not run
     pixels: Any = None  # RGB uint8 [H, W, 3] of the image, for colour questions (else None)
+    queries: Any = None  # [Q, D] the asked object's texts (``typed.subject_queries``); None or empty: none
+    together: int = 0  # how many of the first ``queries`` are averaged (``core.detector.phrases.class_match``)
 
 
 class Answerer:
@@ -239,11 +243,24 @@ class Answerer:
         emb_en: torch.Tensor,
         emb_ru: torch.Tensor,
         class_emb: Mapping[str, torch.Tensor] | None = None,
+        class_prompts: torch.Tensor | None = None,
+        *,
+        policy: Mapping[QType, Policy] | None = POLICY,
+        rule: TypedRule = DEFAULT_RULE,
     ) -> None:
         """``class_emb``: ``{"en": [C, D], "ru": [C, D]}`` the detector's class names embedded by
-        the trunk (``class_texts``); None: the detector's evidence is never used."""
+        the trunk (``class_texts``); None: the detector's evidence is never used. ``class_prompts``:
+        ``[C, D]`` the classes' prompt embeddings (``core.detector.phrases.pool_class_prompts``) that
+        asked objects are mapped to; None, or ``policy`` None: no answer by type (``typed.py``),
+        the head answers everything."""
         import torch
 
+        from core.detector import coco_classes
+
+        self.class_prompts = class_prompts
+        self.policy = policy if class_prompts is not None else None
+        self.rule = rule
+        self.class_names = coco_classes()
         self.head = head
         self.class_emb = dict(class_emb) if class_emb is not None else None
         self.candidates = list(candidates)
@@ -351,8 +368,35 @@ class Answerer:
 
     def answer_batch(self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]) -> list[str]:
         """Answers for many questions at once (yes/no and open questions scored in batches)."""
+        return self.answer_sourced(parsed, items)[0]
+
+    def answer_sourced(
+        self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]
+    ) -> tuple[list[str], list[str]]:
+        """Answers, and where each came from: "head", "evidence" (the detector, by the question's
+        type, ``typed.py``) or "prior" (the type's constant)."""
+        out = self.head_answers(parsed, items)
+        sources = ["head"] * len(out)
+        if self.policy is None or self.class_prompts is None:
+            return out, sources
+        from core.detector.phrases import ClassMatch, class_match
+
+        for i, (p, item) in enumerate(zip(parsed, items, strict=True)):
+            if p.qtype not in self.policy:
+                continue
+            match = ClassMatch(-1, -1.0, 0.0)
+            if item.queries is not None and len(item.queries):
+                match = class_match([item.queries], [item.together], self.class_prompts)[0]
+            evidence = evidence_answer(
+                p, item.detections, match, item.question, self.class_prompts, item.pixels, self.class_names, self.rule
+            )
+            out[i], sources[i] = choose(p, evidence, out[i], self.policy)
+        return out, sources
+
+    def head_answers(self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]) -> list[str]:
+        """The learned head's answers (yes/no and open questions scored in batches)."""
         out: list[str] = [""] * len(parsed)
-        yesno = [i for i, p in enumerate(parsed) if p.qtype is QType.YESNO]
+        yesno = [i for i, p in enumerate(parsed) if p.qtype.yesno]
         if yesno:
             langs = ["ru" if parsed[i].lang == "ru" else "en" for i in yesno]
             logits = self.yesno_logits([items[i] for i in yesno], langs).tolist()
@@ -362,7 +406,7 @@ class Answerer:
         groups: dict[str, list[int]] = {}
         for i, p in enumerate(parsed):
             lang = "ru" if p.lang == "ru" else "en"
-            if p.qtype is QType.YESNO:
+            if p.qtype.yesno:
                 continue
             if p.qtype is QType.CHOICE and len(p.choices) == items[i].choices.shape[0] > 0:
                 fit = (items[i].choices @ (items[i].image[0] - self.head.mean_image)).tolist()
@@ -377,11 +421,22 @@ class Answerer:
         return out
 
 
-def make_answerer(head: VqaHead, embed: Callable[[Sequence[str]], torch.Tensor], *, mode: str = "model") -> Answerer:
+def make_answerer(
+    head: VqaHead,
+    embed: Callable[[Sequence[str]], torch.Tensor],
+    *,
+    mode: str = "model",
+    policy: Mapping[QType, Policy] | None = POLICY,
+    rule: TypedRule = DEFAULT_RULE,
+) -> Answerer:
     """An ``Answerer`` for ``head`` with candidate texts embedded by ``embed`` (texts -> ``[N, D]``).
 
     ``mode``: "model" (the head as shipped) or "prior" (its prior-only model: no image feature).
+    ``policy``/``rule``: the answers by type (``typed.py``); ``policy`` None: the head alone.
     """
+    from core.detector import coco_classes
+    from core.detector.phrases import class_prompt_texts, pool_class_prompts
+
     if mode == "prior":
         head = head.prior_only()
     elif mode != "model":
@@ -389,7 +444,9 @@ def make_answerer(head: VqaHead, embed: Callable[[Sequence[str]], torch.Tensor],
     candidates = build_candidates(head)
     en, ru = candidate_texts(candidates, head.card.get("prompt"))
     class_en, class_ru = class_texts()
-    return Answerer(head, candidates, embed(en), embed(ru), {"en": embed(class_en), "ru": embed(class_ru)})
+    prompts = pool_class_prompts(embed(class_prompt_texts(coco_classes())), len(coco_classes()))
+    classes = {"en": embed(class_en), "ru": embed(class_ru)}
+    return Answerer(head, candidates, embed(en), embed(ru), classes, prompts, policy=policy, rule=rule)
 
 
 def class_texts() -> tuple[list[str], list[str]]:

@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 # almost unscaled at 0.4 of the cost of the default 416 (bench/vqa.py --detector-sizes: held-out
 # yes/no 0.525 at 256, 0.518 at 416; OK-VQA 0.229 at both).
 DETECTOR_SIZE = 256
-DETECTOR_TYPES = frozenset({QType.YESNO, QType.COUNT, QType.COLOR, QType.WHAT, QType.WHO, QType.WHERE})
+DETECTOR_TYPES = frozenset(
+    {QType.YESNO, QType.PRESENCE, QType.COUNT, QType.COLOR, QType.WHAT, QType.WHICH, QType.WHO, QType.WHERE}
+)
 MATCH_SHARPNESS = 10.0  # exp(10 (sim - best sim)): a class 0.1 below the best weighs 0.37
 COUNT_SCORE = 0.3  # a detection this sure counts as an object (NanoDet's usual display threshold)
 COUNT_SCORE_STRICT = 0.5

@@ -19,14 +19,29 @@ class QType(StrEnum):
     """What kind of answer a question wants."""
 
     YESNO = "yesno"
+    PRESENCE = "presence"  # a yes/no question whether an object is there: "Is there a dog?", "Есть ли кошка?"
     CHOICE = "choice"  # "X or Y?": the answer is one of the quoted options
     COUNT = "count"
     COLOR = "color"
     WHERE = "where"
+    WHICH = "which"  # which object / tool / animal: "What animal is this?", "Какой инструмент ...?"
     WHO = "who"
     WHY = "why"
     WHEN = "when"
     WHAT = "what"  # every other open question
+
+    @property
+    def yesno(self) -> bool:
+        """True for the types answered "yes"/"no"."""
+        return self in (QType.YESNO, QType.PRESENCE)
+
+    @property
+    def report(self) -> str:
+        """The question type the dev report groups by: yes/no, presence, count, colour, where,
+        which, choice, or "other" (who, why, when and every other open question)."""
+        if self in (QType.WHO, QType.WHY, QType.WHEN, QType.WHAT):
+            return "other"
+        return self.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,8 +230,11 @@ def yesno_subject(text: str, lang: str) -> str:
 
 
 _EN_COUNT = re.compile(
-    r"how many\s+(.+?)(?:\s+(?:are|is|were|was|do|does|did|can|could|have|has|in|on|at|of|there)\b|$)"
+    r"how many\s+((?:(?:pieces|slices|pairs|kinds|types|sorts|sets|groups|bunches)\s+of\s+)?.+?)"
+    r"(?:\s+(?:are|is|were|was|do|does|did|can|could|have|has|in|on|at|of|there)\b|$)"
 )
+# "How many pieces of cake": what is counted is cake.
+_EN_COUNT_UNIT = re.compile(r"^(?:(?:pieces|slices|pairs|kinds|types|sorts|sets|groups|bunches)\s+of\s+)?(?:the\s+)?")
 _EN_COLOR = (
     re.compile(r"colou?rs?\s+(?:is|are|was|were)\s+(?:the\s+|this\s+|that\s+|these\s+|those\s+|his\s+|her\s+)?(.+)$"),
     re.compile(r"colou?rs?\s+of\s+(?:the\s+|this\s+|that\s+|his\s+|her\s+)?(.+)$"),
@@ -258,7 +276,7 @@ def asked_object(text: str, lang: str, qtype: QType) -> str:
     if lang == "en":
         if qtype is QType.COUNT:
             m = _EN_COUNT.search(body)
-            return m.group(1).strip() if m else ""
+            return _EN_COUNT_UNIT.sub("", m.group(1)).strip() if m else ""
         for pattern in _EN_COLOR:
             m = pattern.search(body)
             if m:
@@ -308,60 +326,109 @@ def split_choices(text: str, lang: str) -> tuple[str, ...]:
     return (left_choice, right)
 
 
+@dataclass(frozen=True, slots=True)
+class TypeRule:
+    """One row of ``TYPE_RULES``: questions in ``lang`` whose lowercased text ``pattern`` finds (a
+    ``re.search``) are of type ``qtype``; with ``choices``, only those that quote "X or Y" options."""
+
+    qtype: QType
+    lang: str
+    pattern: re.Pattern[str]
+    choices: bool = False
+
+
+def _rule(qtype: QType, lang: str, pattern: str, *, choices: bool = False) -> TypeRule:
+    return TypeRule(qtype, lang, re.compile(pattern), choices)
+
+
+_EN_AUX_RE = "|".join(sorted((re.escape(w) for w in _EN_AUX), key=len, reverse=True))
+_RU_WH_RE = r"\b(?:" + "|".join(sorted(_RU_WH, key=len, reverse=True)) + r")\b"
+_NO_RU_WH = rf"^(?!.*{_RU_WH_RE})"
+
+
+def _first_ru_wh(words: str) -> str:
+    """A pattern for questions whose first Russian question word is one of ``words`` (alternatives)."""
+    return rf"^(?:(?!{_RU_WH_RE}).)*\b(?:{words})\b"
+
+
+# Which object a "which" question asks for: the detector's kinds of things (not "what kind of dog",
+# which wants a breed, nor "what bird").
+_EN_WHICH_NOUNS = (
+    r"(?:animal|tool|utensil|object|item|thing|vehicle|appliance|device|instrument|fruit|food|furniture)s?"
+)
+_RU_WHICH_NOUNS = r"(?:инструмент|животн|предмет|вещ|транспорт|фрукт|устройств|прибор|мебел|посуд)\w*"
+_RU_WHICH_WH = r"как(?:ой|ая|ое|ие|им|ую|ого|ом|ому|ими|их)|котор\w+"
+
+# The question-type classifier, in one place: the first row (of the question's language) whose
+# pattern matches decides; no row: ``QType.WHAT``. Rows are tried in this order.
+TYPE_RULES: tuple[TypeRule, ...] = (
+    _rule(QType.COUNT, "en", r"\bhow many\b|^(?!.*cost).*\bhow much\b"),
+    _rule(QType.COLOR, "en", rf"^(?!(?:{_EN_AUX_RE})\b).*colou?r"),  # "Is the color red?" is a yes/no question
+    _rule(QType.CHOICE, "en", rf"^(?:{_EN_AUX_RE}|which|what)\b", choices=True),
+    _rule(QType.PRESENCE, "en", r"^(?:is|are|was|were)\s+there\b|^(?:do|can|could)\s+(?:you|we)\s+see\b"),
+    _rule(QType.YESNO, "en", rf"^(?:{_EN_AUX_RE})\b"),
+    _rule(QType.WHERE, "en", r"^(?:[\w'-]+\W+){0,2}where\b"),
+    _rule(QType.WHICH, "en", rf"^(?:which|what)\s+(?:(?:kind|type|sort)\s+of\s+)?{_EN_WHICH_NOUNS}\b"),
+    _rule(QType.WHICH, "en", r"^what\s+(?:is|are)\s+(?:the\s+|this\s+|that\s+)?[\w' -]+?\s+(?:holding|carrying|using)\b"),  # noqa: E501
+    _rule(QType.WHO, "en", r"^(?:who|whose|whom)\b"),
+    _rule(QType.WHY, "en", r"^why\b"),
+    _rule(QType.WHEN, "en", r"^when\b|what year|what century"),
+    _rule(QType.COUNT, "ru", r"\bсколько\b"),
+    _rule(QType.COLOR, "ru", rf"^(?=.*{_RU_WH_RE}).*цвет"),  # "Автобус красного цвета?" is a yes/no question
+    _rule(QType.CHOICE, "ru", r"", choices=True),
+    _rule(QType.PRESENCE, "ru", r"^есть\s+ли\b|^(?:(?:на|в)\s+\w+\s+|здесь\s+|там\s+|тут\s+)есть\b|^видн[оы]\s+ли\b"),
+    _rule(QType.YESNO, "ru", rf"{_NO_RU_WH}|^(?:[\w-]+\W+){{0,2}}ли\b|^как\s+вы\b(?!.*{_RU_WH_RE})"),
+    _rule(QType.WHERE, "ru", _first_ru_wh("где|куда|откуда")),
+    _rule(QType.WHICH, "ru", _first_ru_wh(_RU_WHICH_WH) + rf"\s+(?:[\w-]+\s+)?{_RU_WHICH_NOUNS}"),
+    _rule(QType.WHICH, "ru", _first_ru_wh("что") + r"\s+(?:[\w-]+\s+){0,2}(?:держит|держат|несёт|несет|использует)\b"),
+    _rule(QType.WHO, "ru", _first_ru_wh("кто|кого|кому|кем|ком")),
+    _rule(QType.WHY, "ru", _first_ru_wh("почему|зачем|отчего")),
+    _rule(QType.WHEN, "ru", _first_ru_wh("когда")),
+)  # fmt: skip
+
+
+def question_type(text: str, lang: str, choices: tuple[str, ...] = ()) -> QType:
+    """The question's type by ``TYPE_RULES`` (``text`` as asked; ``choices`` its "X or Y" options)."""
+    low = text.strip().lower().lstrip("\"'«“(")
+    for rule in TYPE_RULES:
+        if rule.lang == lang and (choices or not rule.choices) and rule.pattern.search(low):
+            return rule.qtype
+    return QType.WHAT
+
+
+_EN_WHERE = re.compile(r"\bwhere\s+(.+)$")
+_EN_WHERE_TAIL = re.compile(
+    r"\s+(?:located|sitting|standing|parked|going|kept|placed|lying|laying|resting|hanging|being|stored|headed|heading)$"
+)
+
+
+def where_object(text: str, lang: str) -> str:
+    """The object a "where" question asks about ("Where is the fork?" -> "is the fork",
+    "Где находится вилка?" -> "находится вилка"); ``core.detector.phrases.phrase_head`` finds its
+    noun. "" when the question names none."""
+    body = text.strip().rstrip("?.! ").strip().lower()
+    if lang == "en":
+        m = _EN_WHERE.search(body)
+        return _EN_WHERE_TAIL.sub("", m.group(1)).strip() if m else ""
+    words = _words(body)
+    key = next((w for w in words if w in ("где", "куда", "откуда")), "")
+    return " ".join(words[words.index(key) + 1 :]) if key else ""
+
+
 def parse_question(text: str, lang: str | None = None) -> ParsedQuestion:
     """Analyse one question; ``lang`` defaults to the detected language ("en" when none)."""
     text = text.strip()
     lang = lang or detect_language(text) or "en"
     low = text.lower()
-    words = _words(text)
-    first = words[0] if words else ""
     category = _category(low)
     choices = split_choices(text, lang)
-    if lang == "en":
-        if "how many" in low or "how much" in low and "cost" not in low:
-            qtype = QType.COUNT
-        elif "color" in low or "colour" in low:
-            qtype = QType.COLOR
-        elif choices and first in _EN_AUX | {"which", "what"}:
-            qtype = QType.CHOICE
-        elif first in _EN_AUX:
-            qtype = QType.YESNO
-        elif first == "where" or "where" in words[:3]:
-            qtype = QType.WHERE
-        elif first in ("who", "whose", "whom"):
-            qtype = QType.WHO
-        elif first == "why":
-            qtype = QType.WHY
-        elif first == "when" or "what year" in low or "what century" in low:
-            qtype = QType.WHEN
-        else:
-            qtype = QType.WHAT
-    else:
-        wh = next((w for w in words if w in _RU_WH_SET), "")
-        if "сколько" in words:
-            qtype = QType.COUNT
-        elif "цвет" in low:
-            qtype = QType.COLOR
-        elif choices:
-            qtype = QType.CHOICE
-        elif (
-            not wh or "ли" in words[:3] or (words[:2] == ["как", "вы"] and not any(w in _RU_WH_SET for w in words[2:]))
-        ):
-            qtype = QType.YESNO
-        elif wh in ("где", "куда", "откуда"):
-            qtype = QType.WHERE
-        elif wh in ("кто", "кого", "кому", "кем", "ком"):
-            qtype = QType.WHO
-        elif wh in ("почему", "зачем", "отчего"):
-            qtype = QType.WHY
-        elif wh == "когда":
-            qtype = QType.WHEN
-        else:
-            qtype = QType.WHAT
-    if qtype in (QType.YESNO, QType.CHOICE):
+    qtype = question_type(text, lang, choices)
+    if qtype.yesno or qtype is QType.CHOICE:
         subject = yesno_subject(text, lang)
     elif qtype in (QType.COUNT, QType.COLOR):
         subject = asked_object(text, lang, qtype)
+    elif qtype is QType.WHERE:
+        subject = where_object(text, lang)
     else:
         subject = ""
     if qtype is QType.COLOR:

@@ -33,6 +33,7 @@ from core.io import find_task_dir, load_image, model_safe_text, read_request, re
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
 from plugins.vqa.evidence import DETECTOR_SIZE, wants_detections
 from plugins.vqa.question import ParsedQuestion, QType, detect_language, parse_question
+from plugins.vqa.typed import subject_queries
 
 N_REGIONS = 6  # rows of ``head.region_pool``
 
@@ -125,6 +126,8 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
     def setup(self, trunk: Trunk, detector: Detector | None = None) -> None:
         """Load the head made for this trunk (hand-set weights when there is none), embed the answers
         and the detector's class names; keep the run's detector (None: answer without it)."""
+        from core.detector import coco_classes
+        from core.detector.phrases import class_prompt_texts, pool_class_prompts
         from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts, class_texts
         from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head, untrained_head
 
@@ -140,12 +143,14 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         candidates = build_candidates(head)
         en, ru = candidate_texts(candidates, head.card.get("prompt"))
         class_en, class_ru = class_texts()
-        unique = list(dict.fromkeys(en + ru + class_en + class_ru))
+        prompts = class_prompt_texts(coco_classes())
+        unique = list(dict.fromkeys(en + ru + class_en + class_ru + prompts))
         emb = _embed_in_chunks(trunk, unique)
         row = {t: i for i, t in enumerate(unique)}
         pick = lambda texts: emb[[row[t] for t in texts]]  # noqa: E731
         classes = {"en": pick(class_en), "ru": pick(class_ru)}
-        self._loaded = _Loaded(Answerer(head, candidates, pick(en), pick(ru), classes), detector)
+        class_prompts = pool_class_prompts(pick(prompts), len(coco_classes()))
+        self._loaded = _Loaded(Answerer(head, candidates, pick(en), pick(ru), classes, class_prompts), detector)
         if detector is None:
             log.warning("VQA: no detector; answering without its evidence")
         log.info("VQA: %d candidate answers, head card %s", len(candidates), head.card.get("heldout_accuracy", "none"))
@@ -221,8 +226,14 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
             # Each image once, in one batched call, however many questions ask about it.
             images_in = [batch.rgb[r] for r in todo_rows]
             found = dict(zip(todo_rows, loaded.detector.detect(images_in, input_size=DETECTOR_SIZE), strict=True))
+        queries = [subject_queries(p) if p is not None else ((), 0) for p in batch.parsed]
         texts = list(
-            dict.fromkeys(t for p in batch.parsed if p is not None for t in (p.text, p.subject or p.text, *p.choices))
+            dict.fromkeys(
+                t
+                for p, (asked, _) in zip(batch.parsed, queries, strict=True)
+                if p is not None
+                for t in (p.text, p.subject or p.text, *p.choices, *asked)
+            )
         )
         emb = _embed_in_chunks(trunk, texts)
         row = {t: i for i, t in enumerate(texts)}
@@ -236,7 +247,19 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
             choices = emb[[row[c] for c in p.choices]] if p.choices else emb[:0]
             detections = found.get(image_row) if image_row is not None and wants_detections(p) else None
             rgb = batch.rgb[image_row] if detections is not None and p.qtype is QType.COLOR else None
-            items.append(Embedded(image, emb[row[p.text]], emb[row[p.subject or p.text]], choices, detections, rgb))
+            asked, together = queries[i]
+            items.append(
+                Embedded(
+                    image,
+                    emb[row[p.text]],
+                    emb[row[p.subject or p.text]],
+                    choices,
+                    detections,
+                    rgb,
+                    emb[[row[t] for t in asked]],
+                    together,
+                )
+            )
             todo.append(i)
         answers: list[str | None] = [None] * len(batch.parsed)
         parsed = [batch.parsed[i] for i in todo]

@@ -1,6 +1,6 @@
 """Phrases answered from the shared detector's boxes (``core.detector``).
 
-A phrase whose object maps to one of the detector's classes (``plugins.zsod.vocabulary``)
+A phrase whose object maps to one of the detector's classes (``core.detector.phrases``)
 is answered from that class's detections of the image, found once per image:
 
 * a *bare* phrase, a class-like name (at most two words, the whole phrase close to the
@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from plugins.zsod.boxes import iou_matrix
-from plugins.zsod.vocabulary import ClassMatch, MappingRule
+from core.detector.phrases import ClassMatch, MappingRule
 
 _LEFT = re.compile(r"\b(left|слева|левый|левая|левое|левой|левом)\b", re.IGNORECASE | re.UNICODE)
 _RIGHT = re.compile(r"\b(right|справа|правый|правая|правое|правой|правом)\b", re.IGNORECASE | re.UNICODE)

@@ -1,7 +1,7 @@
 """The zsOD task: phrase grounding with the shared detector's boxes and grid proposals, scored by the trunk.
 
 Phrases whose object the trunk's text tower maps to one of the shared detector's classes
-are answered from that class's detections (``vocabulary.py``, ``detected.py``). Of the
+are answered from that class's detections (``core.detector.phrases``, ``detected.py``). Of the
 other phrases, class-like names ("guitar", "одеяло") take the grid pipeline, described
 ones ("leg of the chair") answer ``[]`` (``DetectionRule.grid_described``); without a
 detector every phrase takes the grid pipeline. The grid pipeline runs only for the images
@@ -112,7 +112,7 @@ class Scorer(NamedTuple):
     background: torch.Tensor
     yolo: YoloProposer | None = None
     detector: Detector | None = None  # the run's shared detector (None: grid pipeline only)
-    classes: torch.Tensor | None = None  # [C, D] the detector's class prompts, embedded (vocabulary.py)
+    classes: torch.Tensor | None = None  # [C, D] the detector's class prompts, embedded (core.detector.phrases)
 
 
 class ZsodTask(TaskBase[ZsodSample, list, list]):
@@ -173,7 +173,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                 "heads for this trunk: python train.py --tasks zsod --trunk SPEC --heads DIR"
             )
             calibration = self.calibration or no_head_calibration()
-        from plugins.zsod.vocabulary import class_embeddings
+        from core.detector.phrases import class_embeddings
 
         with torch.inference_mode():
             background = background_embeddings(trunk)
@@ -289,7 +289,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         """The phrases' classes by the text tower (``texts``: the phrases' ``trunk.encode_texts``)."""
         import torch
 
-        from plugins.zsod.vocabulary import class_match
+        from core.detector.phrases import class_match
 
         classes, q = self.loaded().classes, item.queries
         if classes is None or q is None or item.tokens is None:
@@ -383,7 +383,7 @@ def described_calibration(calibration: Calibration, rule: DetectionRule) -> Cali
 
 def make_queries(phrases: Sequence[str], trunk: Trunk) -> PhraseQueries:
     """Every phrase's object queries (``vocabulary.phrase_queries``), tokenised in one go."""
-    from plugins.zsod.vocabulary import phrase_head, phrase_queries
+    from core.detector.phrases import phrase_head, phrase_queries
 
     texts: list[str] = []
     counts, together = [], []

@@ -27,7 +27,12 @@ def test_detect_language(text: str, lang: str | None) -> None:
         ("Is this a boat harbor?", QType.YESNO, ""),
         ("Could this be busy street?", QType.YESNO, ""),
         ("Эти животные дикие?", QType.YESNO, "animal"),
-        ("Есть ли здесь собака?", QType.YESNO, ""),
+        ("Есть ли здесь собака?", QType.PRESENCE, ""),
+        ("Is there a bus in the picture?", QType.PRESENCE, ""),
+        ("Are there any clouds?", QType.PRESENCE, ""),
+        ("На фото есть кошка?", QType.PRESENCE, ""),
+        ("Is this a bus?", QType.YESNO, ""),
+        ("Are these men wearing ties?", QType.YESNO, "clothing"),
         ("How many dogs are there?", QType.COUNT, ""),
         ("Сколько людей на фото?", QType.COUNT, ""),
         ("What color is the bus?", QType.COLOR, "color"),
@@ -37,7 +42,14 @@ def test_detect_language(text: str, lang: str | None) -> None:
         ("Почему автобус должен останавливаться?", QType.WHY, ""),
         ("When was this type of transportation invented?", QType.WHEN, "vehicle"),
         ("What sport is this?", QType.WHAT, "sport"),
-        ("Какой инструмент используется для резки?", QType.WHAT, "tool"),
+        ("Какой инструмент используется для резки?", QType.WHICH, "tool"),
+        ("What animal is this?", QType.WHICH, "animal"),
+        ("What kind of vehicle is shown?", QType.WHICH, "vehicle"),
+        ("What is the man holding?", QType.WHICH, ""),
+        ("Что держит женщина?", QType.WHICH, ""),
+        ("What kind of dog is this?", QType.WHAT, ""),
+        ("Where is the fork?", QType.WHERE, "place"),
+        ("Что это за место, где стоит автобус?", QType.WHAT, "place"),
         ("Как вы думаете, в каком городе была сделана эта фотография?", QType.WHAT, "city"),
         ("Is this a boy or a girl?", QType.CHOICE, ""),
         ("Это мальчик или девочка?", QType.CHOICE, ""),
@@ -87,3 +99,45 @@ def test_split_choices(text: str, lang: str, choices: tuple[str, ...]) -> None:
 )
 def test_yesno_subject(text: str, lang: str, subject: str) -> None:
     assert yesno_subject(text, lang) == subject
+
+
+def test_type_rules_cover_both_languages_and_every_evidence_type() -> None:
+    from plugins.vqa.question import TYPE_RULES
+
+    for lang in ("en", "ru"):
+        kinds = {r.qtype for r in TYPE_RULES if r.lang == lang}
+        assert {QType.COUNT, QType.PRESENCE, QType.YESNO, QType.COLOR, QType.WHERE, QType.WHICH} <= kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "report"),
+    [
+        ("Is this a cat?", "yesno"),
+        ("Is there a cat?", "presence"),
+        ("How many cats?", "count"),
+        ("What color is the cat?", "color"),
+        ("Where is the cat?", "where"),
+        ("What animal is this?", "which"),
+        ("Why is the cat here?", "other"),
+        ("Who is there?", "other"),
+        ("Is it a cat or a dog?", "choice"),
+    ],
+)
+def test_report_types(text: str, report: str) -> None:
+    assert parse_question(text).qtype.report == report
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("How many pieces of broccoli can you see?", "broccoli"),
+        ("How many people are walking?", "people"),
+        ("Сколько собак на фото?", "собак"),
+        ("Where is the fork?", "is the fork"),
+        ("Where is the bus parked?", "is the bus"),
+        ("Где находится вилка?", "находится вилка"),
+        ("Is there a bus in the picture?", "bus"),
+    ],
+)
+def test_asked_object(text: str, subject: str) -> None:
+    assert parse_question(text).subject == subject

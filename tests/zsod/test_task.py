@@ -15,7 +15,7 @@ from core.testing import assert_task_conforms
 from plugins.zsod.decision import Calibration
 from plugins.zsod.detected import DetectionRule
 from plugins.zsod.task import Geometry, ZsodSample, ZsodTask, clean_phrases, to_stored
-from plugins.zsod.vocabulary import MappingRule
+from core.detector.phrases import MappingRule
 
 DATA = Path(__file__).parent / "data"
 REQUESTS = json.loads((DATA / "zsOD" / "requests.json").read_text(encoding="utf-8"))

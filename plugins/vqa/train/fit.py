@@ -88,6 +88,7 @@ from plugins.vqa.question import ParsedQuestion, QType, parse_question
 from plugins.vqa.task import N_REGIONS, VqaTask
 from plugins.vqa.train.data import HELDOUT_BELOW, HELDOUT_MOD, DevQuestion, is_heldout, load_dev_set
 from plugins.vqa.train.detect import detector_key
+from plugins.vqa.typed import subject_queries
 
 if TYPE_CHECKING:
     import torch
@@ -303,11 +304,24 @@ def embed_questions(cache: EmbeddingCache, qs: Sequence[DevQuestion]) -> tuple[l
     subjects = cache.text([p.subject or p.text for p in parsed])
     choices = cache.text(sorted({c for p in parsed for c in p.choices}))
     row = {c: i for i, c in enumerate(sorted({c for p in parsed for c in p.choices}))}
+    queries = [subject_queries(p) for p in parsed]
+    query_emb = cache.text(sorted({t for texts, _ in queries for t in texts}))
+    query_row = {t: i for i, t in enumerate(sorted({t for texts, _ in queries for t in texts}))}
     items = []
     for i, p in enumerate(parsed):
         rgb = np.asarray(load_image(qs[i].image)) if found[i] is not None and p.qtype is QType.COLOR else None
+        texts, together = queries[i]
         items.append(
-            Embedded(images[i], questions[i], subjects[i], choices[[row[c] for c in p.choices]], found[i], rgb)
+            Embedded(
+                images[i],
+                questions[i],
+                subjects[i],
+                choices[[row[c] for c in p.choices]],
+                found[i],
+                rgb,
+                query_emb[[query_row[t] for t in texts]],
+                together,
+            )
         )
     return parsed, items
 
@@ -893,10 +907,9 @@ def fit_head(
     parsed, items = embed_questions(cache, train_qs)
     cache.save()
     is_yesno = [
-        p.qtype is QType.YESNO and q.answers[0] in ("yes", "no", "да", "нет")
-        for p, q in zip(parsed, train_qs, strict=True)
+        p.qtype.yesno and q.answers[0] in ("yes", "no", "да", "нет") for p, q in zip(parsed, train_qs, strict=True)
     ]
-    is_open = [p.qtype not in (QType.YESNO, QType.CHOICE) for p in parsed]
+    is_open = [not p.qtype.yesno and p.qtype is not QType.CHOICE for p in parsed]
 
     # 1. The answer vocabulary and its counts.
     counts: collections.Counter[str] = collections.Counter()

@@ -3,7 +3,7 @@
 A phrase ("a man in a suit", "мужчина с галстуком", "the tv on the table by the couch")
 names one object, its head noun, and says more about it (attributes, relations). The
 head is found with a few word lists (English) and pymorphy3 (Russian, already a runtime
-dependency of the VQA metric): the words before the first preposition, verb or relative
+dependency of the answer metric): the words before the first preposition, verb or relative
 word form the *core* ("a blue bus", "hot dog", "белая подушка"), and its noun is the head.
 
 The core, the head and the head's generic synonyms (``SYNONYMS``: "man" -> "person") are
@@ -11,8 +11,11 @@ embedded with the trunk's text tower and compared with every class's prompts
 (``CLASS_PROMPTS``, English and Russian names from ``core.detector.coco_classes``). The
 class with the best cosine is the phrase's class when that cosine and its margin over the
 second class clear the thresholds (``MappingRule``); otherwise the phrase has no class and
-the grid pipeline answers it. Nothing compares strings with the class names: a phrase that
+the task that asked answers it some other way. Nothing compares strings with the class names: a phrase that
 *is* a class name still goes through the text tower, so a random trunk maps at random.
+
+Task-neutral: every task that asks what a phrase names among the shared detector's classes
+(phrase grounding, questions about objects) maps it here, with its own ``MappingRule``.
 """
 
 from __future__ import annotations
@@ -185,21 +188,32 @@ def phrase_queries(phrase: str) -> tuple[tuple[str, ...], int]:
     return tuple(texts), together
 
 
+def class_prompt_texts(classes: ClassNames) -> list[str]:
+    """Every class's prompts (``CLASS_PROMPTS``), English then Russian, prompt by prompt."""
+    return [t.format(name) for lang in ("en", "ru") for t in CLASS_PROMPTS[lang] for name in getattr(classes, lang)]
+
+
+def pool_class_prompts(emb: torch.Tensor, n_classes: int) -> torch.Tensor:
+    """``[P * C, D]`` embeddings of ``class_prompt_texts`` -> ``[C, D]`` unit vectors, each class's mean."""
+    mean = emb.reshape(-1, n_classes, emb.shape[-1]).mean(0)
+    return mean / mean.norm(dim=-1, keepdim=True).clamp(min=1e-6)
+
+
 def class_embeddings(trunk: Trunk, classes: ClassNames) -> torch.Tensor:
     """``[C, D]`` unit vectors: each class's English and Russian prompts, embedded and averaged."""
     import torch
 
-    texts = [t.format(name) for lang in ("en", "ru") for t in CLASS_PROMPTS[lang] for name in getattr(classes, lang)]
+    texts = class_prompt_texts(classes)
     emb = torch.cat([trunk.embed_texts(texts[i : i + 64]) for i in range(0, len(texts), 64)])
-    mean = emb.reshape(-1, len(classes), emb.shape[-1]).mean(0)
-    return mean / mean.norm(dim=-1, keepdim=True).clamp(min=1e-6)
+    return pool_class_prompts(emb, len(classes))
 
 
 @dataclass(frozen=True, slots=True)
 class MappingRule:
     """When a phrase's best class is taken (cosines of the phrase's queries with class prompts).
 
-    Calibrated on zsod_coco_dev + fb_sample with ``python -m bench.zsod_detector`` (see README.md).
+    The defaults were calibrated for phrase grounding on zsod_coco_dev + fb_sample
+    (``python -m bench.zsod_detector``); a task may calibrate its own.
     """
 
     min_cos: float = 0.4

@@ -1,0 +1,298 @@
+"""Answers by question type, each from its best evidence: the shared detector's boxes.
+
+The question's type (``question.TYPE_RULES``) says what evidence answers it:
+
+* **count** ("How many dogs?", "Сколько людей?"): the detector's count of the asked class, the
+  boxes scoring at least ``TypedRule.count_score``; at least ``count_floor`` (1) because a
+  counting question presupposes its object;
+* **presence** ("Is there a bus?", "Есть ли на фото собака?"): "yes" when the asked class's best
+  box scores at least ``presence_score``;
+* **colour** ("Какого цвета автобус?"): the colour covering most of the middle of the asked
+  object's best box (``evidence.colour_shares``), named in the question's language;
+* **where** ("Где находится вилка?"): the detected object that supports or holds the asked one
+  (``SUPPORTS``: its box holds the bottom of the asked object's box), named in the question's
+  language ("стол" for the dining table);
+* **which** ("Какой инструмент используется для резки?"): the detected classes are the
+  candidates, chosen by the question's fit to each class through the trunk's text tower.
+
+The asked object (``ParsedQuestion.subject``) is mapped to one of the detector's classes by
+``core.detector.phrases``, the same text-tower mapping phrase grounding uses: a subject that
+names no class clearly (``TypedRule.mapping``) has no evidence. Where the evidence is missing,
+or where it did not beat the alternatives on held-out folds, ``POLICY`` says what answers
+instead: the learned head or the type's constant prior (``PRIORS``, the best constant answer
+per type and language on the dev data, ``python -m bench.vqa_types``).
+
+Pure functions of tensors and arrays, shared by the task and the benches.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from core.detector.phrases import ClassMatch, MappingRule
+from plugins.vqa.evidence import COLOURS, colour_shares
+from plugins.vqa.normalize import normalize_answer
+from plugins.vqa.question import ParsedQuestion, QType
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
+
+
+@dataclass(frozen=True, slots=True)
+class TypedRule:
+    """Thresholds on the detector's scores, per type. ``count_score`` and ``presence_score`` are the
+    values every cross-validation fold chose (5 folds by image, en and ru alike) on the count and
+    presence questions ``bench.vqa_types`` builds from zsod_coco_dev's COCO boxes, with detections at
+    ``evidence.DETECTOR_SIZE``; ``object_score`` and ``support_cover`` are set by hand (no dev set
+    holds colour, where or which questions with boxes)."""
+
+    mapping: MappingRule = MappingRule(min_cos=0.4, min_margin=0.02)
+    count_score: float = 0.4  # a box this sure counts as one object
+    count_floor: int = 1  # a counting question presupposes its object
+    presence_score: float = 0.15  # the asked class's best box this sure: "yes"
+    object_score: float = 0.3  # a box this sure can answer colour, where and which questions
+    support_cover: float = 0.5  # share of the asked object's box a support's box must hold
+
+
+DEFAULT_RULE = TypedRule()
+
+
+# What answers each type, where the detector's evidence is missing or did not win: "head" (the
+# learned head) or "prior" (the type's constant, ``PRIORS``). ``evidence``: False where the evidence
+# answer scored below the alternative on held-out folds (bench.vqa_types).
+class Policy(NamedTuple):
+    evidence: bool
+    otherwise: str  # "head" or "prior"
+
+
+POLICY: Mapping[QType, Policy] = {
+    QType.COUNT: Policy(True, "prior"),
+    QType.PRESENCE: Policy(True, "head"),
+    QType.COLOR: Policy(True, "head"),
+    QType.WHERE: Policy(True, "head"),
+    QType.WHICH: Policy(True, "head"),
+}
+
+# The best constant answer per type and language on the dev data (bench.vqa_types prints them):
+# count on the built count questions (CV 0.546), presence and yes/no on the training part of the VQA v2
+# sets (1,227 presence questions: "no" 0.513; 7,790 yes/no: "no" 0.517; no Russian set, so the same
+# answers in Russian), colour by VQA v2's published answer shares (no dev set holds colour
+# questions), where: too few questions to measure (11; "table" is the support answer most asked).
+PRIORS: Mapping[tuple[QType, str], str] = {
+    (QType.COUNT, "en"): "1",
+    (QType.COUNT, "ru"): "1",
+    (QType.PRESENCE, "en"): "no",
+    (QType.PRESENCE, "ru"): "нет",
+    (QType.YESNO, "en"): "no",
+    (QType.YESNO, "ru"): "нет",
+    (QType.COLOR, "en"): "white",
+    (QType.COLOR, "ru"): "белый",
+    (QType.WHERE, "en"): "table",
+    (QType.WHERE, "ru"): "стол",
+}
+
+# How a class is named as an answer, where that differs from its detector name (English, Russian).
+CLASS_ANSWERS: Mapping[str, tuple[str, str]] = {
+    "dining table": ("table", "стол"),
+    "cell phone": ("phone", "телефон"),
+    "sports ball": ("ball", "мяч"),
+    "potted plant": ("plant", "растение"),
+    "wine glass": ("glass", "бокал"),
+    "hair drier": ("hair dryer", "фен"),
+    "tennis racket": ("racket", "ракетка"),
+    "baseball bat": ("bat", "бита"),
+    "baseball glove": ("glove", "перчатка"),
+    "surfboard": ("surfboard", "доска"),
+    "teddy bear": ("teddy bear", "мишка"),
+    "toothbrush": ("toothbrush", "щётка"),
+    "fire hydrant": ("fire hydrant", "гидрант"),
+    "parking meter": ("parking meter", "паркомат"),
+    "person": ("person", "человек"),
+}
+# Classes that hold or carry other objects: a "where" question's answer.
+SUPPORTS = frozenset(
+    ("dining table", "bed", "couch", "chair", "bench", "toilet", "sink", "bowl", "refrigerator", "oven")
+    + ("car", "truck", "boat", "suitcase", "skateboard", "surfboard", "motorcycle", "bicycle", "horse")
+)
+# Which classes a "which object" question does not want (it asks about things, not people).
+_NOT_OBJECTS = frozenset({"person"})
+
+
+def class_answer(name: str, ru_name: str, lang: str) -> str:
+    """The answer naming detector class ``name`` (its Russian name ``ru_name``), as the scorer keeps it."""
+    en, ru = CLASS_ANSWERS.get(name, (name, ru_name))
+    return normalize_answer(ru if lang == "ru" else en, lang)
+
+
+@functools.cache
+def colour_words() -> dict[str, dict[str, str]]:
+    """Colour names by language: ``{"en": {"blue": "blue"}, "ru": {"blue": "синий"}}`` from the answer
+    vocabulary's colour block (``answers.py``)."""
+    from plugins.vqa.answers import vocabulary
+
+    table = {a.en: a.ru for a in vocabulary() if a.category == "color"}
+    return {"en": {c: c for c in COLOURS}, "ru": {c: table[c] for c in COLOURS}}
+
+
+# A chromatic colour needs this share of the object's middle to win over white, black and gray
+# (shadows and highlights cover part of every painted object).
+CHROMATIC_SHARE = 0.2
+
+
+def colour_name(rgb: np.ndarray, box: Sequence[float] | None) -> str:
+    """The English name (one of ``COLOURS``) of the colour of ``box`` (xyxy pixels; None: the picture's
+    middle): the most common chromatic colour when it covers ``CHROMATIC_SHARE``, else the most common one."""
+    import numpy as np
+
+    shares = colour_shares(rgb, box)
+    achromatic = [COLOURS.index(c) for c in ("white", "black", "gray")]
+    chromatic = np.array(shares)
+    chromatic[achromatic] = -1.0
+    best = int(chromatic.argmax())
+    if chromatic[best] >= CHROMATIC_SHARE:
+        return COLOURS[best]
+    return COLOURS[int(np.argmax(shares))]
+
+
+def _of_class(found: Any, label: int, min_score: float) -> list[int]:
+    """Indices of ``found``'s boxes of class ``label`` scoring at least ``min_score``, best first."""
+    import numpy as np
+
+    scores = np.asarray(found.scores)
+    own = np.flatnonzero((np.asarray(found.labels) == label) & (scores >= min_score))
+    return [int(i) for i in own[np.argsort(-scores[own], kind="stable")]]
+
+
+def count_answer(found: Any, match: ClassMatch, rule: TypedRule) -> str | None:
+    """The number of the asked class's boxes (at least ``count_floor``); None when the subject has no class."""
+    if not match.accepted(rule.mapping):
+        return None
+    return str(max(rule.count_floor, len(_of_class(found, match.label, rule.count_score))))
+
+
+def presence_answer(found: Any, match: ClassMatch, rule: TypedRule, lang: str) -> str | None:
+    """ "yes"/"no" (in ``lang``) by the asked class's best box; None when the subject has no class."""
+    if not match.accepted(rule.mapping):
+        return None
+    yes = bool(_of_class(found, match.label, rule.presence_score))
+    return ("да" if yes else "нет") if lang == "ru" else ("yes" if yes else "no")
+
+
+def colour_answer(found: Any, match: ClassMatch, rgb: np.ndarray | None, rule: TypedRule, lang: str) -> str | None:
+    """The colour of the asked object's best box, in ``lang``; None without the object or the pixels."""
+    if rgb is None or not match.accepted(rule.mapping):
+        return None
+    own = _of_class(found, match.label, rule.object_score)
+    if not own:
+        return None
+    return colour_words()[lang if lang == "ru" else "en"][colour_name(rgb, found.boxes[own[0]])]
+
+
+def _covered(inner: Sequence[float], outer: Sequence[float]) -> float:
+    """Share of box ``inner`` (xyxy) inside box ``outer``."""
+    x1, y1 = max(inner[0], outer[0]), max(inner[1], outer[1])
+    x2, y2 = min(inner[2], outer[2]), min(inner[3], outer[3])
+    area = max(1e-6, (inner[2] - inner[0]) * (inner[3] - inner[1]))
+    return max(0.0, x2 - x1) * max(0.0, y2 - y1) / area
+
+
+def where_answer(found: Any, match: ClassMatch, names: Any, rule: TypedRule, lang: str) -> str | None:
+    """The detected support (``SUPPORTS``) that holds most of the asked object's best box, named in
+    ``lang``; None when the subject has no class, is not found, or nothing holds it."""
+    if not match.accepted(rule.mapping):
+        return None
+    own = _of_class(found, match.label, rule.object_score)
+    if not own:
+        return None
+    box = found.boxes[own[0]]
+    best, best_fit = -1, 0.0
+    for i, (label, score) in enumerate(zip(found.labels, found.scores, strict=True)):
+        name = names.en[int(label)]
+        if int(label) == match.label or name not in SUPPORTS or score < rule.object_score:
+            continue
+        cover = _covered(box, found.boxes[i])
+        if cover >= rule.support_cover and cover * float(score) > best_fit:
+            best, best_fit = i, cover * float(score)
+    if best < 0:
+        return None
+    label = int(found.labels[best])
+    return class_answer(names.en[label], names.ru[label], lang)
+
+
+def which_answer(
+    found: Any, question: torch.Tensor, class_emb: torch.Tensor, names: Any, rule: TypedRule, lang: str
+) -> str | None:
+    """The detected class (an object, not a person) that fits the question best through the text
+    tower (``question``: ``[D]``, ``class_emb``: ``[C, D]`` class prompts); None when none is detected."""
+    labels = sorted(
+        {
+            int(label)
+            for label, score in zip(found.labels, found.scores, strict=True)
+            if score >= rule.object_score and names.en[int(label)] not in _NOT_OBJECTS
+        }
+    )
+    if not labels:
+        return None
+    fit = (class_emb[labels] @ question).tolist()
+    label = labels[max(range(len(labels)), key=fit.__getitem__)]
+    return class_answer(names.en[label], names.ru[label], lang)
+
+
+def evidence_answer(
+    parsed: ParsedQuestion,
+    found: Any,
+    match: ClassMatch,
+    question: torch.Tensor,
+    class_emb: torch.Tensor,
+    rgb: np.ndarray | None,
+    names: Any,
+    rule: TypedRule,
+) -> str | None:
+    """The answer the detector's evidence gives ``parsed`` (by its type), or None where it has none."""
+    if found is None:
+        return None
+    lang = "ru" if parsed.lang == "ru" else "en"
+    qtype = parsed.qtype
+    if qtype is QType.COUNT:
+        return count_answer(found, match, rule)
+    if qtype is QType.PRESENCE:
+        return presence_answer(found, match, rule, lang)
+    if qtype is QType.COLOR:
+        return colour_answer(found, match, rgb, rule, lang)
+    if qtype is QType.WHERE:
+        return where_answer(found, match, names, rule, lang)
+    if qtype is QType.WHICH:
+        return which_answer(found, question, class_emb, names, rule, lang)
+    return None
+
+
+def choose(
+    parsed: ParsedQuestion, evidence: str | None, head: str, policy: Mapping[QType, Policy] = POLICY
+) -> tuple[str, str]:
+    """The answer ``POLICY`` picks for ``parsed`` and where it came from ("evidence", "head", "prior")."""
+    rule = policy.get(parsed.qtype)
+    if rule is None:
+        return head, "head"
+    if rule.evidence and evidence is not None:
+        return evidence, "evidence"
+    prior = PRIORS.get((parsed.qtype, "ru" if parsed.lang == "ru" else "en"))
+    if rule.otherwise == "prior" and prior is not None:
+        return prior, "prior"
+    return head, "head"
+
+
+def subject_queries(parsed: ParsedQuestion) -> tuple[tuple[str, ...], int]:
+    """The texts standing for the question's asked object (``core.detector.phrases.phrase_queries``)
+    and how many of the first are averaged; ``((), 0)`` for types without an asked object."""
+    from core.detector.phrases import phrase_queries
+
+    if parsed.qtype not in SUBJECT_TYPES or not parsed.subject.strip():
+        return (), 0
+    return phrase_queries(parsed.subject)
+
+
+SUBJECT_TYPES = frozenset({QType.COUNT, QType.PRESENCE, QType.COLOR, QType.WHERE})

@@ -1,0 +1,177 @@
+"""Answers by question type from the detector's evidence (plugins/vqa/typed.py), on hand-made
+detections and synthetic images."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from core.detector import Detections, coco_classes
+from core.detector.phrases import ClassMatch
+from plugins.vqa.normalize import normalize_answer
+from plugins.vqa.question import QType, parse_question
+from plugins.vqa.typed import (
+    CLASS_ANSWERS,
+    POLICY,
+    PRIORS,
+    Policy,
+    TypedRule,
+    choose,
+    class_answer,
+    colour_answer,
+    colour_name,
+    count_answer,
+    evidence_answer,
+    presence_answer,
+    subject_queries,
+    where_answer,
+    which_answer,
+)
+
+NAMES = coco_classes()
+PERSON, DOG, FORK, TABLE, SCISSORS, KNIFE, BUS = (
+    NAMES.en.index(n) for n in ("person", "dog", "fork", "dining table", "scissors", "knife", "bus")
+)
+RULE = TypedRule()
+SURE = ClassMatch(DOG, 0.9, 0.2)
+
+
+def _found(*rows: tuple[int, float, tuple[float, float, float, float]]) -> Detections:
+    return Detections(
+        np.array([r[2] for r in rows], dtype=np.float32).reshape(-1, 4),
+        np.array([r[1] for r in rows], dtype=np.float32),
+        np.array([r[0] for r in rows], dtype=np.int64),
+    )
+
+
+DOGS = _found(
+    (DOG, 0.9, (0, 0, 10, 10)),
+    (DOG, 0.5, (20, 0, 30, 10)),
+    (DOG, 0.32, (40, 0, 50, 10)),
+    (PERSON, 0.95, (0, 20, 10, 40)),
+    (DOG, 0.1, (60, 0, 70, 10)),
+)
+
+
+@pytest.mark.parametrize(("threshold", "count"), [(0.05, "4"), (0.3, "3"), (0.4, "2"), (0.6, "1"), (0.99, "1")])
+def test_count_is_the_asked_class_above_the_threshold_at_least_one(threshold: float, count: str) -> None:
+    rule = TypedRule(count_score=threshold)
+    assert count_answer(DOGS, SURE, rule) == count
+
+
+def test_count_floor_and_unmapped_subject() -> None:
+    assert count_answer(_found(), SURE, TypedRule(count_floor=0)) == "0"
+    assert count_answer(_found(), SURE, RULE) == "1"
+    assert count_answer(DOGS, ClassMatch(DOG, 0.2, 0.2), RULE) is None  # cosine below the mapping rule
+    assert count_answer(DOGS, ClassMatch(DOG, 0.9, 0.0), RULE) is None  # no margin over the second class
+    assert count_answer(DOGS, ClassMatch(-1, -1.0, 0.0), RULE) is None
+
+
+def test_presence_by_the_best_box_in_the_question_language() -> None:
+    assert presence_answer(DOGS, SURE, RULE, "en") == "yes"
+    assert presence_answer(DOGS, ClassMatch(FORK, 0.9, 0.2), RULE, "ru") == "нет"
+    assert presence_answer(DOGS, SURE, TypedRule(presence_score=0.95), "ru") == "нет"
+    assert presence_answer(DOGS, ClassMatch(-1, -1.0, 0.0), RULE, "en") is None
+
+
+def _image(rgb: tuple[int, int, int], size: int = 40) -> np.ndarray:
+    return np.broadcast_to(np.array(rgb, dtype=np.uint8), (size, size, 3)).copy()
+
+
+@pytest.mark.parametrize(
+    ("rgb", "name"),
+    [
+        ((30, 60, 200), "blue"),
+        ((200, 30, 30), "red"),
+        ((40, 160, 40), "green"),
+        ((240, 220, 30), "yellow"),
+        ((245, 245, 245), "white"),
+        ((10, 10, 10), "black"),
+        ((128, 128, 128), "gray"),
+        ((120, 70, 30), "brown"),
+    ],
+)
+def test_colour_names_of_plain_images(rgb: tuple[int, int, int], name: str) -> None:
+    assert colour_name(_image(rgb), None) == name
+
+
+def test_colour_of_the_box_not_the_picture_and_a_shaded_object_keeps_its_hue() -> None:
+    image = _image((245, 245, 245), 100)
+    image[0:30, 0:30] = (30, 60, 200)  # a blue square in the corner of a white picture
+    assert colour_name(image, (0, 0, 30, 30)) == "blue"
+    assert colour_name(image, None) == "white"  # the picture's middle
+    image[0:15, 0:30] = (15, 15, 15)  # half of the square in deep shadow: still blue
+    assert colour_name(image, (0, 0, 30, 30)) == "blue"
+
+
+def test_colour_answer_names_the_asked_object_in_the_question_language() -> None:
+    image = _image((245, 245, 245), 100)
+    image[10:50, 10:50] = (30, 60, 200)
+    found = _found((BUS, 0.8, (10, 10, 50, 50)))
+    bus = ClassMatch(BUS, 0.9, 0.2)
+    assert colour_answer(found, bus, image, RULE, "ru") == "синий"
+    assert colour_answer(found, bus, image, RULE, "en") == "blue"
+    assert colour_answer(found, SURE, image, RULE, "en") is None  # no dog detected: no evidence
+    assert colour_answer(found, bus, None, RULE, "en") is None
+
+
+def test_where_is_the_support_under_the_object() -> None:
+    found = _found(
+        (FORK, 0.6, (40, 40, 60, 50)),
+        (TABLE, 0.5, (0, 30, 200, 200)),
+        (PERSON, 0.9, (30, 0, 80, 60)),
+    )
+    fork = ClassMatch(FORK, 0.9, 0.2)
+    assert where_answer(found, fork, NAMES, RULE, "ru") == "стол"
+    assert where_answer(found, fork, NAMES, RULE, "en") == "table"
+    away = _found((FORK, 0.6, (300, 300, 320, 310)), (TABLE, 0.5, (0, 30, 200, 200)))
+    assert where_answer(away, fork, NAMES, RULE, "en") is None  # the table does not hold it
+
+
+def test_which_picks_the_detected_object_the_question_fits() -> None:
+    class_emb = torch.eye(len(NAMES))
+    question = class_emb[SCISSORS] * 0.8 + class_emb[KNIFE] * 0.5 + class_emb[PERSON]
+    found = _found((PERSON, 0.9, (0, 0, 5, 5)), (KNIFE, 0.6, (0, 0, 5, 5)), (SCISSORS, 0.4, (0, 0, 5, 5)))
+    assert which_answer(found, question, class_emb, NAMES, RULE, "ru") == "ножницы"  # people are not objects
+    assert which_answer(_found((PERSON, 0.9, (0, 0, 5, 5))), question, class_emb, NAMES, RULE, "en") is None
+
+
+def test_class_answers_survive_the_scorer() -> None:
+    for en, ru in zip(NAMES.en, NAMES.ru, strict=True):
+        for lang in ("en", "ru"):
+            answer = class_answer(en, ru, lang)
+            assert normalize_answer(answer, lang) == answer
+    assert set(CLASS_ANSWERS) <= set(NAMES.en)
+
+
+def test_evidence_answer_dispatches_by_type() -> None:
+    parsed = parse_question("How many dogs are there?")
+    rule = TypedRule(count_score=0.3)
+    assert evidence_answer(parsed, DOGS, SURE, torch.zeros(80), torch.eye(80), None, NAMES, rule) == "3"
+    assert evidence_answer(parsed, None, SURE, torch.zeros(80), torch.eye(80), None, NAMES, RULE) is None
+    why = parse_question("Why is the dog here?")
+    assert evidence_answer(why, DOGS, SURE, torch.zeros(80), torch.eye(80), None, NAMES, RULE) is None
+
+
+def test_policy_falls_back_to_the_head_or_the_prior() -> None:
+    count = parse_question("Сколько собак на фото?")
+    policy = {QType.COUNT: Policy(True, "prior")}
+    assert choose(count, "3", "12", policy) == ("3", "evidence")
+    assert choose(count, None, "12", policy) == (PRIORS[(QType.COUNT, "ru")], "prior")
+    assert choose(count, "3", "12", {QType.COUNT: Policy(False, "prior")}) == (PRIORS[(QType.COUNT, "ru")], "prior")
+    assert choose(count, None, "12", {QType.COUNT: Policy(True, "head")}) == ("12", "head")
+    other = parse_question("Why is the dog here?")
+    assert choose(other, "x", "because", policy) == ("because", "head")
+    assert set(POLICY) <= {QType.COUNT, QType.PRESENCE, QType.COLOR, QType.WHERE, QType.WHICH}
+
+
+def test_priors_survive_the_scorer() -> None:
+    for (_, lang), answer in PRIORS.items():
+        assert normalize_answer(answer, lang) == answer
+
+
+def test_subject_queries_only_for_types_that_ask_about_an_object() -> None:
+    texts, together = subject_queries(parse_question("How many men are there?"))
+    assert texts[0] == "men" and "person" in texts and together >= 1
+    assert subject_queries(parse_question("Why is it here?")) == ((), 0)
