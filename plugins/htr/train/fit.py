@@ -448,11 +448,15 @@ def export(
 
     from core.heads import write_card
     from plugins.htr.model import HtrHead
+    from plugins.htr.train import handfonts
     from plugins.htr.train.fontsource import FONT_DIR
     from plugins.htr.train.render import FONT_PACKAGES, find_fonts
 
     manifest = FONT_DIR / "manifest.json"
     npm_versions = json.loads(manifest.read_text()) if manifest.exists() else {}
+    hands_manifest = handfonts.HAND_DIR / "manifest.json"
+    hands = json.loads(hands_manifest.read_text()) if hands_manifest.exists() else {}
+    fonts = sorted(Path(f.path).name for f in find_fonts())
     state = torch.load(cache / "checkpoint.pt", weights_only=False, map_location="cpu")
     head = HtrHead(**state["config"])
     head.load_state_dict(state["head"])
@@ -484,17 +488,37 @@ def export(
         "trunk": {"image": trunk_versions["image"]},
         "data": {
             "kind": (
-                "rendered words (Debian fonts, Fontsource handwriting fonts from npm, Hershey pen strokes)"
-                + (" + real handwriting" if real else "; no real handwriting")
-                + "; fb_sample never used for training; style-held-out fonts/sets/pen styles never used"
+                "rendered words (Debian fonts, Fontsource handwriting fonts from npm,"
+                + (" fonts made from real people's Cyrillic handwriting," if hands else "")
+                + " Hershey pen strokes)"
+                + (" + real handwriting images" if real else "; no handwriting images")
+                + "; fb_sample never used for training; style-held-out fonts/sets/pen styles and held-out hands"
+                " never used"
             ),
-            "words": "wordfreq 3.1.1 top 40k ru + top 40k en, casing/punctuation/abbreviations/numbers mixed in",
+            "words": (
+                "wordfreq 3.1.1 top 40k ru + top 40k en (each in its own alphabet), casing, punctuation, hyphens;"
+                " phrases of 2-3 words with spaces and commas, numbers, dates, times, codes, abbreviations"
+                " with a period (plugins.htr.train.words.WordSampler)"
+            ),
             "train_samples": n_train,
             "real_samples": dict(real or {}),
             "pen_share": pen_shares,
             "rotated_share": ROTATED_SHARE,
-            "fonts": sorted(Path(f.path).name for f in find_fonts()),
-            "font_sources": {"debian": FONT_PACKAGES, "npm_fontsource": npm_versions},
+            "fonts": fonts,
+            "font_sources": {
+                "debian": FONT_PACKAGES,
+                "npm_fontsource": npm_versions,
+                "real_hands": {
+                    "package": f"{hands['package']}=={hands['version']} (PyPI wheel)",
+                    "licence": hands["licence"],
+                    "fetch": "python -m plugins.htr.train.handfonts",
+                    "trained_on": [n for n in fonts if handfonts.is_hand_font(n)],
+                    "held_out": list(handfonts.HELDOUT_HANDS),
+                    "sha256": hands["files"],
+                }
+                if hands
+                else {},
+            },
         },
         "steps": state["step"],
         "seed": seed,
