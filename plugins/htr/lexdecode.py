@@ -322,11 +322,18 @@ class LexiconDecoder:
         self.zipf = lexicon.zipf
         self.lengths = lexicon.lengths
         self.labels = lexicon.labels
-        # +1 for a word in Cyrillic letters, -1 in Latin ones (0: neither)
-        self._script = np.array([_script_sign(w) for w in self.words], dtype=np.float64)
+        self._script: np.ndarray | None = None  # per word: +1 Cyrillic, -1 Latin (``script_signs``)
         width = self.labels.shape[1] if len(self.words) else 0
         self._starts = np.searchsorted(self.lengths, np.arange(width + 2))  # first id of each length
         self._postings, self._offsets = _bigram_index(self.labels, self.lengths)
+
+    def script_signs(self) -> np.ndarray:
+        """Per lexicon word: +1 when it holds Cyrillic letters, -1 Latin ones only, 0 neither (built on first use)."""
+        if self._script is None:
+            cyr = np.isin(self.labels, [CHARSET.index(ch) + 1 for ch in CYRILLIC]).any(axis=1)
+            lat = np.isin(self.labels, [CHARSET.index(ch) + 1 for ch in LATIN]).any(axis=1)
+            self._script = np.where(cyr, 1.0, np.where(lat, -1.0, 0.0))
+        return self._script
 
     def candidates(self, queries: Sequence[str]) -> np.ndarray:
         """Ids of the shortlisted base words for the free readings ``queries`` (lower-cased).
@@ -458,7 +465,9 @@ class LexiconDecoder:
 
         The prior is the word's frequency plus ``evidence`` (weighted script evidence) signed by
         its alphabet."""
-        prior = self.weight * self.zipf[ids] / 8.0 + evidence * self._script[ids]
+        prior = self.weight * self.zipf[ids] / 8.0
+        if evidence:
+            prior = prior + evidence * self.script_signs()[ids]
         order = np.argsort(-(folded + prior))[: self.expand]
         texts, priors, labels = [], [], []
         for j in order:
@@ -480,13 +489,6 @@ def _label_matrix(encoded: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndar
     labels = np.zeros((len(encoded), max(int(lengths.max(initial=0)), 1)), dtype=np.int64)
     labels[np.arange(labels.shape[1]) < lengths[:, None]] = [i for e in encoded for i in e]
     return labels, lengths
-
-
-def _script_sign(word: str) -> float:
-    """+1 for a word in Cyrillic letters, -1 in Latin ones, 0 otherwise."""
-    if any("\u0400" <= ch <= "\u04ff" for ch in word):
-        return 1.0
-    return -1.0 if any(ch.isascii() and ch.isalpha() for ch in word) else 0.0
 
 
 def _both_scripts(readings: Sequence[str]) -> list[str]:

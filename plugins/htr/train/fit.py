@@ -441,8 +441,13 @@ def export(
     *,
     real: Mapping[str, int] | None = None,
     seed: int | None = None,
+    blend: tuple[Path, float] | None = None,
 ) -> Path:
-    """Checkpoint -> fp16 safetensors + card (with the dev score, greedy and beam); returns the card path."""
+    """Checkpoint -> fp16 safetensors + card (with the dev score, greedy and beam); returns the card path.
+
+    ``blend=(head folder or checkpoint, alpha)`` exports ``alpha`` x the checkpoint's weights +
+    ``1 - alpha`` x that head's (``blend_weights``: the fine-tuned head averaged with the one it
+    started from, which keeps more of what the start read well)."""
     import torch
     from safetensors.torch import save_file
 
@@ -459,7 +464,9 @@ def export(
     fonts = sorted(Path(f.path).name for f in find_fonts())
     state = torch.load(cache / "checkpoint.pt", weights_only=False, map_location="cpu")
     head = HtrHead(**state["config"])
-    head.load_state_dict(state["head"])
+    head.load_state_dict(
+        state["head"] if blend is None else blend_weights(state["head"], load_init(blend[0])["head"], blend[1])
+    )
     dev = load_shards([cache / "dev.npz"])
     greedy = evaluate(head, dev)
     beam = evaluate(head, dev, beam=True)
@@ -522,6 +529,7 @@ def export(
         },
         "steps": state["step"],
         "seed": seed,
+        "blend": {"with": str(blend[0]), "alpha": blend[1]} if blend is not None else None,
         "dev": {"set": f"rendered, seed {DEV_SEED}, {len(dev['texts'])} crops", "greedy": greedy, "beam": beam},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
@@ -529,6 +537,16 @@ def export(
     write_card(path, card)
     print(json.dumps(card["dev"], indent=1))
     return path
+
+
+def blend_weights(tuned: Mapping[str, Any], start: Mapping[str, Any], alpha: float) -> dict[str, Any]:
+    """``alpha * tuned + (1 - alpha) * start`` for every float tensor (weight-space ensembling of a
+    fine-tuned head with its starting point, "WiSE-FT"); integer buffers come from ``tuned``."""
+    if set(tuned) != set(start):
+        raise SystemExit(f"the heads to blend differ: {sorted(set(tuned) ^ set(start))}")
+    return {
+        k: alpha * v.float() + (1 - alpha) * start[k].float() if v.is_floating_point() else v for k, v in tuned.items()
+    }
 
 
 def read_real(data: Mapping[str, Sequence[Path]]) -> dict[str, list[tuple[Path, str]]]:
@@ -677,6 +695,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more caches whose shards to train on")
     parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
     parser.add_argument("--blocks", type=int, default=None, help="grow a warm-started head to this many context blocks")
+    parser.add_argument("--blend-with", default=None, help="export: average with this head folder or checkpoint")
+    parser.add_argument("--blend", type=float, default=0.5, help="export: the checkpoint's share of the average")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.stage == "produce":
@@ -699,7 +719,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             grow={"blocks": args.blocks} if args.blocks else None,
         )
     if args.stage == "export":
-        export(args.cache, args.out or WEIGHTS_DIR, args.extra, seed=args.seed)
+        blend = (Path(args.blend_with), args.blend) if args.blend_with else None
+        export(args.cache, args.out or WEIGHTS_DIR, args.extra, seed=args.seed, blend=blend)
     return 0
 
 
