@@ -22,6 +22,21 @@ Per crop:
    beats the best lexicon variant's by more than ``margin`` nats (digits, names,
    words outside the lexicon).
 
+Before that, the free beam's best reading sorts each crop onto one of three paths:
+
+* **numbers** (more digits than letters: "01.08.2016", "1999 г.", "12:30"): the free
+  reading is kept (scored exactly), with digit look-alike letters among its digits written as
+  digits (``as_number``); a lexicon of words has nothing to offer;
+* **phrases** (two or more space-separated parts: "во время"): the reading is aligned to the
+  frames (``align``, CTC Viterbi), the frames are cut at its spaces, and each part is decoded
+  on its own frames (padded with certain blanks) by these same paths; the parts are joined
+  with single spaces and their scores summed;
+* **words**: steps 1-4, where each candidate's prior also holds a script term
+  (``script_weight`` times the head's log-ratio of Cyrillic-only to Latin-only letter mass over
+  the frames, signed by the candidate's alphabet), and the shortlist is seeded with the free
+  readings written in the other alphabet too (look-alike letters, ``script.to_script``), so a
+  Cyrillic word the head half-read in Latin letters is still a candidate.
+
 ``decode_batch`` takes every crop of a batch through each step together: the forward passes
 of steps 2 and 3 run once per label width over all the crops' candidates, not once per crop.
 """
@@ -34,8 +49,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from plugins.htr.charset import BLANK, CHARSET, NUM_CLASSES, encode
+from plugins.htr.charset import BLANK, CHARSET, CYRILLIC, LATIN, NUM_CLASSES, encode
 from plugins.htr.lexicon import WORD_CHARS, Lexicon, build_lexicon, default_lexicon
+from plugins.htr.script import LOOKALIKES, to_script
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +62,7 @@ log = logging.getLogger(__name__)
 # prior weight 4 -> 8 took accuracy 0.545 -> 0.562 (12-24: same within 0.1 %); shortlist 1000 and
 # expand 12 add 0.5 % for 2x the time; margin 8-24 moves it by < 1 %.
 SUFFIXES = ("", ".", ",", "!", "?", ":", ";")
+SCRIPT_WEIGHT = 0.0  # nats of prior per unit of script evidence (``script_evidence``); 1 and 3 measured worse
 QUERIES = 4  # free readings that seed the shortlist
 _FOLD_INTO_BLANK = ' .,!?":;()/&+#*%№'  # punctuation that never sits inside a lexicon word
 # Candidates per vectorised forward pass: a pass's arrays stay a few MB, whatever the batch.
@@ -53,6 +70,11 @@ BLOCK = 1024
 # Bigram codes: (previous label or word start) * _K + (label or word end); label ids are 1..NUM_CLASSES - 1.
 _K = NUM_CLASSES + 1
 _START, _END = 0, NUM_CLASSES
+_SPACE = CHARSET.index(" ") + 1
+# Letters that exist in one alphabet only (no look-alike in the other): the script evidence.
+_CYR_ONLY = np.array([CHARSET.index(ch) + 1 for ch in CYRILLIC if ch not in LOOKALIKES])
+_LAT_ONLY = np.array([CHARSET.index(ch) + 1 for ch in LATIN if ch not in LOOKALIKES])
+_PAD = -1e4  # log-probability of the non-blank labels on padding frames (exp underflows to 0)
 
 
 def ctc_forward(log_probs: np.ndarray, labels: np.ndarray, lengths: np.ndarray, blank: int = BLANK) -> np.ndarray:
@@ -180,6 +202,89 @@ def _bigram_index(labels: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, 
     return words[order], np.searchsorted(flat[order], np.arange(_K * _K + 1))
 
 
+def align(log_probs: np.ndarray, labels: Sequence[int], blank: int = BLANK) -> np.ndarray:
+    """CTC Viterbi alignment: for each frame, the index in ``labels`` it emits (-1: a blank).
+
+    The best single path that collapses to ``labels``; ``[T]`` ints. ``labels`` must fit the frames.
+    """
+    lp = np.asarray(log_probs, dtype=np.float64)
+    n_frames, states = lp.shape[0], 2 * len(labels) + 1
+    ext = np.full(states, blank, dtype=np.int64)
+    ext[1::2] = labels
+    hop = np.zeros(states, dtype=bool)
+    hop[3::2] = np.asarray(labels[1:]) != np.asarray(labels[:-1])
+    score = np.full(states, -np.inf)
+    score[:2] = lp[0, ext[:2]]
+    back = np.zeros((n_frames, states), dtype=np.int64)
+    idx = np.arange(states)
+    for t in range(1, n_frames):
+        stay, step = score, np.concatenate([[-np.inf], score[:-1]])
+        skip = np.where(hop, np.concatenate([[-np.inf, -np.inf], score[:-2]]), -np.inf)
+        options = np.stack([stay, step, skip])
+        choice = options.argmax(axis=0)
+        back[t] = idx - choice
+        score = options[choice, idx] + lp[t, ext]
+    state = states - 1 if states == 1 or score[-1] >= score[-2] else states - 2
+    path = np.empty(n_frames, dtype=np.int64)
+    for t in range(n_frames - 1, -1, -1):
+        path[t] = state
+        state = back[t, state]
+    return np.where(path % 2 == 1, path // 2, -1)
+
+
+def is_number(text: str) -> bool:
+    """A reading to keep as written: two digits or more, and more digits than letters ("1999 г.",
+    "12:30"; not "4о", nor a lone "6", which is as often a cursive "в")."""
+    digits = sum(ch.isdigit() for ch in text)
+    return digits >= 2 and digits > sum(ch.isalpha() for ch in text)
+
+
+# Letters a number's digits are misread as; moved back when they sit among digits.
+_DIGIT_LOOKALIKES = {"o": "0", "O": "0", "о": "0", "О": "0", "l": "1", "I": "1", "з": "3", "З": "3", "б": "6"}
+_IN_NUMBER = set("0123456789.,:-/")
+
+
+def as_number(text: str) -> str:
+    """``text`` with the digit look-alike letters that touch a digit and sit among number characters
+    (or at an end) written as those digits: "1o752" -> "10752", "о448" -> "0448"; "1999 г." stays."""
+    chars = list(text)
+    for i, ch in enumerate(text):
+        if ch not in _DIGIT_LOOKALIKES:
+            continue
+        left = text[i - 1] if i > 0 else ""
+        right = text[i + 1] if i + 1 < len(text) else ""
+        near_digit = left.isdigit() or right.isdigit()
+        if near_digit and all(n == "" or n in _IN_NUMBER or n in _DIGIT_LOOKALIKES for n in (left, right)):
+            chars[i] = _DIGIT_LOOKALIKES[ch]
+    return "".join(chars)
+
+
+def split_phrase(log_probs: np.ndarray, text: str) -> list[tuple[int, int]] | None:
+    """The frame span ``[start, stop)`` of each space-separated part of ``text`` in ``log_probs``,
+    from its Viterbi alignment (the space frames belong to no part); None when it does not fit."""
+    labels = encode(text)
+    if not labels or len(labels) > len(log_probs):
+        return None
+    path = align(log_probs, labels)
+    if len(path) == 0 or not np.isfinite(log_probs[np.arange(len(path)), np.maximum(path, 0)]).all():
+        return None
+    spaces = [i for i, label in enumerate(labels) if label == _SPACE]
+    frames = [np.flatnonzero(path == i) for i in spaces]
+    if any(len(f) == 0 for f in frames):
+        return None
+    cuts = [0, *[x for f in frames for x in (int(f[0]), int(f[-1]) + 1)], len(log_probs)]
+    spans = list(zip(cuts[::2], cuts[1::2], strict=True))
+    return spans if all(stop > start for start, stop in spans) else None
+
+
+def script_evidence(log_probs: np.ndarray) -> np.ndarray:
+    """Per row of ``[..., T, C]``: log of (Cyrillic-only + 0.5) / (Latin-only letter mass + 0.5), frames summed."""
+    probs = np.exp(np.asarray(log_probs, dtype=np.float64))
+    cyr = probs[..., _CYR_ONLY].sum(axis=(-1, -2))
+    lat = probs[..., _LAT_ONLY].sum(axis=(-1, -2))
+    return np.log((cyr + 0.5) / (lat + 0.5))
+
+
 @functools.cache
 def shared_decoder() -> LexiconDecoder:
     """The default decoder, built once per process (about 0.3 s: the prebuilt lexicon and its bigram index)."""
@@ -199,6 +304,7 @@ class LexiconDecoder:
         expand: int = 6,
         length_slack: int = 2,
         suffixes: Sequence[str] = SUFFIXES,
+        script_weight: float = SCRIPT_WEIGHT,
     ) -> None:
         """``words``: ``{lower-case word: zipf}`` or a built ``Lexicon`` (default: the shipped one)."""
         if words is None:
@@ -209,15 +315,25 @@ class LexiconDecoder:
         self.shortlist = shortlist
         self.expand = expand
         self.length_slack = length_slack
+        self.script_weight = script_weight
         self.suffixes = tuple(suffixes)
         self._suffix_labels = [encode(s) for s in self.suffixes]
         self.words = lexicon.words
         self.zipf = lexicon.zipf
         self.lengths = lexicon.lengths
         self.labels = lexicon.labels
+        self._script: np.ndarray | None = None  # per word: +1 Cyrillic, -1 Latin (``script_signs``)
         width = self.labels.shape[1] if len(self.words) else 0
         self._starts = np.searchsorted(self.lengths, np.arange(width + 2))  # first id of each length
         self._postings, self._offsets = _bigram_index(self.labels, self.lengths)
+
+    def script_signs(self) -> np.ndarray:
+        """Per lexicon word: +1 when it holds Cyrillic letters, -1 Latin ones only, 0 neither (built on first use)."""
+        if self._script is None:
+            cyr = np.isin(self.labels, [CHARSET.index(ch) + 1 for ch in CYRILLIC]).any(axis=1)
+            lat = np.isin(self.labels, [CHARSET.index(ch) + 1 for ch in LATIN]).any(axis=1)
+            self._script = np.where(cyr, 1.0, np.where(lat, -1.0, 0.0))
+        return self._script
 
     def candidates(self, queries: Sequence[str]) -> np.ndarray:
         """Ids of the shortlisted base words for the free readings ``queries`` (lower-cased).
@@ -225,7 +341,7 @@ class LexiconDecoder:
         Words within ``length_slack`` of the queries' lengths, ranked by shared
         character bigrams (frequency breaks ties); at most ``shortlist``.
         """
-        qs = [q for q in (_core(q) for q in queries[:QUERIES]) if q]
+        qs = [q for q in (_core(q) for q in queries) if q]
         if not qs or not self.words:
             return np.zeros(0, dtype=np.int64)
         width = len(self._starts) - 2
@@ -265,17 +381,58 @@ class LexiconDecoder:
         return self.decode_batch(np.asarray(log_probs)[None], [free])[0]
 
     def decode_batch(self, log_probs: np.ndarray, free: Sequence[Sequence[str]]) -> list[tuple[str, float]]:
-        """``decode_scored`` of each row of ``log_probs`` ``[R, T, C]`` with its free readings ``free[r]``."""
+        """``decode_scored`` of each row of ``log_probs`` ``[R, T, C]`` with its free readings ``free[r]``:
+        numbers kept, phrases decoded part by part, words by the lexicon (module docstring)."""
         lp = np.asarray(log_probs, dtype=np.float64)
+        out: list[tuple[str, float] | None] = [None] * len(lp)
+        parts: list[tuple[int, np.ndarray, list[str]]] = []  # (row, the part's frames, its free readings)
+        words: list[int] = []
+        for r, readings in enumerate(free):
+            best = readings[0].strip() if readings else ""
+            if best and is_number(best):
+                labels = encode(best)
+                score = float(ctc_forward(lp[r], np.array([labels]), np.array([len(labels)]))[0])
+                out[r] = (as_number(best), score)
+                continue
+            spans = split_phrase(lp[r], best) if " " in best else None
+            if spans is not None:
+                n = len(spans)
+                alike = [x.split() for x in readings if len(x.split()) == n]
+                for k, (start, stop) in enumerate(spans):
+                    part = np.full_like(lp[r], _PAD)
+                    part[:, BLANK] = 0.0
+                    part[: stop - start] = lp[r, start:stop]
+                    parts.append((r, part, list(dict.fromkeys(a[k] for a in alike))))
+            else:
+                words.append(r)
+        if parts:
+            decoded = self.decode_batch(np.stack([p for _, p, _ in parts]), [f for _, _, f in parts])
+            joined: dict[int, list[tuple[str, float]]] = {}
+            for (r, _, _), reading in zip(parts, decoded, strict=True):
+                joined.setdefault(r, []).append(reading)
+            for r, readings in joined.items():
+                out[r] = (" ".join(t for t, _ in readings if t), float(sum(s for _, s in readings)))
+        for r, reading in zip(words, self._decode_words(lp[words], [free[r] for r in words]), strict=True):
+            out[r] = reading
+        return [o if o is not None else ("", -np.inf) for o in out]
+
+    def _decode_words(self, lp: np.ndarray, free: Sequence[Sequence[str]]) -> list[tuple[str, float]]:
+        """Steps 1-4 of the module docstring for each row of ``lp`` ``[R, T, C]``."""
+        if len(lp) == 0:
+            return []
         best_free = [readings[0] if readings else "" for readings in free]
-        shortlists = [self.candidates(readings) for readings in free]
+        shortlists = [self.candidates(_both_scripts(readings)) for readings in free]
+        evidence = self.script_weight * script_evidence(lp) if self.script_weight else np.zeros(len(lp))
         folded_jobs = [
             (r, self.labels[ids, : int(self.lengths[ids].max())], self.lengths[ids])
             for r, ids in enumerate(shortlists)
             if len(ids)
         ]
         folded = iter(_forward_jobs(np.exp(fold_posteriors(lp)).transpose(1, 0, 2), folded_jobs))
-        variants = [self._variants(next(folded), ids) if len(ids) else ([], [], []) for ids in shortlists]
+        variants = [
+            self._variants(next(folded), ids, float(e)) if len(ids) else ([], [], [])
+            for ids, e in zip(shortlists, evidence, strict=True)
+        ]
         # Each row's variants and then its best free reading, scored on the real posteriors.
         encoded = [
             _label_matrix([*labels, encode(best)]) for (_, _, labels), best in zip(variants, best_free, strict=True)
@@ -300,10 +457,17 @@ class LexiconDecoder:
             return best_free, float(exact[-1])
         return texts[win], float(total[win])
 
-    def _variants(self, folded: np.ndarray, ids: np.ndarray) -> tuple[list[str], list[float], list[list[int]]]:
+    def _variants(
+        self, folded: np.ndarray, ids: np.ndarray, evidence: float = 0.0
+    ) -> tuple[list[str], list[float], list[list[int]]]:
         """The spellings to score exactly (the ``expand`` best words by folded score plus prior, each
-        lower, Capitalised and UPPER, times ``suffixes``), each one's prior and its label ids."""
+        lower, Capitalised and UPPER, times ``suffixes``), each one's prior and its label ids.
+
+        The prior is the word's frequency plus ``evidence`` (weighted script evidence) signed by
+        its alphabet."""
         prior = self.weight * self.zipf[ids] / 8.0
+        if evidence:
+            prior = prior + evidence * self.script_signs()[ids]
         order = np.argsort(-(folded + prior))[: self.expand]
         texts, priors, labels = [], [], []
         for j in order:
@@ -325,6 +489,14 @@ def _label_matrix(encoded: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndar
     labels = np.zeros((len(encoded), max(int(lengths.max(initial=0)), 1)), dtype=np.int64)
     labels[np.arange(labels.shape[1]) < lengths[:, None]] = [i for e in encoded for i in e]
     return labels, lengths
+
+
+def _both_scripts(readings: Sequence[str]) -> list[str]:
+    """The first ``QUERIES`` readings, then the best one in each alphabet (look-alike letters swapped)."""
+    first = list(readings[:QUERIES])
+    if not first:
+        return first
+    return list(dict.fromkeys([*first, to_script(first[0], "cyrillic"), to_script(first[0], "latin")]))
 
 
 def _core(text: str) -> str:

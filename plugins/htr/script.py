@@ -79,6 +79,16 @@ _LAT_TO_CYR = {
 }
 
 
+# Every letter with a look-alike in the other alphabet.
+LOOKALIKES = frozenset(_CYR_TO_LAT) | frozenset(_LAT_TO_CYR)
+
+
+def to_script(text: str, script: str) -> str:
+    """``text`` with its look-alike letters written in ``script`` ("cyrillic" or "latin")."""
+    table = _LAT_TO_CYR if script == "cyrillic" else _CYR_TO_LAT
+    return "".join(table.get(ch, ch) for ch in text)
+
+
 def _is_cyr(ch: str) -> bool:
     return "\u0400" <= ch <= "\u04ff"
 

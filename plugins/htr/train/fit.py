@@ -441,21 +441,32 @@ def export(
     *,
     real: Mapping[str, int] | None = None,
     seed: int | None = None,
+    blend: tuple[Path, float] | None = None,
 ) -> Path:
-    """Checkpoint -> fp16 safetensors + card (with the dev score, greedy and beam); returns the card path."""
+    """Checkpoint -> fp16 safetensors + card (with the dev score, greedy and beam); returns the card path.
+
+    ``blend=(head folder or checkpoint, alpha)`` exports ``alpha`` x the checkpoint's weights +
+    ``1 - alpha`` x that head's (``blend_weights``: the fine-tuned head averaged with the one it
+    started from, which keeps more of what the start read well)."""
     import torch
     from safetensors.torch import save_file
 
     from core.heads import write_card
     from plugins.htr.model import HtrHead
+    from plugins.htr.train import handfonts
     from plugins.htr.train.fontsource import FONT_DIR
     from plugins.htr.train.render import FONT_PACKAGES, find_fonts
 
     manifest = FONT_DIR / "manifest.json"
     npm_versions = json.loads(manifest.read_text()) if manifest.exists() else {}
+    hands_manifest = handfonts.HAND_DIR / "manifest.json"
+    hands = json.loads(hands_manifest.read_text()) if hands_manifest.exists() else {}
+    fonts = sorted(Path(f.path).name for f in find_fonts())
     state = torch.load(cache / "checkpoint.pt", weights_only=False, map_location="cpu")
     head = HtrHead(**state["config"])
-    head.load_state_dict(state["head"])
+    head.load_state_dict(
+        state["head"] if blend is None else blend_weights(state["head"], load_init(blend[0])["head"], blend[1])
+    )
     dev = load_shards([cache / "dev.npz"])
     greedy = evaluate(head, dev)
     beam = evaluate(head, dev, beam=True)
@@ -484,20 +495,41 @@ def export(
         "trunk": {"image": trunk_versions["image"]},
         "data": {
             "kind": (
-                "rendered words (Debian fonts, Fontsource handwriting fonts from npm, Hershey pen strokes)"
-                + (" + real handwriting" if real else "; no real handwriting")
-                + "; fb_sample never used for training; style-held-out fonts/sets/pen styles never used"
+                "rendered words (Debian fonts, Fontsource handwriting fonts from npm,"
+                + (" fonts made from real people's Cyrillic handwriting," if hands else "")
+                + " Hershey pen strokes)"
+                + (" + real handwriting images" if real else "; no handwriting images")
+                + "; fb_sample never used for training; style-held-out fonts/sets/pen styles and held-out hands"
+                " never used"
             ),
-            "words": "wordfreq 3.1.1 top 40k ru + top 40k en, casing/punctuation/abbreviations/numbers mixed in",
+            "words": (
+                "wordfreq 3.1.1 top 40k ru + top 40k en (each in its own alphabet), casing, punctuation, hyphens;"
+                " phrases of 2-3 words with spaces and commas, numbers, dates, times, codes, abbreviations"
+                " with a period (plugins.htr.train.words.WordSampler)"
+            ),
             "train_samples": n_train,
             "real_samples": dict(real or {}),
             "pen_share": pen_shares,
             "rotated_share": ROTATED_SHARE,
-            "fonts": sorted(Path(f.path).name for f in find_fonts()),
-            "font_sources": {"debian": FONT_PACKAGES, "npm_fontsource": npm_versions},
+            "fonts": fonts,
+            "font_sources": {
+                "debian": FONT_PACKAGES,
+                "npm_fontsource": npm_versions,
+                "real_hands": {
+                    "package": f"{hands['package']}=={hands['version']} (PyPI wheel)",
+                    "licence": hands["licence"],
+                    "fetch": "python -m plugins.htr.train.handfonts",
+                    "trained_on": [n for n in fonts if handfonts.is_hand_font(n)],
+                    "held_out": list(handfonts.HELDOUT_HANDS),
+                    "sha256": hands["files"],
+                }
+                if hands
+                else {},
+            },
         },
         "steps": state["step"],
         "seed": seed,
+        "blend": {"with": str(blend[0]), "alpha": blend[1]} if blend is not None else None,
         "dev": {"set": f"rendered, seed {DEV_SEED}, {len(dev['texts'])} crops", "greedy": greedy, "beam": beam},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
@@ -505,6 +537,16 @@ def export(
     write_card(path, card, weights=(out_dir / WEIGHTS_NAME,))
     print(json.dumps(card["dev"], indent=1))
     return path
+
+
+def blend_weights(tuned: Mapping[str, Any], start: Mapping[str, Any], alpha: float) -> dict[str, Any]:
+    """``alpha * tuned + (1 - alpha) * start`` for every float tensor (weight-space ensembling of a
+    fine-tuned head with its starting point, "WiSE-FT"); integer buffers come from ``tuned``."""
+    if set(tuned) != set(start):
+        raise SystemExit(f"the heads to blend differ: {sorted(set(tuned) ^ set(start))}")
+    return {
+        k: alpha * v.float() + (1 - alpha) * start[k].float() if v.is_floating_point() else v for k, v in tuned.items()
+    }
 
 
 def read_real(data: Mapping[str, Sequence[Path]]) -> dict[str, list[tuple[Path, str]]]:
@@ -653,6 +695,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more caches whose shards to train on")
     parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
     parser.add_argument("--blocks", type=int, default=None, help="grow a warm-started head to this many context blocks")
+    parser.add_argument("--blend-with", default=None, help="export: average with this head folder or checkpoint")
+    parser.add_argument("--blend", type=float, default=0.5, help="export: the checkpoint's share of the average")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.stage == "produce":
@@ -675,7 +719,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             grow={"blocks": args.blocks} if args.blocks else None,
         )
     if args.stage == "export":
-        export(args.cache, args.out or WEIGHTS_DIR, args.extra, seed=args.seed)
+        blend = (Path(args.blend_with), args.blend) if args.blend_with else None
+        export(args.cache, args.out or WEIGHTS_DIR, args.extra, seed=args.seed, blend=blend)
     return 0
 
 

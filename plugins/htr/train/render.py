@@ -117,29 +117,39 @@ FONT_GLOBS: tuple[tuple[str, float], ...] = (
 class FontInfo:
     path: str
     weight: float
-    cyrillic: bool  # has every Russian letter (otherwise used for English words only)
+    cyrillic: bool  # has every Russian letter
+    latin: bool = True  # has every English letter (the real-hand fonts have none)
+    chars: frozenset[str] = frozenset()  # every character with a glyph (empty: not checked)
+
+    def covers(self, text: str) -> bool:
+        """Whether every character of ``text`` has a glyph here (always, when ``chars`` is unknown)."""
+        return not self.chars or set(text) <= self.chars
 
 
-def find_fonts(root: Path = FONT_ROOT, npm_dir: Path | None = None) -> list[FontInfo]:
-    """Installed fonts that cover the Latin alphabet, Cyrillic coverage recorded.
+def find_fonts(root: Path = FONT_ROOT, npm_dir: Path | None = None, hand_dir: Path | None = None) -> list[FontInfo]:
+    """Installed fonts that cover the Latin or the Cyrillic alphabet, their glyph coverage recorded.
 
     ``FONT_GLOBS`` under ``root`` (Debian), then the fonts ``plugins.htr.train.fontsource``
-    fetched into ``npm_dir`` (default its ``FONT_DIR``; skipped when absent).
+    fetched into ``npm_dir`` (default its ``FONT_DIR``), then the real-hand fonts
+    ``plugins.htr.train.handfonts`` fetched into ``hand_dir`` (default its ``HAND_DIR``;
+    Cyrillic only, its held-out hands refused); missing folders are skipped.
     """
     from fontTools.ttLib import TTFont
 
-    from plugins.htr.train import fontsource
+    from plugins.htr.train import fontsource, handfonts
     from plugins.htr.train.heldout import is_heldout_font
 
     npm_dir = fontsource.FONT_DIR if npm_dir is None else npm_dir
+    hand_dir = handfonts.HAND_DIR if hand_dir is None else hand_dir
     candidates = [(path, weight) for pattern, weight in FONT_GLOBS for path in sorted(root.glob(pattern))]
     candidates += [(npm_dir / name, weight) for name, weight in fontsource.font_weights().items()]
+    candidates += [(path, handfonts.HAND_WEIGHT) for path in handfonts.hand_fonts(hand_dir)]
     seen: set[Path] = set()
     fonts = []
     for path, weight in candidates:
         if path in seen or not path.exists():
             continue
-        if is_heldout_font(path):  # the style-held-out dev set's families never train
+        if is_heldout_font(path) or handfonts.is_heldout_hand(path):  # dev sets' styles never train
             log.warning("skipping held-out font %s", path)
             continue
         seen.add(path)
@@ -148,10 +158,10 @@ def find_fonts(root: Path = FONT_ROOT, npm_dir: Path | None = None) -> list[Font
         except Exception as exc:  # a broken font file must not stop training
             log.warning("skipping font %s: %s", path, exc)
             continue
-        chars = {chr(c) for c in cmap}
-        if not set(LATIN) <= chars:
-            continue
-        fonts.append(FontInfo(str(path), weight, set(CYRILLIC) <= chars))
+        chars = frozenset(chr(c) for c in cmap)
+        latin, cyrillic = set(LATIN) <= chars, set(CYRILLIC) <= chars
+        if latin or cyrillic:
+            fonts.append(FontInfo(str(path), weight, cyrillic, latin, chars))
     return fonts
 
 
@@ -167,8 +177,12 @@ class WordRenderer:
         self._cache: dict[tuple[str, int], ImageFont.FreeTypeFont] = {}
 
     def pick_font(self, text: str, rng: random.Random) -> FontInfo:
+        """A font with a glyph for every character of ``text`` (by weight); failing that, one with its
+        alphabet."""
         needs_cyr = any(ch in CYRILLIC for ch in text)
-        pool = [f for f in self.fonts if f.cyrillic or not needs_cyr]
+        needs_lat = any(ch in LATIN for ch in text)
+        pool = [f for f in self.fonts if (f.cyrillic or not needs_cyr) and (f.latin or not needs_lat)]
+        pool = [f for f in pool if f.covers(text)] or pool
         return rng.choices(pool, weights=[f.weight for f in pool])[0]
 
     def _font(self, path: str, size: int) -> ImageFont.FreeTypeFont:

@@ -62,8 +62,11 @@ def test_find_fonts_reads_the_npm_folder_with_its_weights(tmp_path: Path) -> Non
     make_font(npm / "bad-script-400-normal.ttf", LATIN + CYRILLIC)
     make_font(npm / "handlee-400-normal.ttf", LATIN)
     make_font(npm / "not-listed-400-normal.ttf", LATIN + CYRILLIC)  # unknown files are ignored
-    make_font(npm / "caveat-400-normal.ttf", CYRILLIC)  # no Latin: unusable, skipped
-    fonts = {Path(f.path).name: f for f in find_fonts(root=tmp_path / "no-debian-fonts", npm_dir=npm)}
+    make_font(npm / "caveat-400-normal.ttf", "abc" + CYRILLIC[:10])  # neither alphabet whole: skipped
+    fonts = {
+        Path(f.path).name: f
+        for f in find_fonts(root=tmp_path / "no-debian-fonts", npm_dir=npm, hand_dir=tmp_path / "no-hands")
+    }
     assert set(fonts) == {"bad-script-400-normal.ttf", "handlee-400-normal.ttf"}
     weights = fontsource.font_weights()
     assert fonts["bad-script-400-normal.ttf"].cyrillic
@@ -75,3 +78,38 @@ def test_npm_font_list_names_each_style_once() -> None:
     names = [f"{pkg}-{style}" for pkg, styles, _ in fontsource.NPM_FONTS for style in styles]
     assert len(names) == len(set(names))
     assert all(w > 0 for _, _, w in fontsource.NPM_FONTS)
+
+
+def test_cyrillic_only_hand_fonts_serve_russian_text_and_held_out_hands_never_train(tmp_path: Path) -> None:
+    import random
+
+    from plugins.htr.train import handfonts
+    from plugins.htr.train.render import WordRenderer
+
+    hands = tmp_path / "hands"
+    hands.mkdir()
+    make_font(hands / "werner2.ttf", CYRILLIC + " ,.")
+    make_font(hands / "werner3.ttf", CYRILLIC + " 0123456789.")
+    make_font(hands / handfonts.HELDOUT_HANDS[0], CYRILLIC)
+    make_font(hands / handfonts.UNUSABLE_HANDS[0], CYRILLIC)
+    make_font(hands / "notes.ttf", CYRILLIC)  # not a hand font's name
+    npm = tmp_path / "npm"
+    npm.mkdir()
+    make_font(npm / "handlee-400-normal.ttf", LATIN + "0123456789.")
+    fonts = {Path(f.path).name: f for f in find_fonts(root=tmp_path / "none", npm_dir=npm, hand_dir=hands)}
+    assert set(fonts) == {"werner2.ttf", "werner3.ttf", "handlee-400-normal.ttf"}
+    assert fonts["werner2.ttf"].cyrillic and not fonts["werner2.ttf"].latin
+    assert fonts["werner2.ttf"].weight == handfonts.HAND_WEIGHT
+    assert [p.name for p in handfonts.hand_fonts(hands, heldout=True)] == [handfonts.HELDOUT_HANDS[0]]
+    renderer = WordRenderer(list(fonts.values()))
+    rng = random.Random(0)
+    # each text goes to a font with a glyph for every character of it
+    picks = {
+        text: {Path(renderer.pick_font(text, rng).path).name for _ in range(30)}
+        for text in ("дом, сад", "12.05.2016", "word")
+    }
+    assert picks == {
+        "дом, сад": {"werner2.ttf"},
+        "12.05.2016": {"werner3.ttf", "handlee-400-normal.ttf"},
+        "word": {"handlee-400-normal.ttf"},
+    }

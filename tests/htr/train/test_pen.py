@@ -58,7 +58,7 @@ def test_find_fonts_skips_heldout_families(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setattr(
         fontsource, "font_weights", lambda: {"pattaya-400-normal.ttf": 1.0, "caveat-400-normal.ttf": 1.0}
     )
-    found = [Path(f.path).name for f in render.find_fonts(tmp_path / "none", npm_dir=tmp_path)]
+    found = [Path(f.path).name for f in render.find_fonts(tmp_path / "none", npm_dir=tmp_path, hand_dir=tmp_path)]
     assert found == ["caveat-400-normal.ttf"]
 
 
