@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from plugins.c2c import carried
 from plugins.c2c.java_types import (
     FIXED_INTS,
     FLOAT_TYPES,
@@ -703,57 +704,10 @@ def read_op(call: Node, info: ProgramInfo) -> str:
     return ""
 
 
-RUNTIME_SOURCE = {
-    "next_token": (
-        "def next_token ( ) :",
-        ["global _pos", "m = _TOKEN . search ( _stdin , _pos )", "_pos = m . end ( )", "return m . group ( )"],
-    ),
-    "has_next": ("def has_next ( ) :", ["return _TOKEN . search ( _stdin , _pos ) is not None"]),
-    "has_line": ("def has_line ( ) :", ["return _pos < len ( _stdin )"]),
-    "input": (
-        "def input ( ) :",
-        [
-            "global _pos",
-            "if _pos >= len ( _stdin ) :",
-            ">return None",
-            'end = _stdin . find ( " \\n " , _pos )',
-            "if end < 0 :",
-            ">end = len ( _stdin )",
-            "line = _stdin [ _pos : end ]",
-            "_pos = end + 1",
-            'return line . rstrip ( " \\r " )',
-        ],
-    ),
-    "read_char": (
-        "def read_char ( ) :",
-        [
-            "global _pos",
-            "if _pos >= len ( _stdin ) :",
-            ">return - 1",
-            "_pos += 1",
-            "return ord ( _stdin [ _pos - 1 ] )",
-        ],
-    ),
-}
-
-
 def runtime_lines(funcs: set[str]) -> list[tuple[int, Tokens]]:
-    """The shared-buffer stdin runtime: module state plus the functions in ``funcs``."""
-    lines: list[tuple[int, Tokens]] = [
-        (0, ["_stdin", "=", "sys", ".", "stdin", ".", "read", "(", ")"]),
-        (0, ["_pos", "=", "0"]),
-    ]
-    if funcs & {"next_token", "has_next"}:
-        lines.append((0, ["_TOKEN", "=", "re", ".", "compile", "(", 'r" \\S+ "', ")"]))
-    for name in ("next_token", "has_next", "has_line", "input", "read_char"):
-        if name not in funcs:
-            continue
-        header, body = RUNTIME_SOURCE[name]
-        lines.append((0, header.split()))
-        for row in body:
-            depth = len(row) - len(row.lstrip(">"))
-            lines.append((1 + depth, row.lstrip(">").split()))
-    return lines
+    """The shared-buffer stdin runtime (``runtime/stdin.py``): its buffer and position, the functions in
+    ``funcs`` and what they read, in the file's order."""
+    return carried.lines_in_file_order(carried.load("stdin"), {"_stdin", "_pos", *funcs})
 
 
 @lru_cache(maxsize=256)
