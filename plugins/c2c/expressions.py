@@ -327,11 +327,9 @@ class ExpressionsMixin:
         return ["isinstance", "(", *self.expr(node.named_children[0]), ",", self.text(node.named_children[1]), ")"]
 
     def _ex_method_invocation(self, node: Node) -> Tokens:
-        mark = self.st.mark()
-        special = self._program_call(node, statement=False)  # stdin reads, prints, class calls (program.py)
+        special = self.st.first(lambda: self._program_call(node, statement=False))  # stdin, prints, class calls
         if special is not None:
             return special
-        self.st.rewind(mark)
         obj, name, args = self._call_parts(node)
         a = [self.expr(x) for x in args]
         flat: Tokens = []  # from ``a``: translating the arguments twice would register `i ++` twice

@@ -1453,16 +1453,14 @@ class ProgramMixin:
                 return self._print(args, newline=wop == "println")
         if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
             return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
-        mark = self.st.mark()  # a rule below that declines the call forgets what its arguments registered
-        stream = emit_stream(self, Call(node, obj, name, args, statement)) if obj is not None else None
-        if stream is not None:  # stream pipelines (library.py)
-            return stream
-        self.st.rewind(mark)
+        if obj is not None:  # stream pipelines, then the Java library's static calls (library.py)
+            lib = self.st.first(
+                lambda: emit_stream(self, Call(node, obj, name, args, statement)),
+                lambda: emit_program(self, Call(node, obj, name, args, statement)),
+            )
+            if lib is not None:
+                return lib
         ot = self.text(obj) if obj is not None else ""
-        lib = emit_program(self, Call(node, obj, name, args, statement)) if obj is not None else None
-        if lib is not None:  # the Java library's static calls (library.py)
-            return lib
-        self.st.rewind(mark)
         main = prog.main
         if (
             main is not None
@@ -2003,45 +2001,6 @@ class ProgramMixin:
         ctor = node.child_by_field_name("constructor")
         target = ["super", "(", ")"] if ctor is not None and ctor.type == "super" else ["self"]
         self._simple(level, [*target, ".", "__init__", "(", *self._arg_tokens(args), ")"])
-
-    def _print(self, args: list[Node], newline: bool) -> Tokens:
-        """In a program, print exactly what Java prints: parts joined by one space use print's separator,
-        others ``sep = ""``; booleans as ``true`` / ``false``."""
-        if not self.policy.whole_program or not args:
-            return super()._print(args, newline)  # type: ignore[misc]
-        parts = self._concat_parts(args[0])
-        space = '" \u2581 "'
-        items: list[Tokens] = []
-        spaced = len(parts) % 2 == 1 and all((self.text(p) == space) == (i % 2 == 1) for i, p in enumerate(parts))
-        for i, part in enumerate(parts):
-            if spaced and i % 2 == 1:
-                continue
-            toks = self.expr(part)
-            if self.type_of(part) == "boolean":
-                toks = ["str", "(", *toks, ")", ".", "lower", "(", ")"]
-            elif self.type_of(part) == "char[]":  # Java prints a char array's characters
-                toks = ['" "', ".", "join", "(", *toks, ")"]
-            elif part.type == "identifier" and self.text(part) in self.st.joiners:
-                toks = self._joined(self.text(part))
-            elif (listed := self._collection_text(part, toks)) is not None:
-                toks = listed
-            elif self.type_of(part) in ("double", "float") and _unparen(part).type == "cast_expression":
-                toks = ["float", "(", *toks, ")"]  # `( double ) n` prints 4.0 (the cast alone leaves an int)
-            items.append(toks)
-        out: Tokens = ["print", "("]
-        for i, toks in enumerate(items):
-            out += ([","] if i else []) + toks
-        if len(items) > 1 and not spaced:
-            out += [",", "sep", "=", '" "']
-        if not newline:
-            out += [",", "end", "=", '" "']
-        return [*out, ")"]
-
-
-def _unparen(node: Node) -> Node:
-    while node.type == "parenthesized_expression" and node.named_children:
-        node = node.named_children[0]
-    return node
 
 
 def _assigns(node: Node) -> bool:

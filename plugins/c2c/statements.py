@@ -20,6 +20,7 @@ from plugins.c2c.syntax import (
     _has_main,
     _mentions,
     _plus_one,
+    _unparenthesized,
     _walk,
     has_own_continue,
     local_names,
@@ -224,19 +225,14 @@ class StatementsMixin:
             self._simple(level, self._update_tokens(expr))
             return
         if expr.type == "method_invocation":
-            mark = self.st.mark()
-            special = self._program_call(expr, statement=True)  # stdin, stdout, class calls (program.py)
-            if special == []:
-                return  # `out . flush ( )`, `sc . close ( )`: nothing to do in Python
+            special = self.st.first(
+                lambda: self._program_call(expr, statement=True),  # stdin, stdout, class calls (program.py)
+                lambda: self._statement_call(expr),
+            )
             if special is not None:
-                self._simple(level, special)
+                if special:  # [] for `out . flush ( )`, `sc . close ( )`: nothing to do in Python
+                    self._simple(level, special)
                 return
-            self.st.rewind(mark)
-            special = self._statement_call(expr)
-            if special is not None:
-                self._simple(level, special)
-                return
-            self.st.rewind(mark)
         if expr.type == "assignment_expression":
             self._simple(level, self._assignment(expr))
             return
@@ -729,22 +725,49 @@ class StatementsMixin:
         return ['"["', "+", *joined, "+", '"]"']
 
     def _print(self, args: list[Node], newline: bool) -> Tokens:
+        """``System.out.print`` / ``println`` (and a program's writers): ``print ( ... )``.
+
+        Under ``Policy.java_print`` (programs) exactly Java's text: parts joined by one space use print's
+        separator, others ``sep = ""``; each part as Java writes it (``_printed``). Else as the references
+        write it: print's separator, and a ``print`` ends with its last string literal."""
         if not args:
             return ["print", "(", ")"] if newline else ["print", "(", "end", "=", '" "', ")"]
         parts = self._concat_parts(args[0])
-        toks: Tokens = []
-        end: Tokens | None = None
-        if not newline:
-            if len(parts) > 1 and parts[-1].type == "string_literal":
-                end = self.expr(parts[-1])
-                parts = parts[:-1]
-            else:
-                end = ['" "']
-        for i, part in enumerate(parts):
-            toks += ([","] if i else []) + self.expr(part)
+        end: Tokens | None = None if newline else ['" "']
+        spaced = False
+        if self.policy.java_print:
+            space = '" \u2581 "'
+            spaced = len(parts) % 2 == 1 and all((self.text(p) == space) == (i % 2 == 1) for i, p in enumerate(parts))
+            items = [self._printed(part) for part in (parts[::2] if spaced else parts)]
+        else:
+            if end is not None and len(parts) > 1 and parts[-1].type == "string_literal":
+                end, parts = self.expr(parts[-1]), parts[:-1]
+            items = [self.expr(part) for part in parts]
+        out: Tokens = ["print", "("]
+        for i, toks in enumerate(items):
+            out += ([","] if i else []) + toks
+        if self.policy.java_print and len(items) > 1 and not spaced:
+            out += [",", "sep", "=", '" "']
         if end is not None:
-            toks += [",", "end", "=", *end]
-        return ["print", "(", *toks, ")"]
+            out += [",", "end", "=", *end]
+        return [*out, ")"]
+
+    def _printed(self, part: Node) -> Tokens:
+        """One part of a print as Java writes it: booleans ``true`` / ``false``, a char array's characters, a
+        StringJoiner's text, a collection as ``[a, b]``, ``( double ) n`` as ``4.0``."""
+        toks = self.expr(part)
+        if self.type_of(part) == "boolean":
+            return ["str", "(", *toks, ")", ".", "lower", "(", ")"]
+        if self.type_of(part) == "char[]":
+            return ['" "', ".", "join", "(", *toks, ")"]
+        if part.type == "identifier" and self.text(part) in self.st.joiners:
+            return self._joined(self.text(part))
+        listed = self._collection_text(part, toks)
+        if listed is not None:
+            return listed
+        if self.type_of(part) in ("double", "float") and _unparenthesized(part).type == "cast_expression":
+            return ["float", "(", *toks, ")"]  # the cast alone leaves an int
+        return toks
 
     def _concat_parts(self, node: Node) -> list[Node]:
         """`a + " x " + b` in a print -> the operands, when the chain is a string concatenation."""
