@@ -521,31 +521,6 @@ def _set_io(info: ProgramInfo, name: str, kind: str) -> None:
         info.io[name] = kind
 
 
-_LOOP_TYPES = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
-
-
-def _jumps_to(loop: Node, label: str, kind: str, nested_only: bool) -> bool:
-    """Does ``loop`` hold a ``break label`` (``nested_only``: inside a loop nested in it)?"""
-    for n in _walk(loop):
-        if (
-            n.type == kind
-            and any(c.type == "identifier" and c.text == label.encode() for c in n.named_children)
-            and (not nested_only or _loop_between(n, loop))
-        ):
-            return True
-    return False
-
-
-def _loop_between(node: Node, loop: Node) -> bool:
-    """Is there a loop between ``node`` and its enclosing ``loop``?"""
-    cur = node.parent
-    while cur is not None and cur.id != loop.id:
-        if cur.type in _LOOP_TYPES:
-            return True
-        cur = cur.parent
-    return False
-
-
 def _heap_order(args: Node | None) -> str:
     """A PriorityQueue's comparator: "reverse" (numbers, largest first), "natural" (by the first
     element, as Python compares lists), or "" (anything else)."""
@@ -1295,34 +1270,6 @@ class ProgramMixin:
             self.st.out_params = cached
         return cached
 
-    def _st_return_statement(self, node: Node, level: int) -> None:
-        if self.st.sb_return and not node.named_children:
-            self._simple(level, ["return", self.st.sb_return])
-            return
-        value = node.named_children[0] if node.named_children else None
-        while value is not None and value.type == "parenthesized_expression" and value.named_children:
-            value = value.named_children[0]
-        if value is not None and value.type == "ternary_expression" and _assigns(value):
-            # `return p [ x ] == x ? x : ( p [ x ] = find ( p [ x ] ) )`: the assignment only on its branch
-            cond = value.child_by_field_name("condition")
-            self._emit(level, ["if", *self.expr(cond), ":"])
-            self._return_value(value.child_by_field_name("consequence"), level + 1)
-            self._emit(level, ["else", ":"])
-            self._return_value(value.child_by_field_name("alternative"), level + 1)
-            return
-        super()._st_return_statement(node, level)  # type: ignore[misc]
-
-    def _return_value(self, value: Node | None, level: int) -> None:
-        while value is not None and value.type == "parenthesized_expression" and value.named_children:
-            value = value.named_children[0]
-        if value is not None and value.type == "ternary_expression" and _assigns(value):
-            self._emit(level, ["if", *self.expr(value.child_by_field_name("condition")), ":"])
-            self._return_value(value.child_by_field_name("consequence"), level + 1)
-            self._emit(level, ["else", ":"])
-            self._return_value(value.child_by_field_name("alternative"), level + 1)
-            return
-        self._simple(level, ["return", *self.expr(value)] if value is not None else ["return"])
-
     def _field(self, node: Node, level: int, prefix: Tokens | None) -> None:
         """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
         assert self.st.prog is not None
@@ -1711,9 +1658,9 @@ class ProgramMixin:
             return [*self.expr(r), ".", "run", "(", ")"]
         return None
 
-    def _st_local_variable_declaration(self, node: Node, level: int) -> None:
+    def _thread_declaration(self, node: Node, level: int) -> bool:
         """``Thread t = new Thread ( null , runnable , "" , 1 << 26 )``: the runnable runs here (``t . start``
-        and ``t . join`` then vanish)."""
+        and ``t . join`` then vanish); False for any other declaration."""
         decls = node.children_by_field_name("declarator")
         if self.policy.whole_program and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
             value = decls[0].child_by_field_name("value")
@@ -1723,17 +1670,18 @@ class ProgramMixin:
                 if run is not None:
                     self.st.threads.add(self.text(decls[0].child_by_field_name("name")))
                     self._simple(level, run)
-                    return
-        super()._st_local_variable_declaration(node, level)  # type: ignore[misc]
+                    return True
+        return False
 
-    def _st_expression_statement(self, node: Node, level: int) -> None:
+    def _program_expression_statement(self, node: Node, level: int) -> bool:
         """``new Thread ( null , runnable , "" , 1 << 26 ) . start ( )`` (a big stack for deep recursion):
-        the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses)."""
+        the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses); a
+        call that edits a StringBuilder out-parameter assigns it back. False for any other statement."""
         call = node.named_children[0] if node.named_children else None
         if self.policy.whole_program and call is not None and call.type == "method_invocation":
             obj, name, args = self._call_parts(call)
             if obj is not None and self.text(obj) in self.st.threads and name in ("start", "join"):
-                return  # the thread's runnable already ran where the thread was made
+                return True  # the thread's runnable already ran where the thread was made
             if (
                 name == "start"
                 and not args
@@ -1745,13 +1693,13 @@ class ProgramMixin:
                 run = self._runnable_call(targs[0]) if targs else None
                 if run is not None:
                     self._simple(level, run)
-                    return
+                    return True
             main = self.st.prog.main.name if self.st.prog.main is not None else None
             out = self._out_params().get(name) if obj is None or self.text(obj) == main else None
             if out is not None and len(args) > out[0] and args[out[0]].type == "identifier":
                 self._simple(level, [*self.expr(args[out[0]]), "=", *self.expr(call)])  # the edited builder
-                return
-        super()._st_expression_statement(node, level)  # type: ignore[misc]
+                return True
+        return False
 
     def _read(self, op: str, args: list[Node]) -> Tokens:
         mode = self.st.read_mode
@@ -1903,72 +1851,6 @@ class ProgramMixin:
         kind = _io_kind(typ, prog)
         return (kind not in ("", "tok")) or (prog.main is not None and typ == prog.main.name)
 
-    # -- statements a program needs -------------------------------------------------------------------
-    def _st_labeled_statement(self, node: Node, level: int) -> None:
-        """``outer : for ( ... ) { for ( ... ) { break outer ; } }``: a flag set before the inner ``break``
-        and tested after every inner loop that holds it (Python has no labelled break); ``continue outer``
-        from an inner loop sets ``outer_continue``, breaks out, and the loop directly inside ``outer``
-        continues ``outer`` when it is set."""
-        label = self.text(node.named_children[0]) if node.named_children else ""
-        loops = [c for c in node.named_children[1:] if c.type in _LOOP_TYPES]
-        brk = bool(loops) and _jumps_to(loops[0], label, "break_statement", nested_only=True)
-        cont = bool(loops) and _jumps_to(loops[0], label, "continue_statement", nested_only=True)
-        if not self.policy.whole_program or not (brk or cont):
-            super()._st_labeled_statement(node, level)  # type: ignore[misc]
-            return
-        if brk:
-            self._simple(level, [f"{label}_break", "=", "False"])
-        self.st.labels.append((label, loops[0], brk, cont))
-        for child in node.named_children[1:]:
-            self._statement(child, level)
-        self.st.labels.pop()
-
-    def _labelled_jump(self, node: Node, level: int, kind: str) -> bool:
-        """``break label`` / ``continue label`` from a loop nested in the labelled one: set its flag (then break)."""
-        target = next((c for c in node.named_children if c.type == "identifier"), None)
-        if target is None or not self.st.labels:
-            return False
-        for label, loop, _brk, _cont in reversed(self.st.labels):
-            if self.text(target) == label and _loop_between(node, loop):
-                self._simple(level, [f"{label}_{kind}", "=", "True"])
-                self._simple(level, ["break"])
-                return True
-        return False
-
-    def _st_break_statement(self, node: Node, level: int) -> None:
-        if not self._labelled_jump(node, level, "break"):
-            super()._st_break_statement(node, level)  # type: ignore[misc]
-
-    def _st_continue_statement(self, node: Node, level: int) -> None:
-        if not self._labelled_jump(node, level, "continue"):
-            super()._st_continue_statement(node, level)  # type: ignore[misc]
-
-    def _statement(self, node: Node, level: int) -> None:
-        inner = self.st.labels and node.type in _LOOP_TYPES
-        if inner:
-            for label, loop, _brk, cont in self.st.labels:
-                if (
-                    cont
-                    and node.id != loop.id
-                    and not _loop_between(node, loop)
-                    and _jumps_to(node, label, "continue_statement", nested_only=False)
-                ):
-                    self._simple(level, [f"{label}_continue", "=", "False"])
-        super()._statement(node, level)  # type: ignore[misc]
-        if inner:
-            for label, loop, brk, cont in self.st.labels:
-                if node.id == loop.id:
-                    continue
-                if brk and _jumps_to(node, label, "break_statement", nested_only=False):
-                    self._emit(level, ["if", f"{label}_break", ":"])
-                    self._simple(level + 1, ["break"])
-                if cont and _jumps_to(node, label, "continue_statement", nested_only=False):
-                    self._emit(level, ["if", f"{label}_continue", ":"])
-                    if _loop_between(node, loop):
-                        self._simple(level + 1, ["break"])
-                    else:
-                        super()._st_continue_statement(node, level + 1)  # type: ignore[misc]
-
     def _st_static_initializer(self, node: Node, level: int) -> None:
         for child in node.named_children:
             self._statement(child, level)
@@ -2001,11 +1883,6 @@ class ProgramMixin:
         ctor = node.child_by_field_name("constructor")
         target = ["super", "(", ")"] if ctor is not None and ctor.type == "super" else ["self"]
         self._simple(level, [*target, ".", "__init__", "(", *self._arg_tokens(args), ")"])
-
-
-def _assigns(node: Node) -> bool:
-    """Does the expression hold an assignment or an increment (a side effect Python cannot inline)?"""
-    return any(n.type in ("assignment_expression", "update_expression") for n in _walk(node))
 
 
 # Integer.compare / Long.compare as a value: the sign of a - b, as Java returns it.

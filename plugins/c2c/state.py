@@ -33,6 +33,7 @@ class Policy:
     unsigned_shift: bool  # `x >>> k` shifts x's 32- or 64-bit pattern (a negative x), as Java does
     truncating_division: bool  # an int variable that may be negative divides toward zero, as Java's `/`
     java_print: bool  # a print writes exactly Java's text (``_print``), not the references' `print ( a , b )`
+    labelled_jumps: bool  # `break outer` / `continue outer` out of a nested loop set flags the loops test
 
 
 FUNCTION = Policy(
@@ -45,6 +46,7 @@ FUNCTION = Policy(
     unsigned_shift=False,
     truncating_division=False,
     java_print=False,
+    labelled_jumps=False,
 )
 PROGRAM = Policy(
     "program",
@@ -56,6 +58,7 @@ PROGRAM = Policy(
     unsigned_shift=True,
     truncating_division=True,
     java_print=True,
+    labelled_jumps=True,
 )
 
 
