@@ -175,14 +175,21 @@ def is_main_method(node: Node) -> bool:
     )
 
 
-def _recursive(calls: list[Node], classes: set[str]) -> bool:
+def _recursive(calls: list[Node], info: ProgramInfo, methods: set[bytes]) -> bool:
     """Does a method call itself, directly or through others (``even`` -> ``odd`` -> ``even``), by name,
-    unqualified or through ``this`` / its class?"""
+    unqualified, through ``this`` / its class, or on another object that may be of the program's classes
+    (``left . insert ( v )`` of a tree's node: a method the program declares, called on an object that is
+    no stdin / stdout object and no library class: not ``sc . nextInt ( )``, ``Math . min ( a , b )``)?"""
     graph: dict[bytes, set[bytes]] = {}
     for c in calls:
         obj, callee = c.child_by_field_name("object"), c.child_by_field_name("name")
-        if callee is None or (obj is not None and obj.type != "this" and (obj.text or b"").decode() not in classes):
+        if callee is None:
             continue
+        receiver = (obj.text or b"").decode() if obj is not None else ""
+        if obj is not None and obj.type != "this" and receiver not in info.classes:
+            library = obj.type == "identifier" and (receiver in info.io or receiver[:1].isupper())
+            if library or callee.text not in methods:
+                continue
         method = c.parent
         while method is not None and method.type not in ("method_declaration", "class_body"):
             method = method.parent
@@ -414,7 +421,8 @@ def analyze(root: Node) -> ProgramInfo:
                     gp = gp.parent
                 if gp is not None and gp.type == "binary_expression" and b"null" in (gp.text or b""):
                     info.line_null_checks = True
-    info.recursive = _recursive(calls, set(info.classes))
+    declared = {n.child_by_field_name("name").text or b"" for n in everything if n.type == "method_declaration"}
+    info.recursive = _recursive(calls, info, declared)
     info.signed = _signed_names(everything)
     info.local_main = _builds_text_in_loop(everything) or _nested_loops_in_main(everything)
     for ci in info.classes.values():
@@ -1678,6 +1686,8 @@ class ProgramMixin:
         the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses); a
         call that edits a StringBuilder out-parameter assigns it back. False for any other statement."""
         call = node.named_children[0] if node.named_children else None
+        if self.policy.whole_program and call is not None and self._io_assignment(call):
+            return True  # `sc = new Scanner ( System . in )` in main, `sc` a field: it vanishes as its declaration
         if self.policy.whole_program and call is not None and call.type == "method_invocation":
             obj, name, args = self._call_parts(call)
             if obj is not None and self.text(obj) in self.st.threads and name in ("start", "join"):
@@ -1841,6 +1851,20 @@ class ProgramMixin:
         if _io_kind(t, prog) in ("in", "out") or (t in prog.classes and prog.classes[t].role in ("reader", "writer")):
             return ["None"]
         return None
+
+    def _io_assignment(self, node: Node) -> bool:
+        """Does ``node`` make a stdin / stdout object (``x = new Scanner ( System . in )``, ``this . out = new
+        PrintWriter ( System . out )``) for a variable of that kind? Its reads and prints are the runtime's."""
+        assert self.st.prog is not None
+        if node.type != "assignment_expression" or self.text(node.child_by_field_name("operator")) != "=":
+            return False
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left.type == "field_access":
+            left = left.child_by_field_name("field")
+        if left.type != "identifier" or right.type != "object_creation_expression":
+            return False
+        kind = _io_kind(_base_io(_type_text(right.child_by_field_name("type"))), self.st.prog)
+        return kind not in ("", "tok") and self.st.prog.io.get(self.text(left)) == kind
 
     def _skip_declaration(self, node: Node) -> bool:
         """Declarations of stdin / stdout objects and of the flattened main class vanish."""
