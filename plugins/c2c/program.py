@@ -1684,11 +1684,15 @@ class ProgramMixin:
     def _program_expression_statement(self, node: Node, level: int) -> bool:
         """``new Thread ( null , runnable , "" , 1 << 26 ) . start ( )`` (a big stack for deep recursion):
         the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses); a
-        call that edits a StringBuilder out-parameter assigns it back. False for any other statement."""
+        call that edits a StringBuilder out-parameter assigns it back; a stdin / stdout object made for a field
+        (``sc = new Scanner ( System . in )`` in ``main``) vanishes as its declaration does. False for any other
+        statement."""
         call = node.named_children[0] if node.named_children else None
-        if self.policy.whole_program and call is not None and self._io_assignment(call):
-            return True  # `sc = new Scanner ( System . in )` in main, `sc` a field: it vanishes as its declaration
-        if self.policy.whole_program and call is not None and call.type == "method_invocation":
+        if not self.policy.whole_program or call is None:
+            return False
+        if self._io_assignment(call):
+            return True
+        if call.type == "method_invocation":
             obj, name, args = self._call_parts(call)
             if obj is not None and self.text(obj) in self.st.threads and name in ("start", "join"):
                 return True  # the thread's runnable already ran where the thread was made

@@ -340,17 +340,15 @@ class StatementsMixin:
         value = node.named_children[0] if node.named_children else None
         inner = _unparenthesized(value)
         if inner is not None and inner.type == "ternary_expression" and _has_assignment(inner):
-            # `return p [ x ] == x ? x : ( p [ x ] = find ( p [ x ] ) )`: the assignment only on its branch
-            self._emit(level, ["if", *self.expr(inner.child_by_field_name("condition")), ":"])
-            self._return_value(inner.child_by_field_name("consequence"), level + 1)
-            self._emit(level, ["else", ":"])
-            self._return_value(inner.child_by_field_name("alternative"), level + 1)
+            self._return_value(inner, level)  # `return p [ x ] == x ? x : ( p [ x ] = find ( p [ x ] ) )`
             return
         if self.policy.drops_dummy_return and _dummy_return(node, value):
             return  # a printing procedure's `return 0 ;`: its reference is the void original, returning None
         self._simple(level, ["return", *self.expr(value)] if value is not None else ["return"])
 
     def _return_value(self, value: Node | None, level: int) -> None:
+        """``return value``; a conditional holding an assignment as ``if`` / ``else`` returns (the assignment
+        only on its branch)."""
         value = _unparenthesized(value)
         if value is not None and value.type == "ternary_expression" and _has_assignment(value):
             self._emit(level, ["if", *self.expr(value.child_by_field_name("condition")), ":"])
