@@ -104,7 +104,9 @@ def test_pattern_and_matcher_walk_like_javas() -> None:
         found.append((m.group(), m.start(), m.end()))
     assert found == [("1", 1, 2), ("22", 3, 5), ("333", 6, 9)]
     empty = regex.Pattern.compile("a*").matcher("baab")
-    assert [empty.find() and (empty.start(), empty.end()) for _ in range(3)] == [(0, 0), (1, 3), (3, 3)]
+    assert [empty.find() and (empty.start(), empty.end()) for _ in range(4)] == [(0, 0), (1, 3), (3, 3), (4, 4)]
+    assert not empty.find() and not empty.find()  # Java's find is false after the empty match at the end
+    assert sum(1 for _ in iter(regex.Pattern.compile("x*").matcher("ab").find, False)) == 3
     assert regex.Pattern.compile(",").split("a,b,,") == ["a", "b"]
     assert regex.Pattern.matches("[a-z]+", "abc") and not regex.Pattern.matches("[a-z]+", "ab1")
     whole = regex.Pattern.compile(r"(\w)(\d)").matcher("a1")

@@ -52,6 +52,9 @@ class Matcher:
     def find(self, start=None):
         if start is not None:
             self.at = start
+        if self.at > len(self.text):  # past an empty match at the end: Java's find is false from here
+            self.found = None
+            return False
         self.found = self.regex.search(self.text, self.at)
         if self.found is None:
             return False
