@@ -14,7 +14,7 @@ translator writes into a program:
   it up to the next unit (``DayOfWeek``'s constants, ``ChronoUnit.DAYS = ...``);
 - ``ALIAS = f`` (``f`` a function of the file) is ``f``'s definition under the name ``ALIAS``;
 - a class whose base is private (``LocalDate(_TimeOrder)``) gets that base's methods written after
-  its own (after an empty line) and no base, so a program holds one class;
+  its own and no base, so a program holds one class;
 - a unit needs the units whose names it reads (``Pattern`` needs ``Matcher``, ``hash_keys``
   ``java_hash``, ``next_token`` ``_stdin`` / ``_pos`` / ``_TOKEN``);
 - ``__all__`` names the units a program may ask for by name; top-level imports, docstrings and
@@ -153,7 +153,7 @@ def load(module: str) -> Runtime:
         if mixin:  # `class LocalDate ( _TimeOrder ) :` -> `class LocalDate :` + _TimeOrder's methods
             level, header = lines[0]
             lines[0] = (level, (*header[:2], *header[5:]))
-            lines += [(0, ()), *rows(nodes[mixin], body_only=True)]  # after an empty line, as programs always had
+            lines += rows(nodes[mixin], body_only=True)
         for extra in stmts[1:]:
             lines += rows(extra)
         reads = {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name)}

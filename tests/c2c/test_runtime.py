@@ -158,6 +158,7 @@ def test_units_are_cut_from_the_files() -> None:
     date = SUPPORT_CLASSES["LocalDate"]
     assert date.lines[0] == (0, ("class", "LocalDate", ":"))
     assert (1, ("def", "isBefore", "(", "self", ",", "other", ")", ":")) in date.lines  # the private base's
+    assert all(toks for _, toks in date.lines)  # no empty line inside the class
     assert date.needs == ("DayOfWeek",)
     assert {"isBefore", "plusDays", "__init__"} <= date.methods
     assert support_methods("SimpleEntry") == {"getKey", "getValue", "setValue", "toString", "__str__", "__hash__"}
