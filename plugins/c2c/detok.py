@@ -77,7 +77,7 @@ def compiles(tokens: str) -> bool:
     return True
 
 
-def _literal_tokens(text: str) -> list[str]:
+def literal_tokens(text: str) -> list[str]:
     """A Python string literal -> AVATAR words: `"a b"` -> `" a ▁ b "`."""
     prefix_end = 0
     while prefix_end < len(text) and text[prefix_end] not in "'\"":
@@ -107,7 +107,7 @@ def tokenize_python(source: str) -> str:
         elif kind == pytokenize.DEDENT:
             out.append("DEDENT")
         elif kind == pytokenize.STRING:
-            out.extend(_literal_tokens(tok.string))
+            out.extend(literal_tokens(tok.string))
         else:
             out.append(tok.string)
     return " ".join(out)

@@ -120,7 +120,7 @@ class ExpressionsMixin:
                 rx = ["ord", "(", *rx, ")"]
         elif op in _CHAR_ARITHMETIC and lt == "char" and rt == "char":
             lx, rx = ["ord", "(", *lx, ")"], ["ord", "(", *rx, ")"]
-        if op == "/" and self._is_int(left) and self._is_int(right):
+        if op == "/" and (self._is_int(left) and self._is_int(right) or self._int_division(node, left, right)):
             default = "cast" if self.st.style.int_cast_div else "floor"
             if self.policy.returned_ratio_divides and _returned_ratio(node, right):
                 default = "true"  # `return a * b / c` of a function: the references' `/` (see _returned_ratio)
@@ -140,6 +140,29 @@ class ExpressionsMixin:
         if op == ">>>":
             op = ">>"
         return [*lx, op, *rx]
+
+    def _int_division(self, node: Node, left: Node, right: Node) -> bool:
+        """Is ``left / right`` an int division though an operand's type is unknown, because its value is an
+        index (``a [ i / 2 ]``, ``new int [ n / 2 ]``, ``s . charAt ( m / 2 )``, through arithmetic only),
+        where Java takes nothing but an int? (Python's ``/`` would index with a float.)"""
+        if not {self.type_of(left), self.type_of(right)}.isdisjoint(FLOAT_TYPES):
+            return False
+        child, cur = node, node.parent
+        while cur is not None and (
+            cur.type == "parenthesized_expression"
+            or (cur.type == "binary_expression" and self.text(cur.child_by_field_name("operator")) in _ARITHMETIC)
+            or (cur.type == "unary_expression" and self.text(cur.child_by_field_name("operator")) in ("-", "+"))
+        ):
+            child, cur = cur, cur.parent
+        if cur is None:
+            return False
+        if cur.type == "array_access":
+            index = cur.child_by_field_name("index")
+            return index is not None and index.id == child.id
+        if cur.type == "dimensions_expr":
+            return True
+        call = cur.parent if cur.type == "argument_list" else None
+        return call is not None and call.type == "method_invocation" and self._call_parts(call)[1] in _INDEX_METHODS
 
     def _truncates(self, left: Node, right: Node) -> bool:
         """Must ``left / right`` (``%``) truncate toward zero, as Java's does? In a program, where ``left`` is an int
@@ -327,11 +350,9 @@ class ExpressionsMixin:
         return ["isinstance", "(", *self.expr(node.named_children[0]), ",", self.text(node.named_children[1]), ")"]
 
     def _ex_method_invocation(self, node: Node) -> Tokens:
-        mark = self.st.mark()
-        special = self._program_call(node, statement=False)  # stdin reads, prints, class calls (program.py)
+        special = self.st.first(lambda: self._program_call(node, statement=False))  # stdin, prints, class calls
         if special is not None:
             return special
-        self.st.rewind(mark)
         obj, name, args = self._call_parts(node)
         a = [self.expr(x) for x in args]
         flat: Tokens = []  # from ``a``: translating the arguments twice would register `i ++` twice
@@ -374,6 +395,10 @@ class ExpressionsMixin:
         for i, arg in enumerate(args):
             out += ([","] if i else []) + self.expr(arg)
         return out
+
+
+_ARITHMETIC = ("+", "-", "*", "/", "%")
+_INDEX_METHODS = frozenset({"charAt", "substring", "setCharAt", "deleteCharAt", "subList", "codePointAt"})
 
 
 def _returned_ratio(node: Node, divisor: Node | None) -> bool:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from plugins.c2c import carried
 from plugins.c2c.java_types import (
     FIXED_INTS,
     FLOAT_TYPES,
@@ -174,14 +175,21 @@ def is_main_method(node: Node) -> bool:
     )
 
 
-def _recursive(calls: list[Node], classes: set[str]) -> bool:
+def _recursive(calls: list[Node], info: ProgramInfo, methods: set[bytes]) -> bool:
     """Does a method call itself, directly or through others (``even`` -> ``odd`` -> ``even``), by name,
-    unqualified or through ``this`` / its class?"""
+    unqualified, through ``this`` / its class, or on another object that may be of the program's classes
+    (``left . insert ( v )`` of a tree's node: a method the program declares, called on an object that is
+    no stdin / stdout object and no library class: not ``sc . nextInt ( )``, ``Math . min ( a , b )``)?"""
     graph: dict[bytes, set[bytes]] = {}
     for c in calls:
         obj, callee = c.child_by_field_name("object"), c.child_by_field_name("name")
-        if callee is None or (obj is not None and obj.type != "this" and (obj.text or b"").decode() not in classes):
+        if callee is None:
             continue
+        receiver = (obj.text or b"").decode() if obj is not None else ""
+        if obj is not None and obj.type != "this" and receiver not in info.classes:
+            library = obj.type == "identifier" and (receiver in info.io or receiver[:1].isupper())
+            if library or callee.text not in methods:
+                continue
         method = c.parent
         while method is not None and method.type not in ("method_declaration", "class_body"):
             method = method.parent
@@ -413,7 +421,8 @@ def analyze(root: Node) -> ProgramInfo:
                     gp = gp.parent
                 if gp is not None and gp.type == "binary_expression" and b"null" in (gp.text or b""):
                     info.line_null_checks = True
-    info.recursive = _recursive(calls, set(info.classes))
+    declared = {n.child_by_field_name("name").text or b"" for n in everything if n.type == "method_declaration"}
+    info.recursive = _recursive(calls, info, declared)
     info.signed = _signed_names(everything)
     info.local_main = _builds_text_in_loop(everything) or _nested_loops_in_main(everything)
     for ci in info.classes.values():
@@ -518,31 +527,6 @@ def _set_io(info: ProgramInfo, name: str, kind: str) -> None:
     old = info.io.get(name)
     if old is None or rank.get(kind, 4) >= rank.get(old, 4):
         info.io[name] = kind
-
-
-_LOOP_TYPES = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
-
-
-def _jumps_to(loop: Node, label: str, kind: str, nested_only: bool) -> bool:
-    """Does ``loop`` hold a ``break label`` (``nested_only``: inside a loop nested in it)?"""
-    for n in _walk(loop):
-        if (
-            n.type == kind
-            and any(c.type == "identifier" and c.text == label.encode() for c in n.named_children)
-            and (not nested_only or _loop_between(n, loop))
-        ):
-            return True
-    return False
-
-
-def _loop_between(node: Node, loop: Node) -> bool:
-    """Is there a loop between ``node`` and its enclosing ``loop``?"""
-    cur = node.parent
-    while cur is not None and cur.id != loop.id:
-        if cur.type in _LOOP_TYPES:
-            return True
-        cur = cur.parent
-    return False
 
 
 def _heap_order(args: Node | None) -> str:
@@ -703,57 +687,10 @@ def read_op(call: Node, info: ProgramInfo) -> str:
     return ""
 
 
-RUNTIME_SOURCE = {
-    "next_token": (
-        "def next_token ( ) :",
-        ["global _pos", "m = _TOKEN . search ( _stdin , _pos )", "_pos = m . end ( )", "return m . group ( )"],
-    ),
-    "has_next": ("def has_next ( ) :", ["return _TOKEN . search ( _stdin , _pos ) is not None"]),
-    "has_line": ("def has_line ( ) :", ["return _pos < len ( _stdin )"]),
-    "input": (
-        "def input ( ) :",
-        [
-            "global _pos",
-            "if _pos >= len ( _stdin ) :",
-            ">return None",
-            'end = _stdin . find ( " \\n " , _pos )',
-            "if end < 0 :",
-            ">end = len ( _stdin )",
-            "line = _stdin [ _pos : end ]",
-            "_pos = end + 1",
-            'return line . rstrip ( " \\r " )',
-        ],
-    ),
-    "read_char": (
-        "def read_char ( ) :",
-        [
-            "global _pos",
-            "if _pos >= len ( _stdin ) :",
-            ">return - 1",
-            "_pos += 1",
-            "return ord ( _stdin [ _pos - 1 ] )",
-        ],
-    ),
-}
-
-
 def runtime_lines(funcs: set[str]) -> list[tuple[int, Tokens]]:
-    """The shared-buffer stdin runtime: module state plus the functions in ``funcs``."""
-    lines: list[tuple[int, Tokens]] = [
-        (0, ["_stdin", "=", "sys", ".", "stdin", ".", "read", "(", ")"]),
-        (0, ["_pos", "=", "0"]),
-    ]
-    if funcs & {"next_token", "has_next"}:
-        lines.append((0, ["_TOKEN", "=", "re", ".", "compile", "(", 'r" \\S+ "', ")"]))
-    for name in ("next_token", "has_next", "has_line", "input", "read_char"):
-        if name not in funcs:
-            continue
-        header, body = RUNTIME_SOURCE[name]
-        lines.append((0, header.split()))
-        for row in body:
-            depth = len(row) - len(row.lstrip(">"))
-            lines.append((1 + depth, row.lstrip(">").split()))
-    return lines
+    """The shared-buffer stdin runtime (``runtime/stdin.py``): its buffer and position, the functions in
+    ``funcs`` and what they read, in the file's order."""
+    return carried.lines_in_file_order(carried.load("stdin"), {"_stdin", "_pos", *funcs})
 
 
 @lru_cache(maxsize=256)
@@ -1341,34 +1278,6 @@ class ProgramMixin:
             self.st.out_params = cached
         return cached
 
-    def _st_return_statement(self, node: Node, level: int) -> None:
-        if self.st.sb_return and not node.named_children:
-            self._simple(level, ["return", self.st.sb_return])
-            return
-        value = node.named_children[0] if node.named_children else None
-        while value is not None and value.type == "parenthesized_expression" and value.named_children:
-            value = value.named_children[0]
-        if value is not None and value.type == "ternary_expression" and _assigns(value):
-            # `return p [ x ] == x ? x : ( p [ x ] = find ( p [ x ] ) )`: the assignment only on its branch
-            cond = value.child_by_field_name("condition")
-            self._emit(level, ["if", *self.expr(cond), ":"])
-            self._return_value(value.child_by_field_name("consequence"), level + 1)
-            self._emit(level, ["else", ":"])
-            self._return_value(value.child_by_field_name("alternative"), level + 1)
-            return
-        super()._st_return_statement(node, level)  # type: ignore[misc]
-
-    def _return_value(self, value: Node | None, level: int) -> None:
-        while value is not None and value.type == "parenthesized_expression" and value.named_children:
-            value = value.named_children[0]
-        if value is not None and value.type == "ternary_expression" and _assigns(value):
-            self._emit(level, ["if", *self.expr(value.child_by_field_name("condition")), ":"])
-            self._return_value(value.child_by_field_name("consequence"), level + 1)
-            self._emit(level, ["else", ":"])
-            self._return_value(value.child_by_field_name("alternative"), level + 1)
-            return
-        self._simple(level, ["return", *self.expr(value)] if value is not None else ["return"])
-
     def _field(self, node: Node, level: int, prefix: Tokens | None) -> None:
         """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
         assert self.st.prog is not None
@@ -1499,16 +1408,14 @@ class ProgramMixin:
                 return self._print(args, newline=wop == "println")
         if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
             return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
-        mark = self.st.mark()  # a rule below that declines the call forgets what its arguments registered
-        stream = emit_stream(self, Call(node, obj, name, args, statement)) if obj is not None else None
-        if stream is not None:  # stream pipelines (library.py)
-            return stream
-        self.st.rewind(mark)
+        if obj is not None:  # stream pipelines, then the Java library's static calls (library.py)
+            lib = self.st.first(
+                lambda: emit_stream(self, Call(node, obj, name, args, statement)),
+                lambda: emit_program(self, Call(node, obj, name, args, statement)),
+            )
+            if lib is not None:
+                return lib
         ot = self.text(obj) if obj is not None else ""
-        lib = emit_program(self, Call(node, obj, name, args, statement)) if obj is not None else None
-        if lib is not None:  # the Java library's static calls (library.py)
-            return lib
-        self.st.rewind(mark)
         main = prog.main
         if (
             main is not None
@@ -1759,9 +1666,9 @@ class ProgramMixin:
             return [*self.expr(r), ".", "run", "(", ")"]
         return None
 
-    def _st_local_variable_declaration(self, node: Node, level: int) -> None:
+    def _thread_declaration(self, node: Node, level: int) -> bool:
         """``Thread t = new Thread ( null , runnable , "" , 1 << 26 )``: the runnable runs here (``t . start``
-        and ``t . join`` then vanish)."""
+        and ``t . join`` then vanish); False for any other declaration."""
         decls = node.children_by_field_name("declarator")
         if self.policy.whole_program and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
             value = decls[0].child_by_field_name("value")
@@ -1771,17 +1678,24 @@ class ProgramMixin:
                 if run is not None:
                     self.st.threads.add(self.text(decls[0].child_by_field_name("name")))
                     self._simple(level, run)
-                    return
-        super()._st_local_variable_declaration(node, level)  # type: ignore[misc]
+                    return True
+        return False
 
-    def _st_expression_statement(self, node: Node, level: int) -> None:
+    def _program_expression_statement(self, node: Node, level: int) -> bool:
         """``new Thread ( null , runnable , "" , 1 << 26 ) . start ( )`` (a big stack for deep recursion):
-        the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses)."""
+        the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses); a
+        call that edits a StringBuilder out-parameter assigns it back; a stdin / stdout object made for a field
+        (``sc = new Scanner ( System . in )`` in ``main``) vanishes as its declaration does. False for any other
+        statement."""
         call = node.named_children[0] if node.named_children else None
-        if self.policy.whole_program and call is not None and call.type == "method_invocation":
+        if not self.policy.whole_program or call is None:
+            return False
+        if self._io_assignment(call):
+            return True
+        if call.type == "method_invocation":
             obj, name, args = self._call_parts(call)
             if obj is not None and self.text(obj) in self.st.threads and name in ("start", "join"):
-                return  # the thread's runnable already ran where the thread was made
+                return True  # the thread's runnable already ran where the thread was made
             if (
                 name == "start"
                 and not args
@@ -1793,13 +1707,13 @@ class ProgramMixin:
                 run = self._runnable_call(targs[0]) if targs else None
                 if run is not None:
                     self._simple(level, run)
-                    return
+                    return True
             main = self.st.prog.main.name if self.st.prog.main is not None else None
             out = self._out_params().get(name) if obj is None or self.text(obj) == main else None
             if out is not None and len(args) > out[0] and args[out[0]].type == "identifier":
                 self._simple(level, [*self.expr(args[out[0]]), "=", *self.expr(call)])  # the edited builder
-                return
-        super()._st_expression_statement(node, level)  # type: ignore[misc]
+                return True
+        return False
 
     def _read(self, op: str, args: list[Node]) -> Tokens:
         mode = self.st.read_mode
@@ -1942,6 +1856,20 @@ class ProgramMixin:
             return ["None"]
         return None
 
+    def _io_assignment(self, node: Node) -> bool:
+        """Does ``node`` make a stdin / stdout object (``x = new Scanner ( System . in )``, ``this . out = new
+        PrintWriter ( System . out )``) for a variable of that kind? Its reads and prints are the runtime's."""
+        assert self.st.prog is not None
+        if node.type != "assignment_expression" or self.text(node.child_by_field_name("operator")) != "=":
+            return False
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left.type == "field_access":
+            left = left.child_by_field_name("field")
+        if left.type != "identifier" or right.type != "object_creation_expression":
+            return False
+        kind = _io_kind(_base_io(_type_text(right.child_by_field_name("type"))), self.st.prog)
+        return kind not in ("", "tok") and self.st.prog.io.get(self.text(left)) == kind
+
     def _skip_declaration(self, node: Node) -> bool:
         """Declarations of stdin / stdout objects and of the flattened main class vanish."""
         prog = self.st.prog
@@ -1950,72 +1878,6 @@ class ProgramMixin:
         typ = _base_io(_type_text(node.child_by_field_name("type")))
         kind = _io_kind(typ, prog)
         return (kind not in ("", "tok")) or (prog.main is not None and typ == prog.main.name)
-
-    # -- statements a program needs -------------------------------------------------------------------
-    def _st_labeled_statement(self, node: Node, level: int) -> None:
-        """``outer : for ( ... ) { for ( ... ) { break outer ; } }``: a flag set before the inner ``break``
-        and tested after every inner loop that holds it (Python has no labelled break); ``continue outer``
-        from an inner loop sets ``outer_continue``, breaks out, and the loop directly inside ``outer``
-        continues ``outer`` when it is set."""
-        label = self.text(node.named_children[0]) if node.named_children else ""
-        loops = [c for c in node.named_children[1:] if c.type in _LOOP_TYPES]
-        brk = bool(loops) and _jumps_to(loops[0], label, "break_statement", nested_only=True)
-        cont = bool(loops) and _jumps_to(loops[0], label, "continue_statement", nested_only=True)
-        if not self.policy.whole_program or not (brk or cont):
-            super()._st_labeled_statement(node, level)  # type: ignore[misc]
-            return
-        if brk:
-            self._simple(level, [f"{label}_break", "=", "False"])
-        self.st.labels.append((label, loops[0], brk, cont))
-        for child in node.named_children[1:]:
-            self._statement(child, level)
-        self.st.labels.pop()
-
-    def _labelled_jump(self, node: Node, level: int, kind: str) -> bool:
-        """``break label`` / ``continue label`` from a loop nested in the labelled one: set its flag (then break)."""
-        target = next((c for c in node.named_children if c.type == "identifier"), None)
-        if target is None or not self.st.labels:
-            return False
-        for label, loop, _brk, _cont in reversed(self.st.labels):
-            if self.text(target) == label and _loop_between(node, loop):
-                self._simple(level, [f"{label}_{kind}", "=", "True"])
-                self._simple(level, ["break"])
-                return True
-        return False
-
-    def _st_break_statement(self, node: Node, level: int) -> None:
-        if not self._labelled_jump(node, level, "break"):
-            super()._st_break_statement(node, level)  # type: ignore[misc]
-
-    def _st_continue_statement(self, node: Node, level: int) -> None:
-        if not self._labelled_jump(node, level, "continue"):
-            super()._st_continue_statement(node, level)  # type: ignore[misc]
-
-    def _statement(self, node: Node, level: int) -> None:
-        inner = self.st.labels and node.type in _LOOP_TYPES
-        if inner:
-            for label, loop, _brk, cont in self.st.labels:
-                if (
-                    cont
-                    and node.id != loop.id
-                    and not _loop_between(node, loop)
-                    and _jumps_to(node, label, "continue_statement", nested_only=False)
-                ):
-                    self._simple(level, [f"{label}_continue", "=", "False"])
-        super()._statement(node, level)  # type: ignore[misc]
-        if inner:
-            for label, loop, brk, cont in self.st.labels:
-                if node.id == loop.id:
-                    continue
-                if brk and _jumps_to(node, label, "break_statement", nested_only=False):
-                    self._emit(level, ["if", f"{label}_break", ":"])
-                    self._simple(level + 1, ["break"])
-                if cont and _jumps_to(node, label, "continue_statement", nested_only=False):
-                    self._emit(level, ["if", f"{label}_continue", ":"])
-                    if _loop_between(node, loop):
-                        self._simple(level + 1, ["break"])
-                    else:
-                        super()._st_continue_statement(node, level + 1)  # type: ignore[misc]
 
     def _st_static_initializer(self, node: Node, level: int) -> None:
         for child in node.named_children:
@@ -2049,50 +1911,6 @@ class ProgramMixin:
         ctor = node.child_by_field_name("constructor")
         target = ["super", "(", ")"] if ctor is not None and ctor.type == "super" else ["self"]
         self._simple(level, [*target, ".", "__init__", "(", *self._arg_tokens(args), ")"])
-
-    def _print(self, args: list[Node], newline: bool) -> Tokens:
-        """In a program, print exactly what Java prints: parts joined by one space use print's separator,
-        others ``sep = ""``; booleans as ``true`` / ``false``."""
-        if not self.policy.whole_program or not args:
-            return super()._print(args, newline)  # type: ignore[misc]
-        parts = self._concat_parts(args[0])
-        space = '" \u2581 "'
-        items: list[Tokens] = []
-        spaced = len(parts) % 2 == 1 and all((self.text(p) == space) == (i % 2 == 1) for i, p in enumerate(parts))
-        for i, part in enumerate(parts):
-            if spaced and i % 2 == 1:
-                continue
-            toks = self.expr(part)
-            if self.type_of(part) == "boolean":
-                toks = ["str", "(", *toks, ")", ".", "lower", "(", ")"]
-            elif self.type_of(part) == "char[]":  # Java prints a char array's characters
-                toks = ['" "', ".", "join", "(", *toks, ")"]
-            elif part.type == "identifier" and self.text(part) in self.st.joiners:
-                toks = self._joined(self.text(part))
-            elif (listed := self._collection_text(part, toks)) is not None:
-                toks = listed
-            elif self.type_of(part) in ("double", "float") and _unparen(part).type == "cast_expression":
-                toks = ["float", "(", *toks, ")"]  # `( double ) n` prints 4.0 (the cast alone leaves an int)
-            items.append(toks)
-        out: Tokens = ["print", "("]
-        for i, toks in enumerate(items):
-            out += ([","] if i else []) + toks
-        if len(items) > 1 and not spaced:
-            out += [",", "sep", "=", '" "']
-        if not newline:
-            out += [",", "end", "=", '" "']
-        return [*out, ")"]
-
-
-def _unparen(node: Node) -> Node:
-    while node.type == "parenthesized_expression" and node.named_children:
-        node = node.named_children[0]
-    return node
-
-
-def _assigns(node: Node) -> bool:
-    """Does the expression hold an assignment or an increment (a side effect Python cannot inline)?"""
-    return any(n.type in ("assignment_expression", "update_expression") for n in _walk(node))
 
 
 # Integer.compare / Long.compare as a value: the sign of a - b, as Java returns it.

@@ -9,6 +9,7 @@ differ, named, instead of a test of whether program analysis exists.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,8 @@ class Policy:
     java_booleans: bool  # a boolean made a string reads `true` / `false`, as Java prints it
     unsigned_shift: bool  # `x >>> k` shifts x's 32- or 64-bit pattern (a negative x), as Java does
     truncating_division: bool  # an int variable that may be negative divides toward zero, as Java's `/`
+    java_print: bool  # a print writes exactly Java's text (``_print``), not the references' `print ( a , b )`
+    labelled_jumps: bool  # `break outer` / `continue outer` out of a nested loop set flags the loops test
 
 
 FUNCTION = Policy(
@@ -42,6 +45,8 @@ FUNCTION = Policy(
     java_booleans=False,
     unsigned_shift=False,
     truncating_division=False,
+    java_print=False,
+    labelled_jumps=False,
 )
 PROGRAM = Policy(
     "program",
@@ -52,6 +57,8 @@ PROGRAM = Policy(
     java_booleans=True,
     unsigned_shift=True,
     truncating_division=True,
+    java_print=True,
+    labelled_jumps=True,
 )
 
 
@@ -91,12 +98,16 @@ class TranslationState:
     builders: set[str] | None = None  # the main class's StringBuilder fields (computed once)
     out_params: dict[str, tuple[int, str]] | None = None  # functions with a StringBuilder out-parameter (once)
 
-    def mark(self) -> tuple[int, int, int, int]:
-        """Where the side effects of the statement being translated stand (``rewind`` goes back to it)."""
-        return len(self.pre), len(self.post), len(self.hoisted), self.n_hoisted
+    def first(self, *rules: Callable[[], Tokens | None]) -> Tokens | None:
+        """The first of ``rules`` that takes a call (its tokens, not None), or None.
 
-    def rewind(self, mark: tuple[int, int, int, int]) -> None:
-        """Forget what a rule that declined a call registered while it translated the call's arguments
-        (``x ++`` updates, hoisted lambdas): the rule that takes the call translates them again."""
-        del self.pre[mark[0] :], self.post[mark[1] :], self.hoisted[mark[2] :]
-        self.n_hoisted = mark[3]
+        A rule that declines may have translated the call's arguments: what they registered (``x ++``
+        updates, hoisted lambdas) is forgotten, so the rule that takes the call registers it once."""
+        mark = len(self.pre), len(self.post), len(self.hoisted), self.n_hoisted
+        for rule in rules:
+            out = rule()
+            if out is not None:
+                return out
+            del self.pre[mark[0] :], self.post[mark[1] :], self.hoisted[mark[2] :]
+            self.n_hoisted = mark[3]
+        return None

@@ -20,6 +20,7 @@ from plugins.c2c.syntax import (
     _has_main,
     _mentions,
     _plus_one,
+    _unparenthesized,
     _walk,
     has_own_continue,
     local_names,
@@ -154,6 +155,34 @@ class StatementsMixin:
         self.st.scopes.pop()
 
     def _statement(self, node: Node, level: int) -> None:
+        """One statement; a loop inside a labelled loop whose ``break`` / ``continue label`` jumps out of it
+        resets and tests the label's flags (``_st_labeled_statement``)."""
+        inner = self.st.labels and node.type in _LOOP_TYPES
+        if inner:
+            for label, loop, _brk, cont in self.st.labels:
+                if (
+                    cont
+                    and node.id != loop.id
+                    and not _loop_between(node, loop)
+                    and _jumps_to(node, label, "continue_statement", nested_only=False)
+                ):
+                    self._simple(level, [f"{label}_continue", "=", "False"])
+        self._dispatch(node, level)
+        if inner:
+            for label, loop, brk, cont in self.st.labels:
+                if node.id == loop.id:
+                    continue
+                if brk and _jumps_to(node, label, "break_statement", nested_only=False):
+                    self._emit(level, ["if", f"{label}_break", ":"])
+                    self._simple(level + 1, ["break"])
+                if cont and _jumps_to(node, label, "continue_statement", nested_only=False):
+                    self._emit(level, ["if", f"{label}_continue", ":"])
+                    if _loop_between(node, loop):
+                        self._simple(level + 1, ["break"])
+                    else:
+                        self._continue(level + 1)
+
+    def _dispatch(self, node: Node, level: int) -> None:
         kind = node.type
         handler = getattr(self, f"_st_{kind}", None)
         if handler is not None:
@@ -175,7 +204,8 @@ class StatementsMixin:
             self._statement(child, level)
 
     def _st_local_variable_declaration(self, node: Node, level: int) -> None:
-        self._declaration(node, level)
+        if not self._thread_declaration(node, level):  # a Thread whose runnable runs here (program.py)
+            self._declaration(node, level)
 
     def _declaration(self, node: Node, level: int) -> None:
         if self._skip_declaration(node):  # `Scanner sc = new Scanner ( System . in )` (program.py)
@@ -215,6 +245,8 @@ class StatementsMixin:
         return out
 
     def _st_expression_statement(self, node: Node, level: int) -> None:
+        if self._program_expression_statement(node, level):  # threads, StringBuilder out-parameters (program.py)
+            return
         expr = node.named_children[0] if node.named_children else None
         if expr is not None:
             self._expression_statement(expr, level)
@@ -224,19 +256,14 @@ class StatementsMixin:
             self._simple(level, self._update_tokens(expr))
             return
         if expr.type == "method_invocation":
-            mark = self.st.mark()
-            special = self._program_call(expr, statement=True)  # stdin, stdout, class calls (program.py)
-            if special == []:
-                return  # `out . flush ( )`, `sc . close ( )`: nothing to do in Python
+            special = self.st.first(
+                lambda: self._program_call(expr, statement=True),  # stdin, stdout, class calls (program.py)
+                lambda: self._statement_call(expr),
+            )
             if special is not None:
-                self._simple(level, special)
+                if special:  # [] for `out . flush ( )`, `sc . close ( )`: nothing to do in Python
+                    self._simple(level, special)
                 return
-            self.st.rewind(mark)
-            special = self._statement_call(expr)
-            if special is not None:
-                self._simple(level, special)
-                return
-            self.st.rewind(mark)
         if expr.type == "assignment_expression":
             self._simple(level, self._assignment(expr))
             return
@@ -307,15 +334,39 @@ class StatementsMixin:
         return [*tt, op + "=", "1"]
 
     def _st_return_statement(self, node: Node, level: int) -> None:
+        if self.st.sb_return and not node.named_children:  # a method returning its StringBuilder out-parameter
+            self._simple(level, ["return", self.st.sb_return])
+            return
         value = node.named_children[0] if node.named_children else None
+        inner = _unparenthesized(value)
+        if inner is not None and inner.type == "ternary_expression" and _has_assignment(inner):
+            self._return_value(inner, level)  # `return p [ x ] == x ? x : ( p [ x ] = find ( p [ x ] ) )`
+            return
         if self.policy.drops_dummy_return and _dummy_return(node, value):
             return  # a printing procedure's `return 0 ;`: its reference is the void original, returning None
         self._simple(level, ["return", *self.expr(value)] if value is not None else ["return"])
 
+    def _return_value(self, value: Node | None, level: int) -> None:
+        """``return value``; a conditional holding an assignment as ``if`` / ``else`` returns (the assignment
+        only on its branch)."""
+        value = _unparenthesized(value)
+        if value is not None and value.type == "ternary_expression" and _has_assignment(value):
+            self._emit(level, ["if", *self.expr(value.child_by_field_name("condition")), ":"])
+            self._return_value(value.child_by_field_name("consequence"), level + 1)
+            self._emit(level, ["else", ":"])
+            self._return_value(value.child_by_field_name("alternative"), level + 1)
+            return
+        self._simple(level, ["return", *self.expr(value)] if value is not None else ["return"])
+
     def _st_break_statement(self, node: Node, level: int) -> None:
-        self._simple(level, ["break"])
+        if not self._labelled_jump(node, level, "break"):
+            self._simple(level, ["break"])
 
     def _st_continue_statement(self, node: Node, level: int) -> None:
+        if not self._labelled_jump(node, level, "continue"):
+            self._continue(level)
+
+    def _continue(self, level: int) -> None:
         updates = self.st.loop_updates[-1] if self.st.loop_updates else None
         for upd in updates or []:
             self._simple(level, upd)
@@ -671,8 +722,35 @@ class StatementsMixin:
                 self._block(child.named_children[-1] if child.named_children else None, level + 1)
 
     def _st_labeled_statement(self, node: Node, level: int) -> None:
+        """``outer : for ( ... ) { for ( ... ) { break outer ; } }`` under ``Policy.labelled_jumps``: a flag set
+        before the inner ``break`` and tested after every inner loop that holds it (Python has no labelled
+        break); ``continue outer`` from an inner loop sets ``outer_continue``, breaks out, and the loop
+        directly inside ``outer`` continues ``outer`` when it is set. Else the label is dropped."""
+        label = self.text(node.named_children[0]) if node.named_children else ""
+        loops = [c for c in node.named_children[1:] if c.type in _LOOP_TYPES]
+        brk = bool(loops) and _jumps_to(loops[0], label, "break_statement", nested_only=True)
+        cont = bool(loops) and _jumps_to(loops[0], label, "continue_statement", nested_only=True)
+        jumps = self.policy.labelled_jumps and (brk or cont)
+        if jumps:
+            if brk:
+                self._simple(level, [f"{label}_break", "=", "False"])
+            self.st.labels.append((label, loops[0], brk, cont))
         for child in node.named_children[1:]:
             self._statement(child, level)
+        if jumps:
+            self.st.labels.pop()
+
+    def _labelled_jump(self, node: Node, level: int, kind: str) -> bool:
+        """``break label`` / ``continue label`` from a loop nested in the labelled one: set its flag (then break)."""
+        target = next((c for c in node.named_children if c.type == "identifier"), None)
+        if target is None or not self.st.labels:
+            return False
+        for label, loop, _brk, _cont in reversed(self.st.labels):
+            if self.text(target) == label and _loop_between(node, loop):
+                self._simple(level, [f"{label}_{kind}", "=", "True"])
+                self._simple(level, ["break"])
+                return True
+        return False
 
     def _st_synchronized_statement(self, node: Node, level: int) -> None:
         self._statement(node.named_children[-1], level)
@@ -729,22 +807,49 @@ class StatementsMixin:
         return ['"["', "+", *joined, "+", '"]"']
 
     def _print(self, args: list[Node], newline: bool) -> Tokens:
+        """``System.out.print`` / ``println`` (and a program's writers): ``print ( ... )``.
+
+        Under ``Policy.java_print`` (programs) exactly Java's text: parts joined by one space use print's
+        separator, others ``sep = ""``; each part as Java writes it (``_printed``). Else as the references
+        write it: print's separator, and a ``print`` ends with its last string literal."""
         if not args:
             return ["print", "(", ")"] if newline else ["print", "(", "end", "=", '" "', ")"]
         parts = self._concat_parts(args[0])
-        toks: Tokens = []
-        end: Tokens | None = None
-        if not newline:
-            if len(parts) > 1 and parts[-1].type == "string_literal":
-                end = self.expr(parts[-1])
-                parts = parts[:-1]
-            else:
-                end = ['" "']
-        for i, part in enumerate(parts):
-            toks += ([","] if i else []) + self.expr(part)
+        end: Tokens | None = None if newline else ['" "']
+        spaced = False
+        if self.policy.java_print:
+            space = '" \u2581 "'
+            spaced = len(parts) % 2 == 1 and all((self.text(p) == space) == (i % 2 == 1) for i, p in enumerate(parts))
+            items = [self._printed(part) for part in (parts[::2] if spaced else parts)]
+        else:
+            if end is not None and len(parts) > 1 and parts[-1].type == "string_literal":
+                end, parts = self.expr(parts[-1]), parts[:-1]
+            items = [self.expr(part) for part in parts]
+        out: Tokens = ["print", "("]
+        for i, toks in enumerate(items):
+            out += ([","] if i else []) + toks
+        if self.policy.java_print and len(items) > 1 and not spaced:
+            out += [",", "sep", "=", '" "']
         if end is not None:
-            toks += [",", "end", "=", *end]
-        return ["print", "(", *toks, ")"]
+            out += [",", "end", "=", *end]
+        return [*out, ")"]
+
+    def _printed(self, part: Node) -> Tokens:
+        """One part of a print as Java writes it: booleans ``true`` / ``false``, a char array's characters, a
+        StringJoiner's text, a collection as ``[a, b]``, ``( double ) n`` as ``4.0``."""
+        toks = self.expr(part)
+        if self.type_of(part) == "boolean":
+            return ["str", "(", *toks, ")", ".", "lower", "(", ")"]
+        if self.type_of(part) == "char[]":
+            return ['" "', ".", "join", "(", *toks, ")"]
+        if part.type == "identifier" and self.text(part) in self.st.joiners:
+            return self._joined(self.text(part))
+        listed = self._collection_text(part, toks)
+        if listed is not None:
+            return listed
+        if self.type_of(part) in ("double", "float") and _unparenthesized(part).type == "cast_expression":
+            return ["float", "(", *toks, ")"]  # the cast alone leaves an int
+        return toks
 
     def _concat_parts(self, node: Node) -> list[Node]:
         """`a + " x " + b` in a print -> the operands, when the chain is a string concatenation."""
@@ -921,3 +1026,33 @@ def _dummy_return(node: Node, value: Node | None) -> bool:
         return False
     returns = [n for n in _walk(method) if n.type == "return_statement" and n.named_children]
     return returns == [node]  # no other value returned: the int type is the only trace of a result
+
+
+_LOOP_TYPES = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
+
+
+def _jumps_to(loop: Node, label: str, kind: str, nested_only: bool) -> bool:
+    """Does ``loop`` hold a ``break label`` (``nested_only``: inside a loop nested in it)?"""
+    for n in _walk(loop):
+        if (
+            n.type == kind
+            and any(c.type == "identifier" and c.text == label.encode() for c in n.named_children)
+            and (not nested_only or _loop_between(n, loop))
+        ):
+            return True
+    return False
+
+
+def _loop_between(node: Node, loop: Node) -> bool:
+    """Is there a loop between ``node`` and its enclosing ``loop``?"""
+    cur = node.parent
+    while cur is not None and cur.id != loop.id:
+        if cur.type in _LOOP_TYPES:
+            return True
+        cur = cur.parent
+    return False
+
+
+def _has_assignment(node: Node) -> bool:
+    """Does the expression hold an assignment or an increment (a side effect Python cannot inline)?"""
+    return any(n.type in ("assignment_expression", "update_expression") for n in _walk(node))

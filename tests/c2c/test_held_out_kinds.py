@@ -1,0 +1,128 @@
+"""Whole programs of the kinds held-out programs still failed (issue #39), each run on several stdin cases
+through the real Java (the oracle) and through its translation: stdin / stdout objects that are fields
+made in ``main`` and read by other methods; a division of operands of unknown type used as an index;
+recursion through another object of the program's class (a list's or tree's nodes), deeper than Python's
+default limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from plugins.c2c.detok import compiles, detokenize
+from plugins.c2c.translate import translate
+from tests.c2c.test_program_kinds import check
+from tests.c2c.test_programs import tokens
+
+pytestmark = pytest.mark.usefixtures("jdk")
+
+SCANNER_FIELD = """import java.util.*;
+public class Main {
+  static Scanner sc;
+  static int readInt() { return sc.nextInt(); }
+  public static void main(String[] args) {
+    sc = new Scanner(System.in);
+    int n = readInt();
+    long s = 0;
+    for (int i = 0; i < n; i++) s += readInt();
+    System.out.println(s);
+  }
+}"""
+
+
+def test_scanner_field_made_in_main_read_by_a_static_method(tmp_path: Path) -> None:
+    check(SCANNER_FIELD, ["3\n1 2 3\n", "1\n-5\n", "0\n"], tmp_path)
+
+
+def test_the_assignment_vanishes_as_the_declaration_does() -> None:
+    out = translate(tokens(SCANNER_FIELD))
+    assert compiles(out) and "None = None" not in detokenize(out) and "sc" not in out.split()
+
+
+def test_reader_and_writer_fields_made_in_main(tmp_path: Path) -> None:
+    java = """import java.io.*;
+import java.util.*;
+public class Main {
+  static BufferedReader br;
+  static PrintWriter out;
+  static StringTokenizer st;
+  static String next() throws IOException {
+    while (st == null || !st.hasMoreTokens()) st = new StringTokenizer(br.readLine());
+    return st.nextToken();
+  }
+  static void solve() throws IOException {
+    int n = Integer.parseInt(next());
+    for (int i = 0; i < n; i++) out.println(Integer.parseInt(next()) * 2);
+  }
+  public static void main(String[] args) throws IOException {
+    br = new BufferedReader(new InputStreamReader(System.in));
+    out = new PrintWriter(new BufferedOutputStream(System.out));
+    solve();
+    out.flush();
+  }
+}"""
+    check(java, ["2\n4\n5\n", "3\n1 2\n3\n"], tmp_path)
+
+
+def test_hand_written_reader_field_made_in_main(tmp_path: Path) -> None:
+    java = """import java.io.*;
+import java.util.*;
+public class Main {
+  static FastReader in;
+  static class FastReader {
+    BufferedReader br; StringTokenizer st;
+    FastReader() { br = new BufferedReader(new InputStreamReader(System.in)); }
+    String next() {
+      while (st == null || !st.hasMoreElements()) {
+        try { st = new StringTokenizer(br.readLine()); } catch (IOException e) { e.printStackTrace(); }
+      }
+      return st.nextToken();
+    }
+    int nextInt() { return Integer.parseInt(next()); }
+  }
+  static int sum(int n) { int s = 0; for (int i = 0; i < n; i++) s += in.nextInt(); return s; }
+  public static void main(String[] args) {
+    in = new FastReader();
+    int t = in.nextInt();
+    while (t-- > 0) System.out.println(sum(in.nextInt()));
+  }
+}"""
+    check(java, ["2\n2\n1 2\n3\n4 5 6\n", "1\n1\n7\n"], tmp_path)
+
+
+def test_division_of_unknown_operands_used_as_an_index_is_an_int(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    String s = sc.next();
+    List<Integer> list = new ArrayList<>();
+    for (int i = 0; i < s.length(); i++) list.add(i);
+    int[] a = new int[Collections.max(list) / 2 + 1];
+    a[Collections.max(list) / 2] = 7;
+    System.out.println(s.charAt(Collections.max(list) / 2) + " " + a[a.length - 1] + " " + a.length);
+    System.out.println(s.substring((Collections.max(list) + 1) / 2));
+  }
+}"""
+    check(java, ["abcdefgh\n", "xyz\n", "q\n"], tmp_path)
+
+
+def test_recursion_through_another_node_gets_the_deep_stack(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static class Node {
+    int val; Node next;
+    Node(int v) { val = v; }
+    int depth() { return next == null ? 1 : 1 + next.depth(); }
+    long sum() { return next == null ? val : val + next.sum(); }
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Node head = new Node(0), cur = head;
+    for (int i = 1; i < n; i++) { cur.next = new Node(i); cur = cur.next; }
+    System.out.println(head.depth() + " " + head.sum());
+  }
+}"""
+    check(java, ["5000\n", "3\n"], tmp_path)

@@ -1,0 +1,219 @@
+"""plugins/c2c/runtime: the Python a translated program carries, tested as Python and as the tokens emitted."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import io
+import sys
+from decimal import Decimal
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from plugins.c2c import carried
+from plugins.c2c.detok import detokenize
+from plugins.c2c.library import SUPPORT_CLASSES, support_lines, support_methods
+from plugins.c2c.program import runtime_lines
+from plugins.c2c.runtime import containers, enums, helpers, java_time, regex, strings
+from plugins.c2c.support import HELPERS, helper_lines
+from plugins.c2c.syntax import serialize
+
+C2C = Path(carried.__file__).resolve().parent
+
+
+def _stdin_module(text: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """A fresh ``runtime/stdin.py`` that read ``text`` as its stdin."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    spec = importlib.util.spec_from_file_location("c2c_stdin_runtime", carried.HERE / "stdin.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _program(lines: list[tuple[int, list[str]]], header: str = "") -> dict[str, Any]:
+    """Run emitted lines as a program would (its imports first); its globals."""
+    source = header + detokenize(" ".join(serialize(lines)))
+    scope: dict[str, Any] = {}
+    exec(compile(source, "<runtime>", "exec"), scope)  # noqa: S102 - the program under test
+    return scope
+
+
+# -- the files as Python ---------------------------------------------------------------------------
+def test_java_split_drops_trailing_empty_strings_only() -> None:
+    assert strings.java_split(["a", "b", "", ""]) == ["a", "b"]
+    assert strings.java_split(["", "", ""]) == []
+    assert strings.java_split([""]) == [""]
+    assert strings.java_split(["", "a"]) == ["", "a"]
+
+
+def test_half_up_rounds_the_shortest_decimal_half_up() -> None:
+    assert strings.half_up(0.15, 1) == Decimal("0.2")
+    assert strings.half_up(2.675, 2) == Decimal("2.68")
+    assert strings.half_up(-2.5, 0) == Decimal("-3")
+    assert strings.half_up(float("inf"), 2) == float("inf")
+
+
+def test_string_hash_and_compare_are_javas() -> None:
+    assert strings.string_hash("hello") == 99162322
+    assert strings.string_hash("polygenelubricants") == -(2**31)  # Java's Integer.MIN_VALUE
+    assert strings.java_compare("apple", "banana") == -1
+    assert strings.java_compare("ab", "abcd") == -2
+    assert strings.java_compare("b", "a") == 1
+
+
+def test_hash_keys_walks_javas_buckets() -> None:
+    # capacity 16: 17 and 1 share bucket 1 (insertion order), 2 is bucket 2, 16 bucket 0
+    assert containers.hash_keys({17: 0, 1: 0, 2: 0, 16: 0}) == [16, 17, 1, 2]
+    assert containers.java_hash("a") == 97
+    assert containers.java_hash(True) == 1231 ^ (1231 >> 16)
+    # 13 keys exceed 0.75 of 16: capacity 32, so 17 and 1 part
+    table = dict.fromkeys([17, 1, *range(100, 111)], 0)
+    assert containers.hash_keys(table)[:2] == [1, 100]
+
+
+def test_java_iterator_removes_the_last_returned() -> None:
+    items = [1, 2, 3, 4]
+    it = containers.JavaIterator(items)
+    while it.hasNext():
+        if it.next() % 2 == 0:
+            it.remove()
+    assert items == [1, 3]
+    table = {"a": 1, "b": 2}
+    it = containers.JavaIterator(table)
+    it.next()
+    it.remove()
+    assert table == {"b": 2}
+
+
+def test_collectors_and_entries() -> None:
+    assert containers.group_by(["aa", "b", "cc"], len) == {2: ["aa", "cc"], 1: ["b"]}
+    assert containers.group_by(["aa", "b", "cc"], len, count=True) == {2: 2, 1: 1}
+    assert containers.to_map([1, 2], str, lambda x: x * x) == {"1": 1, "2": 4}
+    entry = containers.SimpleEntry("k", 1)
+    assert entry.setValue(2) == 1 and str(entry) == "k=2" and entry[0] == "k"
+
+
+def test_pattern_and_matcher_walk_like_javas() -> None:
+    m = regex.Pattern.compile(r"\d+").matcher("a1b22c333")
+    found = []
+    while m.find():
+        found.append((m.group(), m.start(), m.end()))
+    assert found == [("1", 1, 2), ("22", 3, 5), ("333", 6, 9)]
+    empty = regex.Pattern.compile("a*").matcher("baab")
+    assert [empty.find() and (empty.start(), empty.end()) for _ in range(4)] == [(0, 0), (1, 3), (3, 3), (4, 4)]
+    assert not empty.find() and not empty.find()  # Java's find is false after the empty match at the end
+    assert sum(1 for _ in iter(regex.Pattern.compile("x*").matcher("ab").find, False)) == 3
+    assert regex.Pattern.compile(",").split("a,b,,") == ["a", "b"]
+    assert regex.Pattern.matches("[a-z]+", "abc") and not regex.Pattern.matches("[a-z]+", "ab1")
+    whole = regex.Pattern.compile(r"(\w)(\d)").matcher("a1")
+    assert whole.matches() and whole.groupCount() == 2 and whole.group(2) == "1"
+
+
+def test_java_enum_constants() -> None:
+    class Color(enums.JavaEnum):
+        pass
+
+    Color.constants(RED=Color(), GREEN=Color())
+    assert [str(c) for c in Color.values()] == ["RED", "GREEN"]
+    assert Color.valueOf("GREEN").ordinal() == 1
+    assert Color.RED.compareTo(Color.GREEN) == -1 and Color.RED < Color.GREEN
+
+
+def test_java_time() -> None:
+    day = java_time.LocalDate.of(2024, 1, 31)
+    assert str(day.plusMonths(1)) == "2024-02-29"
+    assert str(day.getDayOfWeek()) == "WEDNESDAY" and java_time.DayOfWeek.SUNDAY.getValue() == 7
+    later = java_time.LocalDate.parse("2024-03-01")
+    assert day.isBefore(later) and later.compareTo(day) == 1 and day == java_time.LocalDate.of(2024, 1, 31)
+    assert java_time.ChronoUnit.DAYS.between(day, later) == 30
+    assert str(java_time.LocalTime.of(9, 5)) == "09:05" and str(java_time.LocalTime.of(9, 5, 7)) == "09:05:07"
+    assert java_time.Duration.between(java_time.LocalTime.of(23, 0), java_time.LocalTime.of(1, 0)).toHours() == -22
+
+
+def test_helpers() -> None:
+    assert helpers.gcd(12, 18) == 6 and helpers.lcm(4, 6) == 12
+    assert helpers.power(2, 10, 1000) == 24 and helpers.power(2, 10) == 1024
+    arr = [5, 4, 3, 2, 1]
+    helpers.bubbleSort(arr, 3)
+    assert arr == [3, 4, 5, 2, 1]
+    assert helpers.findMin([3, 1, 2], 2) == 1 and helpers.getMax(3, 7) == 7
+    assert helpers.binarySearch([1, 3, 5], 0, 2, 5) == 2
+
+
+def test_stdin_reads_tokens_lines_and_chars(monkeypatch: pytest.MonkeyPatch) -> None:
+    stdin = _stdin_module("3 4\nhello world\r\nx", monkeypatch)
+    assert int(stdin.next_token()) == 3 and stdin.next_token() == "4"
+    assert stdin.input() == ""  # the rest of the first line, as Scanner.nextLine
+    assert stdin.input() == "hello world"
+    assert stdin.has_next() and stdin.read_char() == ord("x")
+    assert not stdin.has_line() and stdin.input() is None and stdin.read_char() == -1
+
+
+# -- the files as a program carries them --------------------------------------------------------------
+def test_units_are_cut_from_the_files() -> None:
+    date = SUPPORT_CLASSES["LocalDate"]
+    assert date.lines[0] == (0, ("class", "LocalDate", ":"))
+    assert (1, ("def", "isBefore", "(", "self", ",", "other", ")", ":")) in date.lines  # the private base's
+    assert all(toks for _, toks in date.lines)  # no empty line inside the class
+    assert date.needs == ("DayOfWeek",)
+    assert {"isBefore", "plusDays", "__init__"} <= date.methods
+    assert support_methods("SimpleEntry") == {"getKey", "getValue", "setValue", "toString", "__str__", "__hash__"}
+    assert "java_hash" not in SUPPORT_CLASSES and SUPPORT_CLASSES["hash_keys"].needs == ("java_hash",)
+    assert helper_lines({"findMin"})[0] == (0, ["def", "findMin", "(", "arr", ",", "n", "=", "None", ")", ":"])
+    assert {"sort", "heapSort", "swap"} <= HELPERS
+    lines = [line for unit in SUPPORT_CLASSES.values() for line in unit.lines]
+    assert not any(toks[:1] == ('"""',) for _, toks in lines)  # no docstrings
+    assert not any(level == 0 and toks[:1] in (("import",), ("from",)) for level, toks in lines)  # the program's
+
+
+def test_dependencies_come_first_and_literals_keep_avatar_form() -> None:
+    names = [toks[1] for level, toks in support_lines({"Pattern", "hash_keys"}) if level == 0 and toks]
+    assert names == ["Matcher", "Pattern", "java_hash", "hash_keys"]
+    stdin = {" ".join(toks) for _, toks in runtime_lines({"next_token", "input"})}
+    assert '_TOKEN = re . compile ( r" \\S+ " )' in stdin
+    assert 'end = _stdin . find ( " \\n " , _pos )' in stdin
+    assert not any("has_next" in line for line in stdin)
+    assert [toks[0] for _, toks in runtime_lines(set())] == ["_stdin", "_pos"]
+    assert ["print", "(", "arr", "[", "i", "]", ",", "end", "=", "'▁'", ")"] in [
+        t for _, t in helper_lines({"printArray"})
+    ]
+
+
+def test_emitted_units_run_as_the_files_do() -> None:
+    scope = _program(support_lines(set(SUPPORT_CLASSES)), "import re\nimport datetime\nimport calendar\n")
+    assert str(scope["LocalDate"].of(2023, 12, 31).plusDays(1)) == "2024-01-01"
+    assert scope["LocalDate"].of(2023, 1, 1).isAfter(scope["LocalDate"].of(2022, 1, 1))
+    assert scope["java_split"](["a", "", ""]) == ["a"]
+    assert scope["string_hash"]("hello") == 99162322
+    helper_scope = _program(helper_lines(HELPERS), "import math\n")
+    arr = [3, 2, 1]
+    helper_scope["insertionSort"](arr, 2)
+    assert arr == [2, 3, 1]
+    assert helper_scope["__gcd"](12, 18) == 6
+
+
+def test_no_python_source_in_string_literals() -> None:
+    """The translator's own modules hold no program text: a string that parses to a def or class is one."""
+    found = []
+    for path in sorted(C2C.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "\n" in node.value.strip():
+                try:
+                    tree = ast.parse(node.value.strip("\n"))
+                except SyntaxError:
+                    continue
+                if any(isinstance(n, ast.FunctionDef | ast.ClassDef) for n in ast.walk(tree)):
+                    found.append(f"{path.name}:{node.lineno}")
+    assert not found
+
+
+def test_the_plugin_ships_the_runtime_files() -> None:
+    """``runtime/`` is read, not imported: the submission carries it as the plugin's data."""
+    from submission.build import package_data
+
+    shipped = {p.relative_to(C2C).as_posix() for p in package_data(C2C)}
+    assert {f"runtime/{p.name}" for p in carried.HERE.glob("*.py")} <= shipped
