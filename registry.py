@@ -25,7 +25,7 @@ import pluggy
 
 from core import hookspecs
 from core.errors import PluginError
-from core.request import PluginConfig, PluginOptions
+from core.request import PluginOptions
 from core.task import Task, TaskInfo, protocol_members
 
 log = logging.getLogger(__name__)
@@ -111,18 +111,11 @@ def _distribution_name(ep: EntryPoint) -> str:
     return dist.name if dist is not None else ep.value.split(":")[0]
 
 
-def collect_tasks(
-    pm: PluginManager,
-    options: PluginOptions | argparse.Namespace | None = None,
-    *,
-    strict: bool = False,
-) -> dict[str, Task]:
+def collect_tasks(pm: PluginManager, options: PluginOptions | None = None, *, strict: bool = False) -> dict[str, Task]:
     """Ask every plugin to register its tasks; return them by name, in plugin order.
 
-    ``options``: the run's ``PluginOptions`` (``RunRequest.plugins``): each plugin's
-    ``register_tasks`` gets its own share as ``config`` (a ``PluginConfig``), and, for
-    implementations written before it, the same values as the ``options`` Namespace. Parsed
-    options whose owners are unknown (``train.py``'s Namespace) reach every plugin whole.
+    ``options``: the run's ``PluginOptions`` (``RunRequest.plugins``, ``TrainRequest``'s for
+    ``train.py``): each plugin's ``register_tasks`` gets its own share as ``config``.
 
     Two plugins registering one task name is a ``PluginError`` naming both. A
     third-party plugin whose hook raises is skipped with a warning unless
@@ -135,11 +128,11 @@ def collect_tasks(
     # Each plugin is called through its own subset caller, so we know who registered what.
     for plugin in plugins:
         origin = pm.origin(plugin)
-        config, namespace = _plugin_options(options, pm.get_name(plugin) or "")
+        config = (options or PluginOptions()).config(pm.get_name(plugin) or "")
         found: list[Task] = []
         call = pm.subset_hook_caller("register_tasks", remove_plugins=[p for p in plugins if p is not plugin])
         try:
-            call(register=found.append, options=namespace, config=config)
+            call(register=found.append, config=config)
         except Exception as exc:
             if strict or pm.get_name(plugin) in DEFAULT_PLUGINS:
                 raise PluginError(f"plugin {origin!r} failed in register_tasks: {exc}") from exc
@@ -153,17 +146,6 @@ def collect_tasks(
             tasks[name] = task
             owners[name] = origin
     return tasks
-
-
-def _plugin_options(
-    options: PluginOptions | argparse.Namespace | None, plugin: str
-) -> tuple[PluginConfig, argparse.Namespace]:
-    """What ``plugin``'s ``register_tasks`` gets: its ``config`` and the older ``options`` Namespace."""
-    if isinstance(options, argparse.Namespace):
-        heads = getattr(options, "heads", None)
-        return PluginConfig(Path(heads).expanduser() if heads else None, vars(options)), options
-    options = options if options is not None else PluginOptions()
-    return options.config(plugin), options.namespace()
 
 
 def _validate_task(task: object, origin: str) -> None:

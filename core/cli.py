@@ -35,7 +35,7 @@ class Discovery(Protocol):
     def add_plugin_train_options(self, pm: Any, parser: argparse.ArgumentParser) -> None: ...
 
     def collect_tasks(
-        self, pm: Any, options: PluginOptions | argparse.Namespace | None = None, *, strict: bool = False
+        self, pm: Any, options: PluginOptions | None = None, *, strict: bool = False
     ) -> dict[str, Task]: ...
 
 
@@ -265,12 +265,11 @@ def request_from_args(args: argparse.Namespace, owners: Mapping[str, Sequence[st
 
 
 def plugin_options(args: argparse.Namespace, heads: Path | None, owners: Mapping[str, Sequence[str]]) -> PluginOptions:
-    """The plugins' share of the parsed options: ``--heads``, each plugin's own flags (``owners``), and,
-    for the ``options`` Namespace of older ``register_tasks`` implementations only, every parsed value."""
+    """The plugins' share of the parsed options: ``--heads`` and each plugin's own flags (``owners``)."""
     from core.request import PluginOptions
 
     by_plugin = {plugin: {dest: getattr(args, dest) for dest in dests} for plugin, dests in owners.items()}
-    return PluginOptions(heads, by_plugin, command_line=vars(args))
+    return PluginOptions(heads, by_plugin)
 
 
 def trunk_config(args: argparse.Namespace) -> TrunkConfig:

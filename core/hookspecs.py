@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 @hookspec
-def register_tasks(register: Callable[[Task], None], options: argparse.Namespace, config: PluginConfig) -> None:
+def register_tasks(register: Callable[[Task], None], config: PluginConfig) -> None:
     """Register the plugin's tasks. Required of every task plugin.
 
     Called once per plugin manager when the runner collects tasks, before any
@@ -35,10 +35,12 @@ def register_tasks(register: Callable[[Task], None], options: argparse.Namespace
         to search) and ``config.option(name)``, the value of a flag the plugin added in
         ``add_options``, by its argparse name (``"zsod_visualize"``; None when called
         outside ``run.py``). An implementation may leave this argument out.
-    :param options: the same values as an ``argparse.Namespace`` of attributes, for
-        implementations written before ``config``; prefer ``config``. An
-        implementation may leave this argument out.
     :return: nothing; results are ignored.
+
+    The ``options`` argument (the same values as an ``argparse.Namespace``) is gone: an
+    implementation that still names it is refused when it is registered (pluggy's
+    ``PluginValidationError``; an entry-point plugin is then skipped with a warning naming
+    its distribution, or fails the run under ``--strict``). Read flags from ``config``.
     """
 
 

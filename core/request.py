@@ -8,7 +8,6 @@ and the values of the flags that plugin added in ``add_options``.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,28 +49,17 @@ class PluginConfig:
 @dataclass(frozen=True, slots=True)
 class PluginOptions:
     """Every plugin's options for one run: ``--heads`` and, per plugin (by its registered name), the
-    values of the flags it added. ``command_line``: every parsed option by name, kept only for the
-    ``options`` Namespace of ``register_tasks`` implementations written before ``config``."""
+    values of the flags it added."""
 
     heads: Path | None = None
     by_plugin: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
-    command_line: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_plugin", _frozen({k: _frozen(v) for k, v in self.by_plugin.items()}))
-        object.__setattr__(self, "command_line", _frozen(self.command_line))
 
     def config(self, plugin: str) -> PluginConfig:
         """What the plugin registered as ``plugin`` gets."""
         return PluginConfig(self.heads, self.by_plugin.get(plugin, {}))
-
-    def namespace(self) -> argparse.Namespace:
-        """The same values as an ``argparse.Namespace``: the ``options`` argument of older
-        ``register_tasks`` implementations, which read their flags as attributes."""
-        values: dict[str, Any] = {"heads": None if self.heads is None else str(self.heads)}
-        for options in self.by_plugin.values():
-            values.update(options)
-        return argparse.Namespace(**{**values, **self.command_line})
 
 
 @dataclass(frozen=True, slots=True)

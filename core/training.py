@@ -439,12 +439,14 @@ def train_cli(task: str | None, argv: Sequence[str] | None = None, *, discovery:
     log = logging.getLogger("train")
     try:
         from core.heads import head_dir_for, search_dirs
+        from core.request import PluginConfig, PluginOptions
         from core.trunk import TrunkConfig, load_trunk
 
         sources = Sources.parse(args.data)
         scale = check_scale(args.scale)
-        (heads_root,) = search_dirs(args)
-        tasks = select_trainable(discovery.collect_tasks(pm, args, strict=args.strict), args.tasks)
+        options = PluginOptions(heads=Path(args.heads).expanduser() if args.heads else None)
+        (heads_root,) = search_dirs(PluginConfig(options.heads))
+        tasks = select_trainable(discovery.collect_tasks(pm, options, strict=args.strict), args.tasks)
         if not tasks:
             raise ProjectError("no task to train: none of the selected tasks declares a trainer")
         cli.set_threads(args.threads)

@@ -472,7 +472,6 @@ def run(
     *,
     options: RayOptions | None = None,
     strict: bool = False,
-    time_budget: float | None = None,
     progress: bool | None = None,
     on_written: Observer | None = None,
     pool: WorkerPool | None = None,
@@ -486,7 +485,7 @@ def run(
     :param pool: workers already holding that trunk (``worker_pool``), kept open; by default
         a pool is made for this run and closed after it.
     :param control: the run's stopping state (``core.stop``): its signal stops the run, its
-        deadline, when it has one, is the run's (``time_budget`` then counts from here).
+        deadline, when it has one, is the run's (None: no limit).
     """
     import uuid
 
@@ -495,8 +494,6 @@ def run(
     options = options or RayOptions()
     begin = time.monotonic()
     remaining = control.remaining() if control is not None else None
-    if remaining is None and time_budget:
-        remaining = time_budget
     deadline = time.time() + remaining if remaining is not None else None  # wall clock: workers run elsewhere
     prepare_output_folder(planned, out_dir)
     runs = {

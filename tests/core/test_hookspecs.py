@@ -24,8 +24,8 @@ def _observer_plugin(events: list) -> types.ModuleType:
         parser.add_argument_group("echo").add_argument("--echo-suffix", default="")
 
     @hookimpl
-    def register_tasks(register, options):  # type: ignore[no-untyped-def]
-        events.append(("suffix", options.echo_suffix))
+    def register_tasks(register, config):  # type: ignore[no-untyped-def]
+        events.append(("suffix", config.option("echo_suffix")))
         register(EchoTask())
 
     @hookimpl
@@ -61,4 +61,6 @@ def test_run_py_drives_every_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert events == [("suffix", "!"), ("written", "echo", "prediction_ECHO.json")]
     assert json.loads((tmp_path / "out" / "prediction_ECHO.json").read_text())["x"].startswith("dim")
     # add_train_options is train.py's (tests/core/test_training.py drives it)
-    assert called == _hookspec_names() - {"add_train_options"} == {"register_tasks", "add_options", "predictions_written"}
+    assert (
+        called == _hookspec_names() - {"add_train_options"} == {"register_tasks", "add_options", "predictions_written"}
+    )

@@ -107,7 +107,8 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
             parser.add_argument("--t-epochs", type=int, default=None)
 
         @hookimpl
-        def register_tasks(self, register, options):  # type: ignore[no-untyped-def]
+        def register_tasks(self, register, config):  # type: ignore[no-untyped-def]
+            got["config"] = config
             register(_RecordingTask())
 
     from tests.core._tasks import EchoTask
@@ -142,6 +143,7 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
     (call,) = CALLS
     assert call["req"].options == {"epochs": 4} and call["req"].data_root is None
     assert call["req"].out_dir.parent == tmp_path / "t"
+    assert got["config"].heads == tmp_path  # train.py hands the plugins PluginOptions, as run.py does
 
 
 def test_scale_and_data_root_flags() -> None:

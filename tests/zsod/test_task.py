@@ -85,7 +85,7 @@ def test_visualize_option_draws_every_readable_image(fake_trunk, tmp_path: Path)
     pm.hook.add_options(parser=parser)
     options = parser.parse_args(["--zsod-visualize", str(tmp_path / "viz")])
     tasks: list = []
-    pm.hook.register_tasks(register=tasks.append, options=options, config=PluginConfig(options=vars(options)))
+    pm.hook.register_tasks(register=tasks.append, config=PluginConfig(options=vars(options)))
     (task,) = tasks
     assert task.visualize_dir == tmp_path / "viz"
     task.calibration = EAGER

@@ -114,7 +114,7 @@ def _register(*argv: str) -> ZsodTask:
     pm.hook.add_options(parser=parser)
     tasks: list = []
     options = parser.parse_args(list(argv))
-    pm.hook.register_tasks(register=tasks.append, options=options, config=PluginConfig(options=vars(options)))
+    pm.hook.register_tasks(register=tasks.append, config=PluginConfig(options=vars(options)))
     (task,) = tasks
     return task
 
