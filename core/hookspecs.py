@@ -61,7 +61,7 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
     """Add the task's trainer flags to ``train.py`` and ``python -m plugins.<task>.train``. Optional.
 
     Options must be prefixed with ``--<task>-`` (e.g. ``--vqa-synthetic-per-image``); the
-    trainer reads them, without the prefix, from ``TrainRequest.options`` (``core.training``).
+    trainer reads them, without the prefix, from ``TrainRequest.options`` (``training``).
     A flag's default should be None (``req.option(name, default)`` then gives the trainer's own
     default), so the hook module need not import the trainer.
 

@@ -275,7 +275,7 @@ def main(argv: Sequence[str] | None, discovery: Discovery, *, run_script: Path |
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", handlers=[runtime.console_handler()])
     log.setLevel(logging.INFO)
 
-    from core.training import DEFAULT_DATA_ROOT
+    from core.splits import DEFAULT_DATA_ROOT
     from core.trunk import TrunkConfig, load_trunk
 
     try:

@@ -2,7 +2,7 @@
 
 The trainer needs the shared detector's output for every training image (the evidence
 features of ``plugins.vqa.evidence``); running NanoDet again for each fit would cost far
-more than the fits. ``DetectionCache`` keeps them in a ``core.training.FeatureCache``
+more than the fits. ``DetectionCache`` keeps them in a ``training.FeatureCache``
 under ``ROOT/detections/<detector>@<input size>/``, one ``[N, 6]`` float tensor an image
 (x1 y1 x2 y2 in pixels, score, label), saved shard by shard (resumable).
 
@@ -34,7 +34,7 @@ class DetectionCache:
 
     def __init__(self, root: Path, *, input_size: int = DETECTOR_SIZE, progress: bool = True) -> None:
         from core.detector import DetectorConfig
-        from core.training import FeatureCache
+        from training import FeatureCache
 
         self.config = DetectorConfig(input_size=input_size)
         self.store = FeatureCache(Path(root) / "detections", detector_key(self.config), shard_size=256)

@@ -61,8 +61,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.splits import fold_of, within_share
-from core.training import DEFAULT_DATA_ROOT, TrainRequest, challenge_sets
+from core.splits import DEFAULT_DATA_ROOT, fold_of, within_share
 from plugins.vqa.answerer import (
     Answerer,
     Embedded,
@@ -88,6 +87,7 @@ from plugins.vqa.question import ParsedQuestion, QType, parse_question
 from plugins.vqa.task import N_REGIONS, VqaTask
 from plugins.vqa.train.data import HELDOUT_BELOW, HELDOUT_MOD, DevQuestion, is_heldout, load_dev_set
 from plugins.vqa.train.detect import detector_key
+from training import TrainRequest, challenge_sets
 
 if TYPE_CHECKING:
     import torch
@@ -194,7 +194,7 @@ def read_captions(path: Path) -> dict[str, list[str]]:
 
 class EmbeddingCache:
     """Pooled region features (per image-tower version) and text embeddings (per text-tower
-    version), in memory and on disk: two ``core.training.FeatureCache`` stores under ``root``
+    version), in memory and on disk: two ``training.FeatureCache`` stores under ``root``
     (``pooled/`` and ``text/``), each saved shard by shard as it is computed (resumable).
 
     Region features are kept *before* the joint projection, so a new joint space
@@ -206,7 +206,7 @@ class EmbeddingCache:
     def __init__(self, trunk: Trunk, root: Path, *, progress: bool = True, detections: Any = None) -> None:
         """``detections``: a ``detect.DetectionCache`` giving the detector's output for the images
         (None: questions get no detector evidence)."""
-        from core.training import FeatureCache
+        from training import FeatureCache
 
         self.trunk = trunk
         self.detections = detections
