@@ -54,7 +54,7 @@ def raw_outputs(name: str, ablation: str, cache: Path, threads: int) -> tuple[li
         return pickle.loads(path.read_bytes())
     import torch
 
-    from core.detector import load_detector
+    from core.detector.loader import load_detector
     from core.trunk import TrunkConfig, load_trunk
     from plugins.zsod.detected import DetectionRule
     from plugins.zsod.task import ZsodTask

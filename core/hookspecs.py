@@ -1,9 +1,11 @@
 """Hook specifications of the ``fusionbrain`` plugin system.
 
-Hooks announce capabilities; behaviour lives on ``Task`` objects (see
-``core.task``). A plugin is any module or object with ``@hookimpl`` functions;
-built-in ones are listed in ``registry.DEFAULT_PLUGINS``, third-party ones come
-from the ``fusionbrain`` entry-point group.
+Hooks announce capabilities, one ``register_*`` hook per pluggable kind: tasks, trunk
+backends, detectors. Behaviour lives on the objects registered (``Task`` objects, see
+``core.task``; factories of backends and detectors). A plugin is any module or object with
+``@hookimpl`` functions; built-in ones are listed in ``registry.DEFAULT_PLUGINS`` (tasks) and
+``core.default_plugins`` (core's backends and detectors), third-party ones come from the
+``fusionbrain`` entry-point group.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from typing import TYPE_CHECKING
 from core import hookspec
 
 if TYPE_CHECKING:
+    from core.detector import DetectorFactory
     from core.request import PluginConfig
     from core.task import Task
+    from core.trunk_types import TrunkBackendFactory
 
 
 @hookspec
@@ -41,6 +45,50 @@ def register_tasks(register: Callable[[Task], None], config: PluginConfig) -> No
     implementation that still names it is refused when it is registered (pluggy's
     ``PluginValidationError``; an entry-point plugin is then skipped with a warning naming
     its distribution, or fails the run under ``--strict``). Read flags from ``config``.
+    """
+
+
+@hookspec
+def register_trunk_backends(register: Callable[[str, TrunkBackendFactory], None]) -> None:
+    """Register trunk backends by name. Optional.
+
+    Called when a plugin manager's backends are collected (``registry.collect_trunk_backends``:
+    ``run.py``, ``serve.py`` and ``train.py`` do it while parsing ``--trunk``), before any
+    trunk exists. Core registers ``default`` and ``openclip`` this way
+    (``core.default_plugins.trunk_backends``).
+
+    :param register: call ``register(name, factory)`` once per backend. ``name`` is what
+        ``--trunk NAME[:MODEL[:PRETRAINED[:TEXT_DIR]]]`` selects (a lowercase identifier);
+        ``factory(config)`` takes the ``core.trunk_types.TrunkConfig`` (``backend == name``,
+        the spec's fields filled in) and returns a ``TrunkBackend``: an ``nn.Module`` on the
+        CPU with ``embed_dim``, ``image_size``, ``component_versions`` and the encode methods
+        (``core.testing.assert_trunk_backend_conforms`` checks one). ``load_trunk`` freezes it
+        and moves it to the device; the factory raises ``TrunkError`` for a config it cannot
+        build. Import heavy libraries inside the factory, not at registration. A name that
+        another plugin already registered raises ``PluginError`` naming both.
+    :return: nothing; results are ignored.
+    """
+
+
+@hookspec
+def register_detectors(register: Callable[[str, DetectorFactory], None]) -> None:
+    """Register object detectors by name. Optional.
+
+    Called when a plugin manager's detectors are collected (``registry.collect_detectors``,
+    while ``run.py`` or ``serve.py`` parses ``--detector``). The run builds its one shared
+    detector only when a task that declares ``needs_detector`` is set up. Core registers
+    ``nanodet`` and ``yolo`` this way (``core.default_plugins.detectors``).
+
+    :param register: call ``register(name, factory)`` once per detector. ``name`` is what
+        ``--detector NAME[:WEIGHTS]`` selects (a lowercase identifier); ``factory(config)``
+        takes the ``core.detector.DetectorConfig`` (``name``, ``weights``, ``device``,
+        ``input_size``, ``batch_size``) and returns a ``core.detector.Detector``: ``classes``
+        (English and Russian names) and ``detect(images, *, input_size=None)`` giving one
+        ``Detections`` per image (``core.testing.assert_detector_conforms`` checks one). The
+        factory raises ``DetectorError`` for a config it cannot build (missing weights).
+        Import heavy libraries inside the factory, not at registration. A name that another
+        plugin already registered raises ``PluginError`` naming both.
+    :return: nothing; results are ignored.
     """
 
 

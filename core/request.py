@@ -17,6 +17,7 @@ from typing import Any
 from core.detector import DetectorConfig
 from core.engines import ENGINES, RayOptions
 from core.errors import ProjectError
+from core.factories import Factories
 from core.trunk_types import TrunkConfig
 
 
@@ -77,6 +78,8 @@ class RunRequest:
     :param threads: torch CPU threads (0: every core; with Ray, per worker: ``ray.threads``).
     :param progress: progress bars (None: only on a terminal).
     :param plugins: the plugins' options (``register_tasks``' ``config``).
+    :param factories: the registered trunk backends and detectors ``trunk.backend`` and
+        ``detector.name`` are looked up in (``core.factories.Factories``; None: core's own).
     """
 
     input_dir: Path = Path("input")
@@ -91,6 +94,7 @@ class RunRequest:
     threads: int = 0
     progress: bool | None = None
     plugins: PluginOptions = field(default_factory=PluginOptions)
+    factories: Factories | None = None
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:

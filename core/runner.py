@@ -32,7 +32,8 @@ from core.task import Prediction, RunContext, Sample, Task, write_outputs
 from core.weights import WeightsError
 
 if TYPE_CHECKING:
-    from core.detector import Detector, SharedDetector
+    from core.detector import Detector
+    from core.detector.loader import SharedDetector
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)

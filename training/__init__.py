@@ -454,7 +454,8 @@ def train_cli(task: str | None, argv: Sequence[str] | None = None, *, discovery:
         if not tasks:
             raise ProjectError("no task to train: none of the selected tasks declares a trainer")
         cli.set_threads(args.threads)
-        trunk = load_trunk(TrunkConfig.parse(args.trunk, device=args.device, ablation=args.ablate_trunk))
+        config = TrunkConfig.parse(args.trunk, device=args.device, ablation=args.ablate_trunk)
+        trunk = load_trunk(config, backends=discovery.collect_trunk_backends(pm, strict=args.strict))
         log.info("trunk %s (version %s); heads go under %s", args.trunk, trunk.version, heads_root)
         results = []
         for t in tasks:

@@ -125,6 +125,7 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
 
         add_plugin_options = staticmethod(registry.add_plugin_options)
         add_plugin_train_options = staticmethod(registry.add_plugin_train_options)
+        collect_trunk_backends = staticmethod(registry.collect_trunk_backends)
 
         def collect_tasks(self, pm, options=None, *, strict=False):  # type: ignore[no-untyped-def]
             tasks = registry.collect_tasks(pm, options, strict=strict)
@@ -137,7 +138,7 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
 
     real = core.trunk.load_trunk
     try:
-        core.trunk.load_trunk = lambda config: make_fake_trunk()  # type: ignore[assignment]
+        core.trunk.load_trunk = lambda config, **kwargs: make_fake_trunk()  # type: ignore[assignment]
         assert training.train_cli("t", argv, discovery=Discovery()) == 0
     finally:
         core.trunk.load_trunk = real  # type: ignore[assignment]

@@ -25,8 +25,13 @@ log = logging.getLogger(__name__)
 
 
 def detector_key(config: Any) -> str:
-    """What cached detections depend on: the detector's weights and its input size."""
-    return f"{config.name}@{config.input_size}"
+    """What cached detections depend on: the detector, its weights and its input size. The shipped
+    NanoDet's key is its weights' name (``nanodet-g-416@256``), as caches were made before detectors
+    had names."""
+    from core.detector import DEFAULT, DEFAULT_NAME
+
+    what = config.weights or DEFAULT if config.name == DEFAULT_NAME else f"{config.name}:{config.weights}"
+    return f"{what}@{config.input_size}"
 
 
 class DetectionCache:
@@ -48,7 +53,7 @@ class DetectionCache:
         import numpy as np
         import torch
 
-        from core.detector import load_detector
+        from core.detector.loader import load_detector
         from core.io import load_image
 
         if self._detector is None:
