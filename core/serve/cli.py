@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core import cli
 from core.detector import DetectorConfig
-from core.io.images import MAX_IMAGE_BYTES
 from core.factories import Factories
+from core.io.images import MAX_IMAGE_BYTES
 from core.request import PluginOptions
 from core.serve.memory import DEFAULT_BUDGET, DEFAULT_REQUESTS, MemoryLimits
 from core.trunk_types import TrunkConfig

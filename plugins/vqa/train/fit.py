@@ -816,11 +816,11 @@ def score_answers(answers: Sequence[str], qs: Sequence[DevQuestion]) -> float:
 def _detection_cache(cache_dir: Path, progress: bool) -> Any:
     """The detector's output for the training images (``detect.DetectionCache``), or None (logged)
     when the detector cannot be built: the head is then fitted without its evidence."""
-    from core.detector import WEIGHTS_DIR
+    from core.detector import DEFAULT, WEIGHTS_DIR
     from plugins.vqa.train.detect import DetectionCache
 
     cache = DetectionCache(cache_dir, progress=progress)
-    if not (WEIGHTS_DIR / f"{cache.config.name}.safetensors").is_file():
+    if not (WEIGHTS_DIR / f"{cache.config.weights or DEFAULT}.safetensors").is_file():
         log.warning("VQA trainer: no detector weights in %s; fitting without its evidence", WEIGHTS_DIR)
         return None
     return cache
