@@ -1,13 +1,16 @@
 """The one place plugins are discovered and validated.
 
-Built-in task plugins are listed explicitly in ``DEFAULT_PLUGINS``; third-party
-ones come from the ``fusionbrain`` entry-point group::
+Built-in task plugins are listed explicitly in ``DEFAULT_PLUGINS``; core's own trunk
+backends and detectors are plugins too (``core.default_plugins``), always registered first;
+third-party ones come from the ``fusionbrain`` entry-point group, whatever they register
+(tasks, trunk backends, detectors)::
 
     [project.entry-points.fusionbrain]
     mytask = "my_pkg.plugin"
 
-Nothing is loaded at import: call ``get_plugin_manager()`` for a new manager,
-then ``collect_tasks(pm)`` for the registered tasks.
+Nothing is loaded at import: call ``get_plugin_manager()`` for a new manager, then
+``collect_tasks(pm)``, ``collect_trunk_backends(pm)`` or ``collect_detectors(pm)`` for what
+the plugins registered.
 """
 
 from __future__ import annotations
@@ -20,13 +23,18 @@ import warnings
 from collections.abc import Callable, Iterable
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pluggy
 
-from core import hookspecs
+from core import default_plugins, factories, hookspecs
 from core.errors import PluginError
-from core.request import PluginConfig, PluginOptions
+from core.request import PluginOptions
 from core.task import Task, TaskInfo, protocol_members
+
+if TYPE_CHECKING:
+    from core.detector import DetectorFactory
+    from core.trunk_types import TrunkBackendFactory
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +64,8 @@ def get_plugin_manager(
     strict: bool = False,
     builtins: Iterable[str] = DEFAULT_PLUGINS,
 ) -> PluginManager:
-    """A new plugin manager with the built-in plugins and (optionally) entry points.
+    """A new plugin manager with core's default plugins (its trunk backends and detectors), the
+    built-in task plugins (``builtins``) and (optionally) entry points.
 
     A third-party plugin that fails to import is skipped with a warning naming
     its distribution; ``strict=True`` re-raises instead. A hookimpl whose name
@@ -64,6 +73,8 @@ def get_plugin_manager(
     """
     pm = PluginManager()
     pm.add_hookspecs(hookspecs)
+    for module in default_plugins.modules():
+        pm.register(module, name=module.__name__)
     for module_name in builtins:
         pm.register(importlib.import_module(module_name), name=module_name)
     if load_entrypoints:
@@ -111,18 +122,11 @@ def _distribution_name(ep: EntryPoint) -> str:
     return dist.name if dist is not None else ep.value.split(":")[0]
 
 
-def collect_tasks(
-    pm: PluginManager,
-    options: PluginOptions | argparse.Namespace | None = None,
-    *,
-    strict: bool = False,
-) -> dict[str, Task]:
+def collect_tasks(pm: PluginManager, options: PluginOptions | None = None, *, strict: bool = False) -> dict[str, Task]:
     """Ask every plugin to register its tasks; return them by name, in plugin order.
 
-    ``options``: the run's ``PluginOptions`` (``RunRequest.plugins``): each plugin's
-    ``register_tasks`` gets its own share as ``config`` (a ``PluginConfig``), and, for
-    implementations written before it, the same values as the ``options`` Namespace. Parsed
-    options whose owners are unknown (``train.py``'s Namespace) reach every plugin whole.
+    ``options``: the run's ``PluginOptions`` (``RunRequest.plugins``, ``TrainRequest``'s for
+    ``train.py``): each plugin's ``register_tasks`` gets its own share as ``config``.
 
     Two plugins registering one task name is a ``PluginError`` naming both. A
     third-party plugin whose hook raises is skipped with a warning unless
@@ -135,11 +139,11 @@ def collect_tasks(
     # Each plugin is called through its own subset caller, so we know who registered what.
     for plugin in plugins:
         origin = pm.origin(plugin)
-        config, namespace = _plugin_options(options, pm.get_name(plugin) or "")
+        config = (options or PluginOptions()).config(pm.get_name(plugin) or "")
         found: list[Task] = []
         call = pm.subset_hook_caller("register_tasks", remove_plugins=[p for p in plugins if p is not plugin])
         try:
-            call(register=found.append, options=namespace, config=config)
+            call(register=found.append, config=config)
         except Exception as exc:
             if strict or pm.get_name(plugin) in DEFAULT_PLUGINS:
                 raise PluginError(f"plugin {origin!r} failed in register_tasks: {exc}") from exc
@@ -155,15 +159,24 @@ def collect_tasks(
     return tasks
 
 
-def _plugin_options(
-    options: PluginOptions | argparse.Namespace | None, plugin: str
-) -> tuple[PluginConfig, argparse.Namespace]:
-    """What ``plugin``'s ``register_tasks`` gets: its ``config`` and the older ``options`` Namespace."""
-    if isinstance(options, argparse.Namespace):
-        heads = getattr(options, "heads", None)
-        return PluginConfig(Path(heads).expanduser() if heads else None, vars(options)), options
-    options = options if options is not None else PluginOptions()
-    return options.config(plugin), options.namespace()
+def collect_trunk_backends(pm: PluginManager, *, strict: bool = False) -> dict[str, TrunkBackendFactory]:
+    """Every registered trunk backend (``register_trunk_backends``), name -> factory: what
+    ``--trunk NAME`` may select (``core.trunk.load_trunk(config, backends=...)``).
+
+    A name registered twice is a ``PluginError`` naming both distributions; a third-party
+    plugin whose hook raises is skipped with a warning unless ``strict``.
+    """
+    return factories.collect(
+        pm, "register_trunk_backends", origin=pm.origin, builtins=default_plugins.DEFAULT_PLUGINS, strict=strict
+    )
+
+
+def collect_detectors(pm: PluginManager, *, strict: bool = False) -> dict[str, DetectorFactory]:
+    """Every registered detector (``register_detectors``), name -> factory: what ``--detector NAME``
+    may select (``core.detector.loader.load_detector(config, detectors=...)``); as ``collect_trunk_backends``."""
+    return factories.collect(
+        pm, "register_detectors", origin=pm.origin, builtins=default_plugins.DEFAULT_PLUGINS, strict=strict
+    )
 
 
 def _validate_task(task: object, origin: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import registry
-from core.training import train_cli
+from training import train_cli
 
 
 def main(argv: Sequence[str] | None = None, *, task: str | None = None) -> int:

@@ -39,7 +39,8 @@ def _images(n: int) -> list:
 def speed(threads: int, sizes: list[int], batch: int, n: int) -> list[dict]:
     import torch
 
-    from core.detector import DetectorConfig, load_detector
+    from core.detector import DetectorConfig
+    from core.detector.loader import load_detector
 
     torch.set_num_threads(threads)
     images = _images(n)
@@ -76,7 +77,8 @@ def quality(sizes: list[int]) -> list[dict]:
     import numpy as np
     from PIL import Image
 
-    from core.detector import DetectorConfig, coco_classes, load_detector
+    from core.detector import DetectorConfig, coco_classes
+    from core.detector.loader import load_detector
 
     root = DATA / "zsod_coco_dev"
     gold = json.loads((root / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))

@@ -32,10 +32,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from core.splits import DEFAULT_DATA_ROOT as DATA
 from core.splits import HELD_OUT_COCO, HELD_OUT_FLICKR, challenge_halves, split
-from core.training import DEFAULT_DATA_ROOT as DATA
 from core.trunk import Trunk, TrunkConfig, load_trunk
-from trunk_training.trunk import (
+from training.trunk import (
     _open,
     cached,
     crop_image,
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         "--cache",
         type=Path,
         default=None,
-        help="reuse the tower features trunk_training.trunk cached (e.g. /tmp/trunk/cache); spot-checked against the trunk",
+        help="reuse the tower features training.trunk cached (e.g. /tmp/trunk/cache); spot-checked against the trunk",
     )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -114,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
         return torch.from_numpy(np.ascontiguousarray(feat))
 
     zs = {}
-    for setname, images in (("fb_sample", None), ("zsod_coco_dev", challenge_halves(DATA / "zsod_coco_dev", "zsOD")[1])):
+    for setname, images in (
+        ("fb_sample", None),
+        ("zsod_coco_dev", challenge_halves(DATA / "zsod_coco_dev", "zsOD")[1]),
+    ):
         folder = DATA / setname / "input" / "zsOD" / "images"
         gold = json.loads((DATA / setname / "true" / "zsOD" / "true_zsOD.json").read_text())
         images = sorted(images or gold)

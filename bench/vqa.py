@@ -181,7 +181,8 @@ def detector_sizes(args: argparse.Namespace) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from core.detector import DetectorConfig, load_detector
+    from core.detector import DetectorConfig
+    from core.detector.loader import load_detector
     from core.io import load_image
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import make_answerer
@@ -216,7 +217,8 @@ def speed(args: argparse.Namespace) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    from core.detector import DetectorConfig, SharedDetector
+    from core.detector import DetectorConfig
+    from core.detector.loader import SharedDetector
     from core.runner import plan, run
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.task import VqaTask

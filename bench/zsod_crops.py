@@ -42,7 +42,7 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
     import numpy as np
     import torch
 
-    from core.detector import load_detector
+    from core.detector.loader import load_detector
     from core.metrics.zsod import iou
     from core.trunk import TrunkConfig, load_trunk
     from plugins.zsod.detected import is_class_name

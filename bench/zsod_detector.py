@@ -54,11 +54,11 @@ def raw_outputs(name: str, ablation: str, cache: Path, threads: int) -> tuple[li
         return pickle.loads(path.read_bytes())
     import torch
 
-    from core.detector import load_detector
+    from core.detector.loader import load_detector
+    from core.detector.phrases import MappingRule
     from core.trunk import TrunkConfig, load_trunk
     from plugins.zsod.detected import DetectionRule
     from plugins.zsod.task import ZsodTask
-    from core.detector.phrases import MappingRule
 
     torch.set_num_threads(threads)
     trunk = load_trunk(TrunkConfig(ablation=ablation))
@@ -98,9 +98,9 @@ def main() -> int:
     args.cache.mkdir(parents=True, exist_ok=True)
     sets = args.sets or ["zsod_coco_dev", "fb_sample"]
 
+    from core.detector.phrases import MappingRule
     from plugins.zsod.detected import DetectionRule
     from plugins.zsod.task import ZsodTask
-    from core.detector.phrases import MappingRule
 
     runs = {name: raw_outputs(name, args.ablate_trunk, args.cache, args.threads) for name in sets}
     task = ZsodTask()

@@ -18,10 +18,12 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from core.detector import DetectorConfig
+    from core.factories import Factories
     from core.request import PluginOptions, RunRequest
     from core.trunk_types import TrunkConfig
 
 DEFAULT_TRUNK = "default"
+DEFAULT_DETECTOR = "nanodet"
 
 
 class Discovery(Protocol):
@@ -35,8 +37,12 @@ class Discovery(Protocol):
     def add_plugin_train_options(self, pm: Any, parser: argparse.ArgumentParser) -> None: ...
 
     def collect_tasks(
-        self, pm: Any, options: PluginOptions | argparse.Namespace | None = None, *, strict: bool = False
+        self, pm: Any, options: PluginOptions | None = None, *, strict: bool = False
     ) -> dict[str, Task]: ...
+
+    def collect_trunk_backends(self, pm: Any, *, strict: bool = False) -> dict[str, Any]: ...
+
+    def collect_detectors(self, pm: Any, *, strict: bool = False) -> dict[str, Any]: ...
 
 
 def plugin_loading(argv: Sequence[str]) -> dict[str, bool]:
@@ -133,12 +139,20 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
 
 
 def add_trunk_options(parser: argparse.ArgumentParser) -> None:
-    """The trunk options ``run.py`` and ``serve.py`` share: trunk, ablation, heads, device, precision, threads,
-    and whether weight files are checked against their cards (``core.weights``)."""
+    """The options ``run.py`` and ``serve.py`` share: trunk, detector, ablation, heads, device, precision,
+    threads, and whether weight files are checked against their cards (``core.weights``)."""
     parser.add_argument(
         "--trunk",
         default=DEFAULT_TRUNK,
-        help="shared trunk: 'default[:IMAGE_TOWER[:PROJECTION]]' or 'openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]'",
+        help="shared trunk, a registered backend: 'default[:IMAGE_TOWER[:PROJECTION]]' or "
+        "'openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]', or a plugin's 'NAME[:...]'",
+    )
+    parser.add_argument(
+        "--detector",
+        default=DEFAULT_DETECTOR,
+        metavar="NAME[:WEIGHTS]",
+        help="shared object detector, built when a task needs one, a registered detector: 'nanodet' "
+        "(default, the shipped NanoDet-g-416), 'yolo:PATH' (your ultralytics YOLO checkpoint), or a plugin's",
     )
     parser.add_argument(
         "--ablate-trunk",
@@ -228,11 +242,33 @@ def parse_run(argv: Sequence[str] | None, discovery: Discovery) -> ParsedRun:
     """The one parse of ``run.py``: plugins loaded as ``argv`` asks, their flags added, logging set up,
     and the options turned into a typed ``RunRequest``. Nothing past this sees the argparse Namespace."""
     pm, args, owners = parse_plugin_options(argv, build_parser(), discovery)
-    return ParsedRun(pm, request_from_args(args, owners), args.list_tasks)
+    request = request_from_args(args, owners, registered_factories(pm, discovery, args))
+    return ParsedRun(pm, request, args.list_tasks)
 
 
-def request_from_args(args: argparse.Namespace, owners: Mapping[str, Sequence[str]]) -> RunRequest:
-    """The ``RunRequest`` of parsed ``run.py`` options; ``owners``: each plugin's flags (their argparse names)."""
+def registered_factories(pm: Any, discovery: Discovery, args: argparse.Namespace) -> Factories:
+    """The trunk backends and detectors the plugins registered, with ``--trunk``'s and
+    ``--detector``'s names checked against them: an unknown one is a ``ProjectError`` (a usage
+    error) listing those available."""
+    from core.detector import DetectorConfig, DetectorError
+    from core.errors import TrunkError
+    from core.factories import Factories, pick
+    from core.trunk_types import TrunkConfig
+
+    strict = bool(getattr(args, "strict", False))
+    found = Factories(
+        discovery.collect_trunk_backends(pm, strict=strict), discovery.collect_detectors(pm, strict=strict)
+    )
+    pick(found.trunk_backends, TrunkConfig.parse(args.trunk).backend, kind="trunk backend", error=TrunkError)
+    pick(found.detectors, DetectorConfig.parse(args.detector).name, kind="detector", error=DetectorError)
+    return found
+
+
+def request_from_args(
+    args: argparse.Namespace, owners: Mapping[str, Sequence[str]], factories: Factories | None = None
+) -> RunRequest:
+    """The ``RunRequest`` of parsed ``run.py`` options; ``owners``: each plugin's flags (their argparse names);
+    ``factories``: the registered backends and detectors (``registered_factories``; None: core's own)."""
     from pathlib import Path
 
     from core.engines import RayOptions
@@ -261,16 +297,16 @@ def request_from_args(args: argparse.Namespace, owners: Mapping[str, Sequence[st
         time_budget=args.time_budget or None,
         threads=args.threads,
         plugins=plugin_options(args, heads, owners),
+        factories=factories,
     )
 
 
 def plugin_options(args: argparse.Namespace, heads: Path | None, owners: Mapping[str, Sequence[str]]) -> PluginOptions:
-    """The plugins' share of the parsed options: ``--heads``, each plugin's own flags (``owners``), and,
-    for the ``options`` Namespace of older ``register_tasks`` implementations only, every parsed value."""
+    """The plugins' share of the parsed options: ``--heads`` and each plugin's own flags (``owners``)."""
     from core.request import PluginOptions
 
     by_plugin = {plugin: {dest: getattr(args, dest) for dest in dests} for plugin, dests in owners.items()}
-    return PluginOptions(heads, by_plugin, command_line=vars(args))
+    return PluginOptions(heads, by_plugin)
 
 
 def trunk_config(args: argparse.Namespace) -> TrunkConfig:
@@ -281,7 +317,7 @@ def trunk_config(args: argparse.Namespace) -> TrunkConfig:
 
 
 def detector_config(args: argparse.Namespace) -> DetectorConfig:
-    """The shared detector's config: on the trunk's device."""
+    """The shared detector ``--detector`` names, on the trunk's device."""
     from core.detector import DetectorConfig
 
-    return DetectorConfig(device=args.device)
+    return DetectorConfig.parse(args.detector, device=args.device)

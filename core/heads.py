@@ -16,7 +16,6 @@ new heads to ``head_dir_for(HEADS, task, trunk)``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from core.request import PluginConfig
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,9 @@ def default_heads_dir() -> Path:
     return Path(os.environ.get(HEADS_ENV) or Path.home() / ".cache" / "fusionbrain" / "heads").expanduser()
 
 
-def search_dirs(options: argparse.Namespace | None = None) -> tuple[Path, ...]:
-    """The heads folders a run searches: ``--heads`` when given, else the default folder."""
-    chosen = getattr(options, "heads", None) if options is not None else None
+def search_dirs(config: PluginConfig | None = None) -> tuple[Path, ...]:
+    """The heads folders a run searches: ``--heads`` (``config.heads``) when given, else the default folder."""
+    chosen = config.heads if config is not None else None
     if chosen:
         return (Path(chosen).expanduser(),)
     try:

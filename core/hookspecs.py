@@ -1,9 +1,11 @@
 """Hook specifications of the ``fusionbrain`` plugin system.
 
-Hooks announce capabilities; behaviour lives on ``Task`` objects (see
-``core.task``). A plugin is any module or object with ``@hookimpl`` functions;
-built-in ones are listed in ``registry.DEFAULT_PLUGINS``, third-party ones come
-from the ``fusionbrain`` entry-point group.
+Hooks announce capabilities, one ``register_*`` hook per pluggable kind: tasks, trunk
+backends, detectors. Behaviour lives on the objects registered (``Task`` objects, see
+``core.task``; factories of backends and detectors). A plugin is any module or object with
+``@hookimpl`` functions; built-in ones are listed in ``registry.DEFAULT_PLUGINS`` (tasks) and
+``core.default_plugins`` (core's backends and detectors), third-party ones come from the
+``fusionbrain`` entry-point group.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from typing import TYPE_CHECKING
 from core import hookspec
 
 if TYPE_CHECKING:
+    from core.detector import DetectorFactory
     from core.request import PluginConfig
     from core.task import Task
+    from core.trunk_types import TrunkBackendFactory
 
 
 @hookspec
-def register_tasks(register: Callable[[Task], None], options: argparse.Namespace, config: PluginConfig) -> None:
+def register_tasks(register: Callable[[Task], None], config: PluginConfig) -> None:
     """Register the plugin's tasks. Required of every task plugin.
 
     Called once per plugin manager when the runner collects tasks, before any
@@ -35,9 +39,55 @@ def register_tasks(register: Callable[[Task], None], options: argparse.Namespace
         to search) and ``config.option(name)``, the value of a flag the plugin added in
         ``add_options``, by its argparse name (``"zsod_visualize"``; None when called
         outside ``run.py``). An implementation may leave this argument out.
-    :param options: the same values as an ``argparse.Namespace`` of attributes, for
-        implementations written before ``config``; prefer ``config``. An
-        implementation may leave this argument out.
+    :return: nothing; results are ignored.
+
+    The ``options`` argument (the same values as an ``argparse.Namespace``) is gone: an
+    implementation that still names it is refused when it is registered (pluggy's
+    ``PluginValidationError``; an entry-point plugin is then skipped with a warning naming
+    its distribution, or fails the run under ``--strict``). Read flags from ``config``.
+    """
+
+
+@hookspec
+def register_trunk_backends(register: Callable[[str, TrunkBackendFactory], None]) -> None:
+    """Register trunk backends by name. Optional.
+
+    Called when a plugin manager's backends are collected (``registry.collect_trunk_backends``:
+    ``run.py``, ``serve.py`` and ``train.py`` do it while parsing ``--trunk``), before any
+    trunk exists. Core registers ``default`` and ``openclip`` this way
+    (``core.default_plugins.trunk_backends``).
+
+    :param register: call ``register(name, factory)`` once per backend. ``name`` is what
+        ``--trunk NAME[:MODEL[:PRETRAINED[:TEXT_DIR]]]`` selects (a lowercase identifier);
+        ``factory(config)`` takes the ``core.trunk_types.TrunkConfig`` (``backend == name``,
+        the spec's fields filled in) and returns a ``TrunkBackend``: an ``nn.Module`` on the
+        CPU with ``embed_dim``, ``image_size``, ``component_versions`` and the encode methods
+        (``core.testing.assert_trunk_backend_conforms`` checks one). ``load_trunk`` freezes it
+        and moves it to the device; the factory raises ``TrunkError`` for a config it cannot
+        build. Import heavy libraries inside the factory, not at registration. A name that
+        another plugin already registered raises ``PluginError`` naming both.
+    :return: nothing; results are ignored.
+    """
+
+
+@hookspec
+def register_detectors(register: Callable[[str, DetectorFactory], None]) -> None:
+    """Register object detectors by name. Optional.
+
+    Called when a plugin manager's detectors are collected (``registry.collect_detectors``,
+    while ``run.py`` or ``serve.py`` parses ``--detector``). The run builds its one shared
+    detector only when a task that declares ``needs_detector`` is set up. Core registers
+    ``nanodet`` and ``yolo`` this way (``core.default_plugins.detectors``).
+
+    :param register: call ``register(name, factory)`` once per detector. ``name`` is what
+        ``--detector NAME[:WEIGHTS]`` selects (a lowercase identifier); ``factory(config)``
+        takes the ``core.detector.DetectorConfig`` (``name``, ``weights``, ``device``,
+        ``input_size``, ``batch_size``) and returns a ``core.detector.Detector``: ``classes``
+        (English and Russian names) and ``detect(images, *, input_size=None)`` giving one
+        ``Detections`` per image (``core.testing.assert_detector_conforms`` checks one). The
+        factory raises ``DetectorError`` for a config it cannot build (missing weights).
+        Import heavy libraries inside the factory, not at registration. A name that another
+        plugin already registered raises ``PluginError`` naming both.
     :return: nothing; results are ignored.
     """
 
@@ -59,7 +109,7 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
     """Add the task's trainer flags to ``train.py`` and ``python -m plugins.<task>.train``. Optional.
 
     Options must be prefixed with ``--<task>-`` (e.g. ``--vqa-synthetic-per-image``); the
-    trainer reads them, without the prefix, from ``TrainRequest.options`` (``core.training``).
+    trainer reads them, without the prefix, from ``TrainRequest.options`` (``training``).
     A flag's default should be None (``req.option(name, default)`` then gives the trainer's own
     default), so the hook module need not import the trainer.
 

@@ -23,6 +23,7 @@ from core.errors import ProjectError
 from core.stop import RunControl
 
 if TYPE_CHECKING:
+    from core.factories import Factories
     from core.request import RunRequest
     from core.runner import Observer, Planned, TaskReport
     from core.task import Task
@@ -92,7 +93,7 @@ def _run(
     load_trunk: TrunkLoader | None,
 ) -> list[TaskReport]:
     from core import runner
-    from core.detector import SharedDetector
+    from core.detector.loader import SharedDetector
     from core.runtime import scratch_space
 
     # Ray workers may run elsewhere (another cwd, another node): they get absolute paths.
@@ -114,7 +115,7 @@ def _run(
             strict=request.strict,
             progress=request.progress,
             on_written=on_written,
-            detector=SharedDetector(request.detector),
+            detector=SharedDetector(request.detector, detectors=_factories(request).detectors),
             control=control,
         )
 
@@ -124,8 +125,17 @@ def _build_trunk(request: RunRequest, load_trunk: TrunkLoader | None) -> Trunk:
 
     set_threads(request.threads)
     if load_trunk is None:
-        from core.trunk import load_trunk
+        from core.trunk import load_trunk as load
+
+        return load(request.trunk, backends=_factories(request).trunk_backends)
     return load_trunk(request.trunk)
+
+
+def _factories(request: RunRequest) -> Factories:
+    """The backends and detectors ``request`` may build: the registered ones, else core's own."""
+    from core.factories import Factories
+
+    return request.factories or Factories.core()
 
 
 def _run_on_ray(
@@ -140,12 +150,13 @@ def _run_on_ray(
 
     return ray_engine.run(
         planned,
-        ray_engine.trunk_factory(request.trunk),
+        ray_engine.trunk_factory(request.trunk, _factories(request).trunk_backends),
         request.output_dir,
         options=request.ray,
         strict=request.strict,
         progress=request.progress,
         on_written=on_written,
         detector=request.detector,
+        detectors=_factories(request).detectors,
         control=control,
     )

@@ -89,7 +89,7 @@ def count(tasks: Sequence[Task], trunk: Trunk, *, detector: Any = None) -> dict[
     shared = trunk.num_parameters()
     users = [task.name for task in tasks if getattr(task.info, "needs_detector", False)]
     if users and detector is None:
-        from core.detector import load_detector
+        from core.detector.loader import load_detector
 
         detector = load_detector()
     per_task = {}
@@ -275,7 +275,7 @@ def main(argv: Sequence[str] | None, discovery: Discovery, *, run_script: Path |
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s", handlers=[runtime.console_handler()])
     log.setLevel(logging.INFO)
 
-    from core.training import DEFAULT_DATA_ROOT
+    from core.splits import DEFAULT_DATA_ROOT
     from core.trunk import TrunkConfig, load_trunk
 
     try:
@@ -285,8 +285,10 @@ def main(argv: Sequence[str] | None, discovery: Discovery, *, run_script: Path |
     except ProjectError as exc:
         log.error("%s", exc)
         return 2
-    tasks = discovery.collect_tasks(discovery.get_plugin_manager(load_entrypoints=False))
-    result: dict[str, Any] = count(list(tasks.values()), load_trunk(TrunkConfig.parse(args.trunk)))
+    pm = discovery.get_plugin_manager(load_entrypoints=False)
+    trunk = load_trunk(TrunkConfig.parse(args.trunk), backends=discovery.collect_trunk_backends(pm))
+    tasks = discovery.collect_tasks(pm)
+    result: dict[str, Any] = count(list(tasks.values()), trunk)
     if not args.json:
         runtime.say(*format_count(result))
     if set_dir is not None and run_script is not None:

@@ -8,7 +8,6 @@ and the values of the flags that plugin added in ``add_options``.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from core.detector import DetectorConfig
 from core.engines import ENGINES, RayOptions
 from core.errors import ProjectError
+from core.factories import Factories
 from core.trunk_types import TrunkConfig
 
 
@@ -50,28 +50,17 @@ class PluginConfig:
 @dataclass(frozen=True, slots=True)
 class PluginOptions:
     """Every plugin's options for one run: ``--heads`` and, per plugin (by its registered name), the
-    values of the flags it added. ``command_line``: every parsed option by name, kept only for the
-    ``options`` Namespace of ``register_tasks`` implementations written before ``config``."""
+    values of the flags it added."""
 
     heads: Path | None = None
     by_plugin: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
-    command_line: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_plugin", _frozen({k: _frozen(v) for k, v in self.by_plugin.items()}))
-        object.__setattr__(self, "command_line", _frozen(self.command_line))
 
     def config(self, plugin: str) -> PluginConfig:
         """What the plugin registered as ``plugin`` gets."""
         return PluginConfig(self.heads, self.by_plugin.get(plugin, {}))
-
-    def namespace(self) -> argparse.Namespace:
-        """The same values as an ``argparse.Namespace``: the ``options`` argument of older
-        ``register_tasks`` implementations, which read their flags as attributes."""
-        values: dict[str, Any] = {"heads": None if self.heads is None else str(self.heads)}
-        for options in self.by_plugin.values():
-            values.update(options)
-        return argparse.Namespace(**{**values, **self.command_line})
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +78,8 @@ class RunRequest:
     :param threads: torch CPU threads (0: every core; with Ray, per worker: ``ray.threads``).
     :param progress: progress bars (None: only on a terminal).
     :param plugins: the plugins' options (``register_tasks``' ``config``).
+    :param factories: the registered trunk backends and detectors ``trunk.backend`` and
+        ``detector.name`` are looked up in (``core.factories.Factories``; None: core's own).
     """
 
     input_dir: Path = Path("input")
@@ -103,6 +94,7 @@ class RunRequest:
     threads: int = 0
     progress: bool | None = None
     plugins: PluginOptions = field(default_factory=PluginOptions)
+    factories: Factories | None = None
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:

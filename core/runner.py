@@ -32,7 +32,8 @@ from core.task import Prediction, RunContext, Sample, Task, write_outputs
 from core.weights import WeightsError
 
 if TYPE_CHECKING:
-    from core.detector import Detector, SharedDetector
+    from core.detector import Detector
+    from core.detector.loader import SharedDetector
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
@@ -179,8 +180,6 @@ def run(
     out_dir: Path,
     *,
     strict: bool = False,
-    time_budget: float | None = None,
-    deadline: float | None = None,
     progress: bool | None = None,
     on_written: Observer | None = None,
     detector: SharedDetector | None = None,
@@ -192,21 +191,16 @@ def run(
         with ``needs_trunk=False`` then run without it, the others get fallbacks.
     :param detector: the run's shared detector, built when the first task that declares
         ``needs_detector`` is set up (None: such tasks get ``detector=None``).
-    :param time_budget: seconds for the whole run, counted from this call; once
-        spent, remaining samples get fallbacks so that every file is still complete.
-    :param deadline: the same as a ``time.monotonic()`` value (the caller's clock
-        started earlier); wins over ``time_budget``.
     :param progress: show progress bars (``None``: only on a terminal).
     :param on_written: called with ``(task_name, path)`` after each file is written.
     :param control: the run's stopping state (``core.stop``; the orchestrator's): a signal it
-        records stops the batch in progress, its deadline is the run's. Without one, a control
-        of ``time_budget`` / ``deadline`` is made, checked between batches.
+        records stops the batch in progress; once its deadline (``RunControl.with_budget``) is
+        spent, remaining samples get fallbacks so that every file is still complete. None: no limit.
 
     Whatever stops the run, every task still writes its file (answers so far, fallbacks for
     the rest); the caller reads ``control.signalled()`` to exit non-zero.
     """
-    if control is None:
-        control = RunControl(deadline) if deadline is not None else RunControl.with_budget(time_budget)
+    control = control if control is not None else RunControl()
     prepare_output_folder(planned, out_dir)
     reports = []
     for item in planned:

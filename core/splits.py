@@ -2,7 +2,7 @@
 
 Every rule is a pure function of a name (an image's file name, a set's key), so a split is
 stable, needs no stored list and never depends on file order; the trunk's trainer
-(``trunk_training``), the task trainers and the benchmarks all use these, so nothing held
+(``training.trunk``), the task trainers and the benchmarks all use these, so nothing held
 out by one is trained on by another.
 
 * ``hash_order`` / ``split`` / ``halves``: names sorted by the SHA-1 of each, the first ones
@@ -20,6 +20,10 @@ import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
+
+#: Where the project's data sets are, in the challenge layout: ``../shared/data`` beside the repository.
+#: Trainers default their sources to sets under it; ``params.py --ablation SET`` looks sets up there.
+DEFAULT_DATA_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 HELD_OUT_FLICKR = 1000  # trunk_pairs/flickr8k images never trained on
 HELD_OUT_COCO = 250  # trunk_pairs/coco_val images never trained on

@@ -4,7 +4,9 @@
   ``Trunk`` interface (a few convolutions and an embedding bag), CPU only.
 * ``FakeDetector``: a deterministic stand-in for the shared object detector
   (``core.detector``): boxes from image statistics, no weights.
-* ``assert_task_conforms``: the conformance suite every task must pass.
+* ``assert_task_conforms``: the conformance suite every task must pass;
+  ``assert_detector_conforms`` and ``assert_trunk_backend_conforms``: the same for what a
+  ``register_detectors`` / ``register_trunk_backends`` factory builds.
 """
 
 from __future__ import annotations
@@ -90,6 +92,11 @@ def _fake_backend_class() -> type:
             return self.text_proj(states.sum(1) / tokens.mask.sum(1, keepdim=True).clamp(min=1))
 
     return FakeBackend
+
+
+def fake_backend(config: Any = None) -> Any:
+    """A ``FakeBackend`` (seed 0), as a ``register_trunk_backends`` factory builds one: ``config`` unused."""
+    return _fake_backend_class()(0)
 
 
 def make_fake_trunk(seed: int = 0, *, ablation: str = "none") -> Trunk:
@@ -243,3 +250,142 @@ def _check_predictions(task: Task, samples: Sequence[Sample], predictions: Any) 
 
 def _as_json(predictions: Sequence[Prediction]) -> str:
     return json.dumps([[p.key, p.value] for p in predictions], sort_keys=True)
+
+
+def _probe_images() -> list[Image.Image]:
+    """Three small RGB images of different shapes and content (seeded): what the detector check runs on."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    out = []
+    for w, h in ((96, 64), (64, 96), (80, 80)):
+        pixels = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        pixels[h // 4 : h // 2, w // 4 : w // 2] = (220, 30, 30)  # a flat block: something to find
+        out.append(Image.fromarray(pixels))
+    return out
+
+
+def assert_detector_conforms(detector: Any, images: Sequence[Any] = ()) -> list[Any]:
+    """Check a built detector (what a ``register_detectors`` factory returns) against the
+    ``core.detector.Detector`` contract, on ``images`` (RGB PIL images or ``uint8 [H, W, 3]``
+    arrays; default: three small seeded ones).
+
+    Checks: ``classes`` is a ``ClassNames`` whose English and Russian lists have one non-empty
+    name per label; ``detect([])`` is ``[]``; ``detect(images)`` gives one ``Detections`` per
+    image: boxes ``float32 [N, 4]`` ``xyxy`` inside the image, scores ``float32 [N]`` in (0, 1],
+    best first, labels ``int64 [N]`` indexing ``classes``; a PIL image and its array give the
+    same detections, and so does an image detected alone or in a batch (to a tolerance: the
+    batch may change the arithmetic); ``input_size=`` a smaller multiple of 32 still gives valid
+    detections.
+
+    Returns the detections of ``images``, for detector-specific assertions.
+    """
+    import numpy as np
+
+    from core.detector import ClassNames, Detections
+
+    classes = getattr(detector, "classes", None)
+    assert isinstance(classes, ClassNames), "a detector declares its classes as a core.detector.ClassNames"
+    assert len(classes.en) == len(classes.ru) > 0, "one English and one Russian name per label"
+    assert all(isinstance(n, str) and n.strip() for n in (*classes.en, *classes.ru)), "class names are non-empty"
+    assert detector.detect([]) == [], "detect([]) must return []"
+    images = list(images) or _probe_images()
+    found = detector.detect(images)
+    assert isinstance(found, list) and len(found) == len(images), "detect() gives one Detections per image"
+    for image, det in zip(images, found, strict=True):
+        w, h = image.size if hasattr(image, "size") and not isinstance(image, np.ndarray) else image.shape[1::-1]
+        _check_detections(det, w, h, len(classes), Detections)
+    alone = [detector.detect([image])[0] for image in images]
+    as_arrays = detector.detect([np.asarray(i.convert("RGB")) if hasattr(i, "convert") else i for i in images])
+    for batched, single, array in zip(found, alone, as_arrays, strict=True):
+        for other, how in ((single, "alone"), (array, "as an array")):
+            assert len(other.boxes) == len(batched.boxes), f"an image detected {how} finds another number of boxes"
+            np.testing.assert_allclose(other.boxes, batched.boxes, atol=0.5, err_msg=f"boxes change {how}")
+            np.testing.assert_allclose(other.scores, batched.scores, atol=1e-3, err_msg=f"scores change {how}")
+    for image, det in zip(images, detector.detect(images, input_size=64), strict=True):
+        w, h = image.size if hasattr(image, "size") and not isinstance(image, np.ndarray) else image.shape[1::-1]
+        _check_detections(det, w, h, len(classes), Detections)
+    return found
+
+
+def _check_detections(det: Any, width: int, height: int, num_classes: int, detections_type: type) -> None:
+    import numpy as np
+
+    assert isinstance(det, detections_type), f"detect() must give core.detector.Detections, got {type(det).__name__}"
+    boxes, scores, labels = det
+    n = len(scores)
+    assert boxes.dtype == np.float32 and boxes.shape == (n, 4), (
+        f"boxes must be float32 [N, 4], got {boxes.dtype} {boxes.shape}"
+    )
+    assert scores.dtype == np.float32 and scores.shape == (n,), "scores must be float32 [N]"
+    assert labels.dtype == np.int64 and labels.shape == (n,), "labels must be int64 [N]"
+    assert ((scores > 0) & (scores <= 1)).all(), "scores lie in (0, 1]"
+    assert (np.diff(scores) <= 1e-6).all(), "detections come best first"
+    assert ((labels >= 0) & (labels < num_classes)).all(), "labels index the detector's classes"
+    assert (boxes[:, 2] >= boxes[:, 0]).all() and (boxes[:, 3] >= boxes[:, 1]).all(), "boxes are x1 y1 x2 y2"
+    assert (boxes >= -0.5).all() and (boxes[:, 0::2] <= width + 0.5).all() and (boxes[:, 1::2] <= height + 0.5).all(), (
+        "boxes lie inside the image, in its pixels"
+    )
+
+
+def assert_trunk_backend_conforms(factory: Callable[[Any], Any], config: Any = None) -> Trunk:
+    """Build a trunk backend with ``factory`` (what ``register_trunk_backends`` registers) through
+    ``load_trunk`` and check it against the ``TrunkBackend`` contract.
+
+    ``config``: the ``TrunkConfig`` to build (default: ``TrunkConfig(backend="probe")``; its
+    ``backend`` is the name the factory is registered under for the check).
+
+    Checks: the backend is frozen (``Trunk`` refuses otherwise); ``embed_dim`` and ``image_size``
+    are positive ints, ``component_versions`` names the image, text and joint parts; the image
+    transform gives ``float32 [3, S, S]``; tokens are int64 ids with a bool mask; pooled
+    embeddings are ``[B, embed_dim]`` unit vectors, the same for an input alone or in a batch
+    and the same twice (to a tolerance); feature maps come finest first, each
+    ``[B, C, H / s, W / s]``; token states are ``[B, T, C]`` with the tokens' mask.
+
+    Returns the built ``Trunk``, for backend-specific assertions.
+    """
+    import numpy as np
+    import torch
+    from PIL import Image
+
+    from core.trunk import load_trunk
+    from core.trunk_types import TextTokens, TrunkConfig
+
+    config = config or TrunkConfig(backend="probe")
+    trunk = load_trunk(config, backends={config.backend: factory})
+    assert isinstance(trunk.embed_dim, int) and trunk.embed_dim > 0, "embed_dim is a positive int"
+    assert isinstance(trunk.image_size, int) and trunk.image_size > 0, "image_size is a positive int"
+    versions = trunk.base_component_versions
+    assert {"image", "text", "joint"} <= set(versions), "component_versions names the image, text and joint parts"
+    assert all(isinstance(v, str) and v for v in versions.values()), "component versions are non-empty strings"
+
+    rng = np.random.default_rng(0)
+    images = [Image.fromarray(rng.integers(0, 256, (h, w, 3), dtype=np.uint8)) for w, h in ((70, 50), (50, 70))]
+    pixels = torch.stack([trunk.image_transform(i) for i in images])
+    size = trunk.image_size
+    assert pixels.dtype == torch.float32 and pixels.shape == (2, 3, size, size), "image_transform gives [3, S, S]"
+    texts = ["a red bus", "красная кошка на крыше"]
+    tokens = trunk.tokenize(texts)
+    assert isinstance(tokens, TextTokens) and tokens.ids.dtype == torch.int64, "tokenize gives int64 TextTokens"
+    assert tokens.mask.dtype == torch.bool and tokens.mask.shape == tokens.ids.shape, "the mask is bool, as the ids"
+
+    with torch.inference_mode():
+        img = trunk.encode_images(pixels)
+        txt = trunk.encode_texts(tokens)
+        for emb, n in ((img, 2), (txt, 2)):
+            assert emb.shape == (n, trunk.embed_dim), f"pooled embeddings are [B, embed_dim], got {tuple(emb.shape)}"
+            torch.testing.assert_close(emb.norm(dim=-1), torch.ones(n), atol=1e-4, rtol=0)
+        torch.testing.assert_close(trunk.encode_images(pixels[1:]), img[1:], atol=1e-4, rtol=1e-3)
+        torch.testing.assert_close(trunk.embed_texts(texts[1:]), txt[1:], atol=1e-4, rtol=1e-3)
+        torch.testing.assert_close(trunk.encode_images(pixels), img, atol=1e-5, rtol=1e-4)
+        fm = trunk.image_feature_maps(pixels)
+        assert list(fm.strides) == sorted(fm.strides) and len(fm.maps) == len(fm.strides), "feature maps finest first"
+        for m, s in zip(fm.maps, fm.strides, strict=True):
+            assert m.dim() == 4 and m.shape[0] == 2 and m.shape[2:] == (size // s, size // s), (
+                f"the stride-{s} map must be [B, C, {size // s}, {size // s}], got {tuple(m.shape)}"
+            )
+        states = trunk.text_token_states(tokens)
+        assert states.states.dim() == 3 and states.states.shape[:2] == tokens.ids.shape, "token states are [B, T, C]"
+    trunk.assert_frozen()
+    return trunk

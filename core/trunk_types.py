@@ -6,7 +6,7 @@ imports neither, nor torch at import time.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
@@ -83,12 +83,13 @@ class RegionPooling(Protocol):
 class TrunkConfig:
     """How to build the trunk.
 
-    ``backend`` is ``"default"`` or ``"openclip"``. For ``default``,
-    ``model_name`` picks the image tower (``efficientnet_lite0``...) and
-    ``pretrained`` optionally names a joint-projection file (the shipped one
-    when empty). For ``openclip``, ``model_name`` is the open_clip architecture
-    and ``pretrained`` the local checkpoint path; ``text_tower_dir`` is a local
-    Hugging Face folder for architectures with an HF text tower.
+    ``backend`` names a registered trunk backend (``register_trunk_backends``: core's are
+    ``"default"`` and ``"openclip"``); the other fields are what its factory reads. For
+    ``default``, ``model_name`` picks the image tower (``efficientnet_lite0``...) and
+    ``pretrained`` optionally names a joint-projection file (the shipped one when empty).
+    For ``openclip``, ``model_name`` is the open_clip architecture and ``pretrained`` the
+    local checkpoint path; ``text_tower_dir`` is a local Hugging Face folder for
+    architectures with an HF text tower.
     ``ablation="random"`` replaces every feature by seeded noise of the same
     shape: the control run that shows what the trunk contributes.
     ``device`` is ``"cpu"`` or ``"cuda[:N]"``; ``precision`` the autocast used on
@@ -106,15 +107,16 @@ class TrunkConfig:
 
     @classmethod
     def parse(cls, spec: str, *, ablation: str = "none", device: str = "cpu", precision: str = "auto") -> TrunkConfig:
-        """Parse ``run.py --trunk``: ``default``, ``default:efficientnet_lite2``,
-        ``openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]``."""
+        """Parse ``run.py --trunk``: ``NAME[:MODEL[:PRETRAINED[:TEXT_DIR]]]`` (``default``,
+        ``default:efficientnet_lite2``, ``openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]``). Which fields a
+        backend needs is its factory's to check (``TrunkError`` when it is built)."""
         parts = spec.split(":") if spec else ["default"]
         backend = parts[0] or "default"
-        if backend == "default" and len(parts) <= 3:
-            return cls("default", *(parts[1:3]), device=device, precision=precision, ablation=ablation)
-        if backend == "openclip" and len(parts) in (3, 4):
-            return cls("openclip", *parts[1:], device=device, precision=precision, ablation=ablation)
-        raise TrunkError(
-            f"bad trunk spec {spec!r}: use 'default[:IMAGE_TOWER[:PROJECTION]]' "
-            "or 'openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]'"
-        )
+        if len(parts) > 4 or not backend.isidentifier():
+            raise TrunkError(f"bad trunk spec {spec!r}: use 'NAME[:MODEL[:PRETRAINED[:TEXT_DIR]]]'")
+        return cls(backend, *parts[1:], device=device, precision=precision, ablation=ablation)
+
+
+#: What ``register_trunk_backends`` registers under a name: the config in, an unfrozen backend
+#: module on the CPU out (``load_trunk`` freezes it and moves it to ``config.device``).
+TrunkBackendFactory = Callable[[TrunkConfig], TrunkBackend]

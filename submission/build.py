@@ -29,11 +29,12 @@ METADATA = "metadata.json"
 HEADS_FOLDER = "heads"
 # The rules' limit, packed and unpacked; read as the stricter decimal gigabytes.
 LIMIT_BYTES = 10 * 1000**3
-# Folders that never hold run-time files, wherever they sit.
-SKIP_DIRS = frozenset({"__pycache__", "tests", "test", "bench", "train", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+# The one rule for what is offline: a folder of one of these names, wherever it sits, holds trainers',
+# converters', experiments' or tests' code and data (the training tree ``training/``, each plugin's
+# ``train/``...). It never goes into the archive, and the run path reaching one is a bug. Dot
+# folders (caches, ``.venv``) never go either, nor compiled files (``SKIP_SUFFIXES``).
+OFFLINE_DIRS = frozenset({"training", "train", "detector_import", "bench", "tests", "test"})
 SKIP_SUFFIXES = (".pyc", ".pyo", ".md", ".tmp")
-# Folders that hold trainers' or experiments' code: the run path reaching them is a bug.
-TRAINING_PARTS = frozenset({"train", "trunk_training", "detector_import", "training", "bench", "tests"})
 # Folders inside a reached package that the run never reads: the scorer's C sources of the
 # legacy tree-sitter grammar (compiled at install for ``core.score``; run.py imports only
 # ``core.metrics.vqa``'s answer normalisation). The check's list of unopened files shows it.
@@ -179,7 +180,7 @@ def package_data(package_dir: Path) -> Iterator[Path]:
     A sub-folder that is itself a package travels only if an import reaches it.
     """
     for entry in sorted(package_dir.iterdir()):
-        if entry.name.startswith(".") or entry.name in SKIP_DIRS:
+        if entry.name.startswith(".") or entry.name in OFFLINE_DIRS:
             continue
         if entry.is_dir():
             if not (entry / "__init__.py").exists():
@@ -190,7 +191,7 @@ def package_data(package_dir: Path) -> Iterator[Path]:
 
 def _plain_folder(folder: Path) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if d not in OFFLINE_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             if not name.startswith(".") and not name.endswith(SKIP_SUFFIXES):
                 yield Path(dirpath) / name
@@ -266,7 +267,7 @@ def third_party_files(plugin: Plugin) -> dict[str, Path]:
     if spec.submodule_search_locations:
         package_dir = Path(next(iter(spec.submodule_search_locations)))
         for dirpath, dirnames, filenames in os.walk(package_dir):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+            dirnames[:] = sorted(d for d in dirnames if d not in OFFLINE_DIRS and not d.startswith("."))
             for name in sorted(filenames):
                 if not name.endswith(SKIP_SUFFIXES) and not name.startswith("."):
                     path = Path(dirpath) / name
@@ -381,7 +382,7 @@ def collect(plugin_names: Sequence[str], heads: Path | None = None) -> Manifest:
     warnings = [
         f"the run path imports {name} ({path.relative_to(REPO)}), a training or test module"
         for name, path in sorted(modules.items())
-        if TRAINING_PARTS & set(path.relative_to(REPO).parts[:-1])
+        if OFFLINE_DIRS & set(path.relative_to(REPO).parts[:-1])
     ]
     files: dict[str, Path] = {}
     for path in modules.values():

@@ -9,11 +9,12 @@ do the strings that name a project module: ``"module:attr"`` (``TaskInfo.metric`
 ``TaskInfo(trainer=...)`` string is what ``train.py`` calls, so it is not a run-path edge.
 
 The rules:
-- no module run.py reaches lives in a ``train/`` package, ``bench/``, ``trunk_training/`` or is
-  ``train.py`` (the library never imports its training harness);
+- no module run.py reaches lives in the training tree ``training/``, a ``train/`` package,
+  ``bench/`` or ``detector_import/``, or is ``train.py`` (the library never imports its training
+  harness);
 - every module directly in a plugin package (beside the inference modules) is reached by
   run.py: offline code lives in ``plugins/<task>/train/``;
-- ``core/`` imports neither the top-level ``run``/``train`` nor ``trunk_training``, ``bench`` or a
+- ``core/`` imports neither the top-level ``run``/``train`` nor ``training``, ``bench`` or a
   plugin, nor the top-level ``registry`` (``run.py``, ``train.py``, ``score.py``, ``params.py``
   and ``serve.py`` hand core their plugin discovery);
 - no import cycle among the project's modules (module-level imports and imports in functions;
@@ -32,8 +33,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OFFLINE_CORE_TARGETS = ("registry", "run", "train", "trunk_training", "detector_import", "training", "bench", "plugins")
-OFFLINE_TOP = ("bench", "trunk_training", "detector_import", "train", "tests", "examples")
+OFFLINE_CORE_TARGETS = ("registry", "run", "train", "training", "detector_import", "bench", "plugins")
+OFFLINE_TOP = ("bench", "training", "detector_import", "train", "tests", "examples")
 MODULE_ATTR = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):[A-Za-z_]\w*$")
 DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 

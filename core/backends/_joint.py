@@ -1,6 +1,6 @@
 """The learned joint projection: pooled image-tower feature -> USE text space.
 
-Trained by ``python -m trunk_training.trunk`` with both towers locked (LiT). The
+Trained by ``python -m training.trunk`` with both towers locked (LiT). The
 projection reads the tower's pooled 1280-d feature, standardised, and adds the
 class-name bridge's output (``_bridge.py``) scaled by a learned gate, so the
 ImageNet classifier's knowledge is kept and the learned part adds what paired

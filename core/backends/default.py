@@ -9,7 +9,7 @@ Everything comes from installed registry packages; nothing is downloaded:
   joint space;
 * joint projection (image -> USE space), chosen by ``TrunkConfig.pretrained``:
   ``""`` the shipped learned projection for the tower when there is one
-  (``weights/joint_<tower>.safetensors``, trained by ``python -m trunk_training.trunk``),
+  (``weights/joint_<tower>.safetensors``, trained by ``python -m training.trunk``),
   else the class-name bridge; ``"bridge"`` the ImageNet class-name bridge
   (``_bridge.py``); any other value a projection file path.
 

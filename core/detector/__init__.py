@@ -1,22 +1,28 @@
 """The shared object detector: one per run, built like the trunk and handed to the tasks that ask.
 
 A task declares ``TaskInfo(needs_detector=True)``; the runner then calls its
-``setup(trunk, detector=...)`` with the run's one ``SharedDetector``, which builds the
-detector the first time a task asks for it (so a run without such a task never builds it).
-``detector.detect(images)`` takes RGB images and gives each its ``Detections``.
+``setup(trunk, detector=...)`` with the run's one ``SharedDetector`` (``core.detector.loader``),
+which builds the detector the first time a task asks for it (so a run without such a task
+never builds it). ``detector.detect(images)`` takes RGB images and gives each its ``Detections``.
+This module holds the types every detector shares; ``loader`` builds them, so that a detector
+module imports the types without importing what builds it.
 
-The shipped detector is NanoDet-g-416 (RangiLyu/nanodet, Apache-2.0), 3.79 M parameters,
-the 80 COCO classes: ``core/detector/nanodet.py`` is the network and its upstream recipe,
-``weights/nanodet-g-416.safetensors`` (7.6 MB, float16) its weights, imported once and
-offline by ``python -m detector_import.nanodet`` (see that module and the weights' card).
-Loading is weights-only (safetensors), on ``DetectorConfig.device``.
+Detectors are plugins: a ``register_detectors`` hook registers a name and a factory, and
+``DetectorConfig.name`` (``--detector NAME[:WEIGHTS]``) picks one (``core.factories``). Core
+registers two (``core.default_plugins.detectors``):
+
+* ``nanodet``, the default: NanoDet-g-416 (RangiLyu/nanodet, Apache-2.0), 3.79 M parameters,
+  the 80 COCO classes. ``core/detector/nanodet.py`` is the network, its upstream recipe and
+  the ``NanoDet`` wrapper; ``weights/nanodet-g-416.safetensors`` (7.6 MB, float16) its
+  weights, imported once and offline by ``python -m detector_import.nanodet`` (see that
+  module and the weights' card). Loading is weights-only (safetensors), on ``DetectorConfig.device``.
+* ``yolo``: the user's own ultralytics YOLO detection checkpoint (``core/detector/yolo.py``).
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -29,16 +35,17 @@ if TYPE_CHECKING:
     from PIL import Image
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
-DEFAULT = "nanodet-g-416"
+DEFAULT = "nanodet-g-416"  # the shipped weights
+DEFAULT_NAME = "nanodet"  # the detector a run builds unless --detector names another
 
 __all__ = [
     "ClassNames",
     "Detections",
     "Detector",
     "DetectorConfig",
-    "SharedDetector",
+    "DetectorError",
+    "DetectorFactory",
     "coco_classes",
-    "load_detector",
 ]
 
 
@@ -94,70 +101,51 @@ class Detector(Protocol):
 class DetectorConfig:
     """Which detector, where it runs, and how.
 
-    :param name: the weights under ``core/detector/weights/`` (``<name>.safetensors`` + card).
+    :param name: a registered detector (``register_detectors``: core's are ``nanodet`` and ``yolo``).
+    :param weights: what that detector loads: for ``nanodet`` a weights name under
+        ``core/detector/weights/`` (empty: ``nanodet-g-416``), for ``yolo`` the checkpoint path.
     :param device: ``cpu`` or ``cuda[:N]``, as the trunk's.
-    :param input_size: the letterboxed square side, a multiple of 32 (trained at 416).
+    :param input_size: the square side images are letterboxed to, a multiple of 32 (None: the
+        detector's own, 416 for NanoDet-g-416).
     :param batch_size: images a forward pass.
     """
 
-    name: str = DEFAULT
+    name: str = DEFAULT_NAME
+    weights: str = ""
     device: str = "cpu"
-    input_size: int = 416
+    input_size: int | None = None
     batch_size: int = 8
 
     def __post_init__(self) -> None:
-        _check_input_size(self.input_size)
+        if self.input_size is not None:
+            check_input_size(self.input_size)
         if self.batch_size < 1:
             raise DetectorError(f"detector batch size must be positive, got {self.batch_size}")
 
+    @classmethod
+    def parse(cls, spec: str, *, device: str = "cpu") -> DetectorConfig:
+        """Parse ``--detector NAME[:WEIGHTS]`` (``nanodet``, ``yolo:/path/best.pt``); the weights
+        may hold colons (a path). Whether the name is registered is checked where the
+        registered detectors are known (``pick``)."""
+        name, _, weights = (spec or DEFAULT_NAME).partition(":")
+        if not name.isidentifier():
+            raise DetectorError(f"bad detector spec {spec!r}: use 'NAME[:WEIGHTS]'")
+        return cls(name, weights, device=device)
 
-def _check_input_size(size: int) -> int:
+
+#: What ``register_detectors`` registers under a name: the config in, a built ``Detector`` out.
+DetectorFactory = Callable[[DetectorConfig], Detector]
+
+
+def check_input_size(size: int) -> int:
+    """``size`` when it is a letterbox side a detector takes (a positive multiple of 32), else ``DetectorError``."""
     if size < 32 or size % 32:
         raise DetectorError(f"detector input size must be a positive multiple of 32, got {size}")
     return size
 
 
-class NanoDet:
-    """NanoDet-g with its upstream pre- and post-processing (``core.detector.nanodet``)."""
-
-    def __init__(self, config: DetectorConfig) -> None:
-        import torch
-
-        from core import weights
-        from core.detector.nanodet import NanoDetG
-        from core.trunk import resolve_device
-
-        path, card_path = WEIGHTS_DIR / f"{config.name}.safetensors", WEIGHTS_DIR / f"{config.name}.json"
-        if not path.is_file() and not card_path.is_file():
-            raise DetectorError(f"no detector weights {path}: see detector_import/ to make them")
-        self.config = config
-        self.device = resolve_device(config.device)
-        net = NanoDetG()
-        # Checked against its card (core.weights): a missing, damaged or unfitting file names itself.
-        tensors, _ = weights.load_safetensors(path, weights.read_card(card_path, weights=path), card_path=card_path)
-        weights.fit_state(net, {k: v.float() for k, v in tensors.items()}, path, card_path)
-        net.eval().requires_grad_(False)
-        self._net = net.to(self.device)
-        self._torch = torch
-        self.classes = coco_classes()
-
-    def num_parameters(self) -> int:
-        return sum(p.numel() for p in self._net.parameters())
-
-    def detect(self, images: Sequence[np.ndarray | Image.Image], *, input_size: int | None = None) -> list[Detections]:
-        from core.detector.nanodet import decode, letterbox
-
-        size, out = _check_input_size(input_size or self.config.input_size), []
-        for start in range(0, len(images), self.config.batch_size):
-            chunk = [_rgb_array(image) for image in images[start : start + self.config.batch_size]]
-            inputs, boxes = zip(*(letterbox(image, size) for image in chunk), strict=True) if chunk else ((), ())
-            with self._torch.inference_mode():
-                raw = self._net(self._torch.stack(inputs).to(self.device))
-                out.extend(Detections(*found) for found in decode(raw, boxes, size))
-        return out
-
-
-def _rgb_array(image: Any) -> np.ndarray:
+def rgb_array(image: Any) -> np.ndarray:
+    """A PIL image or an array as the RGB ``uint8 [H, W, 3]`` array detectors read; ``ValueError`` otherwise."""
     import numpy as np
 
     if hasattr(image, "convert"):  # PIL
@@ -166,39 +154,3 @@ def _rgb_array(image: Any) -> np.ndarray:
     if array.ndim != 3 or array.shape[2] != 3 or array.dtype != np.uint8:
         raise ValueError(f"the detector takes RGB uint8 [H, W, 3] images, got {array.dtype} {array.shape}")
     return array
-
-
-def load_detector(config: DetectorConfig | None = None) -> Detector:
-    """The detector ``config`` names, built now (weights-only load)."""
-    return NanoDet(config or DetectorConfig())
-
-
-class SharedDetector:
-    """The run's one detector, built on first use and shared by every task (and thread) that asks.
-
-    A build that fails raises a ``DetectorError`` to every later caller, without trying
-    again: the runner logs it and sets the tasks that asked up with ``detector=None``.
-    """
-
-    def __init__(self, config: DetectorConfig | None = None, *, factory: Any = None) -> None:
-        self.config = config or DetectorConfig()
-        self._factory = factory or load_detector
-        self._lock = threading.Lock()
-        self._detector: Detector | None = None
-        self._error: BaseException | None = None
-
-    @property
-    def built(self) -> bool:
-        return self._detector is not None
-
-    def get(self) -> Detector:
-        with self._lock:
-            if self._detector is None:
-                if self._error is not None:
-                    raise DetectorError(f"the detector could not be built: {self._error}") from self._error
-                try:
-                    self._detector = self._factory(self.config)
-                except Exception as exc:
-                    self._error = exc
-                    raise
-            return self._detector

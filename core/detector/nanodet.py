@@ -14,25 +14,41 @@ The recipe (upstream ``nanodet/data/transform`` and ``gfl_head.get_bboxes``):
   scores >= 0.05, the best 1,000 candidates a level, NMS per class at IoU 0.6, at most
   100 boxes.
 
-Nothing here reads a file: ``core.detector`` loads the weights and builds the module.
+``NanoDet`` loads the weights (``core/detector/weights/``) into the module and runs the recipe:
+the ``nanodet`` detector core registers (``core.default_plugins.detectors``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from core.detector import (
+    DEFAULT,
+    WEIGHTS_DIR,
+    Detections,
+    DetectorConfig,
+    DetectorError,
+    check_input_size,
+    coco_classes,
+    rgb_array,
+)
+
+if TYPE_CHECKING:
+    from PIL import Image
+
 MEAN_BGR = (103.53, 116.28, 123.675)
 STD_BGR = (57.375, 57.12, 58.395)
 STRIDES = (8, 16, 32)
 REG_MAX = 10  # 11 bins a side
 NUM_CLASSES = 80
+INPUT_SIZE = 416  # the letterboxed side it was trained at
 
 # Upstream nanodet-g.yml: ("Conv", in, out, kernel, stride), ("MaxPool", kernel, stride),
 # ("CspBlock", channels, residual blocks, kernel, stride). Stages 3, 4 and 5 feed the neck.
@@ -219,3 +235,40 @@ def decode(
         found = (bx.cpu().numpy(), sc.cpu().numpy(), lab.cpu().numpy())
         results.append((found[0].astype(np.float32), found[1].astype(np.float32), found[2].astype(np.int64)))
     return results
+
+
+class NanoDet:
+    """NanoDet-g with its upstream pre- and post-processing: the ``nanodet`` detector
+    (``core.default_plugins.detectors``)."""
+
+    def __init__(self, config: DetectorConfig) -> None:
+        from core import weights
+        from core.devices import resolve_device
+
+        name = config.weights or DEFAULT
+        path, card_path = WEIGHTS_DIR / f"{name}.safetensors", WEIGHTS_DIR / f"{name}.json"
+        if not path.is_file() and not card_path.is_file():
+            raise DetectorError(f"no detector weights {path}: see detector_import/ to make them")
+        self.config = config
+        self.device = resolve_device(config.device)
+        net = NanoDetG()
+        # Checked against its card (core.weights): a missing, damaged or unfitting file names itself.
+        tensors, _ = weights.load_safetensors(path, weights.read_card(card_path, weights=path), card_path=card_path)
+        weights.fit_state(net, {k: v.float() for k, v in tensors.items()}, path, card_path)
+        net.eval().requires_grad_(False)
+        self._net = net.to(self.device)
+        self._torch = torch
+        self.classes = coco_classes()
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self._net.parameters())
+
+    def detect(self, images: Sequence[np.ndarray | Image.Image], *, input_size: int | None = None) -> list[Detections]:
+        size, out = check_input_size(input_size or self.config.input_size or INPUT_SIZE), []
+        for start in range(0, len(images), self.config.batch_size):
+            chunk = [rgb_array(image) for image in images[start : start + self.config.batch_size]]
+            inputs, boxes = zip(*(letterbox(image, size) for image in chunk), strict=True) if chunk else ((), ())
+            with self._torch.inference_mode():
+                raw = self._net(self._torch.stack(inputs).to(self.device))
+                out.extend(Detections(*found) for found in decode(raw, boxes, size))
+        return out

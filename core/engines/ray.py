@@ -63,9 +63,9 @@ from core.task import Prediction, RunContext, Sample, Task
 __all__ = ["RayOptions", "ShardWorker", "WorkerPool", "plan_workers", "run", "trunk_factory", "worker_pool"]
 
 if TYPE_CHECKING:
-    from core.detector import DetectorConfig
+    from core.detector import DetectorConfig, DetectorFactory
     from core.stop import RunControl
-    from core.trunk import Trunk, TrunkConfig
+    from core.trunk import Trunk, TrunkBackendFactory, TrunkConfig
 
 log = logging.getLogger(__name__)
 
@@ -90,15 +90,21 @@ class ShardResult:
 class ShardWorker:
     """One Ray actor: the trunk built once, each task set up once, shards solved by the runner's policy."""
 
-    def __init__(self, trunk_factory: TrunkFactory, threads: int, detector: DetectorConfig | None = None) -> None:
+    def __init__(
+        self,
+        trunk_factory: TrunkFactory,
+        threads: int,
+        detector: DetectorConfig | None = None,
+        detectors: Mapping[str, DetectorFactory] | None = None,
+    ) -> None:
         import torch
 
-        from core.detector import SharedDetector
+        from core.detector.loader import SharedDetector
 
         torch.set_num_threads(max(1, threads))
         started = time.monotonic()
         self.trunk = trunk_factory()
-        self.detector = SharedDetector(detector)  # built by the first task that asks for it
+        self.detector = SharedDetector(detector, detectors=detectors)  # built by the first task that asks for it
         self.trunk_seconds = time.monotonic() - started
         self.tasks: dict[str, tuple[Task, bool]] = {}  # run's task key -> (the task, set up fine)
 
@@ -141,11 +147,12 @@ class ShardWorker:
         return len(gone)
 
 
-def trunk_factory(config: TrunkConfig) -> TrunkFactory:
-    """The picklable factory each actor builds its trunk with."""
+def trunk_factory(config: TrunkConfig, backends: Mapping[str, TrunkBackendFactory] | None = None) -> TrunkFactory:
+    """The picklable factory each actor builds its trunk with (``backends``: the registered ones
+    ``config.backend`` is looked up in; None: core's own)."""
     from core.trunk import load_trunk
 
-    return functools.partial(load_trunk, config)
+    return functools.partial(load_trunk, config, backends=None if backends is None else dict(backends))
 
 
 def start_local(num_cpus: int, *, num_gpus: int | None = None) -> None:
@@ -244,11 +251,12 @@ def worker_pool(
     *,
     deadline: float | None = None,
     detector: DetectorConfig | None = None,
+    detectors: Mapping[str, DetectorFactory] | None = None,
 ) -> Iterator[WorkerPool]:
     """Ray (connected or started, see ``RayOptions.address``) and a pool of ready workers; both
     are closed on exit (a Ray that was already initialised is left up). ``deadline``
     (``time.time()``) bounds the wait for the workers to build their trunks; each worker
-    builds its detector (``detector``) only when a task asks for it."""
+    builds its detector (``detector``, looked up in ``detectors``) only when a task asks for it."""
     import ray
 
     options = options or RayOptions()
@@ -261,6 +269,7 @@ def worker_pool(
             gpus_per_worker=options.gpus_per_worker,
             max_attempts=options.max_attempts,
             detector=detector,
+            detectors=detectors,
         )
         try:
             ready_s = pool.wait_ready(deadline)
@@ -306,6 +315,7 @@ class WorkerPool:
         gpus_per_worker: float = 0.0,
         max_attempts: int = 3,
         detector: DetectorConfig | None = None,
+        detectors: Mapping[str, DetectorFactory] | None = None,
     ) -> None:
         import ray
 
@@ -314,7 +324,7 @@ class WorkerPool:
         self.remote = ray.remote(ShardWorker).options(
             num_cpus=threads, num_gpus=gpus_per_worker or None, max_restarts=0, max_task_retries=0
         )
-        self.args = (factory, threads, detector)
+        self.args = (factory, threads, detector, None if detectors is None else dict(detectors))
         self.slots: list[Any] = [self.remote.remote(*self.args) for _ in range(workers)]
         self.generation = [0] * workers
         self.replacements_left = 2 * workers
@@ -472,21 +482,22 @@ def run(
     *,
     options: RayOptions | None = None,
     strict: bool = False,
-    time_budget: float | None = None,
     progress: bool | None = None,
     on_written: Observer | None = None,
     pool: WorkerPool | None = None,
     detector: DetectorConfig | None = None,
+    detectors: Mapping[str, DetectorFactory] | None = None,
     control: RunControl | None = None,
 ) -> list[TaskReport]:
     """``core.runner.run`` on Ray: the same files and reports; see the module docstring.
 
     :param factory: builds the trunk in each worker (``trunk_factory(config)``).
-    :param detector: the detector each worker builds when a task asks for it (default config).
+    :param detector: the detector each worker builds when a task asks for it (default config),
+        looked up in ``detectors`` (the registered ones; None: core's own).
     :param pool: workers already holding that trunk (``worker_pool``), kept open; by default
         a pool is made for this run and closed after it.
     :param control: the run's stopping state (``core.stop``): its signal stops the run, its
-        deadline, when it has one, is the run's (``time_budget`` then counts from here).
+        deadline, when it has one, is the run's (None: no limit).
     """
     import uuid
 
@@ -495,8 +506,6 @@ def run(
     options = options or RayOptions()
     begin = time.monotonic()
     remaining = control.remaining() if control is not None else None
-    if remaining is None and time_budget:
-        remaining = time_budget
     deadline = time.time() + remaining if remaining is not None else None  # wall clock: workers run elsewhere
     prepare_output_folder(planned, out_dir)
     runs = {
@@ -573,7 +582,7 @@ def run(
                 finally:  # the run's tasks leave the workers (not waited for: nothing depends on it)
                     pool.broadcast("forget", f"{run_id}:")
             else:
-                with worker_pool(factory, options, deadline=deadline, detector=detector) as own:
+                with worker_pool(factory, options, deadline=deadline, detector=detector, detectors=detectors) as own:
                     own.run(jobs, done, lost, deadline=deadline, strict=strict, on_dispatch=dispatched, control=control)
         finally:
             bar.close()

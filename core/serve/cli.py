@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core import cli
 from core.detector import DetectorConfig
+from core.factories import Factories
 from core.io.images import MAX_IMAGE_BYTES
 from core.request import PluginOptions
 from core.serve.memory import DEFAULT_BUDGET, DEFAULT_REQUESTS, MemoryLimits
@@ -85,6 +86,7 @@ class ServeRequest:
     :param request_timeout: seconds after which a waiting request gets the fallback (None: never).
     :param max_upload: the largest request body accepted, in bytes.
     :param limits: requests in progress at once and the memory budget they share.
+    :param factories: the registered trunk backends and detectors (None: core's own).
     """
 
     host: str = "127.0.0.1"
@@ -100,6 +102,7 @@ class ServeRequest:
     strict: bool = False
     verbose: bool = False
     plugins: PluginOptions = field(default_factory=PluginOptions)
+    factories: Factories | None = None
 
 
 class ParsedServe(NamedTuple):
@@ -135,25 +138,27 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
             strict=args.strict,
             verbose=args.verbose,
             plugins=cli.plugin_options(args, heads, owners),
+            factories=cli.registered_factories(pm, discovery, args),
         ),
     )
 
 
 def build_service(tasks: Sequence[Task], request: ServeRequest) -> Service:
     """Build the trunk ``request`` names and set every task up once: the service to serve."""
-    from core.detector import SharedDetector
+    from core.detector.loader import SharedDetector
     from core.runtime import set_threads
     from core.serve.service import Service
     from core.trunk import load_trunk
 
     set_threads(request.threads)
-    trunk = load_trunk(request.trunk)
+    factories = request.factories or Factories.core()
+    trunk = load_trunk(request.trunk, backends=factories.trunk_backends)
     return Service(
         {t.info.name: t for t in tasks},
         trunk,
         window=request.batch_window,
         timeout=request.request_timeout,
-        detector=SharedDetector(request.detector),
+        detector=SharedDetector(request.detector, detectors=factories.detectors),
         limits=request.limits,
     )
 

@@ -40,7 +40,7 @@ from core.serve.upload import ASK_SHAPES, BadRequest, Part, image_data, request_
 from core.task import JSONValue, Prediction, RequestForm, Sample, Task, resolve
 
 if TYPE_CHECKING:
-    from core.detector import SharedDetector
+    from core.detector.loader import SharedDetector
     from core.io import ImageInfo
     from core.trunk import Trunk
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 @hookimpl
 def add_options(parser: argparse.ArgumentParser) -> None:
     """``--zsod-visualize DIR``: draw each image with its predicted boxes and phrases.
-    ``--zsod-proposals yolo:PATH``: an ultralytics YOLO checkpoint's boxes join the proposals."""
+    ``--zsod-proposals DETECTOR[:WEIGHTS]`` (``yolo:PATH``): that detector's boxes join the proposals."""
     group = parser.add_argument_group("zsod")
     group.add_argument(
         "--zsod-visualize",
@@ -28,9 +28,10 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--zsod-proposals",
-        metavar="yolo:PATH",
+        metavar="NAME[:WEIGHTS]",
         default=None,
-        help="also propose the class-agnostic boxes of this ultralytics YOLO detection checkpoint (needs ultralytics)",
+        help="also propose the boxes of this detector, 'NAME[:WEIGHTS]' as --detector takes it: "
+        "yolo:PATH is an ultralytics YOLO detection checkpoint (needs ultralytics)",
     )
 
 
@@ -57,13 +58,13 @@ def register_tasks(register: Callable[[Task], None], config: PluginConfig) -> No
 
     folder = config.option("zsod_visualize")
     spec = config.option("zsod_proposals")
-    yolo = None
+    proposals = None
     if spec:
-        from core.errors import PluginError
-        from plugins.zsod.yolo import parse_spec
+        from core.detector import DetectorConfig, DetectorError
 
         try:
-            yolo = parse_spec(spec)
-        except PluginError as exc:  # the task still runs and writes its file, on the grid proposals alone
-            logging.getLogger(__name__).error("zsod: %s; running without YOLO proposals", exc)
-    register(ZsodTask(visualize_dir=Path(folder) if folder else None, search=search_dirs(config), yolo_checkpoint=yolo))
+            proposals = DetectorConfig.parse(spec)
+        except DetectorError as exc:  # the task still runs and writes its file, on the grid proposals alone
+            logging.getLogger(__name__).error("zsod: --zsod-proposals: %s; running on the grid proposals alone", exc)
+    search = search_dirs(config)
+    register(ZsodTask(visualize_dir=Path(folder) if folder else None, search=search, proposals=proposals))

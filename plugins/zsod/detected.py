@@ -29,8 +29,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from plugins.zsod.boxes import iou_matrix
 from core.detector.phrases import ClassMatch, MappingRule
+from plugins.zsod.boxes import iou_matrix
 
 _LEFT = re.compile(r"\b(left|слева|левый|левая|левое|левой|левом)\b", re.IGNORECASE | re.UNICODE)
 _RIGHT = re.compile(r"\b(right|справа|правый|правая|правое|правой|правом)\b", re.IGNORECASE | re.UNICODE)

@@ -52,6 +52,16 @@ def grid_proposals(width: int, height: int, spec: GridSpec = GridSpec()) -> np.n
     return arr[np.sort(first)]
 
 
+def detector_proposals(boxes: np.ndarray, width: int, height: int) -> np.ndarray:
+    """A detector's boxes as extra proposals (``--zsod-proposals``): float64 ``xyxy`` clipped to the
+    ``width`` x ``height`` image, those at least a pixel wide and tall, rounded to 0.1 px like the grid."""
+    xyxy = np.asarray(boxes).astype(np.float64).reshape(-1, 4)
+    xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, width)
+    xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, height)
+    keep = (xyxy[:, 2] - xyxy[:, 0] >= 1) & (xyxy[:, 3] - xyxy[:, 1] >= 1)
+    return np.round(xyxy[keep], 1)
+
+
 def _starts(extent: float, size: float, step: float) -> Sequence[float]:
     if size >= extent - 1e-6:
         return [0.0]

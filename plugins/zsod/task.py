@@ -38,16 +38,15 @@ from core.task import Prediction, RequestForm, RunContext, Sample, TaskBase, Tas
 from plugins.zsod.boxes import scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
 from plugins.zsod.detected import Detected, DetectionRule, choose_detected
-from plugins.zsod.proposals import GridSpec, grid_proposals
+from plugins.zsod.proposals import GridSpec, detector_proposals, grid_proposals
 
 if TYPE_CHECKING:
     import torch
     from PIL import Image
 
-    from core.detector import Detector
+    from core.detector import Detector, DetectorConfig
     from core.trunk import TextTokens, Trunk
     from plugins.zsod.verifier import Verifier
-    from plugins.zsod.yolo import YoloProposer
 
 log = logging.getLogger(__name__)
 
@@ -105,12 +104,12 @@ class Scored(NamedTuple):
 
 class Scorer(NamedTuple):
     """What ``setup`` loads: the heads made for the trunk (None: the no-head mode), the calibration,
-    the no-head mode's background vocabulary embeddings, and the user's YOLO proposer (if any)."""
+    the no-head mode's background vocabulary embeddings, and the detector whose boxes join the grid (if any)."""
 
     verifier: Verifier | None
     calibration: Calibration
     background: torch.Tensor
-    yolo: YoloProposer | None = None
+    proposer: Detector | None = None  # --zsod-proposals: its boxes join the grid proposals
     detector: Detector | None = None  # the run's shared detector (None: grid pipeline only)
     classes: torch.Tensor | None = None  # [C, D] the detector's class prompts, embedded (core.detector.phrases)
 
@@ -137,13 +136,13 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         calibration: Calibration | None = None,
         *,
         search: Sequence[Path] = (),
-        yolo_checkpoint: Path | None = None,
+        proposals: DetectorConfig | None = None,
         rule: DetectionRule | None = None,
     ) -> None:
         self.visualize_dir = visualize_dir
         self.calibration = calibration
         self.search = tuple(search)
-        self.yolo_checkpoint = yolo_checkpoint  # --zsod-proposals yolo:PATH: its boxes join the grid proposals
+        self.proposals = proposals  # --zsod-proposals (yolo:PATH): that detector's boxes join the grid proposals
         self.grid = GridSpec()
         self.rule = rule or DetectionRule()
 
@@ -180,18 +179,19 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             classes = class_embeddings(trunk, detector.classes) if detector is not None else None
         if detector is None:
             log.warning("zsod: no detector; every phrase takes the grid pipeline")
-        self._loaded = Scorer(verifier, calibration, background, self._load_yolo(trunk), detector, classes)
+        self._loaded = Scorer(verifier, calibration, background, self._load_proposer(trunk), detector, classes)
 
-    def _load_yolo(self, trunk: Trunk) -> YoloProposer | None:
-        """The user's YOLO checkpoint as a proposer; a checkpoint that does not load is logged and left out."""
-        if self.yolo_checkpoint is None:
+    def _load_proposer(self, trunk: Trunk) -> Detector | None:
+        """The ``--zsod-proposals`` detector, on the trunk's device; one that does not build is logged and left out."""
+        if self.proposals is None:
             return None
-        from plugins.zsod.yolo import YoloProposer
+        from core.detector.loader import load_detector
 
+        spec = f"{self.proposals.name}:{self.proposals.weights}".rstrip(":")
         try:
-            return YoloProposer(self.yolo_checkpoint, device=trunk.device)
+            return load_detector(dataclasses.replace(self.proposals, device=str(trunk.device)))
         except Exception as exc:  # whatever ultralytics raises on a bad checkpoint: the grid proposals still run
-            log.error("zsod: YOLO proposals from %s not used (%s: %s)", self.yolo_checkpoint, type(exc).__name__, exc)
+            log.error("zsod: proposals from %s not used (%s: %s)", spec, type(exc).__name__, exc)
             return None
 
     # -- discover ---------------------------------------------------------------------------
@@ -254,7 +254,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
     # -- predict ----------------------------------------------------------------------------
     def predict(self, batch: Sequence[ImageItem | None], trunk: Trunk) -> list[Scored | None]:
         """The detector's boxes for the phrases it can answer; every (proposal, phrase) pair scored by the
-        grid pipeline (with ``--zsod-proposals``, the YOLO boxes too) when a phrase of the image needs it."""
+        grid pipeline (with ``--zsod-proposals``, that detector's boxes too) when a phrase of the image needs it."""
         from plugins.zsod.pipeline import score_image
 
         loaded = self.loaded()
@@ -272,8 +272,10 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                 empty = np.zeros((0, 4))
                 out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, detected))
                 continue
-            if loaded.yolo is not None:
-                item = item._replace(boxes=np.concatenate([item.boxes, loaded.yolo.boxes(item.image)]))
+            if loaded.proposer is not None:
+                (extra,) = loaded.proposer.detect([item.image])
+                extra_boxes = detector_proposals(extra.boxes, *item.image.size)
+                item = item._replace(boxes=np.concatenate([item.boxes, extra_boxes]))
             scores = score_image(item, trunk, loaded.verifier, loaded.background, texts)
             out.append(Scored(scores.boxes, scores.probs, item.geometry, detected))
         return out

@@ -33,8 +33,8 @@ FACT = (
 @pytest.fixture(scope="module")
 def selector_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A selector head trained by ``plugins.c2c.train`` on the fake trunk and the hand-written pairs."""
-    from core.training import Sources, TrainRequest
     from plugins.c2c.train.fit import fit_head
+    from training import Sources, TrainRequest
 
     out = tmp_path_factory.mktemp("selector")
     data = {"c2c_jsonl": [DATA / "train_pairs.jsonl"]}

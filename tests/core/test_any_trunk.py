@@ -255,7 +255,7 @@ def test_train_reports_a_failing_or_missing_trainer(
     specs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A trainer that raises, and a task without one, fail clearly; the exit code says so."""
-    from core import training
+    import training
     from core.task import TaskInfo
 
     class NoTrainer:

@@ -12,7 +12,8 @@ import torch
 from PIL import Image
 
 from core import runner
-from core.detector import WEIGHTS_DIR, DetectorConfig, DetectorError, SharedDetector, coco_classes, load_detector
+from core.detector import WEIGHTS_DIR, DetectorConfig, DetectorError, coco_classes
+from core.detector.loader import SharedDetector, load_detector
 from core.detector.nanodet import Letterbox, NanoDetG, letterbox
 from core.task import Prediction, Sample, TaskBase, TaskInfo
 from core.testing import FakeDetector

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from core import runner
+from core.stop import RunControl
 from core.task import TaskInfo
 from tests._close import BOX_ROUNDING, assert_same_answers
 from tests.core._tasks import EchoTask, write_echo_input
@@ -159,7 +160,7 @@ def test_spent_time_budget_still_writes_every_key(tmp_path: Path, fake_pool: eng
         _fake_factory(),
         tmp_path / "ray",
         pool=fake_pool,
-        time_budget=1e-6,
+        control=RunControl.with_budget(1e-6),
         progress=False,
     )
     assert report.path is not None and _read(report.path) == dict.fromkeys(REQUESTS, "fallback")
@@ -175,7 +176,7 @@ def test_work_not_back_when_the_budget_runs_out_gets_fallbacks(tmp_path: Path, f
         _fake_factory(),
         tmp_path / "ray",
         pool=fake_pool,
-        time_budget=3.0,
+        control=RunControl.with_budget(3.0),
         progress=False,
     )
     assert time.monotonic() - begin < STUCK_S / 2  # the driver did not wait for the hung shard
@@ -220,13 +221,13 @@ def test_help_imports_neither_ray_nor_torch() -> None:
 def test_tasks_are_picklable_before_setup() -> None:
     import pickle
 
-    from core.cli import build_parser
+    from core.cli import build_parser, plugin_options
     from registry import add_plugin_options, collect_tasks, get_plugin_manager
 
     pm = get_plugin_manager(load_entrypoints=False)
     parser = build_parser()
-    add_plugin_options(pm, parser)
-    tasks = collect_tasks(pm, parser.parse_args([]))
+    owners = add_plugin_options(pm, parser)
+    tasks = collect_tasks(pm, plugin_options(parser.parse_args([]), None, owners))
     assert sorted(tasks) == ["c2c", "htr", "vqa", "zsod"]
     for task in tasks.values():
         assert type(pickle.loads(pickle.dumps(task))) is type(task)

@@ -59,11 +59,11 @@ def test_card_is_plain_sorted_json(tmp_path: Path, trunk) -> None:
 
 
 def test_search_dirs_follow_option_then_environment(monkeypatch, tmp_path: Path) -> None:
-    import argparse
+    from core.request import PluginConfig
 
-    assert search_dirs(argparse.Namespace(heads=str(tmp_path))) == (tmp_path,)
+    assert search_dirs(PluginConfig(tmp_path)) == (tmp_path,)
     monkeypatch.setenv("FUSIONBRAIN_HEADS", str(tmp_path / "env"))
-    assert search_dirs(argparse.Namespace(heads=None)) == (tmp_path / "env",)
+    assert search_dirs(PluginConfig()) == (tmp_path / "env",)
     assert search_dirs(None) == (tmp_path / "env",)
 
 

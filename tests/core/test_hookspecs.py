@@ -12,7 +12,7 @@ import pytest
 import registry
 import run
 from core import hookimpl, hookspecs
-from core.testing import make_fake_trunk
+from core.testing import FakeDetector, fake_backend
 from tests.core._tasks import EchoTask, write_echo_input
 
 
@@ -24,15 +24,28 @@ def _observer_plugin(events: list) -> types.ModuleType:
         parser.add_argument_group("echo").add_argument("--echo-suffix", default="")
 
     @hookimpl
-    def register_tasks(register, options):  # type: ignore[no-untyped-def]
-        events.append(("suffix", options.echo_suffix))
+    def register_tasks(register, config):  # type: ignore[no-untyped-def]
+        events.append(("suffix", config.option("echo_suffix")))
         register(EchoTask())
 
     @hookimpl
     def predictions_written(task_name, path):  # type: ignore[no-untyped-def]
         events.append(("written", task_name, Path(path).name))
 
+    @hookimpl
+    def register_trunk_backends(register):  # type: ignore[no-untyped-def]
+        def fake(config):  # type: ignore[no-untyped-def]
+            events.append(("trunk", config.backend, config.model_name))
+            return fake_backend(config)
+
+        register("fake", fake)
+
+    @hookimpl
+    def register_detectors(register):  # type: ignore[no-untyped-def]
+        register("fakedet", lambda config: FakeDetector())
+
     mod.add_options, mod.register_tasks, mod.predictions_written = add_options, register_tasks, predictions_written
+    mod.register_trunk_backends, mod.register_detectors = register_trunk_backends, register_detectors
     return mod
 
 
@@ -54,11 +67,12 @@ def test_run_py_drives_every_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         return pm
 
     monkeypatch.setattr("registry.get_plugin_manager", manager)
-    monkeypatch.setattr("core.trunk.load_trunk", lambda config: make_fake_trunk())
     root = write_echo_input(tmp_path / "in", {"x": "a bus"})
-    code = run.main(["--input", str(root), "--output", str(tmp_path / "out"), "--echo-suffix", "!"])
+    argv = ["--input", str(root), "--output", str(tmp_path / "out"), "--echo-suffix", "!"]
+    code = run.main([*argv, "--trunk", "fake:tiny", "--detector", "fakedet"])
     assert code == 0
-    assert events == [("suffix", "!"), ("written", "echo", "prediction_ECHO.json")]
+    assert events == [("suffix", "!"), ("trunk", "fake", "tiny"), ("written", "echo", "prediction_ECHO.json")]
     assert json.loads((tmp_path / "out" / "prediction_ECHO.json").read_text())["x"].startswith("dim")
-    # add_train_options is train.py's (tests/core/test_training.py drives it)
-    assert called == _hookspec_names() - {"add_train_options"} == {"register_tasks", "add_options", "predictions_written"}
+    # add_train_options is train.py's (tests/training/test_harness.py drives it)
+    hooks = {"register_tasks", "add_options", "predictions_written", "register_trunk_backends", "register_detectors"}
+    assert called == _hookspec_names() - {"add_train_options"} == hooks

@@ -135,18 +135,18 @@ def test_registering_a_non_task_is_a_plugin_error() -> None:
         registry.collect_tasks(pm)
 
 
-def test_register_tasks_receives_options_when_asked() -> None:
-    import argparse
+def test_register_tasks_receives_its_own_options_as_config() -> None:
+    from core.request import PluginOptions
 
     seen = {}
     mod = types.ModuleType("opt_plugin")
 
     @hookimpl
-    def register_tasks(register, options):  # type: ignore[no-untyped-def]
-        seen["value"] = options.echo_flag
+    def register_tasks(register, config):  # type: ignore[no-untyped-def]
+        seen["value"] = config.option("echo_flag")
 
     mod.register_tasks = register_tasks  # type: ignore[attr-defined]
     pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
     pm.register(mod, name="opt_plugin")
-    registry.collect_tasks(pm, argparse.Namespace(echo_flag=7))
+    registry.collect_tasks(pm, PluginOptions(by_plugin={"opt_plugin": {"echo_flag": 7}, "other": {"echo_flag": 8}}))
     assert seen == {"value": 7}

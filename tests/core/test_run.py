@@ -173,16 +173,26 @@ def test_the_command_line_becomes_a_typed_request_and_each_plugin_gets_its_own_o
         def register_tasks(register, config):  # type: ignore[no-untyped-def]
             seen["typed"] = config
 
+    pm.register(Typed(), name="typed")
+    registry.collect_tasks(pm, request.plugins)
+    assert seen == {"typed": PluginConfig(tmp_path, {})}
+
+
+def test_a_register_tasks_impl_still_asking_for_the_removed_options_is_refused_loudly() -> None:
+    import pluggy
+
+    import registry
+    from core import hookimpl
+
     class Older:
         @staticmethod
         @hookimpl
         def register_tasks(register, options):  # type: ignore[no-untyped-def]
-            seen["older"] = (options.zsod_visualize, options.heads, options.time_budget)
+            raise AssertionError("never called")
 
-    pm.register(Typed(), name="typed")
-    pm.register(Older(), name="older")
-    registry.collect_tasks(pm, request.plugins)
-    assert seen == {"typed": PluginConfig(tmp_path, {}), "older": ("drawn", str(tmp_path), 90.0)}
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    with pytest.raises(pluggy.PluginValidationError, match="options"):
+        pm.register(Older(), name="older")
 
 
 def test_a_run_request_goes_through_the_one_orchestrator(tmp_path: Path, fake_trunk) -> None:  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from core import runner
+from core.stop import RunControl
 from tests.core._tasks import EchoTask, write_echo_input
 
 REQUESTS = {"a": "red apple", "b": "a bus", "c": "кошка", "d": "broken", "e": "tree"}
@@ -58,7 +59,7 @@ def test_spent_time_budget_falls_back_but_keeps_every_key(tmp_path: Path, fake_t
     planned = runner.plan([EchoTask()], write_echo_input(tmp_path / "in", REQUESTS))
     clock = iter([0.0, 0.0] + [100.0] * 50)
     monkeypatch.setattr(time, "monotonic", lambda: next(clock))
-    [report] = runner.run(planned, fake_trunk, tmp_path / "out", time_budget=10, progress=False)
+    [report] = runner.run(planned, fake_trunk, tmp_path / "out", control=RunControl.with_budget(10), progress=False)
     out = _read(report.path)
     assert list(out) == list(REQUESTS) and report.fallbacks == 5
 

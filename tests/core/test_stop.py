@@ -22,6 +22,7 @@ import pytest
 
 from core import orchestrator, runner
 from core.request import RunRequest
+from core.stop import RunControl
 from tests.core._runpy import NO_TRUNK, REPO, load_json, long_input, run_env, wait_for
 from tests.core._tasks import EchoTask, TrunklessEcho, write_echo_input
 
@@ -127,7 +128,9 @@ def test_the_budget_is_checked_between_batches_off_the_main_thread(tmp_path: Pat
     planned = runner.plan([_Slow(seconds=0.3)], write_echo_input(tmp_path / "in", REQUESTS))
     box: dict[str, Any] = {}
     thread = threading.Thread(
-        target=lambda: box.update(r=runner.run(planned, fake_trunk, tmp_path / "out", time_budget=0.2, progress=False))
+        target=lambda: box.update(
+            r=runner.run(planned, fake_trunk, tmp_path / "out", control=RunControl.with_budget(0.2), progress=False)
+        )
     )
     thread.start()
     thread.join(30)

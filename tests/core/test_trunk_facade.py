@@ -19,8 +19,26 @@ def test_parse_trunk_specs() -> None:
         "/w/xlmr",
         "random",
     )
-    with pytest.raises(TrunkError, match="bad trunk spec"):
-        TrunkConfig.parse("openclip:only-arch")
+    assert TrunkConfig.parse("siglip:so400m:/w/s.pt").backend == "siglip"  # any registered backend's name
+    for bad in ("a:b:c:d:e", "9lives"):
+        with pytest.raises(TrunkError, match="bad trunk spec"):
+            TrunkConfig.parse(bad)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("openclip:ViT-B-32", "needs a local checkpoint"),
+        ("openclip:only-arch:x.pt", "unknown open_clip architecture"),
+        ("default:efficientnet_lite0::/some/dir", "default\\[:IMAGE_TOWER"),
+        ("siglip:x", "unknown trunk backend 'siglip'; available: default, openclip"),
+    ],
+)
+def test_what_a_backend_cannot_build_is_a_clear_error(spec: str, message: str) -> None:
+    from core.trunk import load_trunk
+
+    with pytest.raises(TrunkError, match=message):
+        load_trunk(TrunkConfig.parse(spec))
 
 
 def test_trunk_is_frozen_and_features_are_unit_vectors(fake_trunk) -> None:  # type: ignore[no-untyped-def]

@@ -186,10 +186,10 @@ def _load_bridge(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def _load_detector(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    import core.detector as detector
+    from core.detector import DetectorConfig, nanodet
 
-    monkeypatch.setattr(detector, "WEIGHTS_DIR", folder)
-    return detector.NanoDet(detector.DetectorConfig())
+    monkeypatch.setattr(nanodet, "WEIGHTS_DIR", folder)  # where the NanoDet wrapper reads its weights
+    return nanodet.NanoDet(DetectorConfig())
 
 
 # kind: (shipped folder, weight file, card, loader)
@@ -356,12 +356,13 @@ def test_a_trunk_whose_weights_are_damaged_is_named(tmp_path: Path, caplog: pyte
 def test_the_detector_names_its_damaged_file_to_the_task(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import core.detector as detector
+    from core.detector import DetectorConfig, nanodet
+    from core.detector.loader import SharedDetector
 
     folder, path, _ = _copy("detector", tmp_path)
     _flip_middle(path)
-    monkeypatch.setattr(detector, "WEIGHTS_DIR", folder)
-    shared = detector.SharedDetector(detector.DetectorConfig())
+    monkeypatch.setattr(nanodet, "WEIGHTS_DIR", folder)
+    shared = SharedDetector(DetectorConfig())
     task = SimpleNamespace(info=SimpleNamespace(name="seeing"))
     with caplog.at_level(logging.ERROR):
         assert runner._detector_for(task, shared, runner.TaskReport("seeing"), strict=False) is None  # type: ignore[arg-type]  # noqa: SLF001

@@ -32,7 +32,7 @@ def test_zsod_answer_equals_run_py(shared_data: Path, run_py_output: dict[str, A
     import torch
     from fastapi.testclient import TestClient
 
-    from core.detector import SharedDetector
+    from core.detector.loader import SharedDetector
     from core.serve.app import create_app
     from core.serve.service import Service
     from registry import collect_tasks, get_plugin_manager

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
+from core.detector.phrases import ClassMatch, MappingRule, class_match, phrase_head, phrase_queries, synonym_names
 from core.testing import FakeDetector, assert_task_conforms
 from plugins.zsod.decision import Calibration
 from plugins.zsod.detected import Detected, DetectionRule, choose_detected
 from plugins.zsod.task import ZsodTask
-from core.detector.phrases import ClassMatch, MappingRule, class_match, phrase_head, phrase_queries, synonym_names
 
 DATA = Path(__file__).parent / "data"
 EAGER = Calibration(present=0.0, extra=1.01, max_boxes=1)
@@ -146,8 +146,8 @@ def test_without_a_detector_every_phrase_takes_the_grid(fake_trunk) -> None:  # 
 
 def test_the_embedded_trunk_maps_class_names_and_abstains_on_other_things() -> None:
     from core.detector import coco_classes
-    from core.trunk import TrunkConfig, load_trunk
     from core.detector.phrases import class_embeddings
+    from core.trunk import TrunkConfig, load_trunk
 
     trunk = load_trunk(TrunkConfig())
     names = coco_classes()

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.detector.phrases import MappingRule
 from core.request import PluginConfig
 from core.task import Prediction, RunContext
 from core.testing import assert_task_conforms
 from plugins.zsod.decision import Calibration
 from plugins.zsod.detected import DetectionRule
 from plugins.zsod.task import Geometry, ZsodSample, ZsodTask, clean_phrases, to_stored
-from core.detector.phrases import MappingRule
 
 DATA = Path(__file__).parent / "data"
 REQUESTS = json.loads((DATA / "zsOD" / "requests.json").read_text(encoding="utf-8"))
@@ -85,7 +85,7 @@ def test_visualize_option_draws_every_readable_image(fake_trunk, tmp_path: Path)
     pm.hook.add_options(parser=parser)
     options = parser.parse_args(["--zsod-visualize", str(tmp_path / "viz")])
     tasks: list = []
-    pm.hook.register_tasks(register=tasks.append, options=options, config=PluginConfig(options=vars(options)))
+    pm.hook.register_tasks(register=tasks.append, config=PluginConfig(options=vars(options)))
     (task,) = tasks
     assert task.visualize_dir == tmp_path / "viz"
     task.calibration = EAGER

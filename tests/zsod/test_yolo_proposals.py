@@ -1,109 +1,32 @@
-"""``--zsod-proposals yolo:PATH``: a user's ultralytics YOLO checkpoint adds class-agnostic proposals.
-
-The checkpoint is a random-weight YOLOv8n built from ultralytics' bundled yaml (nothing
-downloaded), its class biases raised so that it finds boxes at all. Every socket is
-refused while ultralytics is imported, builds, loads and predicts, and every attempt is
-recorded: the test fails if ultralytics tried to reach the network (fonts, assets,
-online checks, telemetry).
+"""``--zsod-proposals yolo:PATH``: a detector's boxes (here a user's ultralytics YOLO checkpoint,
+the ``yolo`` detector) join the grid proposals. ``tests/core/_yolo.py`` makes the checkpoint
+offline; ``tests/core/test_detector_yolo.py`` tests the detector itself.
 """
 
 from __future__ import annotations
 
 import argparse
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
 
-from core.errors import PluginError
+from core.detector import DetectorConfig
 from core.request import PluginConfig
 from plugins.zsod.decision import Calibration
-from plugins.zsod.proposals import grid_proposals
+from plugins.zsod.proposals import detector_proposals, grid_proposals
 from plugins.zsod.task import ZsodTask
-from plugins.zsod.yolo import parse_spec
+from tests.core._yolo import checkpoint, offline  # noqa: F401  (fixtures)
 
 DATA = Path(__file__).parent / "data"
 EAGER = Calibration(present=0.0, extra=1.01, max_boxes=1)
 
 
-@pytest.fixture(scope="module")
-def offline() -> Iterator[list[str]]:
-    """Refuse (and record) every socket connection and name lookup for the module's tests."""
-    attempts: list[str] = []
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        attempts.append(repr(args[:2]))
-        raise OSError("network access is blocked in tests")
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(socket.socket, "connect", refuse)
-        mp.setattr(socket.socket, "connect_ex", refuse)
-        mp.setattr(socket, "create_connection", refuse)
-        mp.setattr(socket, "getaddrinfo", refuse)
-        yield attempts
-
-
-@pytest.fixture(scope="module")
-def checkpoint(offline: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A random-weight YOLOv8n detection checkpoint, saved in a temporary folder."""
-    import os
-
-    import torch
-
-    folder = tmp_path_factory.mktemp("yolo")
-    os.environ.setdefault("YOLO_CONFIG_DIR", str(folder / "config"))  # ultralytics' settings file, not ~/.config
-    from plugins.zsod.yolo import import_ultralytics
-
-    yolo = import_ultralytics()
-    torch.manual_seed(0)
-    model = yolo("yolov8n.yaml")  # the architecture only: random weights
-    with torch.no_grad():
-        for branch in model.model.model[-1].cv3:  # class logits high enough that the random net finds boxes
-            branch[-1].bias.fill_(3.0)
-    path = folder / "random_yolov8n.pt"
-    model.save(str(path))
-    return path
-
-
-def test_spec_must_be_yolo_and_an_existing_file(tmp_path: Path) -> None:
-    ckpt = tmp_path / "x.pt"
-    ckpt.write_bytes(b"")
-    assert parse_spec(f"yolo:{ckpt}") == ckpt
-    for bad in ("yolo:", f"detr:{ckpt}", str(ckpt), f"yolo:{tmp_path / 'missing.pt'}"):
-        with pytest.raises(PluginError, match="zsod-proposals"):
-            parse_spec(bad)
-
-
-def test_import_leaves_pil_image_open_alone(checkpoint: Path) -> None:
-    import ultralytics.utils.patches as patches
-
-    assert Image.open is not patches.image_open  # ultralytics' HEIF patch (it pip-installs pi-heif) is undone
-    assert Image.open.__module__ == "PIL.Image"
-
-
-def test_proposer_gives_boxes_inside_the_image(checkpoint: Path, offline: list[str]) -> None:
-    import torch
-
-    from plugins.zsod.yolo import MAX_BOXES, YoloProposer
-
-    image = Image.open(DATA / "zsOD" / "images" / "0.jpg").convert("RGB")
-    from ultralytics.utils import NUM_THREADS
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(NUM_THREADS + 1)  # as run.py --threads N would, N not ultralytics' own choice
-    try:
-        boxes = YoloProposer(checkpoint).boxes(image)
-        assert torch.get_num_threads() == NUM_THREADS + 1  # its CPU device selection resets it to NUM_THREADS
-    finally:
-        torch.set_num_threads(threads)
-    w, h = image.size
-    assert boxes.ndim == 2 and boxes.shape[1] == 4 and 0 < len(boxes) <= MAX_BOXES
-    assert (boxes[:, 0] >= 0).all() and (boxes[:, 2] <= w).all() and (boxes[:, 1] >= 0).all()
-    assert (boxes[:, 3] <= h).all() and (boxes[:, 2] > boxes[:, 0]).all() and (boxes[:, 3] > boxes[:, 1]).all()
-    assert offline == []  # nothing tried to reach the network
+def test_detector_boxes_become_proposals_inside_the_image() -> None:
+    boxes = np.array([[-3.04, 2.0, 50.26, 40.0], [10, 10, 10.5, 30], [90, 5, 130, 9.5]], dtype=np.float32)
+    out = detector_proposals(boxes, 100, 60)
+    assert out.dtype == np.float64
+    assert out.tolist() == [[0.0, 2.0, 50.3, 40.0], [90.0, 5.0, 100.0, 9.5]]  # clipped, the thin one dropped
 
 
 def _register(*argv: str) -> ZsodTask:
@@ -114,15 +37,15 @@ def _register(*argv: str) -> ZsodTask:
     pm.hook.add_options(parser=parser)
     tasks: list = []
     options = parser.parse_args(list(argv))
-    pm.hook.register_tasks(register=tasks.append, options=options, config=PluginConfig(options=vars(options)))
+    pm.hook.register_tasks(register=tasks.append, config=PluginConfig(options=vars(options)))
     (task,) = tasks
     return task
 
 
-def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk, offline: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk, offline: list[str]) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     plain = _register()
     with_yolo = _register("--zsod-proposals", f"yolo:{checkpoint}")
-    assert plain.yolo_checkpoint is None and with_yolo.yolo_checkpoint == checkpoint
+    assert plain.proposals is None and with_yolo.proposals == DetectorConfig("yolo", str(checkpoint))
     raws = {}
     for name, task in (("plain", plain), ("yolo", with_yolo)):
         task.calibration = EAGER
@@ -137,7 +60,8 @@ def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk
     item, plain_scored, plain_preds = raws["plain"]
     _, yolo_scored, yolo_preds = raws["yolo"]
     grid = grid_proposals(*item.image.size)
-    yolo_boxes = with_yolo.loaded().yolo.boxes(item.image)
+    (found,) = with_yolo.loaded().proposer.detect([item.image])
+    yolo_boxes = detector_proposals(found.boxes, *item.image.size)
     assert len(yolo_boxes) > 0
     assert np.array_equal(plain_scored.boxes, grid)  # no option: the grid alone, as before
     assert np.array_equal(yolo_scored.boxes[: len(grid)], grid)
@@ -148,22 +72,39 @@ def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk
     assert offline == []
 
 
-def test_a_bad_option_is_logged_and_the_task_runs_on_the_grid(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    task = _register("--zsod-proposals", f"yolo:{tmp_path / 'missing.pt'}")
-    assert task.yolo_checkpoint is None
-    assert "no checkpoint file" in caplog.text and "running without YOLO proposals" in caplog.text
+def test_a_bad_option_is_logged_and_the_task_runs_on_the_grid(caplog: pytest.LogCaptureFixture) -> None:
+    task = _register("--zsod-proposals", "not a spec")
+    assert task.proposals is None
+    assert "bad detector spec" in caplog.text and "running on the grid proposals alone" in caplog.text
+
+
+@pytest.mark.parametrize("spec", ["yolo:{tmp}/missing.pt", "detr:{tmp}/x.pt"])
+def test_a_detector_that_does_not_build_is_logged_and_left_out(
+    spec: str,
+    tmp_path: Path,
+    fake_trunk,  # type: ignore[no-untyped-def]
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    task = _register("--zsod-proposals", spec.format(tmp=tmp_path))
+    task.calibration = EAGER
+    task.setup(fake_trunk)
+    assert task.loaded().proposer is None
+    assert "proposals from" in caplog.text and "not used" in caplog.text
+    samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
+    (scored,) = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
+    assert np.array_equal(scored.boxes, grid_proposals(*task.preprocess(samples, fake_trunk)[0].image.size))
 
 
 def test_a_checkpoint_that_does_not_load_is_logged_and_left_out(
     tmp_path: Path,
     fake_trunk,
     caplog: pytest.LogCaptureFixture,
-    offline: list[str],  # type: ignore[no-untyped-def]
+    offline: list[str],  # type: ignore[no-untyped-def]  # noqa: F811
 ) -> None:
     bad = tmp_path / "broken.pt"
     bad.write_bytes(b"not a checkpoint")
     task = _register("--zsod-proposals", f"yolo:{bad}")
     task.setup(fake_trunk)
-    assert task.loaded().yolo is None
-    assert "YOLO proposals from" in caplog.text and "not used" in caplog.text
+    assert task.loaded().proposer is None
+    assert f"proposals from yolo:{bad}" in caplog.text and "not used" in caplog.text
     assert offline == []

@@ -10,7 +10,7 @@ Task flags (``--c2c-*``): ``--c2c-epochs`` (default 3), ``--c2c-limit`` (the fir
 
 from __future__ import annotations
 
-from core.training import HeadCard, TrainRequest, request_trainer
+from training import HeadCard, TrainRequest, request_trainer
 
 
 @request_trainer

@@ -14,7 +14,7 @@ translation and one candidate per flipped style switch; the target is a soft
 distribution over the candidates by their agreement with the reference (smoothed
 sentence BLEU, ``TEMPERATURE``), learned with a listwise cross-entropy. The frozen
 text tower's embeddings are cached per trunk version under ``out_dir/cache`` in
-shards (``core.training.FeatureCache``), so an interrupted run resumes where it
+shards (``training.FeatureCache``), so an interrupted run resumes where it
 stopped (``resume``). A tenth of the pairs (seeded) is held out to report the selector's gain (the card's dev score);
 the written head is then trained on every pair.
 
@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.training import DEFAULT_DATA_ROOT, FeatureCache, TrainRequest, challenge_sets
+from core.splits import DEFAULT_DATA_ROOT
 from plugins.c2c.selector import (
     CARD_NAME,
     MARGIN,
@@ -49,6 +49,7 @@ from plugins.c2c.selector import (
     make_candidates,
 )
 from plugins.c2c.task import C2cTask
+from training import FeatureCache, TrainRequest, challenge_sets
 
 if TYPE_CHECKING:
     pass

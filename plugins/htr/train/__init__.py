@@ -13,7 +13,7 @@ Task flags (``--htr-*``): ``--htr-shards``, ``--htr-steps``, ``--htr-pen-share``
 
 from __future__ import annotations
 
-from core.training import HeadCard, TrainRequest, request_trainer
+from training import HeadCard, TrainRequest, request_trainer
 
 
 @request_trainer

@@ -1,6 +1,6 @@
 """``python -m plugins.htr.train [train.py options] [--htr-* flags]``: ``train.py --tasks htr``."""
 
 import registry
-from core.training import train_cli
+from training import train_cli
 
 raise SystemExit(train_cli("htr", discovery=registry))

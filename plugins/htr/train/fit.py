@@ -51,11 +51,11 @@ from typing import Any
 
 import numpy as np
 
-from core.training import TrainRequest
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode
 from plugins.htr.ctc import BLANK
 from plugins.htr.head import CARD_NAME, WEIGHTS_DIR, WEIGHTS_NAME
 from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word, reading_height, reading_maps, to_pixels
+from training import TrainRequest
 
 log = logging.getLogger(__name__)
 
@@ -559,8 +559,8 @@ def read_real(data: Mapping[str, Sequence[Path]]) -> dict[str, list[tuple[Path, 
 
     Other sources are ignored. Missing images are skipped with a warning.
     """
-    from core.training import challenge_sets
     from plugins.htr.task import HtrTask
+    from training import challenge_sets
 
     out: dict[str, list[tuple[Path, str]]] = {}
     sources = {"htr": data.get("htr", ()), "challenge": challenge_sets(data.get("challenge", ()), HtrTask.info)}

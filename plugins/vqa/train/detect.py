@@ -2,7 +2,7 @@
 
 The trainer needs the shared detector's output for every training image (the evidence
 features of ``plugins.vqa.evidence``); running NanoDet again for each fit would cost far
-more than the fits. ``DetectionCache`` keeps them in a ``core.training.FeatureCache``
+more than the fits. ``DetectionCache`` keeps them in a ``training.FeatureCache``
 under ``ROOT/detections/<detector>@<input size>/``, one ``[N, 6]`` float tensor an image
 (x1 y1 x2 y2 in pixels, score, label), saved shard by shard (resumable).
 
@@ -25,8 +25,13 @@ log = logging.getLogger(__name__)
 
 
 def detector_key(config: Any) -> str:
-    """What cached detections depend on: the detector's weights and its input size."""
-    return f"{config.name}@{config.input_size}"
+    """What cached detections depend on: the detector, its weights and its input size. The shipped
+    NanoDet's key is its weights' name (``nanodet-g-416@256``), as caches were made before detectors
+    had names."""
+    from core.detector import DEFAULT, DEFAULT_NAME
+
+    what = config.weights or DEFAULT if config.name == DEFAULT_NAME else f"{config.name}:{config.weights}"
+    return f"{what}@{config.input_size}"
 
 
 class DetectionCache:
@@ -34,7 +39,7 @@ class DetectionCache:
 
     def __init__(self, root: Path, *, input_size: int = DETECTOR_SIZE, progress: bool = True) -> None:
         from core.detector import DetectorConfig
-        from core.training import FeatureCache
+        from training import FeatureCache
 
         self.config = DetectorConfig(input_size=input_size)
         self.store = FeatureCache(Path(root) / "detections", detector_key(self.config), shard_size=256)
@@ -48,7 +53,7 @@ class DetectionCache:
         import numpy as np
         import torch
 
-        from core.detector import load_detector
+        from core.detector.loader import load_detector
         from core.io import load_image
 
         if self._detector is None:

@@ -61,8 +61,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.splits import fold_of, within_share
-from core.training import DEFAULT_DATA_ROOT, TrainRequest, challenge_sets
+from core.splits import DEFAULT_DATA_ROOT, fold_of, within_share
 from plugins.vqa.answerer import (
     Answerer,
     Embedded,
@@ -89,6 +88,7 @@ from plugins.vqa.task import N_REGIONS, VqaTask
 from plugins.vqa.train.data import HELDOUT_BELOW, HELDOUT_MOD, DevQuestion, is_heldout, load_dev_set
 from plugins.vqa.train.detect import detector_key
 from plugins.vqa.typed import subject_queries
+from training import TrainRequest, challenge_sets
 
 if TYPE_CHECKING:
     import torch
@@ -195,7 +195,7 @@ def read_captions(path: Path) -> dict[str, list[str]]:
 
 class EmbeddingCache:
     """Pooled region features (per image-tower version) and text embeddings (per text-tower
-    version), in memory and on disk: two ``core.training.FeatureCache`` stores under ``root``
+    version), in memory and on disk: two ``training.FeatureCache`` stores under ``root``
     (``pooled/`` and ``text/``), each saved shard by shard as it is computed (resumable).
 
     Region features are kept *before* the joint projection, so a new joint space
@@ -207,7 +207,7 @@ class EmbeddingCache:
     def __init__(self, trunk: Trunk, root: Path, *, progress: bool = True, detections: Any = None) -> None:
         """``detections``: a ``detect.DetectionCache`` giving the detector's output for the images
         (None: questions get no detector evidence)."""
-        from core.training import FeatureCache
+        from training import FeatureCache
 
         self.trunk = trunk
         self.detections = detections
@@ -830,11 +830,11 @@ def score_answers(answers: Sequence[str], qs: Sequence[DevQuestion]) -> float:
 def _detection_cache(cache_dir: Path, progress: bool) -> Any:
     """The detector's output for the training images (``detect.DetectionCache``), or None (logged)
     when the detector cannot be built: the head is then fitted without its evidence."""
-    from core.detector import WEIGHTS_DIR
+    from core.detector import DEFAULT, WEIGHTS_DIR
     from plugins.vqa.train.detect import DetectionCache
 
     cache = DetectionCache(cache_dir, progress=progress)
-    if not (WEIGHTS_DIR / f"{cache.config.name}.safetensors").is_file():
+    if not (WEIGHTS_DIR / f"{cache.config.weights or DEFAULT}.safetensors").is_file():
         log.warning("VQA trainer: no detector weights in %s; fitting without its evidence", WEIGHTS_DIR)
         return None
     return cache

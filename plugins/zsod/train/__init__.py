@@ -11,7 +11,7 @@ Task flags (``--zsod-*``): ``--zsod-epochs``, ``--zsod-max-caption-images``, ``-
 
 from __future__ import annotations
 
-from core.training import HeadCard, TrainRequest, request_trainer
+from training import HeadCard, TrainRequest, request_trainer
 
 
 @request_trainer

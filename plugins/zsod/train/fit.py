@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from core.splits import halves
-from core.training import DEFAULT_DATA_ROOT, TrainRequest
+from core.splits import DEFAULT_DATA_ROOT, halves
 from plugins.zsod.boxes import as_box_list, iou_matrix
+from training import TrainRequest
 
 if TYPE_CHECKING:
     import torch
@@ -113,10 +113,10 @@ def default_sources(data_root: Path | None = DEFAULT_DATA_ROOT) -> dict[str, lis
 
 
 def challenge_sets(paths: Sequence[Path]) -> tuple[list[Labelled], list[Labelled]]:
-    """(train half, dev half) of every challenge-layout set holding zsOD (``core.training.challenge_sets``)."""
+    """(train half, dev half) of every challenge-layout set holding zsOD (``training.challenge_sets``)."""
     from core.io import read_json_object
-    from core.training import challenge_sets
     from plugins.zsod.task import ZsodSample, ZsodTask
+    from training import challenge_sets
 
     train, dev = [], []
     for path in challenge_sets(paths, ZsodTask.info):
@@ -220,7 +220,7 @@ def caption_sources(paths: Sequence[Path], images: Sequence[Path]) -> dict[str, 
 
 
 def trunk_held_out(keys: Sequence[str]) -> set[str]:
-    """The default caption sets' images held out by ``trunk_training.trunk`` (kept out of training here too)."""
+    """The default caption sets' images held out by ``training.trunk`` (kept out of training here too)."""
     from core.splits import HELD_OUT_COCO, HELD_OUT_FLICKR, split
 
     held: set[str] = set()

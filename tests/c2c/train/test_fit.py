@@ -31,8 +31,8 @@ def test_unnamed_pairs_default_to_the_data_root(tmp_path: Path) -> None:
 
 
 def test_train_head_reads_a_challenge_set(tmp_path: Path) -> None:
-    from core.training import HeadCard, Sources, TrainRequest
     from plugins.c2c.train import train_head
+    from training import HeadCard, Sources, TrainRequest
 
     (tmp_path / "set" / "input" / "C2C").mkdir(parents=True)
     (tmp_path / "set" / "true" / "C2C").mkdir(parents=True)

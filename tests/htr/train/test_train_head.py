@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.training import HeadCard, Sources, TrainRequest
 from plugins.htr.train import fit, train_head
+from training import HeadCard, Sources, TrainRequest
 
 
 def fake_render_batch(n: int, seed: int, **kwargs: object) -> tuple[list[np.ndarray], list[str], list[int]]:

@@ -99,8 +99,8 @@ def test_scale_keeps_a_stable_share_of_images() -> None:
 
 
 def test_sets_without_a_vqa_part_are_skipped(tmp_path: Path) -> None:
-    from core.training import challenge_sets
     from plugins.vqa.task import VqaTask
+    from training import challenge_sets
 
     _write_set(tmp_path / "vqa")
     (tmp_path / "zsod" / "true" / "zsOD").mkdir(parents=True)  # --data challenge=SET reaches every trainer
@@ -117,10 +117,10 @@ def test_ship_rule_never_loses_to_a_constant() -> None:
 
 
 def test_train_head_writes_a_usable_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.training import HeadCard, Sources, TrainRequest
     from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head
     from plugins.vqa.task import VqaTask
     from plugins.vqa.train import fit, train_head
+    from training import HeadCard, Sources, TrainRequest
 
     CARD_NAME, WEIGHTS_NAME = CARD_FILE.name, WEIGHTS_FILE.name
 
@@ -146,7 +146,7 @@ def test_train_head_writes_a_usable_head(tmp_path: Path, monkeypatch: pytest.Mon
     assert head.has_prior and head.lm_q is not None and head.type_w is not None
     task = VqaTask(tmp_path / "head" / WEIGHTS_NAME)
     task.setup(trunk)
-    # The cache (core.training.FeatureCache stores) makes a second run resume without encoding anything again.
+    # The cache (training.FeatureCache stores) makes a second run resume without encoding anything again.
     cache = tmp_path / "head" / "cache"
     assert any(cache.glob("pooled/*/shard_*.pt")) and any(cache.glob("text/*/shard_*.pt"))
     import torch

@@ -136,9 +136,9 @@ def tiny_sources(tmp_path: Path) -> dict[str, list[Path]]:
 
 
 def test_train_head_writes_loadable_heads_and_a_card(fake_trunk, tiny_sources, tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
-    from core.training import HeadCard, Sources, TrainRequest
     from plugins.zsod.train import fit, train_head
     from plugins.zsod.verifier import load_verifier
+    from training import HeadCard, Sources, TrainRequest
 
     out = tmp_path / "heads"
     options = {"epochs": 1, "cache": tmp_path / "c"}

@@ -16,11 +16,11 @@ images (split by a hash of the file name); ``fb_sample`` is evaluation only.
 Tower features are computed once and cached (``--cache``, default
 ``/tmp/trunk/cache``), so a training epoch costs seconds. Usage::
 
-    python -m trunk_training.trunk --extract-only   # fill the feature cache (resumable, chunked;
+    python -m training.trunk --extract-only   # fill the feature cache (resumable, chunked;
                                                 # mirrored copies last, optional)
-    python -m trunk_training.trunk --texts-only     # fill the text-embedding cache
-    python -m trunk_training.trunk            # train + save the shipped projection (+ JSON card)
-    python -m trunk_training.trunk --no-save --kind mlp   # an experiment, dev metrics only
+    python -m training.trunk --texts-only     # fill the text-embedding cache
+    python -m training.trunk            # train + save the shipped projection (+ JSON card)
+    python -m training.trunk --no-save --kind mlp   # an experiment, dev metrics only
 
 Measured choices (held-out dev splits): linear head over an MLP adapter, spatial
 mean over mean|max pooling, bridge term kept (gate), crop loss weight 3; see the
@@ -40,8 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
+from core.splits import DEFAULT_DATA_ROOT as DATA
 from core.splits import HELD_OUT_COCO, HELD_OUT_FLICKR, challenge_halves, hash_order, split
-from core.training import DEFAULT_DATA_ROOT as DATA
 
 log = logging.getLogger(__name__)
 
@@ -774,7 +774,7 @@ def embed_all_texts(cache: Path, data: Path = DATA) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m trunk_training.trunk", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m training.trunk", description=__doc__.split("\n\n")[0])
     parser.add_argument("--tower", default="efficientnet_lite0")
     parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--threads", type=int, default=2)

@@ -1,4 +1,4 @@
-"""``core.training``: the typed request and card, the one trainer interface, the one CLI."""
+"""``training``: the typed request and card, the one trainer interface, the one CLI."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from core import hookimpl, training
+import training
+from core import hookimpl
 from core.errors import PluginError
 from core.heads import write_card
 from core.task import TaskInfo
@@ -59,9 +60,9 @@ def test_a_trainer_without_the_mark_is_refused_naming_the_decorator(trainer: str
     req = training.TrainRequest(make_fake_trunk(), tmp_path, training.Sources({"x": [tmp_path]}))
     result = training.train_task(_Task(trainer), req)  # type: ignore[arg-type]
     assert not result.ok and result.card is None and CALLS == []  # never called
-    assert "PluginError" in result.error and "@core.training.request_trainer" in result.error
+    assert "PluginError" in result.error and "@training.request_trainer" in result.error
     assert f"{__name__}.{trainer}" in result.error  # which function
-    with pytest.raises(PluginError, match=r"not marked @core\.training\.request_trainer"):
+    with pytest.raises(PluginError, match=r"not marked @training\.request_trainer"):
         training.train_task(_Task(trainer), req, strict=True)  # type: ignore[arg-type]
 
 
@@ -76,7 +77,7 @@ def test_a_request_trainer_gets_the_request_and_its_card_says_the_dev_score(tmp_
     with pytest.raises(AttributeError):
         req.seed = 1  # type: ignore[misc]
     bad = training.train_task(_Task("wrong_return_trainer"), req)  # type: ignore[arg-type]
-    assert not bad.ok and "not a core.training.HeadCard" in bad.error
+    assert not bad.ok and "not a training.HeadCard" in bad.error
 
 
 def test_sources_keep_order_and_are_read_only(tmp_path: Path) -> None:
@@ -107,7 +108,8 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
             parser.add_argument("--t-epochs", type=int, default=None)
 
         @hookimpl
-        def register_tasks(self, register, options):  # type: ignore[no-untyped-def]
+        def register_tasks(self, register, config):  # type: ignore[no-untyped-def]
+            got["config"] = config
             register(_RecordingTask())
 
     from tests.core._tasks import EchoTask
@@ -123,6 +125,7 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
 
         add_plugin_options = staticmethod(registry.add_plugin_options)
         add_plugin_train_options = staticmethod(registry.add_plugin_train_options)
+        collect_trunk_backends = staticmethod(registry.collect_trunk_backends)
 
         def collect_tasks(self, pm, options=None, *, strict=False):  # type: ignore[no-untyped-def]
             tasks = registry.collect_tasks(pm, options, strict=strict)
@@ -135,13 +138,14 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
 
     real = core.trunk.load_trunk
     try:
-        core.trunk.load_trunk = lambda config: make_fake_trunk()  # type: ignore[assignment]
+        core.trunk.load_trunk = lambda config, **kwargs: make_fake_trunk()  # type: ignore[assignment]
         assert training.train_cli("t", argv, discovery=Discovery()) == 0
     finally:
         core.trunk.load_trunk = real  # type: ignore[assignment]
     (call,) = CALLS
     assert call["req"].options == {"epochs": 4} and call["req"].data_root is None
     assert call["req"].out_dir.parent == tmp_path / "t"
+    assert got["config"].heads == tmp_path  # train.py hands the plugins PluginOptions, as run.py does
 
 
 def test_scale_and_data_root_flags() -> None:

@@ -1,5 +1,11 @@
 """The one training interface: ``train.py``, ``python -m plugins.<task>.train`` and the trainers.
 
+This package is the training tree beside the library, as ``open_clip_train`` is beside
+``open_clip``: it imports the library (``core``), the library never imports it. Here are the
+harness every task trainer uses (this module) and the default trunk's own trainer
+(``python -m training.trunk``); each task's trainer stays with its plugin, in
+``plugins/<task>/train/``.
+
 A task's trainer (``TaskInfo.trainer``, the ``"module:function"`` of its ``train_head``)
 takes one typed request and returns one typed card::
 
@@ -30,6 +36,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from core.errors import PluginError, ProjectError
+from core.splits import DEFAULT_DATA_ROOT
 from core.task import Task, TaskInfo, resolve
 
 if TYPE_CHECKING:
@@ -37,9 +44,6 @@ if TYPE_CHECKING:
     from core.trunk import Trunk
 
 log = logging.getLogger("train")
-
-#: Where trainers find the sets a source name defaults to: the challenge-layout data beside the repository.
-DEFAULT_DATA_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,12 +381,12 @@ def run_trainer(trainer: Callable[..., Any], req: TrainRequest, name: str) -> He
     if not getattr(trainer, "takes_train_request", False):
         where = f"{getattr(trainer, '__module__', '?')}.{getattr(trainer, '__qualname__', trainer)}"
         raise PluginError(
-            f"{name}: its trainer {where} is not marked @core.training.request_trainer; a trainer takes one "
+            f"{name}: its trainer {where} is not marked @training.request_trainer; a trainer takes one "
             "TrainRequest and returns a HeadCard: @request_trainer def train_head(req: TrainRequest) -> HeadCard"
         )
     card = trainer(req)
     if not isinstance(card, HeadCard):
-        raise PluginError(f"{name}: its trainer returned {type(card).__name__}, not a core.training.HeadCard")
+        raise PluginError(f"{name}: its trainer returned {type(card).__name__}, not a training.HeadCard")
     return card
 
 
@@ -439,16 +443,19 @@ def train_cli(task: str | None, argv: Sequence[str] | None = None, *, discovery:
     log = logging.getLogger("train")
     try:
         from core.heads import head_dir_for, search_dirs
+        from core.request import PluginConfig, PluginOptions
         from core.trunk import TrunkConfig, load_trunk
 
         sources = Sources.parse(args.data)
         scale = check_scale(args.scale)
-        (heads_root,) = search_dirs(args)
-        tasks = select_trainable(discovery.collect_tasks(pm, args, strict=args.strict), args.tasks)
+        options = PluginOptions(heads=Path(args.heads).expanduser() if args.heads else None)
+        (heads_root,) = search_dirs(PluginConfig(options.heads))
+        tasks = select_trainable(discovery.collect_tasks(pm, options, strict=args.strict), args.tasks)
         if not tasks:
             raise ProjectError("no task to train: none of the selected tasks declares a trainer")
         cli.set_threads(args.threads)
-        trunk = load_trunk(TrunkConfig.parse(args.trunk, device=args.device, ablation=args.ablate_trunk))
+        config = TrunkConfig.parse(args.trunk, device=args.device, ablation=args.ablate_trunk)
+        trunk = load_trunk(config, backends=discovery.collect_trunk_backends(pm, strict=args.strict))
         log.info("trunk %s (version %s); heads go under %s", args.trunk, trunk.version, heads_root)
         results = []
         for t in tasks:

