@@ -684,9 +684,10 @@ class StatementsMixin:
                 else:
                     stmts.append(child)
             if stmts:
-                groups.append((labels, stmts, is_default))
+                groups.append((labels, _case_body(stmts), is_default))
                 labels, is_default = [], False
-        groups = _fall_through(groups)
+        arrows = body is not None and any(group.type == "switch_rule" for group in body.named_children)
+        groups = _fall_through(groups, arrows)
         keyword = "if"
         for labels_, stmts, default in groups:
             if default or not labels_:
@@ -887,17 +888,31 @@ def _ends_expression(tok: str) -> bool:
 _JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement")
 
 
-def _fall_through(groups: list[tuple[list[Node], list[Node], bool]]) -> list[tuple[list[Node], list[Node], bool]]:
+def _case_body(stmts: list[Node]) -> list[Node]:
+    """A case's statements with a braced block that ends them opened (``case 0: { ...; break; }``, also
+    nested ``{ { } }``): its ``break`` then ends the case as a bare one does, instead of being emitted inside
+    the ``if`` chain, where it would break the loop around the switch. Python has no block scope, so
+    opening the block changes nothing else."""
+    body = list(stmts)
+    while body and body[-1].type == "block":
+        body[-1:] = [child for child in body[-1].named_children if not child.type.endswith("comment")]
+    return body
+
+
+def _fall_through(
+    groups: list[tuple[list[Node], list[Node], bool]], arrows: bool = False
+) -> list[tuple[list[Node], list[Node], bool]]:
     """Switch groups as Python if/elif branches: a case that does not end in a jump runs on into the next.
 
     Its branch gets the following groups' statements appended (up to the first that ends in a
-    jump); a ``default`` that is not last moves to the end when it ends in a jump itself.
+    jump); a ``default`` that is not last moves to the end when it ends in a jump itself. The rules of
+    an ``arrows`` switch (``case 1 -> ...``) never run on into the next, so their ``default`` always moves.
     """
     out = []
     for g, (labels, stmts, default) in enumerate(groups):
         body = list(stmts)
         k = g
-        while body and body[-1].type not in _JUMPS and k + 1 < len(groups):
+        while not arrows and body and body[-1].type not in _JUMPS and k + 1 < len(groups):
             k += 1
             body += groups[k][1]
         out.append((labels, body, default))
@@ -905,8 +920,7 @@ def _fall_through(groups: list[tuple[list[Node], list[Node], bool]]) -> list[tup
     if (
         defaults
         and defaults[0] != len(out) - 1
-        and groups[defaults[0]][1][-1:]
-        and (groups[defaults[0]][1][-1].type in _JUMPS)
+        and (arrows or (groups[defaults[0]][1][-1:] and groups[defaults[0]][1][-1].type in _JUMPS))
     ):
         out.append(out.pop(defaults[0]))
     return out

@@ -126,3 +126,43 @@ public class Main {
   }
 }"""
     check(java, ["5000\n", "3\n"], tmp_path)
+
+
+def test_a_break_ending_a_braced_case_block_ends_the_case_not_the_loop(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    for (int i = 0; i < n; i++) {
+      int k = sc.nextInt();
+      switch (k % 4) {
+        case 0: { System.out.println("zero " + k); break; }
+        case 1: { { System.out.println("one " + k); } { break; } }
+        case 2: System.out.println("two " + k);
+        default: { System.out.println("other " + k); }
+      }
+    }
+    System.out.println("done");
+  }
+}"""
+    check(java, ["6\n4 1 2 3 8 5\n", "1\n2\n", "0\n"], tmp_path)
+
+
+def test_arrow_cases_never_run_on_into_the_next(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    for (int i = 0; i < n; i++) {
+      int k = sc.nextInt();
+      switch (k) {
+        case 0 -> System.out.println("a");
+        default -> System.out.println("other " + k);
+        case 1, 2 -> { System.out.println("b " + k); }
+      }
+    }
+  }
+}"""
+    check(java, ["4\n0 1 2 7\n", "1\n5\n"], tmp_path)
