@@ -193,8 +193,15 @@ class ExpressionsMixin:
     def _ex_update_expression(self, node: Node) -> Tokens:
         target = node.named_children[0]
         tt = self.expr(target)
+        pre = self.text(node).strip().startswith(("++", "--"))
+        if _may_not_run(node) and len(tt) == 1 and tt[0].isidentifier() and self.type_of(target) != "char":
+            # `a && seen ++ < k`, `c ? i ++ : j`: the update happens only when its operand is evaluated, so it
+            # stays in place (a walrus) instead of becoming a statement before / after the whole one
+            op = "+" if "++" in self.text(node) else "-"
+            step = ["(", tt[0], ":=", tt[0], op, "1", ")"]
+            return step if pre else ["(", *step, "-" if op == "+" else "+", "1", ")"]
         upd = self._update_tokens(node)
-        if self.text(node).strip().startswith(("++", "--")):
+        if pre:
             self.st.pre.append(upd)
         else:
             self.st.post.append(upd)
@@ -430,3 +437,20 @@ def _returns_floating(node: Node) -> bool:
         cur = cur.parent
     typ = cur.child_by_field_name("type") if cur is not None and cur.type == "method_declaration" else None
     return typ is not None and typ.text in (b"double", b"float", b"Double", b"Float")
+
+
+def _may_not_run(node: Node) -> bool:
+    """Is ``node`` evaluated only on some paths of its statement: in the right operand of a ``&&`` / ``||``
+    or in a branch of a ``? :`` (up to the statement, a lambda or a method reference that holds it)?"""
+    cur, parent = node, node.parent
+    while parent is not None and not parent.type.endswith(("statement", "declaration", "block", "program")):
+        if parent.type == "binary_expression":
+            op = parent.child_by_field_name("operator")
+            if op is not None and op.type in ("&&", "||") and parent.child_by_field_name("right") == cur:
+                return True
+        if parent.type == "ternary_expression" and parent.child_by_field_name("condition") != cur:
+            return True
+        if parent.type == "lambda_expression":
+            return False
+        cur, parent = parent, parent.parent
+    return False

@@ -166,3 +166,25 @@ public class Main {
   }
 }"""
     check(java, ["4\n0 1 2 7\n", "1\n5\n"], tmp_path)
+
+
+def test_an_increment_behind_a_short_circuit_or_a_conditional_happens_when_evaluated(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int calls = 0;
+  static boolean f(int x) { calls++; return x > 2; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt(), limit = sc.nextInt();
+    int[] a = new int[n];
+    for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+    int taken = 0, seen = 0;
+    for (int v : a) if (v % 2 == 0 && seen++ < limit) taken += v;
+    int i = 0, j = 0, k = 0, m = 0;
+    while (i < n && a[i++] > 0) j++;
+    int t = n > 3 ? ++k : m--;
+    boolean ok = a[0] > 5 || --m < 0 && f(m++);
+    System.out.println(taken + " " + seen + " " + i + " " + j + " " + k + " " + m + " " + t + " " + ok + " " + calls);
+  }
+}"""
+    check(java, ["6 2\n2 4 6 8 1 3\n", "3 0\n7 -1 2\n", "5 9\n1 2 0 4 6\n", "1 1\n0\n"], tmp_path)
