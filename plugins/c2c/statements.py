@@ -192,8 +192,8 @@ class StatementsMixin:
                 raise
             except BUG_ERRORS as exc:
                 raise TranslationBug.at(node, self.st.src, self.st.offset, exc) from exc
-        elif kind in ("line_comment", "block_comment", "empty_statement"):
-            return
+        elif kind in ("line_comment", "block_comment", "empty_statement", "assert_statement"):
+            return  # Java runs without `-ea`: an `assert` is neither checked nor evaluated
         elif kind in ("class_declaration", "method_declaration"):
             self._member(node, level, [])
         else:

@@ -188,3 +188,24 @@ public class Main {
   }
 }"""
     check(java, ["6 2\n2 4 6 8 1 3\n", "3 0\n7 -1 2\n", "5 9\n1 2 0 4 6\n", "1 1\n0\n"], tmp_path)
+
+
+def test_asserts_are_dropped_as_java_runs_without_ea(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int checks = 0;
+  static boolean check(int x) { checks++; return x > 0; }
+  static int half(int n) {
+    assert n % 2 == 0 : "odd " + n;
+    return n / 2;
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    assert n > 100 : "n too small";
+    if (n > 0) assert check(n);
+    else assert n < 0;
+    System.out.println(half(n) + " " + checks);
+  }
+}"""
+    check(java, ["7\n", "0\n", "-4\n"], tmp_path)
