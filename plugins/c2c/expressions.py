@@ -309,6 +309,19 @@ class ExpressionsMixin:
     def _ex_array_initializer(self, node: Node) -> Tokens:
         return self._array_initializer(node)
 
+    def _made_deque(self, node: Node) -> bool:
+        """Is ``node`` (``new ArrayDeque < > ( )``) the value of a variable the program holds as a deque?"""
+        prog, parent = self.st.prog, node.parent
+        if prog is None or not prog.deques or parent is None:
+            return False
+        if parent.type == "variable_declarator":
+            name = parent.child_by_field_name("name")
+        elif parent.type == "assignment_expression":
+            name = parent.child_by_field_name("left")
+        else:
+            return False
+        return name is not None and (name.text or b"").decode() in prog.deques
+
     def _ex_object_creation_expression(self, node: Node) -> Tokens:
         special = self._object_creation(node)  # readers, writers, StringTokenizer (program.py)
         if special is not None:
@@ -319,6 +332,8 @@ class ExpressionsMixin:
             return ["{", "}"]
         if base in SET_TYPES:  # `new HashSet < > ( capacity )`: an initial capacity, not elements
             return ["set", "(", *(self._arg_tokens(args) if args and self.type_of(args[0]) != "int" else []), ")"]
+        if base in COLLECTION_TYPES and self._made_deque(node):
+            return ["deque", "(", ")"]
         if base in COLLECTION_TYPES:
             return (
                 ["list", "(", *self._arg_tokens(args), ")"] if args and self.type_of(args[0]) != "int" else ["[", "]"]

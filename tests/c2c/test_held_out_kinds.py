@@ -209,3 +209,43 @@ public class Main {
   }
 }"""
     check(java, ["7\n", "0\n", "-4\n"], tmp_path)
+
+
+QUEUES = """import java.util.*;
+public class Main {
+  static Queue<int[]> bfs = new LinkedList<>();
+  static Deque<Integer> dq;
+  static int[] dist;
+  static void visit(int v, int d) { if (dist[v] < 0) { dist[v] = d; bfs.offer(new int[] {v, d}); } }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    dist = new int[n];
+    Arrays.fill(dist, -1);
+    visit(0, 0);
+    while (!bfs.isEmpty()) {
+      int[] cur = bfs.poll();
+      if (cur[0] + 1 < n) visit(cur[0] + 1, cur[1] + 1);
+      if (2 * cur[0] < n) visit(2 * cur[0], cur[1] + 1);
+    }
+    System.out.println(dist[n - 1]);
+    dq = new ArrayDeque<>();
+    for (int i = 0; i < n; i++) { if (i % 2 == 0) dq.addFirst(i); else dq.offerLast(i); }
+    long s = 0;
+    for (int x : dq) s = s * 31 % 1000003 + x;
+    System.out.println(dq.size() + " " + dq.peekFirst() + " " + dq.peekLast() + " " + dq.contains(n / 2) + " " + s);
+    StringBuilder sb = new StringBuilder();
+    while (dq.size() > 1) { sb.append(dq.pollFirst()).append(' ').append(dq.removeLast()).append(' '); }
+    dq.clear();
+    Queue<Integer> shown = new ArrayDeque<>();
+    for (int i = 0; i < 3 && i < n; i++) shown.add(i);
+    System.out.println(shown + " " + sb.toString().trim());
+  }
+}"""
+
+
+def test_queues_used_only_as_queues_are_deques(tmp_path: Path) -> None:
+    source = detokenize(translate(tokens(QUEUES)))
+    assert "bfs = deque ( )" in source and "bfs . popleft ( )" in source and "dq . appendleft" in source
+    assert "shown = [ ]" in source  # printed: Java's `[0, 1, 2]`, kept a list
+    check(QUEUES, ["1\n", "6\n", "200000\n"], tmp_path)
