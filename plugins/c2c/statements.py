@@ -702,10 +702,16 @@ class StatementsMixin:
                 self._emit(level, [keyword, *(["(", *test, ")"] if self.st.style.cond_parens else test), ":"])
             keyword = "elif"
             start = len(self.st.lines)
+            inner = level + 1
+            if _breaks_inside(stmts):  # `case 0: if ( x ) break ; ...`: the case runs in a loop that break leaves
+                self._emit(inner, ["while", "True", ":"])
+                inner += 1
             for st in stmts:
                 if st.type == "break_statement":
                     break  # the end of this case (statements after it never run)
-                self._statement(st, level + 1)
+                self._statement(st, inner)
+            if inner > level + 1:
+                self._simple(inner, ["break"])
             if len(self.st.lines) == start:
                 self._emit(level + 1, ["pass"])
 
@@ -897,6 +903,30 @@ def _case_body(stmts: list[Node]) -> list[Node]:
     while body and body[-1].type == "block":
         body[-1:] = [child for child in body[-1].named_children if not child.type.endswith("comment")]
     return body
+
+
+def _breaks_inside(stmts: list[Node]) -> bool:
+    """Does a case hold a ``break`` of its switch before its end (in an ``if`` or a block: not in a loop or
+    switch of its own)? Not when it holds a ``continue`` or a labelled jump: the loop a ``while True`` wraps
+    the case in would take those."""
+    found = False
+    todo = [st for i, st in enumerate(stmts) if not (st.type == "break_statement" and i == len(stmts) - 1)]
+    for node in todo:
+        for n in _walk(node):
+            if n.type == "continue_statement" or (n.type == "break_statement" and n.named_children):
+                return False
+            if n.type == "break_statement" and not _loop_or_switch_between(n, node):
+                found = True
+    return found
+
+
+def _loop_or_switch_between(node: Node, top: Node) -> bool:
+    cur = node.parent
+    while cur is not None and cur != top.parent:
+        if cur.type in (*_LOOPS, "switch_expression", "switch_statement", "lambda_expression", "class_body"):
+            return True
+        cur = cur.parent
+    return False
 
 
 def _fall_through(

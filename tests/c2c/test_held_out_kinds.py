@@ -249,3 +249,32 @@ def test_queues_used_only_as_queues_are_deques(tmp_path: Path) -> None:
     assert "bfs = deque ( )" in source and "bfs . popleft ( )" in source and "dq . appendleft" in source
     assert "shown = [ ]" in source  # printed: Java's `[0, 1, 2]`, kept a list
     check(QUEUES, ["1\n", "6\n", "200000\n"], tmp_path)
+
+
+def test_a_break_inside_a_case_ends_the_case_where_it_runs(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+      int k = sc.nextInt();
+      switch (k % 3) {
+        case 0:
+          if (k > 5) break;
+          total += k;
+          for (int j = 0; j < k; j++) { if (j == 2) break; total++; }
+        case 1: {
+          if (k == 4) { total += 100; break; }
+          total += 10;
+          break;
+        }
+        default:
+          total -= 1;
+      }
+    }
+    System.out.println(total);
+  }
+}"""
+    check(java, ["7\n0 3 9 4 7 2 6\n", "1\n4\n", "0\n"], tmp_path)
