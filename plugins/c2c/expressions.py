@@ -193,8 +193,15 @@ class ExpressionsMixin:
     def _ex_update_expression(self, node: Node) -> Tokens:
         target = node.named_children[0]
         tt = self.expr(target)
+        pre = self.text(node).strip().startswith(("++", "--"))
+        if _may_not_run(node) and len(tt) == 1 and tt[0].isidentifier() and self.type_of(target) != "char":
+            # `a && seen ++ < k`, `c ? i ++ : j`: the update happens only when its operand is evaluated, so it
+            # stays in place (a walrus) instead of becoming a statement before / after the whole one
+            op = "+" if "++" in self.text(node) else "-"
+            step = ["(", tt[0], ":=", tt[0], op, "1", ")"]
+            return step if pre else ["(", *step, "-" if op == "+" else "+", "1", ")"]
         upd = self._update_tokens(node)
-        if self.text(node).strip().startswith(("++", "--")):
+        if pre:
             self.st.pre.append(upd)
         else:
             self.st.post.append(upd)
@@ -302,6 +309,19 @@ class ExpressionsMixin:
     def _ex_array_initializer(self, node: Node) -> Tokens:
         return self._array_initializer(node)
 
+    def _made_deque(self, node: Node) -> bool:
+        """Is ``node`` (``new ArrayDeque < > ( )``) the value of a variable the program holds as a deque?"""
+        prog, parent = self.st.prog, node.parent
+        if prog is None or not prog.deques or parent is None:
+            return False
+        if parent.type == "variable_declarator":
+            name = parent.child_by_field_name("name")
+        elif parent.type == "assignment_expression":
+            name = parent.child_by_field_name("left")
+        else:
+            return False
+        return name is not None and (name.text or b"").decode() in prog.deques
+
     def _ex_object_creation_expression(self, node: Node) -> Tokens:
         special = self._object_creation(node)  # readers, writers, StringTokenizer (program.py)
         if special is not None:
@@ -312,6 +332,8 @@ class ExpressionsMixin:
             return ["{", "}"]
         if base in SET_TYPES:  # `new HashSet < > ( capacity )`: an initial capacity, not elements
             return ["set", "(", *(self._arg_tokens(args) if args and self.type_of(args[0]) != "int" else []), ")"]
+        if base in COLLECTION_TYPES and self._made_deque(node):
+            return ["deque", "(", ")"]
         if base in COLLECTION_TYPES:
             return (
                 ["list", "(", *self._arg_tokens(args), ")"] if args and self.type_of(args[0]) != "int" else ["[", "]"]
@@ -430,3 +452,20 @@ def _returns_floating(node: Node) -> bool:
         cur = cur.parent
     typ = cur.child_by_field_name("type") if cur is not None and cur.type == "method_declaration" else None
     return typ is not None and typ.text in (b"double", b"float", b"Double", b"Float")
+
+
+def _may_not_run(node: Node) -> bool:
+    """Is ``node`` evaluated only on some paths of its statement: in the right operand of a ``&&`` / ``||``
+    or in a branch of a ``? :`` (up to the statement, a lambda or a method reference that holds it)?"""
+    cur, parent = node, node.parent
+    while parent is not None and not parent.type.endswith(("statement", "declaration", "block", "program")):
+        if parent.type == "binary_expression":
+            op = parent.child_by_field_name("operator")
+            if op is not None and op.type in ("&&", "||") and parent.child_by_field_name("right") == cur:
+                return True
+        if parent.type == "ternary_expression" and parent.child_by_field_name("condition") != cur:
+            return True
+        if parent.type == "lambda_expression":
+            return False
+        cur, parent = parent, parent.parent
+    return False

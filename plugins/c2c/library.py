@@ -842,8 +842,20 @@ def _sorted_end(tr: Translator, c: Call) -> Tokens | None:
     return None if c.a else ["min" if c.name.startswith("first") else "max", "(", *c.o, ")"]
 
 
+def _deque(tr: Translator, c: Call) -> bool:
+    """Is the receiver a variable the program holds as a ``collections.deque`` (``program._deques``)?"""
+    prog = tr.st.prog
+    return prog is not None and c.obj is not None and c.obj.type == "identifier" and c.obj.text.decode() in prog.deques
+
+
 def _add_first(tr: Translator, c: Call) -> Tokens | None:
-    return [*c.o, ".", "insert", "(", "0", ",", *c.a[0], ")"] if len(c.a) == 1 else None
+    if len(c.a) != 1:
+        return None
+    return (
+        [*c.o, ".", "appendleft", "(", *c.a[0], ")"]
+        if _deque(tr, c)
+        else [*c.o, ".", "insert", "(", "0", ",", *c.a[0], ")"]
+    )
 
 
 def _insert_at(tr: Translator, c: Call) -> Tokens | None:
@@ -856,7 +868,9 @@ def _pop_last(tr: Translator, c: Call) -> Tokens | None:
 
 
 def _pop_first(tr: Translator, c: Call) -> Tokens | None:
-    return None if c.a else [*c.o, ".", "pop", "(", "0", ")"]
+    if c.a:
+        return None
+    return [*c.o, ".", "popleft", "(", ")"] if _deque(tr, c) else [*c.o, ".", "pop", "(", "0", ")"]
 
 
 def _head(tr: Translator, c: Call) -> Tokens | None:

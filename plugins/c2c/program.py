@@ -126,6 +126,7 @@ class ProgramInfo:
     sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
     hash_tables: set[str] = field(default_factory=set)  # HashMap / HashSet variables (iterate in Java's order)
     enum_constants: dict[str, str] = field(default_factory=dict)  # an enum's constant -> its enum (``case RED``)
+    deques: frozenset[str] = frozenset()  # queues used only through queue methods: `collections.deque` (``_deques``)
 
 
 def _modifiers(node: Node) -> str:
@@ -267,6 +268,66 @@ def _signed_names(nodes: list[Node]) -> set[str]:
     return out
 
 
+_DEQUE_TYPES = ("Queue", "Deque", "ArrayDeque", "LinkedList")
+# the queue methods a `collections.deque` answers as the list did (library.py's rules), by their argument count
+_DEQUE_METHODS = {
+    **dict.fromkeys(("add", "offer", "addLast", "offerLast", "push", "addFirst", "offerFirst", "contains"), 1),
+    **dict.fromkeys(("poll", "pollFirst", "pollLast", "pop", "remove", "removeFirst", "removeLast"), 0),
+    **dict.fromkeys(("peek", "peekFirst", "peekLast", "getFirst", "getLast", "element", "isEmpty", "size"), 0),
+    "clear": 0,
+}
+
+
+def _deques(everything: list[Node]) -> frozenset[str]:
+    """Variables that are a ``collections.deque`` (``poll`` an O(1) ``popleft``, where a list's ``pop ( 0 )`` is
+    O(n)): declared only as ``Queue`` / ``Deque`` / ``ArrayDeque`` / ``LinkedList``, made only by an empty
+    ``new ArrayDeque`` / ``new LinkedList``, and otherwise only the receiver of a queue method of
+    ``_DEQUE_METHODS`` or walked by a for-each. A name used any other way anywhere (an argument, printed,
+    indexed, sorted, another variable's name) stays a list: the rules that read it as one still apply."""
+
+    def empty_queue(value: Node | None) -> bool:
+        args = value.child_by_field_name("arguments") if value is not None else None
+        return (
+            value is not None
+            and value.type == "object_creation_expression"
+            and _type_text(value.child_by_field_name("type")) in ("ArrayDeque", "LinkedList")
+            and (args is None or not args.named_children)
+        )
+
+    def queue_use(ident: Node) -> bool:
+        parent = ident.parent
+        if parent is None:
+            return False
+        if parent.type == "variable_declarator" and parent.child_by_field_name("name") == ident:
+            decl = parent.parent
+            return (
+                decl is not None
+                and decl.type in ("local_variable_declaration", "field_declaration")
+                and _type_text(decl.child_by_field_name("type")) in _DEQUE_TYPES
+                and (parent.child_by_field_name("value") is None or empty_queue(parent.child_by_field_name("value")))
+            )
+        if parent.type == "method_invocation" and parent.child_by_field_name("object") == ident:
+            name, args = parent.child_by_field_name("name"), parent.child_by_field_name("arguments")
+            n_args = len(args.named_children) if args is not None else 0
+            return name is not None and _DEQUE_METHODS.get((name.text or b"").decode()) == n_args
+        if parent.type == "assignment_expression" and parent.child_by_field_name("left") == ident:
+            return parent.child_by_field_name("operator").type == "=" and empty_queue(
+                parent.child_by_field_name("right")
+            )
+        return parent.type == "enhanced_for_statement" and parent.child_by_field_name("value") == ident
+
+    declared: set[str] = set()
+    refused: set[str] = set()
+    for n in everything:
+        if n.type == "identifier" and n.text is not None:
+            name = n.text.decode()
+            if not queue_use(n):
+                refused.add(name)
+            elif n.parent is not None and n.parent.type == "variable_declarator":
+                declared.add(name)
+    return frozenset(declared - refused)
+
+
 def analyze(root: Node) -> ProgramInfo:
     """Classes, their members and roles, the io variables and the reads a program makes."""
     info = ProgramInfo()
@@ -402,6 +463,7 @@ def analyze(root: Node) -> ProgramInfo:
                 name = left if left.type == "identifier" else left.child_by_field_name("field")
                 if t in ("HashMap", "HashSet") and name is not None:
                     info.hash_tables.add((name.text or b"").decode())
+    info.deques = _deques(everything)
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role == "reader"]
     for n in everything:  # a StreamTokenizer's `nval` / `sval`: the token its `nextToken ( )` read

@@ -192,8 +192,8 @@ class StatementsMixin:
                 raise
             except BUG_ERRORS as exc:
                 raise TranslationBug.at(node, self.st.src, self.st.offset, exc) from exc
-        elif kind in ("line_comment", "block_comment", "empty_statement"):
-            return
+        elif kind in ("line_comment", "block_comment", "empty_statement", "assert_statement"):
+            return  # Java runs without `-ea`: an `assert` is neither checked nor evaluated
         elif kind in ("class_declaration", "method_declaration"):
             self._member(node, level, [])
         else:
@@ -684,9 +684,10 @@ class StatementsMixin:
                 else:
                     stmts.append(child)
             if stmts:
-                groups.append((labels, stmts, is_default))
+                groups.append((labels, _case_body(stmts), is_default))
                 labels, is_default = [], False
-        groups = _fall_through(groups)
+        arrows = body is not None and any(group.type == "switch_rule" for group in body.named_children)
+        groups = _fall_through(groups, arrows)
         keyword = "if"
         for labels_, stmts, default in groups:
             if default or not labels_:
@@ -701,10 +702,16 @@ class StatementsMixin:
                 self._emit(level, [keyword, *(["(", *test, ")"] if self.st.style.cond_parens else test), ":"])
             keyword = "elif"
             start = len(self.st.lines)
+            inner = level + 1
+            if _breaks_inside(stmts):  # `case 0: if ( x ) break ; ...`: the case runs in a loop that break leaves
+                self._emit(inner, ["while", "True", ":"])
+                inner += 1
             for st in stmts:
                 if st.type == "break_statement":
                     break  # the end of this case (statements after it never run)
-                self._statement(st, level + 1)
+                self._statement(st, inner)
+            if inner > level + 1:
+                self._simple(inner, ["break"])
             if len(self.st.lines) == start:
                 self._emit(level + 1, ["pass"])
 
@@ -887,17 +894,55 @@ def _ends_expression(tok: str) -> bool:
 _JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement")
 
 
-def _fall_through(groups: list[tuple[list[Node], list[Node], bool]]) -> list[tuple[list[Node], list[Node], bool]]:
+def _case_body(stmts: list[Node]) -> list[Node]:
+    """A case's statements with a braced block that ends them opened (``case 0: { ...; break; }``, also
+    nested ``{ { } }``): its ``break`` then ends the case as a bare one does, instead of being emitted inside
+    the ``if`` chain, where it would break the loop around the switch. Python has no block scope, so
+    opening the block changes nothing else."""
+    body = list(stmts)
+    while body and body[-1].type == "block":
+        body[-1:] = [child for child in body[-1].named_children if not child.type.endswith("comment")]
+    return body
+
+
+def _breaks_inside(stmts: list[Node]) -> bool:
+    """Does a case hold a ``break`` of its switch before its end (in an ``if`` or a block: not in a loop or
+    switch of its own)? Not when it holds a ``continue`` or a labelled jump: the loop a ``while True`` wraps
+    the case in would take those."""
+    found = False
+    todo = [st for i, st in enumerate(stmts) if not (st.type == "break_statement" and i == len(stmts) - 1)]
+    for node in todo:
+        for n in _walk(node):
+            if n.type == "continue_statement" or (n.type == "break_statement" and n.named_children):
+                return False
+            if n.type == "break_statement" and not _loop_or_switch_between(n, node):
+                found = True
+    return found
+
+
+def _loop_or_switch_between(node: Node, top: Node) -> bool:
+    cur = node.parent
+    while cur is not None and cur != top.parent:
+        if cur.type in (*_LOOPS, "switch_expression", "switch_statement", "lambda_expression", "class_body"):
+            return True
+        cur = cur.parent
+    return False
+
+
+def _fall_through(
+    groups: list[tuple[list[Node], list[Node], bool]], arrows: bool = False
+) -> list[tuple[list[Node], list[Node], bool]]:
     """Switch groups as Python if/elif branches: a case that does not end in a jump runs on into the next.
 
     Its branch gets the following groups' statements appended (up to the first that ends in a
-    jump); a ``default`` that is not last moves to the end when it ends in a jump itself.
+    jump); a ``default`` that is not last moves to the end when it ends in a jump itself. The rules of
+    an ``arrows`` switch (``case 1 -> ...``) never run on into the next, so their ``default`` always moves.
     """
     out = []
     for g, (labels, stmts, default) in enumerate(groups):
         body = list(stmts)
         k = g
-        while body and body[-1].type not in _JUMPS and k + 1 < len(groups):
+        while not arrows and body and body[-1].type not in _JUMPS and k + 1 < len(groups):
             k += 1
             body += groups[k][1]
         out.append((labels, body, default))
@@ -905,8 +950,7 @@ def _fall_through(groups: list[tuple[list[Node], list[Node], bool]]) -> list[tup
     if (
         defaults
         and defaults[0] != len(out) - 1
-        and groups[defaults[0]][1][-1:]
-        and (groups[defaults[0]][1][-1].type in _JUMPS)
+        and (arrows or (groups[defaults[0]][1][-1:] and groups[defaults[0]][1][-1].type in _JUMPS))
     ):
         out.append(out.pop(defaults[0]))
     return out

@@ -126,3 +126,155 @@ public class Main {
   }
 }"""
     check(java, ["5000\n", "3\n"], tmp_path)
+
+
+def test_a_break_ending_a_braced_case_block_ends_the_case_not_the_loop(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    for (int i = 0; i < n; i++) {
+      int k = sc.nextInt();
+      switch (k % 4) {
+        case 0: { System.out.println("zero " + k); break; }
+        case 1: { { System.out.println("one " + k); } { break; } }
+        case 2: System.out.println("two " + k);
+        default: { System.out.println("other " + k); }
+      }
+    }
+    System.out.println("done");
+  }
+}"""
+    check(java, ["6\n4 1 2 3 8 5\n", "1\n2\n", "0\n"], tmp_path)
+
+
+def test_arrow_cases_never_run_on_into_the_next(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    for (int i = 0; i < n; i++) {
+      int k = sc.nextInt();
+      switch (k) {
+        case 0 -> System.out.println("a");
+        default -> System.out.println("other " + k);
+        case 1, 2 -> { System.out.println("b " + k); }
+      }
+    }
+  }
+}"""
+    check(java, ["4\n0 1 2 7\n", "1\n5\n"], tmp_path)
+
+
+def test_an_increment_behind_a_short_circuit_or_a_conditional_happens_when_evaluated(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int calls = 0;
+  static boolean f(int x) { calls++; return x > 2; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt(), limit = sc.nextInt();
+    int[] a = new int[n];
+    for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+    int taken = 0, seen = 0;
+    for (int v : a) if (v % 2 == 0 && seen++ < limit) taken += v;
+    int i = 0, j = 0, k = 0, m = 0;
+    while (i < n && a[i++] > 0) j++;
+    int t = n > 3 ? ++k : m--;
+    boolean ok = a[0] > 5 || --m < 0 && f(m++);
+    System.out.println(taken + " " + seen + " " + i + " " + j + " " + k + " " + m + " " + t + " " + ok + " " + calls);
+  }
+}"""
+    check(java, ["6 2\n2 4 6 8 1 3\n", "3 0\n7 -1 2\n", "5 9\n1 2 0 4 6\n", "1 1\n0\n"], tmp_path)
+
+
+def test_asserts_are_dropped_as_java_runs_without_ea(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int checks = 0;
+  static boolean check(int x) { checks++; return x > 0; }
+  static int half(int n) {
+    assert n % 2 == 0 : "odd " + n;
+    return n / 2;
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    assert n > 100 : "n too small";
+    if (n > 0) assert check(n);
+    else assert n < 0;
+    System.out.println(half(n) + " " + checks);
+  }
+}"""
+    check(java, ["7\n", "0\n", "-4\n"], tmp_path)
+
+
+QUEUES = """import java.util.*;
+public class Main {
+  static Queue<int[]> bfs = new LinkedList<>();
+  static Deque<Integer> dq;
+  static int[] dist;
+  static void visit(int v, int d) { if (dist[v] < 0) { dist[v] = d; bfs.offer(new int[] {v, d}); } }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    dist = new int[n];
+    Arrays.fill(dist, -1);
+    visit(0, 0);
+    while (!bfs.isEmpty()) {
+      int[] cur = bfs.poll();
+      if (cur[0] + 1 < n) visit(cur[0] + 1, cur[1] + 1);
+      if (2 * cur[0] < n) visit(2 * cur[0], cur[1] + 1);
+    }
+    System.out.println(dist[n - 1]);
+    dq = new ArrayDeque<>();
+    for (int i = 0; i < n; i++) { if (i % 2 == 0) dq.addFirst(i); else dq.offerLast(i); }
+    long s = 0;
+    for (int x : dq) s = s * 31 % 1000003 + x;
+    System.out.println(dq.size() + " " + dq.peekFirst() + " " + dq.peekLast() + " " + dq.contains(n / 2) + " " + s);
+    StringBuilder sb = new StringBuilder();
+    while (dq.size() > 1) { sb.append(dq.pollFirst()).append(' ').append(dq.removeLast()).append(' '); }
+    dq.clear();
+    Queue<Integer> shown = new ArrayDeque<>();
+    for (int i = 0; i < 3 && i < n; i++) shown.add(i);
+    System.out.println(shown + " " + sb.toString().trim());
+  }
+}"""
+
+
+def test_queues_used_only_as_queues_are_deques(tmp_path: Path) -> None:
+    source = detokenize(translate(tokens(QUEUES)))
+    assert "bfs = deque ( )" in source and "bfs . popleft ( )" in source and "dq . appendleft" in source
+    assert "shown = [ ]" in source  # printed: Java's `[0, 1, 2]`, kept a list
+    check(QUEUES, ["1\n", "6\n", "200000\n"], tmp_path)
+
+
+def test_a_break_inside_a_case_ends_the_case_where_it_runs(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+      int k = sc.nextInt();
+      switch (k % 3) {
+        case 0:
+          if (k > 5) break;
+          total += k;
+          for (int j = 0; j < k; j++) { if (j == 2) break; total++; }
+        case 1: {
+          if (k == 4) { total += 100; break; }
+          total += 10;
+          break;
+        }
+        default:
+          total -= 1;
+      }
+    }
+    System.out.println(total);
+  }
+}"""
+    check(java, ["7\n0 3 9 4 7 2 6\n", "1\n4\n", "0\n"], tmp_path)
