@@ -8,8 +8,9 @@ copies of each c2c_programs_dev program with one token dropped (seeded: invalid 
 held-out requests are), is translated in the default style (``translate``) and checked three ways:
 
 * raw: the translation as the translator wrote it;
-* line repair: ``detok.repair`` (the task's finalize before the guard: a rejected line becomes
-  ``pass``, at most 8 times; a block header made ``pass`` leaves its block orphaned);
+* line repair: ``line_repair`` below, what the task's finalize ran before the guard (a rejected
+  line becomes ``pass``, at most 8 times; a block header made ``pass`` leaves its block orphaned),
+  kept here as the baseline the guard is measured against;
 * guard: ``guard.ensure_compiles`` (what ``task.finalize`` runs now), with how deep it had to go
   (statements only, a function's body, top-level statements kept).
 
@@ -26,6 +27,8 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+
+from plugins.c2c import detok
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
@@ -53,6 +56,42 @@ def depth(repairs: tuple[str, ...]) -> str:
     return "statement"
 
 
+def _lines(tokens: str) -> list[list[str]]:
+    """Token stream -> lines, each holding its leading layout tokens and ending with NEW_LINE when it had one."""
+    lines: list[list[str]] = [[]]
+    for tok in tokens.split():
+        lines[-1].append(tok)
+        if tok == "NEW_LINE":
+            lines.append([])
+    return [line for line in lines if line]
+
+
+def line_repair(tokens: str, max_edits: int = 8) -> str:
+    """The line repair the task ran before the guard: the lines ``compile()`` rejects become ``pass``.
+
+    Best effort for programs the translator could only partly understand: the
+    layout tokens of a replaced line are kept, so the block structure survives.
+    Returns the input unchanged when it already compiles, and the last attempt
+    when ``max_edits`` replacements were not enough.
+    """
+    current = tokens
+    for _ in range(max_edits):
+        try:
+            compile(detok.detokenize(current), "<c2c>", "exec")
+            return current
+        except (SyntaxError, ValueError) as exc:
+            lineno = getattr(exc, "lineno", None) or 0
+        lines = _lines(current)
+        code_rows = [i for i, line in enumerate(lines) if any(t not in ("INDENT", "DEDENT", "NEW_LINE") for t in line)]
+        if not 1 <= lineno <= len(code_rows):
+            return current
+        row = lines[code_rows[lineno - 1]]
+        layout = [t for t in row if t in ("INDENT", "DEDENT")]
+        lines[code_rows[lineno - 1]] = [*layout, "pass", *(["NEW_LINE"] if row[-1] == "NEW_LINE" else [])]
+        current = " ".join(t for line in lines for t in line)
+    return current
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mutants", type=int, default=5, help="one-token-dropped copies per dev program")
@@ -61,7 +100,6 @@ def main(argv: list[str] | None = None) -> int:
     logging.disable(logging.CRITICAL)
 
     from bench.c2c_parity import programs
-    from plugins.c2c.detok import repair
     from plugins.c2c.guard import compile_error, ensure_compiles
     from plugins.c2c.task import MINIMAL_PROGRAM, clean_request
     from plugins.c2c.translate import translate
@@ -86,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         if error is None:
             continue
         c["raw rejected"] += 1
-        old = compile_error(repair(raw))
+        old = compile_error(line_repair(raw))
         c["line repair rejected"] += old is not None
         guarded = ensure_compiles(raw)
         if guarded.tokens is None or compile_error(guarded.tokens) is not None:

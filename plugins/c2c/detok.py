@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import logging
 import tokenize as pytokenize
+from typing import NamedTuple
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +43,22 @@ def _collapse_literals(line: str) -> str:
     return "".join(out)
 
 
-def detokenize(tokens: str) -> str:
-    """AVATAR tokens -> Python source (4-space indentation, one statement per line)."""
-    lines: list[str] = []
+class Row(NamedTuple):
+    """One line of the program: its indentation level and its tokens (no layout tokens)."""
+
+    level: int
+    tokens: tuple[str, ...]
+
+
+def rows_of(tokens: str) -> list[Row]:
+    """AVATAR tokens -> the lines ``detokenize`` writes, one ``Row`` each, in the same order."""
+    rows: list[Row] = []
     level = 0
     current: list[str] = []
 
     def flush() -> None:
         if current:
-            lines.append(_INDENT_UNIT * level + _collapse_literals(" ".join(current)))
+            rows.append(Row(level, tuple(current)))
             current.clear()
 
     for tok in tokens.split():
@@ -65,6 +73,12 @@ def detokenize(tokens: str) -> str:
         else:
             current.append(tok)
     flush()
+    return rows
+
+
+def detokenize(tokens: str) -> str:
+    """AVATAR tokens -> Python source (4-space indentation, one statement per line)."""
+    lines = [_INDENT_UNIT * row.level + _collapse_literals(" ".join(row.tokens)) for row in rows_of(tokens)]
     return "\n".join(lines) + "\n"
 
 
@@ -111,42 +125,6 @@ def tokenize_python(source: str) -> str:
         else:
             out.append(tok.string)
     return " ".join(out)
-
-
-def _lines(tokens: str) -> list[list[str]]:
-    """Token stream -> lines, each holding its leading layout tokens and ending with NEW_LINE when it had one."""
-    lines: list[list[str]] = [[]]
-    for tok in tokens.split():
-        lines[-1].append(tok)
-        if tok == "NEW_LINE":
-            lines.append([])
-    return [line for line in lines if line]
-
-
-def repair(tokens: str, max_edits: int = 8) -> str:
-    """Make a token stream compile by replacing the lines ``compile()`` rejects with ``pass``.
-
-    Best effort for programs the translator could only partly understand: the
-    layout tokens of a replaced line are kept, so the block structure survives.
-    Returns the input unchanged when it already compiles, and the last attempt
-    when ``max_edits`` replacements were not enough.
-    """
-    current = tokens
-    for _ in range(max_edits):
-        try:
-            compile(detokenize(current), "<c2c>", "exec")
-            return current
-        except (SyntaxError, ValueError) as exc:
-            lineno = getattr(exc, "lineno", None) or 0
-        lines = _lines(current)
-        code_rows = [i for i, line in enumerate(lines) if any(t not in ("INDENT", "DEDENT", "NEW_LINE") for t in line)]
-        if not 1 <= lineno <= len(code_rows):
-            return current
-        row = lines[code_rows[lineno - 1]]
-        layout = [t for t in row if t in ("INDENT", "DEDENT")]
-        lines[code_rows[lineno - 1]] = [*layout, "pass", *(["NEW_LINE"] if row[-1] == "NEW_LINE" else [])]
-        current = " ".join(t for line in lines for t in line)
-    return current
 
 
 def readable(tokens: str) -> str:

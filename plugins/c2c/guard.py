@@ -29,19 +29,12 @@ import logging
 import re
 from typing import NamedTuple
 
-from plugins.c2c.detok import detokenize
+from plugins.c2c.detok import Row, detokenize, rows_of
 
 log = logging.getLogger(__name__)
 
 MAX_STATEMENT_EDITS = 12  # statement repairs before whole functions get a minimal body
 _ON_LINE = re.compile(r"on line (\d+)")
-
-
-class Row(NamedTuple):
-    """One line of the program: its indentation level and its tokens (no layout tokens)."""
-
-    level: int
-    tokens: tuple[str, ...]
 
 
 class CompileError(NamedTuple):
@@ -57,32 +50,6 @@ class Guarded(NamedTuple):
 
     tokens: str | None  # tokens that compile; None when no line of the program could be kept
     repairs: tuple[str, ...]  # one line per edit made ("" tuple: the input compiled as it was)
-
-
-def rows_of(tokens: str) -> list[Row]:
-    """AVATAR tokens -> the lines ``detokenize`` writes, one ``Row`` each, in the same order."""
-    rows: list[Row] = []
-    level = 0
-    current: list[str] = []
-
-    def flush() -> None:
-        if current:
-            rows.append(Row(level, tuple(current)))
-            current.clear()
-
-    for tok in tokens.split():
-        if tok == "NEW_LINE":
-            flush()
-        elif tok == "INDENT":
-            flush()
-            level += 1
-        elif tok == "DEDENT":
-            flush()
-            level = max(0, level - 1)
-        else:
-            current.append(tok)
-    flush()
-    return rows
 
 
 def tokens_of(rows: list[Row]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plugins.c2c.detok import compiles, detokenize, repair, tokenize_python
+from plugins.c2c.detok import compiles, detokenize, rows_of, tokenize_python
 
 PROGRAMS = [
     "def gcd ( a , b ) : NEW_LINE INDENT if a == 0 : NEW_LINE INDENT return b NEW_LINE DEDENT "
@@ -42,9 +42,13 @@ def test_compiles_rejects_broken_code() -> None:
     assert not compiles("INDENT x = 1 NEW_LINE")
 
 
-def test_repair_replaces_only_the_bad_line() -> None:
-    broken = "def f ( x ) : NEW_LINE INDENT y = = 2 NEW_LINE return y NEW_LINE DEDENT"
-    fixed = repair(broken)
-    assert fixed == "def f ( x ) : NEW_LINE INDENT pass NEW_LINE return y NEW_LINE DEDENT"
-    assert compiles(fixed)
-    assert repair(PROGRAMS[0]) == PROGRAMS[0]
+def test_rows_of_gives_the_lines_detokenize_writes() -> None:
+    tokens = "def f ( x ) : NEW_LINE INDENT if x : NEW_LINE INDENT return 1 NEW_LINE DEDENT return 2 NEW_LINE DEDENT"
+    rows = rows_of(tokens)
+    assert [(r.level, " ".join(r.tokens)) for r in rows] == [
+        (0, "def f ( x ) :"),
+        (1, "if x :"),
+        (2, "return 1"),
+        (1, "return 2"),
+    ]
+    assert detokenize(tokens).splitlines() == ["    " * r.level + " ".join(r.tokens) for r in rows]

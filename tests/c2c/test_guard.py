@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from plugins.c2c.detok import compiles, detokenize, repair
+from bench.c2c_parse import line_repair
+from plugins.c2c.detok import compiles, detokenize
 from plugins.c2c.guard import compile_error, ensure_compiles, rows_of, tokens_of
 from plugins.c2c.task import MINIMAL_PROGRAM, clean_request, finalize, safe_translate
 
@@ -50,7 +51,7 @@ def test_broken_block_header_goes_with_its_block() -> None:
         "def f ( q ) : NEW_LINE INDENT if ( q . reduce ( 0 , Integer , : : sum ) > 1 ) : NEW_LINE INDENT "
         "return True NEW_LINE DEDENT return False NEW_LINE DEDENT print ( f ( [ ] ) ) NEW_LINE"
     )
-    assert not compiles(repair(broken))
+    assert not compiles(line_repair(broken))
     out = ensure_compiles(broken)
     assert lines(out.tokens) == ["def f ( q ) :", "    pass", "    return False", "print ( f ( [ ] ) )"]
     assert len(out.repairs) == 1 and out.repairs[0].startswith("lines 2-3 -> pass")
