@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from core.metrics.htr import accuracy_cer
+from plugins.htr.train.words import MONTHS_RU
 
 REPO = Path(__file__).resolve().parents[1]
 VERSION = "v1"
@@ -56,20 +57,7 @@ LOCALE_DIR = Path("/usr/share/locale/ru/LC_MESSAGES")
 CATALOGUES = ("coreutils", "libc", "dpkg", "bash", "glib20", "gtk30", "tar", "apt", "iso_3166-2")
 MAX_LABEL = 20
 KIND_SHARES = (("word", 0.45), ("phrase", 0.35), ("number", 0.20))
-MONTHS = (
-    "января",
-    "февраля",
-    "марта",
-    "апреля",
-    "мая",
-    "июня",
-    "июля",
-    "августа",
-    "сентября",
-    "октября",
-    "ноября",
-    "декабря",
-)
+MONTHS = MONTHS_RU  # the genitive month names: data, the same table the training text uses
 # Characters a catalogue token may hold (Cyrillic letters and the punctuation of running text).
 _TOKEN = re.compile(r"[а-яёА-ЯЁ0-9.,:;!?()\"'-]+")
 _CYR = re.compile(r"[а-яёА-ЯЁ]")
