@@ -147,15 +147,20 @@ def run_level(
     return level
 
 
-def start_server(args: argparse.Namespace, log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    repo: Path, threads: int, log_path: Path, extra: list[str], *, wait_s: float = 300
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``repo``'s serve.py on a free loopback port (``extra``: its further options) and wait until
+    ``/health`` answers; returns the process and its base URL. The log goes to ``log_path``."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    command = [sys.executable, "serve.py", "--port", str(port), "--threads", str(args.threads), "--trunk", args.trunk]
-    command += ["--tasks", ",".join(args.tasks)]
-    env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
+    command = [sys.executable, "serve.py", "--host", "127.0.0.1", "--port", str(port), "--threads", str(threads)]
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
     with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [*command, *extra], cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
     base = f"http://127.0.0.1:{port}"
     started = time.monotonic()
     while True:
@@ -167,9 +172,9 @@ def start_server(args: argparse.Namespace, log_path: Path) -> tuple[subprocess.P
             return process, base
         except OSError:
             time.sleep(0.5)
-        if time.monotonic() - started > 300:
+        if time.monotonic() - started > wait_s:
             process.kill()
-            raise SystemExit(f"serve.py did not answer in 300 s; see {log_path}")
+            raise SystemExit(f"serve.py did not answer in {wait_s:.0f} s; see {log_path}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,7 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         base = args.url.rstrip("/")
     else:
-        process, base = start_server(args, Path(tempfile.gettempdir()) / f"bench-serve-{os.getpid()}.log")
+        log_path = Path(tempfile.gettempdir()) / f"bench-serve-{os.getpid()}.log"
+        process, base = start_server(
+            REPO, args.threads, log_path, ["--trunk", args.trunk, "--tasks", ",".join(args.tasks)]
+        )
     host_port = base.split("://", 1)[1]
     host, port = host_port.rsplit(":", 1)
     rows = []

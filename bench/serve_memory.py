@@ -29,7 +29,6 @@ import io
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.serve import demo_payloads, multipart
+from bench.serve import demo_payloads, multipart, start_server
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "demo" / "input"
@@ -210,31 +209,6 @@ def flood(host: str, port: int, clients: int, each: int, limit: int, stop_at: fl
     return counts
 
 
-def start_server(repo: Path, threads: int, log_path: Path, extra: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    command = [sys.executable, "serve.py", "--host", "127.0.0.1", "--port", str(port), "--threads", str(threads)]
-    env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [*command, *extra], cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-        )
-    base = f"http://127.0.0.1:{port}"
-    started = time.monotonic()
-    while True:
-        if process.poll() is not None:
-            raise SystemExit(f"serve.py exited with {process.returncode}; see {log_path}")
-        try:
-            with urllib.request.urlopen(f"{base}/health", timeout=10):
-                return process, base
-        except OSError:
-            time.sleep(0.5)
-        if time.monotonic() - started > 600:
-            process.kill()
-            raise SystemExit(f"serve.py did not answer in 600 s; see {log_path}")
-
-
 def mib(kib: int) -> str:
     return f"{kib / 1024:,.0f} MiB"
 
@@ -260,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(data) > limit - 4096:
             raise SystemExit(f"{name} is {len(data) / MiB:.1f} MiB, over the upload limit")
     log_path = Path(tempfile.gettempdir()) / f"bench-serve-memory-{os.getpid()}.log"
-    process, base = start_server(args.repo.resolve(), args.threads, log_path, args.server_args.split())
+    process, base = start_server(args.repo.resolve(), args.threads, log_path, args.server_args.split(), wait_s=600)
     host, port = "127.0.0.1", int(base.rsplit(":", 1)[1])
     shown = " ".join(sys.argv[1:] if argv is None else argv)
     print(f"command: python -m bench.serve_memory {shown}".rstrip(), flush=True)
