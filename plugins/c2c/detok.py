@@ -82,13 +82,28 @@ def detokenize(tokens: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def compiles(tokens: str) -> bool:
-    """Does the detokenized program pass ``compile()``?"""
+class CompileError(NamedTuple):
+    """Why ``compile`` rejected the detokenized program; ``row`` is 0-based (-1: no line named)."""
+
+    kind: str  # "SyntaxError", "IndentationError", "TabError", "ValueError"
+    message: str
+    row: int
+
+
+def compile_error(tokens: str) -> CompileError | None:
+    """None when the detokenized program compiles; else what ``compile`` said, and where."""
     try:
         compile(detokenize(tokens), "<c2c>", "exec")
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    except SyntaxError as exc:  # IndentationError and TabError are SyntaxErrors
+        return CompileError(type(exc).__name__, str(exc.msg), (exc.lineno or 0) - 1)
+    except ValueError as exc:  # a NUL byte in the source
+        return CompileError("ValueError", str(exc), -1)
+    return None
+
+
+def compiles(tokens: str) -> bool:
+    """Does the detokenized program pass ``compile()``?"""
+    return compile_error(tokens) is None
 
 
 def literal_tokens(text: str) -> list[str]:

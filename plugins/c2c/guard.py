@@ -29,20 +29,12 @@ import logging
 import re
 from typing import NamedTuple
 
-from plugins.c2c.detok import Row, detokenize, rows_of
+from plugins.c2c.detok import CompileError, Row, compile_error, rows_of
 
 log = logging.getLogger(__name__)
 
 MAX_STATEMENT_EDITS = 12  # statement repairs before whole functions get a minimal body
 _ON_LINE = re.compile(r"on line (\d+)")
-
-
-class CompileError(NamedTuple):
-    """Why ``compile`` rejected the detokenized program; ``row`` is 0-based (-1: no line named)."""
-
-    kind: str  # "SyntaxError", "IndentationError", "TabError", "ValueError"
-    message: str
-    row: int
 
 
 class Guarded(NamedTuple):
@@ -66,17 +58,6 @@ def tokens_of(rows: list[Row]) -> str:
         out.append("NEW_LINE")
     out.extend(["DEDENT"] * level)
     return " ".join(out)
-
-
-def compile_error(tokens: str) -> CompileError | None:
-    """None when the detokenized program compiles; else what ``compile`` said, and where."""
-    try:
-        compile(detokenize(tokens), "<c2c>", "exec")
-    except SyntaxError as exc:  # IndentationError and TabError are SyntaxErrors
-        return CompileError(type(exc).__name__, str(exc.msg), (exc.lineno or 0) - 1)
-    except ValueError as exc:  # a NUL byte in the source
-        return CompileError("ValueError", str(exc), -1)
-    return None
 
 
 def _block_end(rows: list[Row], at: int) -> int:
