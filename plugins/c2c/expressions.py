@@ -100,6 +100,19 @@ class ExpressionsMixin:
         self.st.unknown += 1
         return self.text(node).split()
 
+    def _ex_switch_expression(self, node: Node) -> Tokens:
+        """A switch expression (``int w = switch ( k ) { case 0 : yield 10 ; ... }``, ``case 1 -> x``): its
+        ``if`` / ``elif`` chain assigns ``_swN``, emitted before the statement that reads it."""
+        self.st.n_hoisted += 1
+        name = f"_sw{self.st.n_hoisted}"
+        saved = self.st.lines, self.st.pre, self.st.post, self.st.hoisted
+        self.st.lines, self.st.pre, self.st.post, self.st.hoisted = [], [], [], []
+        self._st_switch_expression(node, 0, [name])
+        lines = self.st.lines
+        self.st.lines, self.st.pre, self.st.post, self.st.hoisted = saved
+        self.st.hoisted.extend(lines)
+        return [name]
+
     def _ex_parenthesized_expression(self, node: Node) -> Tokens:
         inner = node.named_children[0] if node.named_children else None
         return ["(", *self.expr(inner), ")"]

@@ -89,6 +89,7 @@ class TranslationState:
     method_base: int = 0  # index of the current method's first scope
     static_ctx: bool = True
     read_mode: str = ""  # how the program reads stdin: "", "tokens", "lines", "mixed"
+    yields: list[tuple[Tokens, bool]] = field(default_factory=list)  # switch expressions: target, case wrapped
     labels: list = field(default_factory=list)  # labelled loops with a nested `break label` (PROGRAM)
     joiners: dict[str, list[Tokens]] = field(default_factory=dict)  # StringJoiner variables: separator, affixes
     map_defaults: dict[str, Tokens] = field(default_factory=dict)  # map variables whose `get` has a default

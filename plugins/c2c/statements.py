@@ -663,7 +663,9 @@ class StatementsMixin:
                 return "-" + self.text(right)
         return None
 
-    def _st_switch_expression(self, node: Node, level: int) -> None:
+    def _st_switch_expression(self, node: Node, level: int, target: Tokens | None = None) -> None:
+        """A switch as an ``if`` / ``elif`` chain; a switch expression's value (``yield x``, a rule's ``case 1 -> x``)
+        is assigned to ``target`` (``_ex_switch_expression``)."""
         subject = self.expr(node.child_by_field_name("condition"))
         if subject[:1] == ["("] and subject[-1:] == [")"]:
             subject = subject[1:-1]
@@ -703,19 +705,41 @@ class StatementsMixin:
             keyword = "elif"
             start = len(self.st.lines)
             inner = level + 1
-            if _breaks_inside(stmts):  # `case 0: if ( x ) break ; ...`: the case runs in a loop that break leaves
+            wrapped = _breaks_inside(stmts)
+            if wrapped:  # `case 0: if ( x ) break ; ...`: the case runs in a loop that break leaves
                 self._emit(inner, ["while", "True", ":"])
                 inner += 1
+            if target is not None:
+                self.st.yields.append((target, wrapped))
             for st in stmts:
                 if st.type == "break_statement":
                     break  # the end of this case (statements after it never run)
+                if target is not None and st.type == "expression_statement" and arrows and len(stmts) == 1:
+                    self._simple(inner, [*target, "=", *self.expr(st.named_children[0])])  # `case 1 -> x ;`
+                    continue
+                if target is not None and st.type == "yield_statement":  # the end of this case, with its value
+                    self._simple(inner, [*target, "=", *self.expr(st.named_children[0])])
+                    break
                 self._statement(st, inner)
+            if target is not None:
+                self.st.yields.pop()
             if inner > level + 1:
                 self._simple(inner, ["break"])
             if len(self.st.lines) == start:
                 self._emit(level + 1, ["pass"])
 
     _st_switch_statement = _st_switch_expression
+
+    def _st_yield_statement(self, node: Node, level: int) -> None:
+        """``yield x ;`` of a switch expression: its value assigned to the switch's target (and the case's
+        ``while True`` left, when the yield is not the case's last statement)."""
+        if not self.st.yields:
+            self._copy_line(node, level)
+            return
+        target, wrapped = self.st.yields[-1]
+        self._simple(level, [*target, "=", *self.expr(node.named_children[0] if node.named_children else None)])
+        if wrapped:
+            self._simple(level, ["break"])
 
     def _st_try_statement(self, node: Node, level: int) -> None:
         self._emit(level, ["try", ":"])
@@ -891,7 +915,7 @@ def _ends_expression(tok: str) -> bool:
     return tok.isidentifier() and tok not in PY_KEYWORDS
 
 
-_JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement")
+_JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement", "yield_statement")
 
 
 def _case_body(stmts: list[Node]) -> list[Node]:
@@ -910,12 +934,13 @@ def _breaks_inside(stmts: list[Node]) -> bool:
     switch of its own)? Not when it holds a ``continue`` or a labelled jump: the loop a ``while True`` wraps
     the case in would take those."""
     found = False
-    todo = [st for i, st in enumerate(stmts) if not (st.type == "break_statement" and i == len(stmts) - 1)]
+    ends = ("break_statement", "yield_statement")
+    todo = [st for i, st in enumerate(stmts) if not (st.type in ends and i == len(stmts) - 1)]
     for node in todo:
         for n in _walk(node):
             if n.type == "continue_statement" or (n.type == "break_statement" and n.named_children):
                 return False
-            if n.type == "break_statement" and not _loop_or_switch_between(n, node):
+            if n.type in ends and not _loop_or_switch_between(n, node):
                 found = True
     return found
 

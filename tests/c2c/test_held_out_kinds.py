@@ -278,3 +278,41 @@ public class Main {
   }
 }"""
     check(java, ["7\n0 3 9 4 7 2 6\n", "1\n4\n", "0\n"], tmp_path)
+
+
+def test_switch_expressions_yield_their_value(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static String name(int d) {
+    return switch (d) {
+      case 1, 7 -> "weekend";
+      case 2 -> { String s = "mon"; yield s + "day"; }
+      default -> { if (d > 100) yield "big"; yield "other"; }
+    };
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+      int k = sc.nextInt();
+      int w = switch (k % 3) {
+        case 0:
+          yield 10;
+        case 1: {
+          int t = k * 2;
+          yield t;
+        }
+        default:
+          yield -1;
+      };
+      total += w;
+      System.out.println(name(k) + " " + switch (k % 2) { case 0 -> k / 2; default -> 3 * k + 1; });
+      int v;
+      v = switch (k) { case 3: case 4: yield 34; default: { if (k < 0) { yield -k; } yield k * 10; } };
+      System.out.println(v);
+    }
+    System.out.println(total);
+  }
+}"""
+    check(java, ["6\n1 2 7 200 3 -4\n", "5\n3 4 5 6 7\n", "0\n"], tmp_path)
