@@ -1851,7 +1851,10 @@ class ProgramMixin:
         if method is not None:  # an anonymous Comparator / Runnable / ...: its method as a function
             params = self._params(method.child_by_field_name("parameters"))
             return [self._hoist(params, method.child_by_field_name("body"), method)]
-        made = emit_program(self, Call(node, node.child_by_field_name("type"), "new", args))
+        made_type = node.child_by_field_name("type")
+        if made_type is not None and made_type.type == "generic_type":  # `new TreeMap < > ( )`: the class
+            made_type = made_type.named_children[0]
+        made = emit_program(self, Call(node, made_type, "new", args))
         if made is not None:  # constructors of the Java library's classes (library.py)
             return made
         if t == "BigInteger" and len(args) == 1:

@@ -316,3 +316,60 @@ public class Main {
   }
 }"""
     check(java, ["6\n1 2 7 200 3 -4\n", "5\n3 4 5 6 7\n", "0\n"], tmp_path)
+
+
+TREES = """import java.util.*;
+public class Main {
+  static TreeMap<Integer, Integer> last = new TreeMap<>();
+  static int or(Integer v) { return v == null ? -1 : v; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    TreeSet<Integer> ts = new TreeSet<>();
+    TreeMap<String, Integer> words = new TreeMap<>();
+    List<Integer> seen = new ArrayList<>();
+    long nav = 0;
+    for (int i = 0; i < n; i++) {
+      int x = sc.nextInt();
+      seen.add(x);
+      int lo = or(ts.lower(x)), hi = or(ts.higher(x)), fl = or(ts.floor(x)), ce = or(ts.ceiling(x));
+      if (n <= 20) System.out.println(lo + " " + hi + " " + fl + " " + ce);
+      nav += (long) lo + hi + fl + ce;
+      ts.add(x);
+      last.put(x % 7, i);
+      words.merge("w" + (x % 5), 1, Integer::sum);
+      last.putIfAbsent(100 + x % 3, x);
+      if (x % 4 == 0) ts.remove(x / 2);
+      if (x % 9 == 0) last.remove(x % 7);
+    }
+    TreeSet<Integer> copy = new TreeSet<>(seen);
+    copy.remove(seen.get(0));
+    System.out.println(nav + " " + ts.size() + " " + ts.first() + " " + ts.last() + " " + copy.size());
+    System.out.println(last.firstKey() + " " + last.lastKey() + " " + or(last.floorKey(50)));
+    System.out.println(or(last.ceilingKey(6)) + " " + or(last.higherKey(200)) + " " + or(last.lowerKey(0)));
+    System.out.println(words.firstKey() + " " + words.lastKey() + " " + words.size());
+    if (n <= 20) {
+      System.out.println(ts);
+      for (Map.Entry<String, Integer> e : words.entrySet()) System.out.print(e.getKey() + "=" + e.getValue() + ";");
+      System.out.println();
+      System.out.println(ts.headSet(5) + " " + ts.tailSet(5));
+    }
+    long s = 0;
+    while (!ts.isEmpty()) {
+      s = s * 31 % 1000000007 + ts.pollFirst();
+      if (!ts.isEmpty()) s += ts.pollLast();
+    }
+    System.out.println(s + " " + or(ts.pollFirst()));
+  }
+}"""
+
+
+def test_tree_maps_and_sets_navigate_in_order_at_the_limits(tmp_path: Path) -> None:
+    source = detokenize(translate(tokens(TREES)))
+    assert "ts = TreeSet ( )" in source and "tree_floor ( ts , x )" in source
+    import random
+
+    rng = random.Random(5)
+    big = " ".join(str(rng.randrange(1, 10**9)) for _ in range(50000))
+    # 5x10^4 insertions and 2x10^5 navigations: a scan per navigation (the dict / set alone) runs out of time
+    check(TREES, ["8\n5 3 9 12 3 8 1 27\n", "2\n4 4\n", f"50000\n{big}\n"], tmp_path)

@@ -97,6 +97,56 @@ def test_collectors_and_entries() -> None:
     assert entry.setValue(2) == 1 and str(entry) == "k=2" and entry[0] == "k"
 
 
+def test_tree_map_and_set_navigate_as_a_scan_of_their_keys_does() -> None:
+    import random
+
+    rng = random.Random(7)
+    containers.SortedKeys.LOAD = 4  # small buckets: splits and emptied buckets happen often
+    try:
+        tm, ts, plain = containers.TreeMap(), containers.TreeSet([5, 1]), {5, 1}
+        for step in range(3000):
+            k = rng.randrange(-60, 60)
+            op = rng.randrange(9)
+            if op < 3:
+                tm[k] = step
+                ts.add(k)
+                plain.add(k)
+            elif op == 3:
+                tm.pop(k, None)
+                ts.discard(k)
+                plain.discard(k)
+            elif op == 4 and k in plain and k in tm:
+                del tm[k]
+                ts.remove(k)
+                plain.remove(k)
+            elif op == 5:
+                tm.setdefault(k, 0)
+                ts |= {k, k + 1}
+                plain |= {k, k + 1}
+            elif op == 6:
+                ts -= {k, k - 1}
+                plain -= {k, k - 1}
+            elif op == 7 and step % 50 == 0:
+                tm.update({k + 1: 0, k + 2: 0})
+                ts.update([k + 2])
+                plain.update([k + 2])
+            elif op == 8 and plain:
+                assert containers.tree_poll_first(ts) == min(plain)
+                plain.discard(min(plain))
+            for table, keys in ((tm, set(tm)), (ts, plain)):
+                assert table.tree.buckets == [] or sum(table.tree.buckets, []) == sorted(keys)
+                for f in ("tree_floor", "tree_lower", "tree_ceiling", "tree_higher"):
+                    assert getattr(containers, f)(table, k) == getattr(containers, f)(keys, k), (f, k)
+                if keys:
+                    assert containers.tree_first(table) == min(keys) and containers.tree_last(table) == max(keys)
+        assert ts == plain and repr(containers.TreeSet([2, 1])) == repr({1, 2})
+        assert containers.tree_poll_last(containers.TreeSet()) is None
+        tm.clear()
+        assert containers.tree_floor(tm, 0) is None and containers.tree_ceiling(tm, 0) is None
+    finally:
+        containers.SortedKeys.LOAD = 512
+
+
 def test_pattern_and_matcher_walk_like_javas() -> None:
     m = regex.Pattern.compile(r"\d+").matcher("a1b22c333")
     found = []
