@@ -43,6 +43,7 @@ _FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*
 _TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
 
 
+_TRUNCATED = {"int", "short", "byte", "long", "Integer", "Long"}  # the types a truncating `/` is emitted for
 _CHAR_ARITHMETIC = ("+", "-", "*", "/", "%", "^", "&", "|", "<<", ">>")  # a char operand is its code point
 
 
@@ -138,6 +139,8 @@ class ExpressionsMixin:
             if self.policy.returned_ratio_divides and _returned_ratio(node, right):
                 default = "true"  # `return a * b / c` of a function: the references' `/` (see _returned_ratio)
             choice = self._decide("div", node, DIV_OPTIONS, default)
+            if self._truncates(left, right) and self._wide(left, right):
+                return ["java_div", "(", *lx, ",", *rx, ")"]  # exact for a long (runtime/strings.py)
             if self._truncates(left, right):
                 choice = "cast"
             if choice == "cast":
@@ -145,6 +148,8 @@ class ExpressionsMixin:
             op = "//" if choice == "floor" else "/"
         if op in ("==", "!=") and self.policy.whole_program and "this" in (left.type, right.type):
             return [*lx, "is" if op == "==" else "is not", *rx]  # identity (`equals` may be `__eq__`)
+        if op == "%" and self._truncates(left, right) and self._wide(left, right):
+            return ["java_mod", "(", *lx, ",", *rx, ")"]
         if op == "%" and self._truncates(left, right):  # the remainder takes the dividend's sign
             return ["int", "(", "math", ".", "fmod", "(", *lx, ",", *rx, ")", ")"]
         if op == ">>>" and self.policy.unsigned_shift:
@@ -179,12 +184,18 @@ class ExpressionsMixin:
 
     def _truncates(self, left: Node, right: Node) -> bool:
         """Must ``left / right`` (``%``) truncate toward zero, as Java's does? In a program, where ``left`` is an int
-        variable that may hold a negative number (``int ( a / b )``: exact for 32-bit ints; a difference
-        written in place keeps ``//``, as the references write it: see the README)."""
+        or long variable (or an array's element) that may hold a negative number (``int ( a / b )``: exact for
+        32-bit ints; a long's is ``java_div``; a difference written in place keeps ``//``, as the references write
+        it: see the README)."""
         prog = self.st.prog
-        if not self.policy.truncating_division or prog is None or left.type != "identifier":
+        name = left.child_by_field_name("array") if left.type == "array_access" else left  # `w [ i ] / 5`
+        if not self.policy.truncating_division or prog is None or name is None or name.type != "identifier":
             return False
-        return self.text(left) in prog.signed and {self.type_of(left), self.type_of(right)} <= {"int", "short", "byte"}
+        return self.text(name) in prog.signed and {self.type_of(left), self.type_of(right)} <= _TRUNCATED
+
+    def _wide(self, left: Node, right: Node) -> bool:
+        """Is an operand of a truncating ``/`` / ``%`` a long? (``java_div``: ``int ( a / b )`` goes via a double)"""
+        return not {self.type_of(left), self.type_of(right)}.isdisjoint({"long", "Long"})
 
     def _ex_unary_expression(self, node: Node) -> Tokens:
         op = self.text(node.child_by_field_name("operator"))

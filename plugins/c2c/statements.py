@@ -279,9 +279,13 @@ class StatementsMixin:
             op = ">>="
         if op == "/=" and self._is_int(left) and self._is_int(right):
             choice = self._decide("div", node, DIV_OPTIONS, "cast" if self.st.style.int_cast_div else "floor")
+            if self._truncates(left, right) and self._wide(left, right):
+                return [*lt, "=", "java_div", "(", *lt, ",", *self.expr(right), ")"]
             if choice == "cast" or self._truncates(left, right):
                 return [*lt, "=", "int", "(", *lt, "/", *self.expr(right), ")"]
             op = "//=" if choice == "floor" else "/="
+        if op == "%=" and self._truncates(left, right) and self._wide(left, right):
+            return [*lt, "=", "java_mod", "(", *lt, ",", *self.expr(right), ")"]
         if op == "%=" and self._truncates(left, right):
             return [*lt, "=", "int", "(", "math", ".", "fmod", "(", *lt, ",", *self.expr(right), ")", ")"]
         rt = self._value(right, self.type_of(left)) if right.type == "array_initializer" else self.expr(right)

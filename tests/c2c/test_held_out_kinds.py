@@ -373,3 +373,27 @@ def test_tree_maps_and_sets_navigate_in_order_at_the_limits(tmp_path: Path) -> N
     big = " ".join(str(rng.randrange(1, 10**9)) for _ in range(50000))
     # 5x10^4 insertions and 2x10^5 navigations: a scan per navigation (the dict / set alone) runs out of time
     check(TREES, ["8\n5 3 9 12 3 8 1 27\n", "2\n4 4\n", f"50000\n{big}\n"], tmp_path)
+
+
+def test_long_and_array_elements_that_may_be_negative_divide_toward_zero(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int x = sc.nextInt(), a = sc.nextInt(), b = sc.nextInt();
+    long s = (long) a * 1000000007L - x;
+    System.out.println(s / 10 + " " + s % 10 + " " + s / 3000000000000L);
+    long t = s;
+    t /= 7;
+    s %= 7;
+    System.out.println(t + " " + s);
+    int[] v = {a, -b, x};
+    int total = 0;
+    for (int e : v) total += e / 4 + e % 3;
+    int[] w = new int[3];
+    for (int i = 0; i < 3; i++) w[i] = a - i * b;
+    for (int i = 0; i < 3; i++) total += w[i] / 5;
+    System.out.println(total);
+  }
+}"""
+    check(java, ["2600\n-7 5\n", "3\n-2000000000 7\n", "-9\n8 -3\n", "5\n2147483647 1\n"], tmp_path)

@@ -65,6 +65,14 @@ def test_string_hash_and_compare_are_javas() -> None:
     assert strings.java_compare("b", "a") == 1
 
 
+def test_long_division_truncates_as_javas_exactly() -> None:
+    for a in (*range(-13, 14), 9 * 10**18 + 7, -(9 * 10**18 + 7), -(2**63)):
+        for b in (1, 2, 3, 5, -1, -4, 10**9 + 7, -(10**18 + 9)):
+            q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # |a| / |b| truncated, with the sign
+            assert strings.java_div(a, b) == q and strings.java_mod(a, b) == a - b * q, (a, b)
+    assert strings.java_div(-(9 * 10**18 + 7), 10) == -(9 * 10**17)  # int ( a / b ) rounds through a double
+
+
 def test_hash_keys_walks_javas_buckets() -> None:
     # capacity 16: 17 and 1 share bucket 1 (insertion order), 2 is bucket 2, 16 bucket 0
     assert containers.hash_keys({17: 0, 1: 0, 2: 0, 16: 0}) == [16, 17, 1, 2]

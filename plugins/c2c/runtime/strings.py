@@ -1,6 +1,6 @@
 """String and number semantics of Java that Python's builtins do not share."""
 
-__all__ = ["java_compare", "string_hash", "java_split", "half_up"]
+__all__ = ["java_compare", "string_hash", "java_split", "half_up", "java_div", "java_mod"]
 
 
 # String.compareTo: the first differing chars' difference, else the lengths' (programs print or sum it)
@@ -36,3 +36,15 @@ def half_up(x, digits):
     if isinstance(x, float) and (x != x or x in (float("inf"), -float("inf"))):
         return x
     return Decimal(str(x)).quantize(Decimal(1).scaleb(-digits), ROUND_HALF_UP)
+
+
+# long / and %: Java truncates toward zero (the remainder takes the dividend's sign); exact for any width,
+# where int ( a / b ) rounds a long through a double
+def java_div(a, b):
+    q = a // b
+    return q + 1 if q < 0 and q * b != a else q
+
+
+def java_mod(a, b):
+    r = a % b
+    return r - b if r and (r < 0) != (a < 0) else r
