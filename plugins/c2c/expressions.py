@@ -12,6 +12,7 @@ from plugins.c2c.java_types import (
     _MIN_CONST,
     COLLECTION_TYPES,
     CONCRETE_MAP_TYPES,
+    FIXED_INTS,
     FLOAT_TYPES,
     INT_TYPES,
     SET_TYPES,
@@ -43,6 +44,11 @@ _FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*
 _TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
 
 
+# Math functions whose result is no larger than their arguments (in magnitude, from 1 up): a cast of one cannot saturate
+_NOT_GROWING = {
+    "floor", "ceil", "rint", "round", "abs", "sqrt", "cbrt", "log", "log10", "log1p", "signum", "atan2", "random",
+}  # fmt: skip
+_INT_RANGE = {"int", "short", "byte", "char", "Integer", "Short", "Byte", "Character"}
 _TRUNCATED = {"int", "short", "byte", "long", "Integer", "Long"}  # the types a truncating `/` is emitted for
 _CHAR_ARITHMETIC = ("+", "-", "*", "/", "%", "^", "&", "|", "<<", ">>")  # a char operand is its code point
 
@@ -262,11 +268,38 @@ class ExpressionsMixin:
             return ["chr", "(", *bare, ")"]
         if typ in INT_TYPES and vt == "char":
             return ["ord", "(", *bare, ")"]
+        if (
+            typ in ("int", "long")
+            and vt in FLOAT_TYPES
+            and self.policy.saturating_casts
+            and not self._in_range(value, typ)
+        ):
+            return ["java_int" if typ == "int" else "java_long", "(", *bare, ")"]  # runtime/strings.py
         if typ in INT_TYPES and vt in FLOAT_TYPES | {"?"}:
             return ["int", "(", *bare, ")"]
         if typ in FLOAT_TYPES and vt in INT_TYPES and value.type not in ("identifier", "decimal_integer_literal"):
             return ["float", "(", *bare, ")"]
         return inner
+
+    def _in_range(self, value: Node, typ: str) -> bool:
+        """Is the double ``value`` within ``typ``'s bounds by construction: a literal, or a Math function that does
+        not grow its arguments (``Math . floor ( a / b )``, ``Math . sqrt ( n )``, ``Math . random ( )``) of values
+        of that type? Then ``( int )`` cannot saturate and stays ``int ( x )``."""
+        while value.type == "parenthesized_expression" and value.named_children:
+            value = value.named_children[0]
+        if value.type == "decimal_floating_point_literal":  # `( int ) 1e9`
+            bound = 2**31 if typ == "int" else 2**63
+            return -bound <= float(self.text(value).rstrip("dDfF")) < bound
+        if value.type != "method_invocation":
+            return False
+        obj, name, args = self._call_parts(value)
+        fits = _INT_RANGE if typ == "int" else FIXED_INTS | _INT_RANGE
+        return (
+            obj is not None
+            and self.text(obj) == "Math"
+            and name in _NOT_GROWING
+            and all(self.type_of(a) in fits for a in args)
+        )
 
     def _ex_array_access(self, node: Node) -> Tokens:
         index = node.child_by_field_name("index")

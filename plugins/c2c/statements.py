@@ -299,7 +299,8 @@ class StatementsMixin:
         if op in ("=", "+=", "-=", "*=") and self.type_of(left) in INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
         hashes = self.policy.whole_program and self.type_of(left) == "int" and _int_hash_step(node, op)
-        if op in ("=", "*=") and self.type_of(left) in ("int", "long") and (hashes or _relies_on_overflow(node, op)):
+        wraps = hashes or _relies_on_overflow(node, op) or _squares_in_loop(node, op)
+        if op in ("=", "*=") and self.type_of(left) in ("int", "long") and wraps:
             half = "63" if self.type_of(left) == "long" else "31"  # wrap as Java's int / long do
             value = [*lt, "*", "(", *rt, ")"] if op == "*=" else ["(", *rt, ")"]
             return [
@@ -1042,6 +1043,41 @@ def _relies_on_overflow(node: Node, op: str) -> bool:
         if negative and _exits_on(n):
             return True
     return False
+
+
+def _product(node: Node, op: str) -> tuple[bytes, bytes] | None:
+    """``x *= y`` / ``x = x * y`` (``y * x``) without ``%``: the names of ``x`` and ``y`` (an identifier), or None."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or left.type != "identifier" or right is None or b"%" in (right.text or b""):
+        return None
+    while right.type == "parenthesized_expression" and right.named_children:
+        right = right.named_children[0]
+    if op == "=" and right.type == "binary_expression" and right.child_by_field_name("operator").type == "*":
+        a, b = right.child_by_field_name("left"), right.child_by_field_name("right")
+        right = b if a.text == left.text else a if b.text == left.text else right
+        if right.type == "binary_expression":
+            return None
+    elif op != "*=":
+        return None
+    return (left.text or b"", right.text or b"") if right.type == "identifier" else None
+
+
+def _squares_in_loop(node: Node, op: str) -> bool:
+    """Is ``x *= y`` in a loop that squares ``x`` or ``y`` (``base *= base``) with no ``%``: powers by squaring
+    without a modulus, which Java's int / long wrap after a few steps (Python's grow, and slow the program down)."""
+    names = _product(node, op)
+    loop = node.parent
+    while loop is not None and loop.type not in (*_LOOPS, "method_declaration", "lambda_expression"):
+        loop = loop.parent
+    if names is None or loop is None or loop.type not in _LOOPS:
+        return False
+    squared = set()
+    for n in _walk(loop):
+        if n.type == "assignment_expression" and n.child_by_field_name("operator").type in ("=", "*="):
+            pair = _product(n, n.child_by_field_name("operator").type)
+            if pair is not None and pair[0] == pair[1]:
+                squared.add(pair[0])
+    return not squared.isdisjoint(names)
 
 
 def _exits_on(test: Node) -> bool:

@@ -397,3 +397,35 @@ public class Main {
   }
 }"""
     check(java, ["2600\n-7 5\n", "3\n-2000000000 7\n", "-9\n8 -3\n", "5\n2147483647 1\n"], tmp_path)
+
+
+def test_casts_of_doubles_saturate_and_powers_by_squaring_wrap(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int pow(int base, int n) {
+    int r = 1;
+    while (n > 0) {
+      if ((n & 1) == 1) r *= base;
+      n >>= 1;
+      base *= base;
+    }
+    return r;
+  }
+  static long lpow(long b, int e) {
+    long r = 1;
+    for (; e > 0; e >>= 1, b = b * b) if ((e & 1) == 1) r = r * b;
+    return r;
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int x = sc.nextInt();
+    double d = sc.nextDouble();
+    System.out.println((int) Math.pow(x, 3) + " " + (int) -Math.pow(x, 3) + " " + (long) Math.pow(x, 7));
+    double inf = d * 1e300 * 1e300;
+    System.out.println((int) (d * d) + " " + (long) (d * 1e10) + " " + (long) inf + " " + (int) (inf - inf));
+    System.out.println((int) Math.floor(Math.abs(x) / 3) + " " + (int) Math.sqrt(Math.abs(x)) + " " + (int) 1e9);
+    int e = sc.nextInt();
+    System.out.println(pow(3, e) + " " + pow(x, 2) + " " + lpow(7, e) + " " + lpow(x, 3));
+  }
+}"""
+    check(java, ["3000 1e6 25\n", "7 2.5 3\n", "-50000 -3e9 40\n", "1 -0.5 0\n"], tmp_path)

@@ -73,6 +73,14 @@ def test_long_division_truncates_as_javas_exactly() -> None:
     assert strings.java_div(-(9 * 10**18 + 7), 10) == -(9 * 10**17)  # int ( a / b ) rounds through a double
 
 
+def test_casts_of_doubles_saturate_as_javas() -> None:
+    inf, nan = float("inf"), float("nan")
+    assert [strings.java_int(x) for x in (2.7e10, -2.7e10, inf, -inf, nan, -3.9, 3.9)] == [
+        2147483647, -2147483648, 2147483647, -2147483648, 0, -3, 3,
+    ]  # fmt: skip
+    assert [strings.java_long(x) for x in (2.2e24, -inf, nan, 2**62 * 1.0)] == [2**63 - 1, -(2**63), 0, 2**62]
+
+
 def test_hash_keys_walks_javas_buckets() -> None:
     # capacity 16: 17 and 1 share bucket 1 (insertion order), 2 is bucket 2, 16 bucket 0
     assert containers.hash_keys({17: 0, 1: 0, 2: 0, 16: 0}) == [16, 17, 1, 2]
