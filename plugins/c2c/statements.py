@@ -299,8 +299,11 @@ class StatementsMixin:
         if op in ("=", "+=", "-=", "*=") and self.type_of(left) in INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
         hashes = self.policy.whole_program and self.type_of(left) == "int" and _int_hash_step(node, op)
-        wraps = hashes or _relies_on_overflow(node, op) or _squares_in_loop(node, op)
-        if op in ("=", "*=") and self.type_of(left) in ("int", "long") and wraps:
+        if (
+            op in ("=", "*=")
+            and self.type_of(left) in ("int", "long")
+            and (hashes or _relies_on_overflow(node, op) or _squares_in_loop(node, op))
+        ):
             half = "63" if self.type_of(left) == "long" else "31"  # wrap as Java's int / long do
             value = [*lt, "*", "(", *rt, ")"] if op == "*=" else ["(", *rt, ")"]
             return [
