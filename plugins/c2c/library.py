@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c import carried
 from plugins.c2c.carried import Unit
-from plugins.c2c.java_types import COLLECTION_TYPES, MAP_TYPES, OBJECT_CASTS, QUEUE_TYPES, SORTED_TYPES
+from plugins.c2c.java_types import COLLECTION_TYPES, MAP_TYPES, OBJECT_CASTS, QUEUE_TYPES, SET_TYPES, SORTED_TYPES
 from plugins.c2c.syntax import Tokens, _base_type, _plus_one
 
 if TYPE_CHECKING:
@@ -477,6 +477,17 @@ _ROUNDING = ("HALF_UP", "HALF_DOWN", "HALF_EVEN", "UP", "DOWN", "FLOOR", "CEILIN
 def _operand(tr: Translator, node: Node) -> Tokens:
     out = tr.expr(node)
     return out if len(out) == 1 or node.type in ("method_invocation", "parenthesized_expression") else ["(", *out, ")"]
+
+
+def _tree_new(tr: Translator, c: Call) -> Tokens | None:
+    """``new TreeMap < > ( )`` / ``new TreeSet < > ( items )``: the runtime's ``TreeMap`` / ``TreeSet`` (a dict / set
+    that keeps its keys in order for navigation); one made with a comparator stays a plain dict / set."""
+    made = tr.text(c.obj)
+    if len(c.args) == 1 and _base_type(tr.type_of(c.args[0])) in (
+        MAP_TYPES if made == "TreeMap" else COLLECTION_TYPES | SET_TYPES
+    ):
+        return [made, "(", *tr.expr(c.args[0]), ")"]
+    return None if c.args else [made, "(", ")"]
 
 
 def _decimal_new(tr: Translator, c: Call) -> Tokens | None:
@@ -1390,15 +1401,15 @@ _BIG_ARITY = {
     **dict.fromkeys(("toString", "signum"), 0),
 }
 _BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``_is_big``)
-_NAV_CMP = {
-    "floorKey": ("max", "<="),
-    "floor": ("max", "<="),
-    "lowerKey": ("max", "<"),
-    "lower": ("max", "<"),
-    "ceilingKey": ("min", ">="),
-    "ceiling": ("min", ">="),
-    "higherKey": ("min", ">"),
-    "higher": ("min", ">"),
+_NAV_CMP = {  # a TreeMap's / TreeSet's navigation: the runtime's (containers.py), O(sqrt n) on a tree it made
+    "floorKey": "tree_floor",
+    "floor": "tree_floor",
+    "lowerKey": "tree_lower",
+    "lower": "tree_lower",
+    "ceilingKey": "tree_ceiling",
+    "ceiling": "tree_ceiling",
+    "higherKey": "tree_higher",
+    "higher": "tree_higher",
 }
 
 
@@ -1473,13 +1484,12 @@ def _navigable(tr: Translator, c: Call) -> str | None:
 
 
 def _nav_compare(tr: Translator, c: Call) -> Tokens | None:
-    """``floor`` / ``ceilingKey`` / ...: a scan of the dict or set standing for the tree (correct, O(n))."""
+    """``floor`` / ``ceilingKey`` / ...: ``tree_floor ( tm , x )`` (a ``TreeMap`` / ``TreeSet`` of the runtime keeps
+    its keys in order; a plain dict or set standing for the tree is scanned)."""
     if len(c.args) != 1 or _navigable(tr, c) is None:
         return None
     o = tr.expr(c.obj)
-    agg, op = _NAV_CMP[c.name]
-    x = tr.expr(c.args[0])
-    return [agg, "(", "(", "k", "for", "k", "in", *o, "if", "k", op, *x, ")", ",", "default", "=", "None", ")"]
+    return [_NAV_CMP[c.name], "(", *o, ",", *tr.expr(c.args[0]), ")"]
 
 
 def _nav_entry(tr: Translator, c: Call) -> Tokens | None:
@@ -1493,10 +1503,7 @@ def _nav_entry(tr: Translator, c: Call) -> Tokens | None:
 def _nav_poll(tr: Translator, c: Call) -> Tokens | None:
     if c.args or _navigable(tr, c) not in ("TreeSet", "NavigableSet", "SortedSet"):
         return None
-    o = tr.expr(c.obj)
-    agg = "min" if c.name == "pollFirst" else "max"
-    take = ["(", "lambda", "k", ":", "(", *o, ".", "discard", "(", "k", ")", ",", "k", ")", "[", "1", "]", ")"]
-    return [*take, "(", agg, "(", *o, ")", ")"]
+    return ["tree_poll_first" if c.name == "pollFirst" else "tree_poll_last", "(", *tr.expr(c.obj), ")"]
 
 
 def _nav_range(tr: Translator, c: Call) -> Tokens | None:
@@ -1653,7 +1660,7 @@ def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
         return ["sorted", "(", *oe, ".", "items", "(", ")", ")"]
     if c.name == "values":
         return ["[", "v", "for", "k", ",", "v", "in", "sorted", "(", *oe, ".", "items", "(", ")", ")", "]"]
-    return ["min" if c.name.startswith("first") else "max", "(", *oe, ")"]
+    return ["tree_first" if c.name.startswith("first") else "tree_last", "(", *oe, ")"]
 
 
 _HEAP_OPS = ("add", "offer", "poll", "remove", "peek", "element")
@@ -1804,6 +1811,8 @@ LIBRARY: dict[tuple[str, str], Emitter] = {
     },
     # java.math.BigDecimal
     ("BigDecimal", "new"): Emitter(program=_decimal_new),
+    ("TreeMap", "new"): Emitter(program=_tree_new),
+    ("TreeSet", "new"): Emitter(program=_tree_new),
     ("BigDecimal", "valueOf"): Emitter(program=_decimal_value_of, returns="BigDecimal"),
     **{
         ("BigDecimal", name): Emitter(constant=_decimal_constant(value), returns="BigDecimal")
