@@ -45,13 +45,14 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class TypedRule:
     """Thresholds on the detector's scores, per type. ``count_score`` and ``presence_score`` are the
-    values every cross-validation fold chose (5 folds by image, en and ru alike) on the count and
+    values the cross-validation folds chose (5 folds by image, en and ru alike) on the count and
     presence questions ``bench.vqa_types`` builds from zsod_coco_dev's COCO boxes, with detections at
-    ``evidence.DETECTOR_SIZE``; ``object_score`` and ``support_cover`` are set by hand (no dev set
+    ``evidence.COUNT_DETECTOR_SIZE`` (counts, chosen with the size) and ``evidence.DETECTOR_SIZE``
+    (presence); ``object_score`` and ``support_cover`` are set by hand (no dev set
     holds colour, where or which questions with boxes)."""
 
     mapping: MappingRule = MappingRule(min_cos=0.4, min_margin=0.02)
-    count_score: float = 0.4  # a box this sure counts as one object
+    count_score: float = 0.35  # a box this sure counts as one object (at ``evidence.COUNT_DETECTOR_SIZE``)
     count_floor: int = 1  # a counting question presupposes its object
     presence_score: float = 0.15  # the asked class's best box this sure: "yes"
     object_score: float = 0.3  # a box this sure can answer colour, where and which questions
