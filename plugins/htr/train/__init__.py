@@ -7,7 +7,7 @@ steps one at a time: ``python -m plugins.htr.train.fit --stage produce|train|exp
 ``fontsource`` (the npm handwriting fonts), ``words`` (what is written), ``heldout``
 (the styles training never uses, a leaf) and ``metrics`` (CER for the dev shard).
 
-Task flags (``--htr-*``): ``--htr-shards``, ``--htr-steps``, ``--htr-pen-share``,
+Task flags (``--htr-*``): ``--htr-shards``, ``--htr-steps``, ``--htr-pen-share``, ``--htr-glue-share``,
 ``--htr-init``, ``--htr-lr``, ``--htr-batch``.
 """
 
@@ -26,6 +26,7 @@ def train_head(req: TrainRequest) -> HeadCard:
         shards=req.option("shards", fit.DEFAULT_SHARDS),
         steps=req.option("steps"),
         pen_share=req.option("pen_share", fit.DEFAULT_PEN_SHARE),
+        glue_share=req.option("glue_share", 0.0),
         init=req.option("init", "auto"),
         lr=req.option("lr"),
         batch=req.option("batch", 64),
