@@ -60,7 +60,7 @@ class WordStyle:
     joined: bool
     join_p: float  # chance of a join between two letters of a joined word
     drift: float  # baseline random-walk step, x-heights
-    bold: int  # -1 thinner, 0, +1 / +2 thicker strokes
+    pen: float  # stroke width, pixels (letters are thinned to their centre line and redrawn with it)
 
 
 def extent(ch: str) -> tuple[float, float]:
@@ -77,24 +77,28 @@ class GlueRenderer:
     ``comnist.load_letters`` returns; a letter of either case is drawn from its capital's class.
     """
 
-    def __init__(self, letters: Mapping[str, Sequence[np.ndarray]]) -> None:
+    def __init__(self, letters: Mapping[str, Sequence[np.ndarray]], *, restroke: bool = True) -> None:
         self.letters = {k.upper(): list(v) for k, v in letters.items() if len(v)}
         if not self.letters:
             raise ValueError("no letters to glue")
+        # True: each letter is thinned to its centre line and redrawn with the word's pen (CoMNIST's
+        # strokes, drawn at 28 px and scaled up, are blunt and thick); False keeps the scaled strokes.
+        self.restroke = restroke
 
     def can_write(self, text: str) -> bool:
         return any(ch.isalpha() for ch in text) and all(ch.upper() in self.letters or ch in MARKS for ch in text)
 
     def style(self, rng: random.Random) -> WordStyle:
         joined = rng.random() < JOIN_SHARE
+        x_height = rng.uniform(16, 28)
         return WordStyle(
-            x_height=rng.uniform(16, 28),
+            x_height=x_height,
             width=rng.uniform(0.75, 1.25),
             gap=rng.uniform(-0.06, 0.12) if joined else rng.uniform(0.0, 0.3),
             joined=joined,
             join_p=rng.uniform(0.6, 1.0),
             drift=rng.uniform(0.0, 0.06),
-            bold=rng.choice((-1, 0, 0, 0, 1, 1, 2)),
+            pen=max(1.0, x_height * rng.uniform(0.05, 0.14)),
         )
 
     def ink(self, text: str, rng: random.Random, style: WordStyle | None = None) -> np.ndarray:
@@ -109,7 +113,7 @@ class GlueRenderer:
         joins: list[tuple[tuple[float, float], tuple[float, float]]] = []
         x, base = 0.0, 0.0
         prev: tuple[float, float] | None = None  # exit point of the previous letter
-        thickness = []
+        thickness = [st.pen] if self.restroke else []
         for ch in text:
             base += rng.gauss(0.0, st.drift * xh)
             base = max(-0.25 * xh, min(0.25 * xh, base))
@@ -125,7 +129,7 @@ class GlueRenderer:
                 x += mark.shape[1] + xh * rng.uniform(0.05, 0.2)
                 prev = None
                 continue
-            glyph = _scaled(rng.choice(self.letters[ch.upper()]), ch, xh, st, rng)
+            glyph = _scaled(rng.choice(self.letters[ch.upper()]), ch, xh, st, rng, self.restroke)
             top, _ = extent(ch)
             y_top = -top * xh * rng.uniform(0.95, 1.05) + base
             if prev is not None:
@@ -133,7 +137,8 @@ class GlueRenderer:
             x = max(x, 0.0)
             gx, gy = int(round(x)), int(round(y_top))
             pieces.append((gx, gy, glyph))
-            thickness.append(_stroke_width(glyph))
+            if not self.restroke:
+                thickness.append(_stroke_width(glyph))
             entry, exit_ = _entry_exit(glyph)
             if prev is not None and st.joined and rng.random() < st.join_p:
                 joins.append((prev, (gx + entry[0], gy + entry[1])))
@@ -160,10 +165,6 @@ class GlueRenderer:
             t = np.linspace(0.0, 1.0, 12)[:, None]
             curve = (1 - t) ** 2 * np.array(a) + 2 * (1 - t) * t * np.array(ctrl) + t**2 * np.array(b)
             cv2.polylines(canvas, [np.round(curve).astype(np.int32)], False, 255, width, cv2.LINE_AA)
-        if st.bold > 0:
-            canvas = cv2.dilate(canvas, np.ones((st.bold + 1, st.bold + 1), np.uint8))
-        elif st.bold < 0 and width > 2:
-            canvas = cv2.erode(canvas, np.ones((2, 2), np.uint8))
         return canvas
 
     def render(self, text: str, rng: random.Random) -> Image.Image:
@@ -177,8 +178,11 @@ class GlueRenderer:
         return Image.fromarray(finish(ink, size, rng, nrng), "RGB")
 
 
-def _scaled(mask: np.ndarray, ch: str, xh: float, st: WordStyle, rng: random.Random) -> np.ndarray:
-    """A letter mask scaled to its extent at x-height ``xh``, sharpened back to a pen stroke."""
+def _scaled(
+    mask: np.ndarray, ch: str, xh: float, st: WordStyle, rng: random.Random, restroke: bool = True
+) -> np.ndarray:
+    """A letter mask scaled to its extent at x-height ``xh``: thinned and redrawn with the word's pen
+    (``restroke``), or sharpened back to a crisp edge."""
     import cv2
 
     top, bottom = extent(ch)
@@ -189,8 +193,35 @@ def _scaled(mask: np.ndarray, ch: str, xh: float, st: WordStyle, rng: random.Ran
     if ch.islower() and top - bottom <= 1.0:
         w = max(2, int(round(w * rng.uniform(1.0, 1.3))))  # x-height letters are wider than tall ones squashed
     out = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    if restroke:
+        line = thin(np.pad(out > 100, 1))[1:-1, 1:-1]
+        if line.any():
+            k = max(1, int(round(st.pen)))
+            drawn = cv2.dilate(line.astype(np.uint8) * 255, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+            return cv2.GaussianBlur(drawn, (0, 0), 0.5)
     # The 28 px source strokes blur when scaled up: restore a crisp edge.
     return np.clip((out - 60.0) * 2.2, 0, 255).astype(np.uint8)
+
+
+def thin(binary: np.ndarray) -> np.ndarray:
+    """Zhang-Suen thinning of a boolean image to one-pixel centre lines (the border must be empty)."""
+    img = binary.astype(np.uint8)
+    while True:
+        changed = False
+        for step in (0, 1):
+            p = np.pad(img, 1)
+            n = [p[:-2, 1:-1], p[:-2, 2:], p[1:-1, 2:], p[2:, 2:], p[2:, 1:-1], p[2:, :-2], p[1:-1, :-2], p[:-2, :-2]]
+            p2, _, p4, _, p6, _, p8, _ = n
+            neighbours = sum(n)
+            transitions = sum((a == 0) & (b == 1) for a, b in zip(n, n[1:] + n[:1], strict=True))
+            first, second = (p2 * p4 * p6, p4 * p6 * p8) if step == 0 else (p2 * p4 * p8, p2 * p6 * p8)
+            side = (first == 0) & (second == 0)
+            drop = (img == 1) & (neighbours >= 2) & (neighbours <= 6) & (transitions == 1) & side
+            if drop.any():
+                img[drop] = 0
+                changed = True
+        if not changed:
+            return img.astype(bool)
 
 
 def _stroke_width(mask: np.ndarray) -> float:

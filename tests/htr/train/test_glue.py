@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -153,3 +154,24 @@ def test_extract_unpacks_a_bare_repository(tmp_path: Path, letter_dir: Path) -> 
     assert manifest["commit"] == commit and manifest["licence"] == comnist.LICENCE
     assert manifest["total"] == 2 * len(LETTERS) + 1 and manifest["counts"]["А"] == 3
     assert comnist.describe(comnist.load_letters(dest)) == dict.fromkeys(LETTERS, 2)
+
+
+def test_thin_reduces_a_thick_stroke_to_its_centre_line() -> None:
+    from plugins.htr.train.glue import thin
+
+    bar = np.zeros((12, 30), bool)
+    bar[3:9, 4:26] = True  # a 6 px thick horizontal stroke
+    line = thin(bar)
+    assert line.sum() > 10 and line.sum() < bar.sum() / 3
+    assert set(np.nonzero(line.any(axis=1))[0]) <= {5, 6}  # the centre rows only
+    assert not (line & ~bar).any()
+
+
+def test_restroke_draws_letters_with_the_words_pen(letter_dir: Path) -> None:
+    letters = comnist.load_letters(letter_dir)
+    style = GlueRenderer(letters).style(random.Random(4))
+    thin_pen = dataclasses.replace(style, pen=1.0, joined=False)
+    thick_pen = dataclasses.replace(thin_pen, pen=5.0)
+    a = GlueRenderer(letters).ink("жжж", random.Random(1), thin_pen)
+    b = GlueRenderer(letters).ink("жжж", random.Random(1), thick_pen)
+    assert (b > 127).sum() > 2 * (a > 127).sum()
