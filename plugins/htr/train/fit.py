@@ -525,7 +525,13 @@ def export(
                 + " Hershey pen strokes"
                 + (", words glued from real handwritten CoMNIST letters" if letters else "")
                 + ")"
-                + (" + real handwriting images" if real else "; no handwriting images")
+                + (
+                    " + real handwriting images"
+                    if real
+                    else "; no handwriting word images"
+                    if letters
+                    else "; no handwriting images"
+                )
                 + "; fb_sample never used for training; style-held-out fonts/sets/pen styles and held-out hands"
                 " never used"
             ),
