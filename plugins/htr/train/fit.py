@@ -97,6 +97,7 @@ class WordBatches:
         height: int = HEIGHT,
         pen_share: float = 0.0,
         glue_share: float = 0.0,
+        glue_restroke: bool = False,
     ) -> tuple[list[np.ndarray], list[str], list[int]]:
         """``n`` fitted word arrays, their texts and upright flags, deterministic in ``seed``.
 
@@ -104,6 +105,7 @@ class WordBatches:
         handwritten letters (``plugins.htr.train.glue``, CoMNIST); of the others, a ``pen_share`` is
         written by the pen-stroke renderer (``plugins.htr.train.pen``, training styles only), the rest
         with the training fonts. ``glue_share=0`` and ``pen_share=0`` reproduce the font-only shards.
+        ``glue_restroke``: glued letters thinned and redrawn with one pen (``GlueRenderer(restroke=...)``).
         """
         if self._fonts is None:
             from plugins.htr.train.render import WordRenderer, find_fonts
@@ -114,11 +116,11 @@ class WordBatches:
             from plugins.htr.train.pen import PenRenderer
 
             self._pen = PenRenderer(training=True)
-        if glue_share > 0 and self._glue is None:
+        if glue_share > 0 and (self._glue is None or self._glue.restroke != glue_restroke):
             from plugins.htr.train.comnist import load_letters
             from plugins.htr.train.glue import GlueRenderer
 
-            self._glue = GlueRenderer(load_letters())
+            self._glue = GlueRenderer(load_letters(), restroke=glue_restroke)
         renderer, sampler = self._fonts
         rng = random.Random(seed)
         words, texts, upright = [], [], []
@@ -160,6 +162,7 @@ def produce(
     *,
     pen_share: float = 0.0,
     glue_share: float = 0.0,
+    glue_restroke: bool = False,
     trunk=None,  # noqa: ANN001 - a built Trunk instead of trunk_spec
     progress: bool = True,
     render: WordBatches | None = None,
@@ -186,6 +189,7 @@ def produce(
     (cache / "input.json").write_text(json.dumps(size))
     mix_path = cache / "mix.json"
     mix = {"pen_share": pen_share} | ({"glue_share": glue_share} if glue_share else {})
+    mix |= {"glue_restroke": True} if glue_share and glue_restroke else {}
     if mix_path.exists() and json.loads(mix_path.read_text()) != mix:
         raise SystemExit(f"{cache} was made with {mix_path.read_text().strip()}, not {mix}; use another --cache")
     mix_path.write_text(json.dumps(mix))
@@ -195,7 +199,12 @@ def produce(
     for name, seed in tqdm(todo, desc=f"produce w{worker}", unit="shard", disable=not progress):
         dev = name == "dev"
         words, texts, upright = render(
-            SHARD_SIZE, seed, height=height, pen_share=0.0 if dev else pen_share, glue_share=0.0 if dev else glue_share
+            SHARD_SIZE,
+            seed,
+            height=height,
+            pen_share=0.0 if dev else pen_share,
+            glue_share=0.0 if dev else glue_share,
+            glue_restroke=glue_restroke,
         )
         save_shard(cache / f"{name}.npz", trunk, words, texts, upright)
 
@@ -750,6 +759,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0.0,
         help="share of the Russian words in new shards glued from real CoMNIST letters (plugins.htr.train.glue)",
     )
+    parser.add_argument(
+        "--glue-restroke",
+        action="store_true",
+        help="glued letters thinned and redrawn with one pen per word (measured worse; off)",
+    )
     parser.add_argument("--worker", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--steps", type=int, default=None)
@@ -775,6 +789,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.height,
             pen_share=args.pen_share,
             glue_share=args.glue_share,
+            glue_restroke=args.glue_restroke,
         )
     if args.stage == "train":
         init = Path(args.init) if args.init else None

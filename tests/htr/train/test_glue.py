@@ -172,6 +172,10 @@ def test_restroke_draws_letters_with_the_words_pen(letter_dir: Path) -> None:
     style = GlueRenderer(letters).style(random.Random(4))
     thin_pen = dataclasses.replace(style, pen=1.0, joined=False)
     thick_pen = dataclasses.replace(thin_pen, pen=5.0)
-    a = GlueRenderer(letters).ink("жжж", random.Random(1), thin_pen)
-    b = GlueRenderer(letters).ink("жжж", random.Random(1), thick_pen)
+    a = GlueRenderer(letters, restroke=True).ink("жжж", random.Random(1), thin_pen)
+    b = GlueRenderer(letters, restroke=True).ink("жжж", random.Random(1), thick_pen)
     assert (b > 127).sum() > 2 * (a > 127).sum()
+    # Without restroking, the letters keep their own (scaled) strokes whatever the pen.
+    c = GlueRenderer(letters).ink("жжж", random.Random(1), thin_pen)
+    d = GlueRenderer(letters).ink("жжж", random.Random(1), thick_pen)
+    assert np.array_equal(c, d)
