@@ -12,6 +12,12 @@ def add_train_options(parser):  # type: ignore[no-untyped-def]
     group.add_argument("--htr-shards", type=int, default=None, help="rendered shards of 256 crops (default 160)")
     group.add_argument("--htr-steps", type=int, default=None, help="steps (default 3000 warm, 6000 cold)")
     group.add_argument("--htr-pen-share", type=float, default=None, help="share of pen-stroke words (default 0.5)")
+    group.add_argument(
+        "--htr-glue-share",
+        type=float,
+        default=None,
+        help="share of Russian words glued from real CoMNIST letters (default 0: off; needs plugins.htr.train.comnist)",
+    )
     group.add_argument("--htr-init", default=None, help="warm start: a checkpoint or head folder (default: auto)")
     group.add_argument("--htr-lr", type=float, default=None, help="learning rate (default 5e-4 warm, 2e-3 cold)")
     group.add_argument("--htr-batch", type=int, default=None, help="batch size (default 64)")

@@ -4,10 +4,11 @@
 ``train.py --tasks htr``. Modules: ``fit`` (the shards, the CTC fit, the export, and the
 steps one at a time: ``python -m plugins.htr.train.fit --stage produce|train|export``),
 ``render`` (font-rendered words), ``pen`` + ``hershey`` (pen-stroke words),
-``fontsource`` (the npm handwriting fonts), ``words`` (what is written), ``heldout``
+``fontsource`` (the npm handwriting fonts), ``handfonts`` (fonts made from real hands),
+``comnist`` + ``glue`` (words glued from real handwritten letters), ``words`` (what is written), ``heldout``
 (the styles training never uses, a leaf) and ``metrics`` (CER for the dev shard).
 
-Task flags (``--htr-*``): ``--htr-shards``, ``--htr-steps``, ``--htr-pen-share``,
+Task flags (``--htr-*``): ``--htr-shards``, ``--htr-steps``, ``--htr-pen-share``, ``--htr-glue-share``,
 ``--htr-init``, ``--htr-lr``, ``--htr-batch``.
 """
 
@@ -26,6 +27,7 @@ def train_head(req: TrainRequest) -> HeadCard:
         shards=req.option("shards", fit.DEFAULT_SHARDS),
         steps=req.option("steps"),
         pen_share=req.option("pen_share", fit.DEFAULT_PEN_SHARE),
+        glue_share=req.option("glue_share", 0.0),
         init=req.option("init", "auto"),
         lr=req.option("lr"),
         batch=req.option("batch", 64),

@@ -86,14 +86,26 @@ class WordBatches:
     def __init__(self) -> None:
         self._fonts: tuple[Any, Any] | None = None  # (render.WordRenderer, words.WordSampler)
         self._pen: Any = None  # pen.PenRenderer
+        self._glue: Any = None  # glue.GlueRenderer (real CoMNIST letters)
 
     def __call__(
-        self, n: int, seed: int, *, rotated_share: float = ROTATED_SHARE, height: int = HEIGHT, pen_share: float = 0.0
+        self,
+        n: int,
+        seed: int,
+        *,
+        rotated_share: float = ROTATED_SHARE,
+        height: int = HEIGHT,
+        pen_share: float = 0.0,
+        glue_share: float = 0.0,
+        glue_restroke: bool = False,
     ) -> tuple[list[np.ndarray], list[str], list[int]]:
         """``n`` fitted word arrays, their texts and upright flags, deterministic in ``seed``.
 
-        A ``pen_share`` of the words is written by the pen-stroke renderer (``plugins.htr.train.pen``,
-        training styles only), the rest with the training fonts; 0 reproduces the font-only shards.
+        A ``glue_share`` of the words it can write (Russian letters, spaces, ``.,-``) is glued from real
+        handwritten letters (``plugins.htr.train.glue``, CoMNIST); of the others, a ``pen_share`` is
+        written by the pen-stroke renderer (``plugins.htr.train.pen``, training styles only), the rest
+        with the training fonts. ``glue_share=0`` and ``pen_share=0`` reproduce the font-only shards.
+        ``glue_restroke``: glued letters thinned and redrawn with one pen (``GlueRenderer(restroke=...)``).
         """
         if self._fonts is None:
             from plugins.htr.train.render import WordRenderer, find_fonts
@@ -104,12 +116,19 @@ class WordBatches:
             from plugins.htr.train.pen import PenRenderer
 
             self._pen = PenRenderer(training=True)
+        if glue_share > 0 and (self._glue is None or self._glue.restroke != glue_restroke):
+            from plugins.htr.train.comnist import load_letters
+            from plugins.htr.train.glue import GlueRenderer
+
+            self._glue = GlueRenderer(load_letters(), restroke=glue_restroke)
         renderer, sampler = self._fonts
         rng = random.Random(seed)
         words, texts, upright = [], [], []
         for _ in range(n):
             text = sampler.sample(rng)
-            if pen_share > 0 and rng.random() < pen_share and self._pen.can_write(text):
+            if glue_share > 0 and self._glue.can_write(text) and rng.random() < glue_share:
+                img = self._glue.render(text, rng)
+            elif pen_share > 0 and rng.random() < pen_share and self._pen.can_write(text):
                 img = self._pen.render(text, rng)
             else:
                 img = renderer.render(text, rng)
@@ -142,6 +161,8 @@ def produce(
     height: int = HEIGHT,
     *,
     pen_share: float = 0.0,
+    glue_share: float = 0.0,
+    glue_restroke: bool = False,
     trunk=None,  # noqa: ANN001 - a built Trunk instead of trunk_spec
     progress: bool = True,
     render: WordBatches | None = None,
@@ -151,7 +172,8 @@ def produce(
     Crops are fitted to ``height`` x ``4 * height`` pixels; the size is kept in
     ``input.json`` and a cache refuses shards of another size. ``pen_share`` of the
     words are pen-stroke words (``render``, a ``WordBatches``); it is kept in ``mix.json``, and a
-    cache refuses another share (the dev shard is always font-only, as before).
+    cache refuses another share (the dev shard is always font-only, as before). ``glue_share`` of
+    the Russian words are glued from real letters (``WordBatches``; recorded in ``mix.json`` when not 0).
     """
     import torch
     from tqdm import tqdm
@@ -166,7 +188,8 @@ def produce(
         raise SystemExit(f"{cache} holds crops of {cache_input(cache)}, not {size}; use another --cache")
     (cache / "input.json").write_text(json.dumps(size))
     mix_path = cache / "mix.json"
-    mix = {"pen_share": pen_share}
+    mix = {"pen_share": pen_share} | ({"glue_share": glue_share} if glue_share else {})
+    mix |= {"glue_restroke": True} if glue_share and glue_restroke else {}
     if mix_path.exists() and json.loads(mix_path.read_text()) != mix:
         raise SystemExit(f"{cache} was made with {mix_path.read_text().strip()}, not {mix}; use another --cache")
     mix_path.write_text(json.dumps(mix))
@@ -174,8 +197,15 @@ def produce(
     todo += [(f"train_{i:05d}", i) for i in range(worker, shards, workers)]
     todo = [(name, seed) for name, seed in todo if not (cache / f"{name}.npz").exists()]
     for name, seed in tqdm(todo, desc=f"produce w{worker}", unit="shard", disable=not progress):
-        share = 0.0 if name == "dev" else pen_share
-        words, texts, upright = render(SHARD_SIZE, seed, height=height, pen_share=share)
+        dev = name == "dev"
+        words, texts, upright = render(
+            SHARD_SIZE,
+            seed,
+            height=height,
+            pen_share=0.0 if dev else pen_share,
+            glue_share=0.0 if dev else glue_share,
+            glue_restroke=glue_restroke,
+        )
         save_shard(cache / f"{name}.npz", trunk, words, texts, upright)
 
 
@@ -453,7 +483,7 @@ def export(
 
     from core.heads import write_card
     from plugins.htr.model import HtrHead
-    from plugins.htr.train import handfonts
+    from plugins.htr.train import comnist, handfonts
     from plugins.htr.train.fontsource import FONT_DIR
     from plugins.htr.train.render import FONT_PACKAGES, find_fonts
 
@@ -479,6 +509,10 @@ def export(
     pen_shares = sorted(
         {json.loads((d / "mix.json").read_text())["pen_share"] for d in (cache, *extra) if (d / "mix.json").exists()}
     )
+    mixes = [json.loads((d / "mix.json").read_text()) for d in (cache, *extra) if (d / "mix.json").exists()]
+    glue_shares = sorted({m.get("glue_share", 0.0) for m in mixes})
+    letters = comnist.DATA_DIR / "manifest.json"
+    letters = json.loads(letters.read_text(encoding="utf-8")) if any(glue_shares) and letters.exists() else {}
     blocks = state["config"].get("blocks", 1)
     more = f" + {blocks - 1} grouped residual conv blocks" if blocks > 1 else ""
     card = {
@@ -497,8 +531,16 @@ def export(
             "kind": (
                 "rendered words (Debian fonts, Fontsource handwriting fonts from npm,"
                 + (" fonts made from real people's Cyrillic handwriting," if hands else "")
-                + " Hershey pen strokes)"
-                + (" + real handwriting images" if real else "; no handwriting images")
+                + " Hershey pen strokes"
+                + (", words glued from real handwritten CoMNIST letters" if letters else "")
+                + ")"
+                + (
+                    " + real handwriting images"
+                    if real
+                    else "; no handwriting word images"
+                    if letters
+                    else "; no handwriting images"
+                )
                 + "; fb_sample never used for training; style-held-out fonts/sets/pen styles and held-out hands"
                 " never used"
             ),
@@ -510,6 +552,7 @@ def export(
             "train_samples": n_train,
             "real_samples": dict(real or {}),
             "pen_share": pen_shares,
+            "glue_share": glue_shares,
             "rotated_share": ROTATED_SHARE,
             "fonts": fonts,
             "font_sources": {
@@ -526,6 +569,18 @@ def export(
                 if hands
                 else {},
             },
+            "real_letters": {
+                "name": letters["name"],
+                "source": letters["source"],
+                "commit": letters["commit"],
+                "path": letters["path"],
+                "licence": letters["licence"],
+                "letters": letters["total"],
+                "fetch": "python -m plugins.htr.train.comnist --git-dir <bare clone of absoluteteam/ocr>",
+                "use": "plugins.htr.train.glue: Russian words glued from the letters (glue_share of them)",
+            }
+            if letters
+            else {},
         },
         "steps": state["step"],
         "seed": seed,
@@ -616,6 +671,7 @@ def fit_head(
     shards: int = DEFAULT_SHARDS,
     steps: int | None = None,
     pen_share: float = DEFAULT_PEN_SHARE,
+    glue_share: float = 0.0,
     init: Path | str | None = "auto",
     lr: float | None = None,
     batch: int = 64,
@@ -623,7 +679,8 @@ def fit_head(
 ) -> Path:
     """Train an HTR head for ``trunk`` into ``out_dir``; returns its card path.
 
-    Rendered words (fonts + pen strokes, ``pen_share``) are always the base; real
+    Rendered words (fonts + pen strokes, ``pen_share``; with ``glue_share``, Russian words glued from
+    real CoMNIST letters) are always the base; real
     handwriting from the ``htr`` and ``challenge`` sources of ``data`` (``read_real``)
     is added and seen ``REAL_REPEAT`` times per epoch. No source defaults to
     ``../shared/data``: its only HTR words are ``fb_sample``, the test sample
@@ -652,7 +709,19 @@ def fit_head(
     real = read_real(data)
     shards = max(1, math.ceil(shards * scale))
     height = reading_height(trunk)
-    produce(cache, shards, 0, 1, "", height, pen_share=pen_share, trunk=trunk, progress=progress, render=render)
+    produce(
+        cache,
+        shards,
+        0,
+        1,
+        "",
+        height,
+        pen_share=pen_share,
+        glue_share=glue_share,
+        trunk=trunk,
+        progress=progress,
+        render=render,
+    )
     produce_real(cache, trunk, [pair for pairs in real.values() for pair in pairs], height)
     if init == "auto":
         card = json.loads((WEIGHTS_DIR / CARD_NAME).read_text(encoding="utf-8"))
@@ -684,6 +753,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shards", type=int, default=DEFAULT_SHARDS, help=f"training shards of {SHARD_SIZE} crops")
     parser.add_argument("--height", type=int, default=HEIGHT, help="crop height (width is 4x) of new shards")
     parser.add_argument("--pen-share", type=float, default=0.0, help="share of pen-stroke words in new shards")
+    parser.add_argument(
+        "--glue-share",
+        type=float,
+        default=0.0,
+        help="share of the Russian words in new shards glued from real CoMNIST letters (plugins.htr.train.glue)",
+    )
+    parser.add_argument(
+        "--glue-restroke",
+        action="store_true",
+        help="glued letters thinned and redrawn with one pen per word (measured worse; off)",
+    )
     parser.add_argument("--worker", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--steps", type=int, default=None)
@@ -700,7 +780,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.stage == "produce":
-        produce(args.cache, args.shards, args.worker, args.workers, args.trunk, args.height, pen_share=args.pen_share)
+        produce(
+            args.cache,
+            args.shards,
+            args.worker,
+            args.workers,
+            args.trunk,
+            args.height,
+            pen_share=args.pen_share,
+            glue_share=args.glue_share,
+            glue_restroke=args.glue_restroke,
+        )
     if args.stage == "train":
         init = Path(args.init) if args.init else None
         steps = args.steps or (DEFAULT_STEPS_WARM if init else DEFAULT_STEPS)
