@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -10,14 +9,11 @@ from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import (
     _MAX_CONST,
     _MIN_CONST,
-    COLLECTION_TYPES,
-    CONCRETE_MAP_TYPES,
     FLOAT_TYPES,
     INT_TYPES,
-    SET_TYPES,
     array_fill,
 )
-from plugins.c2c.library import Call, emit_function, emit_instance
+from plugins.c2c.library import _TUPLE_CLASSES, Call, emit_function, emit_instance, emit_new
 from plugins.c2c.statements import _py_method_name
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.support import HELPERS, is_constant
@@ -37,9 +33,6 @@ _STATIC_CONSTANTS = {
     "MAX_VALUE": ("sys", ".", "maxsize"),
     "MIN_VALUE": ("-", "sys", ".", "maxsize"),
 }
-# classes GeeksforGeeks code uses from elsewhere in its file: as tuples (hashable, equal by value, as the references)
-_TUPLE_CLASSES = {"Pair", "pair", "Point", "SimpleEntry", "Tuple"}
-_FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
 _TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
 
 
@@ -309,51 +302,14 @@ class ExpressionsMixin:
     def _ex_array_initializer(self, node: Node) -> Tokens:
         return self._array_initializer(node)
 
-    def _made_deque(self, node: Node) -> bool:
-        """Is ``node`` (``new ArrayDeque < > ( )``) the value of a variable the program holds as a deque?"""
-        prog, parent = self.st.prog, node.parent
-        if prog is None or not prog.deques or parent is None:
-            return False
-        if parent.type == "variable_declarator":
-            name = parent.child_by_field_name("name")
-        elif parent.type == "assignment_expression":
-            name = parent.child_by_field_name("left")
-        else:
-            return False
-        return name is not None and (name.text or b"").decode() in prog.deques
-
     def _ex_object_creation_expression(self, node: Node) -> Tokens:
         special = self._object_creation(node)  # readers, writers, StringTokenizer (program.py)
         if special is not None:
             return special
         base = _base_type(self._type_name(node.child_by_field_name("type")))
         args = self._args(node.child_by_field_name("arguments"))
-        if base in CONCRETE_MAP_TYPES:
-            return ["{", "}"]
-        if base in SET_TYPES:  # `new HashSet < > ( capacity )`: an initial capacity, not elements
-            return ["set", "(", *(self._arg_tokens(args) if args and self.type_of(args[0]) != "int" else []), ")"]
-        if base in COLLECTION_TYPES and self._made_deque(node):
-            return ["deque", "(", ")"]
-        if base in COLLECTION_TYPES:
-            return (
-                ["list", "(", *self._arg_tokens(args), ")"] if args and self.type_of(args[0]) != "int" else ["[", "]"]
-            )
-        if base in ("StringBuilder", "StringBuffer", "String") and args and self.type_of(args[0]) == "char[]":
-            return ['" "', ".", "join", "(", *self.expr(args[0]), ")"]
-        if base in ("StringBuilder", "StringBuffer", "String"):  # an int argument is a capacity, a char too
-            text = args and self.type_of(args[0]) not in (*INT_TYPES, "char", "Character")
-            return self.expr(args[0]) if text else ['" "']
-        if base in ("Integer", "Long", "Double"):
-            return self.expr(args[0]) if args else ["0"]
-        if base in _TUPLE_CLASSES and self._undeclared_class(base):
-            if _FIELD_STORE.search(self.st.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
-                return ["[", *self._arg_tokens(args), "]"]
-            return ["(", *self._arg_tokens(args), ")"]  # `new Pair ( x , y )` of a class not shown: a tuple
-        if base == "Random" and self._undeclared_class(base):
-            if self.policy.whole_program and "random" in self.declared_names():  # `Random random = new Random()`
-                return ["Random", "(", *self._arg_tokens(args), ")"]  # (`from random import Random`)
-            return ["random", ".", "Random", "(", *self._arg_tokens(args), ")"]
-        return [base, "(", *self._arg_tokens(args), ")"]
+        made = emit_new(self, Call(node, node.child_by_field_name("type"), "new", args, receiver=base), None)
+        return made if made is not None else [base, "(", *self._arg_tokens(args), ")"]
 
     def _undeclared_class(self, name: str) -> bool:
         """Is ``name`` a class the source uses without declaring it (a helper class of its file, java.util)?"""

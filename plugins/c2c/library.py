@@ -1,33 +1,23 @@
-"""The Java library's calls as data: one table keyed by (receiver class, member).
+"""The Java library's calls as data: one ordered list of rows, ``RULES``.
 
-Each entry is an ``Emitter``: how ``Math.round(x)``, ``Arrays.fill(a, v)``, ``list.add(x)``,
-``IntStream.range(a, b)`` ... become Python tokens.
+Each row (``Rule``) says how one ``receiver . member`` call becomes Python tokens: ``Math.round(x)``,
+``Arrays.fill(a, v)``, ``list.add(x)``, ``new BigDecimal(s)``, ``IntStream.range(a, b)``, ``BigDecimal.ONE``:
 
-- Static calls are keyed by the receiver's name: ``function`` is the translation both policies
-  share (FUNCTION always; PROGRAM when ``program`` declines); ``program`` is the whole-program
-  policy's own, tried first.
-- Instance calls are keyed by the receiver's static type (``"*"``: any receiver, ``"?"``: one of
-  unknown type): ``instance`` for both policies, ``method`` for programs (under ``"*"`` those
-  whose receiver the program analysis knows: heaps, sorted maps, BigIntegers, tokenizers).
-  The type's entry is asked first, then ``"*"``'s; each holds its rules in the order they run.
-- ``stream``: a stream pipeline in a program (sources by the receiver's name, steps and
-  terminals under ``"Stream"``).
+- ``kind``: a static call (keyed by the receiver as written), an instance method (by the receiver's
+  static type; ``"*"``: any receiver, ``"?"``: one of unknown type), a constructor (``new``), a stream
+  pipeline's call (programs: sources by the receiver as written, steps and terminals under
+  ``"Stream"``), a static field;
+- ``policy``: None where both policies share the row, PROGRAM where it is the whole-program policy's
+  own (asked first, with its arguments untranslated: ``Math.round`` rounds halves up as Java does in
+  programs, ``round`` as the function references do);
+- ``where``: an expression, a whole statement (``Arrays.fill`` rebinds the array), or either;
+- ``returns``: the result's Java type, which ``type_of`` reads (``a . add ( b ) . setScale``).
 
-An emit function returns None when the call does not fit it (another arity, an expression where
-it translates a statement), and the translator carries on with its other rules.
-
-The translator asks the table at the places its rules always ran, so translations are
-byte-identical with the if-chains the table replaced (``_program_call`` for ``program``,
-``method`` and ``stream``, ``_statement_call`` for statements and ``_ex_method_invocation`` for
-expressions, ``function`` and ``instance``):
-
-- ``Call.statement`` is True where the call is a whole statement and the statement rules ask;
-- ``Call.a`` holds the arguments already translated where the expression rules ask (translating
-  them again would register a ``x ++`` twice); elsewhere it is empty and the emitter translates;
-  ``Call.o`` the receiver, likewise.
-
-Where the two policies differed, both are named, for instance ``Math.round``: programs round halves
-up as Java does (``math.floor(x + 0.5)``), functions write ``round`` as their references do.
+An emit function returns None when the call does not fit it (another arity, a receiver it does not
+know), and the next row is asked: the rows of the receiver's class before ``"*"``'s, each in the
+order written. ``Call.a`` holds the arguments already translated where the shared rows are asked
+(translating them again would register a ``x ++`` twice); the program's own rows get ``()`` and
+translate what they use; ``Call.o`` the receiver, likewise.
 """
 
 from __future__ import annotations
@@ -39,7 +29,17 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c import carried
 from plugins.c2c.carried import Unit
-from plugins.c2c.java_types import COLLECTION_TYPES, MAP_TYPES, OBJECT_CASTS, QUEUE_TYPES, SORTED_TYPES
+from plugins.c2c.java_types import (
+    COLLECTION_TYPES,
+    CONCRETE_MAP_TYPES,
+    INT_TYPES,
+    MAP_TYPES,
+    OBJECT_CASTS,
+    QUEUE_TYPES,
+    SET_TYPES,
+    SORTED_TYPES,
+)
+from plugins.c2c.state import PROGRAM, Policy
 from plugins.c2c.syntax import Tokens, _base_type, _plus_one
 
 if TYPE_CHECKING:
@@ -56,51 +56,88 @@ class Call:
     obj: Node
     name: str
     args: Sequence[Node]
-    statement: bool = False  # asked by the statement rules: the call is a whole statement
-    a: Sequence[Tokens] = ()  # the arguments, translated once (the expression rules); () elsewhere
+    statement: bool = False  # the call is a whole statement (rows ``where=STATEMENT`` apply)
+    a: Sequence[Tokens] = ()  # the arguments, translated once (the shared rows); () elsewhere
     flat: Tokens = field(default_factory=list)  # ``a`` joined with commas
-    o: Tokens = field(default_factory=list)  # the receiver, translated once (``instance``); [] elsewhere
-    receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown), for ``instance``
+    o: Tokens = field(default_factory=list)  # the receiver, translated once (shared instance rows); [] elsewhere
+    receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown); a constructor's class
 
 
 Emit = Callable[["Translator", Call], "Tokens | None"]
 
+# what a row translates: a static call (``Math . round``), an instance method (by the receiver's static
+# type), a constructor (``new BigDecimal ( s )``), a stream pipeline's call, a static field (``BigDecimal . ONE``)
+STATIC, INSTANCE, NEW, STREAM, FIELD = "static", "instance", "new", "stream", "field"
+# where the call stands: an expression, a whole statement, or either
+EXPRESSION, STATEMENT, ANYWHERE = "expression", "statement", "anywhere"
+
 
 @dataclass(frozen=True, slots=True)
-class Emitter:
-    """One Java API's translation: ``function`` (shared), ``program`` (PROGRAM's own, tried first).
+class Rule:
+    """One row of the library table: ``receiver . member`` (a call of ``kind``), translated by ``emit``.
 
-    The key's class is the receiver's name for static members (``Math . round``), and the receiver's
-    static type for ``method`` and ``instance`` (``sb . trimToSize ( )`` of a StringBuilder ``sb``;
-    ``*``: any receiver, ``?``: one whose type is unknown); ``new`` is the constructor
-    (``new BigDecimal ( s )``), asked with the type node as ``obj``.
-    """
+    ``receiver`` names the class as written for static calls, fields and constructors (``Math``,
+    ``BigDecimal``), the receiver's static type for instance methods (``"*"``: any receiver, ``"?"``: one
+    whose type is unknown), ``"Stream"`` for a stream's steps and terminals (its sources by the receiver
+    as written, ``"*"`` any). ``member`` ``"*"``: any member of the class (``Math``); ``"new"``: the
+    constructor. ``policy``: None for both policies, else the one whose own translation it is (asked
+    before the shared rows). ``emit`` returns None to decline: the next row is asked. A row may only type
+    its result (``returns``, for ``type_of``; no ``emit``)."""
 
-    function: Emit | None = None
-    program: Emit | None = None
-    method: Emit | None = None  # PROGRAM: an instance method, the receiver an object of the class (static type)
-    instance: Emit | None = None  # both policies: an instance method of the class (static type; "*" any receiver)
-    stream: Emit | None = None  # PROGRAM: a stream pipeline's call (sources by name; steps under "Stream")
-    constant: tuple[str, ...] = ()  # PROGRAM: a static field (``BigDecimal . ONE``) as these tokens
-    returns: str = ""  # the result's Java type, for ``type_of`` (chained calls: ``a . add ( b ) . setScale``)
-
-
-def _expression(emit: Emit) -> Emit:
-    """An emitter of the expression rules (it reads ``call.a``; statements ask it nothing)."""
-
-    def run(tr: Translator, call: Call) -> Tokens | None:
-        return None if call.statement else emit(tr, call)
-
-    return run
+    receiver: tuple[str, ...]
+    member: tuple[str, ...]
+    kind: str
+    emit: Emit | None = None
+    policy: Policy | None = None
+    where: str = ANYWHERE
+    returns: str = ""
+    constant: tuple[str, ...] = ()  # FIELD: the static field's tokens
 
 
-def _statement(emit: Emit) -> Emit:
-    """An emitter of the statement rules (the call is a whole statement; it translates the arguments)."""
+def _names(names: str | Sequence[str]) -> tuple[str, ...]:
+    return (names,) if isinstance(names, str) else tuple(names)
 
-    def run(tr: Translator, call: Call) -> Tokens | None:
-        return emit(tr, call) if call.statement else None
 
-    return run
+def static(
+    receiver: str | Sequence[str],
+    member: str | Sequence[str],
+    emit: Emit,
+    *,
+    policy: Policy | None = None,
+    where: str = ANYWHERE,
+    returns: str = "",
+) -> Rule:
+    """A static call ``Receiver . member ( args )``, the receiver as written."""
+    return Rule(_names(receiver), _names(member), STATIC, emit, policy, where, returns)
+
+
+def instance(
+    receiver: str | Sequence[str],
+    member: str | Sequence[str],
+    emit: Emit | None,
+    *,
+    policy: Policy | None = None,
+    where: str = ANYWHERE,
+    returns: str = "",
+) -> Rule:
+    """An instance method, by the receiver's static type (``"*"`` any receiver, ``"?"`` unknown)."""
+    return Rule(_names(receiver), _names(member), INSTANCE, emit, policy, where, returns)
+
+
+def new(receiver: str | Sequence[str], emit: Emit, *, policy: Policy | None = None) -> Rule:
+    """A constructor, ``new Receiver ( args )`` (``call.obj`` is the type node)."""
+    return Rule(_names(receiver), ("new",), NEW, emit, policy)
+
+
+def stream(receiver: str | Sequence[str], member: str | Sequence[str], emit: Emit) -> Rule:
+    """A stream pipeline's call in a program: a source by the receiver as written, or a step / terminal
+    of a stream (``"Stream"``)."""
+    return Rule(_names(receiver), _names(member), STREAM, emit, PROGRAM)
+
+
+def constant(receiver: str, member: str, tokens: Sequence[str], returns: str) -> Rule:
+    """A static field in a program (``BigDecimal . ONE``) as these tokens."""
+    return Rule((receiver,), (member,), FIELD, None, PROGRAM, returns=returns, constant=tuple(tokens))
 
 
 def _call(func: Sequence[str], args: Tokens) -> Tokens:
@@ -1045,106 +1082,6 @@ def _support_call(tr: Translator, c: Call) -> Tokens | None:
     return [*_operand(tr, c.obj), ".", c.name, "(", *tr._arg_tokens(c.args), ")"]
 
 
-def _support_entries() -> dict[tuple[str, str], Emitter]:
-    return {(cls, m): Emitter(method=_support_call) for cls in SUPPORT_CLASSES for m in support_methods(cls)}
-
-
-_INTEGERS = ("Integer", "Long", "Short", "Byte")
-_BUILDERS = ("StringBuilder", "StringBuffer")
-_CHAINED = ("append", "insert", "reverse")
-_ANY = ("*",)
-_LISTS = tuple(sorted(COLLECTION_TYPES))
-_MAPS = tuple(sorted(MAP_TYPES))
-# (receiver classes, members, emitter), in the order the rules are tried for one member
-_INSTANCE_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
-    (("Random",), ("nextBoolean",), _expression(_random_boolean)),
-    (("Random",), tuple(_RANDOM), _expression(_random_draw)),
-    (_LISTS, ("indexOf",), _expression(_list_index_of)),
-    (_LISTS, ("lastIndexOf",), _expression(_list_last_index_of)),
-    (_ANY, ("sum", "max", "min", "count"), _expression(_stream_reduction)),
-    (_ANY, ("getAsInt", "getAsLong", "getAsDouble"), _expression(_receiver)),
-    (_ANY, ("clone",), _expression(_clone)),
-    (_ANY, ("iterator", "listIterator"), _expression(_iterator)),
-    (("Iterator", "ListIterator"), ("next",), _expression(_iterator_next)),
-    (_ANY, ("length",), _expression(_length)),
-    (_ANY, ("charAt",), _expression(_char_at)),
-    (_ANY, ("equalsIgnoreCase",), _expression(_equals_ignore_case)),
-    (("String",), ("concat",), _expression(_concat)),
-    (_ANY, ("equals", "contentEquals"), _expression(_equals)),
-    (_ANY, ("compareTo",), _expression(_compare_to)),
-    (_ANY, ("size",), _expression(_length)),
-    (_ANY, ("toArray",), _expression(_listed)),
-    (_ANY, ("isEmpty", "empty"), _expression(_is_empty)),
-    (_ANY, ("toString",), _expression(_to_string)),
-    (_ANY, ("toCharArray",), _expression(_listed)),
-    (("StringBuilder",), ("reverse",), _expression(_reversed)),
-    (_ANY, ("reverse",), _expression(_reversed_new)),
-    (_ANY, ("substring",), _expression(_substring)),
-    (_ANY, ("contains", "containsKey"), _expression(_contains)),
-    (_ANY, ("containsValue",), _expression(_contains_value)),
-    (_MAPS, ("get",), _expression(_map_get_default)),
-    (_MAPS, ("get",), _expression(_map_get_nullable)),
-    ((*_MAPS, *_LISTS, "?"), ("get",), _expression(_subscript)),
-    (_ANY, ("getOrDefault",), _expression(_get_or_default)),
-    ((*_LISTS, "?"), ("add",), _expression(_append)),
-    (tuple(sorted(SORTED_TYPES)), ("first", "firstKey", "last", "lastKey"), _expression(_sorted_end)),
-    (_ANY, ("addFirst", "offerFirst"), _expression(_add_first)),
-    (_LISTS, ("add",), _expression(_insert_at)),
-    (_LISTS, ("elementAt", "get"), _expression(_subscript)),
-    (_ANY, ("push", "addLast", "offer", "offerLast"), _expression(_append)),
-    (_ANY, ("pop", "removeLast", "pollLast"), _expression(_pop_last)),
-    (_ANY, ("poll", "remove", "removeFirst", "pollFirst"), _expression(_pop_first)),
-    (tuple(sorted(QUEUE_TYPES)), ("peek",), _expression(_head)),  # a queue's head, where `poll` takes from
-    (_ANY, ("peek", "peekLast", "getLast", "lastElement"), _expression(_last)),
-    (_ANY, ("peekFirst", "getFirst", "firstElement", "element"), _expression(_head)),
-    (_LISTS, ("remove",), _expression(_list_remove_object)),
-    (_MAPS, ("remove",), _expression(_map_remove)),
-    (_ANY, ("remove",), _expression(_remove)),
-    (_ANY, ("keySet",), _expression(_python_method("keys"))),
-    (_ANY, ("values",), _expression(_python_method("values"))),
-    (_ANY, ("entrySet",), _expression(_python_method("items"))),
-    (_ANY, ("getKey",), _expression(_entry_part("0"))),
-    (_ANY, ("getValue",), _expression(_entry_part("1"))),
-    (_ANY, ("append",), _expression(_builder_append)),
-    (_ANY, ("intValue", "longValue", "doubleValue"), _expression(_receiver)),
-    (("String",), tuple(_STRING_METHODS), _expression(_string_method)),
-    # statements (the receiver translated by the emitter)
-    (_MAPS, ("put",), _statement(_put)),
-    (_LISTS, ("set",), _statement(_put)),
-    (_BUILDERS, ("reverse",), _statement(_builder_reversed)),
-    (_BUILDERS, ("setCharAt", "deleteCharAt"), _statement(_builder_char_edit)),
-    (_BUILDERS, ("insert",), _statement(_builder_insert)),
-    (_BUILDERS, ("append",), _statement(_builder_append_statement)),
-)
-
-
-def _first(emits: Sequence[Emit]) -> Emit:
-    """The first of ``emits`` that takes the call."""
-
-    def emit(tr: Translator, call: Call) -> Tokens | None:
-        for one in emits:
-            out = one(tr, call)
-            if out is not None:
-                return out
-        return None
-
-    return emit
-
-
-def _instance_entries() -> dict[tuple[str, str], list[Emit]]:
-    return _grouped(_INSTANCE_RULES)
-
-
-def _grouped(rules: Sequence[tuple[Sequence[str], Sequence[str], Emit]]) -> dict[tuple[str, str], list[Emit]]:
-    """(class, member) -> the rules for it, in the order given."""
-    table: dict[tuple[str, str], list[Emit]] = {}
-    for classes, members, emit in rules:
-        for cls in classes:
-            for member in members:
-                table.setdefault((cls, member), []).append(emit)
-    return table
-
-
 # -- streams (PROGRAM): a pipeline as lists -------------------------------------------------------------
 # sources by the receiver's name (`IntStream . range`, `*`: any receiver's `stream ( )`); the steps and
 # terminals under "Stream", asked when the receiver is itself a stream (``Translator._is_stream``)
@@ -1246,32 +1183,6 @@ def _stream_collect(tr: Translator, c: Call) -> Tokens | None:
     if cn == "toMap" and len(cargs) == 2:
         return ["to_map", "(", *c.o, ",", *tr.expr(cargs[0]), ",", *tr.expr(cargs[1]), ")"]
     return None
-
-
-_STREAMS = ("IntStream", "LongStream", "Stream", "DoubleStream")
-_STREAM_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
-    (("IntStream", "LongStream"), ("range", "rangeClosed"), _stream_range),
-    (_STREAMS, ("of",), _stream_of),
-    (("Arrays",), ("stream",), _arrays_stream_range),
-    (_ANY, ("stream",), _collection_stream),
-    (_ANY, ("chars",), _string_chars),
-    (("Stream",), ("map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj"), _stream_map),
-    (("Stream",), ("asLongStream", "asDoubleStream", "boxed", "parallel", "sequential"), _receiver),
-    (("Stream",), ("filter",), _stream_filter),
-    (("Stream",), ("sorted",), _stream_sorted),
-    (("Stream",), ("distinct",), _stream_distinct),
-    (("Stream",), ("limit",), _stream_limit),
-    (("Stream",), ("skip",), _stream_skip),
-    (("Stream",), ("sum", "max", "min"), _stream_extreme),
-    (("Stream",), ("count",), _length),
-    (("Stream",), ("average",), _stream_average),
-    (("Stream",), ("toArray", "toList"), _listed),
-    (("Stream",), ("anyMatch", "allMatch", "noneMatch"), _stream_match),
-    (("Stream",), ("forEach",), _stream_map),
-    (("Stream",), ("reduce",), _stream_reduce),
-    (("Stream",), ("findFirst",), _head),
-    (("Stream",), ("collect",), _stream_collect),
-)
 
 
 # -- Map and StringBuilder calls of programs (``method``: the receiver's static type) ----------------------
@@ -1656,217 +1567,449 @@ def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
     return ["min" if c.name.startswith("first") else "max", "(", *oe, ")"]
 
 
+# -- constructors ------------------------------------------------------------------------------------------
+# ``call.obj`` is the type node, ``call.receiver`` the class (programs: ``Cls`` of ``a . b . Cls``)
+_ENTRIES = ("SimpleEntry",)  # `AbstractMap.SimpleEntry` / `SimpleEntry` (the class as the program names it)
+_TUPLE_CLASSES = ("Pair", "pair", "Point", "SimpleEntry", "Tuple")  # GeeksforGeeks' pairs from elsewhere in its file
+_FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
+
+
+def _big_new(tr: Translator, c: Call) -> Tokens | None:
+    return ["int", "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
+
+
+def _string_of_range(tr: Translator, c: Call) -> Tokens | None:
+    """``new String ( cs , off , n )``: the characters ``cs [ off : off + n ]``."""
+    if len(c.args) != 3 or tr.type_of(c.args[0]) != "char[]":
+        return None
+    off = tr.expr(c.args[1])
+    return ['" "', ".", "join", "(", *tr.expr(c.args[0]), "[", *off, ":", *off, "+", *tr.expr(c.args[2]), "]", ")"]
+
+
+def _entry_new(tr: Translator, c: Call) -> Tokens | None:
+    """An entry is a (key, value) tuple, as ``entrySet``'s items."""
+    return ["(", *tr._arg_tokens(c.args), ")"] if len(c.args) == 2 else None
+
+
+def _joiner_new(tr: Translator, c: Call) -> Tokens | None:
+    """A ``StringJoiner`` variable: a list of the parts; ``toString`` / printing joins them (``_joined``)."""
+    decl = c.node.parent
+    if not c.args or decl is None or decl.type != "variable_declarator":
+        return None
+    tr.st.joiners[tr.text(decl.child_by_field_name("name"))] = [tr.expr(a) for a in c.args[:3]]
+    return ["[", "]"]
+
+
+def _heap_new(tr: Translator, c: Call) -> Tokens | None:
+    """A ``PriorityQueue`` is a list kept as a heap; one with a comparator wraps its elements (``cmp_heaps``)."""
+    decl = c.node.parent
+    cmp = [a for a in c.args if a.type not in ("decimal_integer_literal", "identifier")]
+    if decl is not None and decl.type == "variable_declarator" and cmp:
+        name = tr.text(decl.child_by_field_name("name"))
+        if name in tr.st.prog.cmp_heaps:  # elements wrapped by cmp_to_key (``.obj`` is the element)
+            tr.st.pre.append([name + "_key", "=", "cmp_to_key", "(", *tr.expr(cmp[-1]), ")"])
+    return ["[", "]"]
+
+
+def _tokenizer_new(tr: Translator, c: Call) -> Tokens | None:
+    """A ``StringTokenizer`` is the list of its tokens, reversed (``nextToken`` pops from the end)."""
+    if not c.args:
+        return None
+    src = tr.expr(c.args[0])
+    if len(c.args) >= 2 and c.args[1].type == "string_literal":
+        delims = ["re", ".", "split", "(", '" [ "', "+", *tr.expr(c.args[1]), "+", '" ] + "', ",", *src, ")"]
+        return [*delims, *_REVERSED]
+    return [*src, ".", "split", "(", ")", *_REVERSED]
+
+
+def _map_new(tr: Translator, c: Call) -> Tokens | None:
+    return ["{", "}"]
+
+
+def _set_new(tr: Translator, c: Call) -> Tokens | None:
+    """``new HashSet < > ( capacity )``: an initial capacity, not elements."""
+    given = c.args and tr.type_of(c.args[0]) != "int"
+    return ["set", "(", *(tr._arg_tokens(c.args) if given else []), ")"]
+
+
+def _made_deque(tr: Translator, node: Node) -> bool:
+    """Is ``node`` (``new ArrayDeque < > ( )``) the value of a variable the program holds as a deque?"""
+    prog, parent = tr.st.prog, node.parent
+    if prog is None or not prog.deques or parent is None:
+        return False
+    if parent.type == "variable_declarator":
+        name = parent.child_by_field_name("name")
+    elif parent.type == "assignment_expression":
+        name = parent.child_by_field_name("left")
+    else:
+        return False
+    return name is not None and (name.text or b"").decode() in prog.deques
+
+
+def _deque_new(tr: Translator, c: Call) -> Tokens | None:
+    return ["deque", "(", ")"] if _made_deque(tr, c.node) else None
+
+
+def _list_new(tr: Translator, c: Call) -> Tokens | None:
+    return ["list", "(", *tr._arg_tokens(c.args), ")"] if c.args and tr.type_of(c.args[0]) != "int" else ["[", "]"]
+
+
+def _text_new(tr: Translator, c: Call) -> Tokens | None:
+    """A ``String`` / ``StringBuilder`` (a str): of a char array, of a text; an int argument is a capacity."""
+    if c.args and tr.type_of(c.args[0]) == "char[]":
+        return ['" "', ".", "join", "(", *tr.expr(c.args[0]), ")"]
+    text = c.args and tr.type_of(c.args[0]) not in (*INT_TYPES, "char", "Character")
+    return tr.expr(c.args[0]) if text else ['" "']
+
+
+def _boxed_new(tr: Translator, c: Call) -> Tokens | None:
+    return tr.expr(c.args[0]) if c.args else ["0"]
+
+
+def _tuple_new(tr: Translator, c: Call) -> Tokens | None:
+    """``new Pair ( x , y )`` of a class the source does not show: a tuple (a list where a field is stored)."""
+    if not tr._undeclared_class(c.receiver):
+        return None
+    if _FIELD_STORE.search(tr.st.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
+        return ["[", *tr._arg_tokens(c.args), "]"]
+    return ["(", *tr._arg_tokens(c.args), ")"]
+
+
+def _random_new(tr: Translator, c: Call) -> Tokens | None:
+    if not tr._undeclared_class(c.receiver):
+        return None
+    if tr.policy.whole_program and "random" in tr.st.declared:  # `Random random = new Random()`
+        return ["Random", "(", *tr._arg_tokens(c.args), ")"]  # (`from random import Random`)
+    return ["random", ".", "Random", "(", *tr._arg_tokens(c.args), ")"]
+
+
+_INTEGERS = ("Integer", "Long", "Short", "Byte")
+_BUILDERS = ("StringBuilder", "StringBuffer")
+_CHAINED = ("append", "insert", "reverse")  # a builder's edits that return the builder
+_LISTS = tuple(sorted(COLLECTION_TYPES))
+_MAPS = tuple(sorted(MAP_TYPES))
+_STREAMS = ("IntStream", "LongStream", "Stream", "DoubleStream")
 _HEAP_OPS = ("add", "offer", "poll", "remove", "peek", "element")
-# in the order ``_program_call`` asked them (after the static type's own entries)
-_PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
-    (_ANY, ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value),
-    (_ANY, ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer),
-    (_ANY, ("add", "toString", "length"), _joiner),
-    (_ANY, ("orElse",), _optional_or_else),
-    (_ANY, ("forEach",), _for_each),
-    (_ANY, tuple(_NAV_CMP), _nav_compare),
-    (_ANY, ("firstEntry", "lastEntry"), _nav_entry),
-    (_ANY, ("pollFirst", "pollLast"), _nav_poll),
-    (_ANY, ("headSet", "tailSet"), _nav_range),
-    (_ANY, ("split",), _java_split),
-    (_ANY, tuple(_BIG_ARITY), _big_op),
-    (_ANY, _HEAP_OPS, _min_heap),
-    (_ANY, _HEAP_OPS, _comparator_heap),
-    (_ANY, ("addAll",), _heap_add_all),
-    (_ANY, _HEAP_OPS, _max_heap),
-    (_ANY, ("sort",), _list_sort),
-    (_ANY, ("iterator", "listIterator"), _java_iterator),
-    (_ANY, ("toArray",), _to_typed_array),
-    (_ANY, ("subList",), _sub_list),
-    (_ANY, ("keySet", "navigableKeySet", "entrySet", "values"), _sorted_view),
-    (_ANY, ("firstKey", "first", "lastKey", "last"), _sorted_view),
-    (_ANY, ("merge",), _merge_sum),
+_TIMES = ("LocalDate", "LocalTime", "Duration")
+
+# The Java library's calls, one row each (see ``Rule``). For one call the rows of its receiver and member
+# are asked in the order written here, the receiver's own rows before ``"*"``'s (``Math . *``: its rows
+# after ``Math . member``'s), a policy's own rows before the shared ones.
+RULES: tuple[Rule, ...] = (
+    # -- java.lang.Math: any member not listed is `math . name`
+    static("Math", "*", _math_any, where=EXPRESSION),
+    static("Math", _MATH_BUILTIN, _math_builtin, where=EXPRESSION),
+    static("Math", "cbrt", _math_cbrt, where=EXPRESSION),
+    static("Math", ("floor", "ceil"), _math_floor_ceil, where=EXPRESSION),
+    static("Math", "round", _math_round, where=EXPRESSION),
+    static("Math", "round", _math_round_half_up, policy=PROGRAM),  # Java rounds halves up
+    static("Math", "random", _math_random, where=EXPRESSION),
+    static("Math", ("floorDiv", "floorMod"), _math_floor_div_mod, where=EXPRESSION),
+    static("Math", "signum", _math_signum, where=EXPRESSION),
+    static("Math", ("toRadians", "toDegrees"), _math_angle, where=EXPRESSION),
+    # -- boxed numbers
+    static(_INTEGERS, ("parseInt", "parseLong", "valueOf"), _to_int, where=EXPRESSION),
+    static(("Double", "Float"), ("parseDouble", "parseFloat", "valueOf"), _to_float, where=EXPRESSION),
+    static(("Integer", "Long"), tuple(_RADIX_STRINGS), _radix_string, where=EXPRESSION),
+    static(("Integer", "Long"), "bitCount", _bit_count, where=EXPRESSION),
+    static(
+        ("Integer", "Long"),
+        ("numberOfTrailingZeros", "numberOfLeadingZeros", "highestOneBit", "lowestOneBit"),
+        _bits,
+        policy=PROGRAM,
+        returns="int",
+    ),
+    static(("Integer", "Long"), ("max", "min"), _builtin_of_flat, where=EXPRESSION),
+    static(("Integer", "Long", "Double", "Character", "String"), "toString", _to_str, where=EXPRESSION),
+    static("Character", "valueOf", _to_str, where=EXPRESSION),
+    static((*_INTEGERS, "Double", "Character"), "compare", _compare, policy=PROGRAM),
+    static("BigInteger", "valueOf", _big_value_of, policy=PROGRAM),
+    new("BigInteger", _big_new, policy=PROGRAM),
+    # -- Character, String, System, Map, Objects, List
+    static("Character", tuple(_CHAR_METHODS), _char_method, where=EXPRESSION),
+    static("Character", "getNumericValue", _char_numeric, where=EXPRESSION),
+    static("Character", "getNumericValue", _char_numeric_any, policy=PROGRAM),
+    static("String", ("valueOf", "copyValueOf"), _string_value_of, where=EXPRESSION),
+    static("String", "join", _string_join, policy=PROGRAM),
+    static("String", "format", _string_format, policy=PROGRAM),
+    new("String", _string_of_range, policy=PROGRAM),
+    static("System", "exit", _system_exit, policy=PROGRAM),
+    static("System", "arraycopy", _arraycopy, where=STATEMENT),
+    static("Map", "entry", _map_entry, policy=PROGRAM),
+    new(_ENTRIES, _entry_new, policy=PROGRAM),
+    static("Objects", "hash", _objects_hash, policy=PROGRAM, returns="int"),
+    static(("List", "Set", "Map"), "of", _list_of, policy=PROGRAM),
+    static("Objects", "equals", _objects_equals, policy=PROGRAM, returns="boolean"),
+    # -- Arrays
+    static("Arrays", "asList", _as_list, where=EXPRESSION, returns="List"),
+    static("Arrays", "asList", _as_list_of_array, policy=PROGRAM, returns="List"),
+    static("Arrays", "copyOfRange", _copy_of_range, where=EXPRESSION),
+    static("Arrays", "copyOf", _copy_of, where=EXPRESSION),
+    static("Arrays", "equals", _arrays_equals, where=EXPRESSION),
+    static("Arrays", "stream", _arrays_stream, where=EXPRESSION),
+    static("Arrays", "toString", _arrays_to_string, where=EXPRESSION),
+    static("Arrays", "toString", _text_array_to_string, policy=PROGRAM),
+    static("Arrays", "deepToString", _arrays_to_string, where=EXPRESSION),
+    static("Arrays", "binarySearch", _binary_search, where=EXPRESSION),
+    static("Arrays", "sort", _arrays_sort, where=STATEMENT),
+    static("Arrays", "sort", _sort_by_comparator, policy=PROGRAM),  # honours the comparator
+    static("Arrays", "fill", _fill, where=STATEMENT),
+    static("Arrays", "fill", _fill_in_place, policy=PROGRAM),  # in place: the array may be an alias
+    static("Arrays", "setAll", _set_all, policy=PROGRAM),
+    # -- Collections
+    static("Collections", "frequency", _frequency, where=EXPRESSION),
+    static("Collections", "nCopies", _n_copies, where=EXPRESSION),
+    static("Collections", ("max", "min"), _collection_extreme, where=EXPRESSION),
+    static("Collections", "swap", _swap, where=STATEMENT),
+    static("Collections", "sort", _collections_sort, where=STATEMENT),
+    static("Collections", "sort", _sort_by_comparator, policy=PROGRAM),
+    static("Collections", "reverse", _collections_reverse, where=STATEMENT),
+    static("Collections", "shuffle", _shuffle, policy=PROGRAM),
+    # -- instance methods of both policies (the receiver's static type; "*" any receiver)
+    instance("Random", "nextBoolean", _random_boolean, where=EXPRESSION),
+    instance("Random", tuple(_RANDOM), _random_draw, where=EXPRESSION),
+    instance(_LISTS, "indexOf", _list_index_of, where=EXPRESSION),
+    instance(_LISTS, "lastIndexOf", _list_last_index_of, where=EXPRESSION),
+    instance("*", ("sum", "max", "min", "count"), _stream_reduction, where=EXPRESSION),
+    instance("*", ("getAsInt", "getAsLong", "getAsDouble"), _receiver, where=EXPRESSION),
+    instance("*", "clone", _clone, where=EXPRESSION),
+    instance("*", ("iterator", "listIterator"), _iterator, where=EXPRESSION),
+    instance(("Iterator", "ListIterator"), "next", _iterator_next, where=EXPRESSION),
+    instance("*", "length", _length, where=EXPRESSION),
+    instance("*", "charAt", _char_at, where=EXPRESSION),
+    instance("*", "equalsIgnoreCase", _equals_ignore_case, where=EXPRESSION),
+    instance("String", "concat", _concat, where=EXPRESSION),
+    instance("*", ("equals", "contentEquals"), _equals, where=EXPRESSION),
+    instance("*", "compareTo", _compare_to, where=EXPRESSION),
+    instance("*", "size", _length, where=EXPRESSION),
+    instance("*", "toArray", _listed, where=EXPRESSION),
+    instance("*", ("isEmpty", "empty"), _is_empty, where=EXPRESSION),
+    instance("*", "toString", _to_string, where=EXPRESSION),
+    instance("*", "toCharArray", _listed, where=EXPRESSION),
+    instance("StringBuilder", "reverse", _reversed, where=EXPRESSION),
+    instance("*", "reverse", _reversed_new, where=EXPRESSION),
+    instance("*", "substring", _substring, where=EXPRESSION),
+    instance("*", ("contains", "containsKey"), _contains, where=EXPRESSION),
+    instance("*", "containsValue", _contains_value, where=EXPRESSION),
+    instance(_MAPS, "get", _map_get_default, where=EXPRESSION),
+    instance(_MAPS, "get", _map_get_nullable, where=EXPRESSION),
+    instance((*_MAPS, *_LISTS, "?"), "get", _subscript, where=EXPRESSION),
+    instance("*", "getOrDefault", _get_or_default, where=EXPRESSION),
+    instance((*_LISTS, "?"), "add", _append, where=EXPRESSION),
+    instance(tuple(sorted(SORTED_TYPES)), ("first", "firstKey", "last", "lastKey"), _sorted_end, where=EXPRESSION),
+    instance("*", ("addFirst", "offerFirst"), _add_first, where=EXPRESSION),
+    instance(_LISTS, "add", _insert_at, where=EXPRESSION),
+    instance(_LISTS, ("elementAt", "get"), _subscript, where=EXPRESSION),
+    instance("*", ("push", "addLast", "offer", "offerLast"), _append, where=EXPRESSION),
+    instance("*", ("pop", "removeLast", "pollLast"), _pop_last, where=EXPRESSION),
+    instance("*", ("poll", "remove", "removeFirst", "pollFirst"), _pop_first, where=EXPRESSION),
+    instance(tuple(sorted(QUEUE_TYPES)), "peek", _head, where=EXPRESSION),  # a queue's head, where `poll` takes from
+    instance("*", ("peek", "peekLast", "getLast", "lastElement"), _last, where=EXPRESSION),
+    instance("*", ("peekFirst", "getFirst", "firstElement", "element"), _head, where=EXPRESSION),
+    instance(_LISTS, "remove", _list_remove_object, where=EXPRESSION),
+    instance(_MAPS, "remove", _map_remove, where=EXPRESSION),
+    instance("*", "remove", _remove, where=EXPRESSION),
+    instance("*", "keySet", _python_method("keys"), where=EXPRESSION),
+    instance("*", "values", _python_method("values"), where=EXPRESSION),
+    instance("*", "entrySet", _python_method("items"), where=EXPRESSION),
+    instance("*", "getKey", _entry_part("0"), where=EXPRESSION),
+    instance("*", "getValue", _entry_part("1"), where=EXPRESSION),
+    instance("*", "append", _builder_append, where=EXPRESSION),
+    instance("*", ("intValue", "longValue", "doubleValue"), _receiver, where=EXPRESSION),
+    instance("String", tuple(_STRING_METHODS), _string_method, where=EXPRESSION),
+    # as statements (the receiver translated by the emitter)
+    instance(_MAPS, "put", _put, where=STATEMENT),
+    instance(_LISTS, "set", _put, where=STATEMENT),
+    instance(_BUILDERS, "reverse", _builder_reversed, where=STATEMENT),
+    instance(_BUILDERS, ("setCharAt", "deleteCharAt"), _builder_char_edit, where=STATEMENT),
+    instance(_BUILDERS, "insert", _builder_insert, where=STATEMENT),
+    instance(_BUILDERS, "append", _builder_append_statement, where=STATEMENT),
+    # -- StringBuilder / StringBuffer in programs (instance methods the str that stands for it lacks)
+    instance(_BUILDERS, ("trimToSize", "ensureCapacity"), _builder_no_op, policy=PROGRAM),
+    instance(_BUILDERS, "reverse", _builder_reverse, policy=PROGRAM),
+    instance(_BUILDERS, ("indexOf", "lastIndexOf"), _builder_find, policy=PROGRAM, returns="int"),
+    instance(_BUILDERS, "isEmpty", _builder_is_empty, policy=PROGRAM, returns="boolean"),
+    instance(_BUILDERS, "append", _builder_append_chain, policy=PROGRAM),
+    instance(_BUILDERS, ("deleteCharAt", "setCharAt", "delete", "setLength"), _builder_cut, policy=PROGRAM),
+    instance(("Iterator", "ListIterator"), ("hasNext", "next", "remove"), _support_call, policy=PROGRAM),
+    # -- Map in programs
+    instance(_MAPS, "computeIfAbsent", _compute_if_absent, policy=PROGRAM),
+    instance(_MAPS, "putIfAbsent", _put_if_absent, policy=PROGRAM),
+    instance(_MAPS, "replace", _map_replace, policy=PROGRAM),
+    instance(_MAPS, "merge", _map_merge, policy=PROGRAM),
+    # -- String's regex methods and Java's orders; java.util.regex and java.time are SUPPORT_CLASSES
+    instance("String", "matches", _string_matches, policy=PROGRAM, returns="boolean"),
+    instance("String", "repeat", _string_repeat, policy=PROGRAM, returns="String"),
+    instance("String", "split", None, returns="String[]"),
+    instance("String", ("compareTo", "compareToIgnoreCase"), _string_compare, policy=PROGRAM, returns="int"),
+    instance("String", "hashCode", _string_hash, policy=PROGRAM, returns="int"),
+    instance("String", "equalsIgnoreCase", None, returns="boolean"),
+    instance("String", ("replaceAll", "replaceFirst"), _string_replace_regex, policy=PROGRAM, returns="String"),
+    # a support class's methods as called (``runtime/``), and the result types `type_of` reads
+    *(instance(cls, sorted(support_methods(cls)), _support_call, policy=PROGRAM) for cls in SUPPORT_CLASSES),
+    instance("Pattern", "compile", None, returns="Pattern"),
+    instance("Pattern", "matcher", None, returns="Matcher"),
+    instance("Pattern", "matches", None, returns="boolean"),
+    instance("Matcher", ("matches", "find", "lookingAt"), None, returns="boolean"),
+    instance("Matcher", "group", None, returns="String"),
+    instance("Matcher", ("start", "end", "groupCount"), None, returns="int"),
+    instance(
+        _TIMES,
+        ("isBefore", "isAfter", "isEqual", "equals", "isLeapYear", "isNegative", "isZero"),
+        None,
+        returns="boolean",
+    ),
+    instance("LocalDate", "getDayOfWeek", None, returns="DayOfWeek"),
+    instance(
+        "LocalDate", ("of", "parse", "plusDays", "minusDays", "plusMonths", "plusYears"), None, returns="LocalDate"
+    ),
+    instance(
+        "LocalTime",
+        ("of", "parse", "plusHours", "plusMinutes", "plusSeconds", "minusMinutes"),
+        None,
+        returns="LocalTime",
+    ),
+    # -- java.util.function: the functional object is called
+    *(
+        instance(cls, member, _functional_call, policy=PROGRAM, returns=_FUNCTIONAL_RESULTS.get(member, ""))
+        for cls, member in _FUNCTIONAL.items()
+    ),
+    # -- java.math.BigDecimal
+    new("BigDecimal", _decimal_new, policy=PROGRAM),
+    static("BigDecimal", "valueOf", _decimal_value_of, policy=PROGRAM, returns="BigDecimal"),
+    *(
+        constant("BigDecimal", name, _decimal_constant(value), "BigDecimal")
+        for name, value in (("ZERO", "0"), ("ONE", "1"), ("TWO", "2"), ("TEN", "10"))
+    ),
+    instance("BigDecimal", tuple(_DECIMAL_OPS), _decimal_binary, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "divide", _decimal_divide, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "setScale", _decimal_set_scale, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "pow", _decimal_pow, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "negate", _decimal_negate, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "abs", _decimal_call(["abs"]), policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", ("max", "min"), _decimal_pair, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "stripTrailingZeros", _decimal_method("normalize"), policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "compareTo", _decimal_compare, policy=PROGRAM, returns="int"),
+    instance("BigDecimal", "signum", _decimal_signum, policy=PROGRAM, returns="int"),
+    instance("BigDecimal", "scale", _decimal_scale, policy=PROGRAM, returns="int"),
+    instance(
+        "BigDecimal",
+        ("intValue", "longValue", "intValueExact", "longValueExact"),
+        _decimal_call(["int"]),
+        policy=PROGRAM,
+        returns="long",
+    ),
+    instance("BigDecimal", "toBigInteger", _decimal_call(["int"]), policy=PROGRAM, returns="BigInteger"),
+    instance("BigDecimal", "doubleValue", _decimal_call(["float"]), policy=PROGRAM, returns="double"),
+    instance("BigDecimal", "toString", _decimal_call(["str"]), policy=PROGRAM, returns="String"),
+    instance("BigDecimal", "toPlainString", _decimal_plain, policy=PROGRAM, returns="String"),
+    # -- programs' instance calls whose receiver the program analysis knows (any receiver's static type)
+    instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value, policy=PROGRAM),
+    instance(
+        "*", ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer, policy=PROGRAM
+    ),
+    instance("*", ("add", "toString", "length"), _joiner, policy=PROGRAM),
+    instance("*", "orElse", _optional_or_else, policy=PROGRAM),
+    instance("*", "forEach", _for_each, policy=PROGRAM),
+    instance("*", tuple(_NAV_CMP), _nav_compare, policy=PROGRAM),
+    instance("*", ("firstEntry", "lastEntry"), _nav_entry, policy=PROGRAM),
+    instance("*", ("pollFirst", "pollLast"), _nav_poll, policy=PROGRAM),
+    instance("*", ("headSet", "tailSet"), _nav_range, policy=PROGRAM),
+    instance("*", "split", _java_split, policy=PROGRAM),
+    instance("*", tuple(_BIG_ARITY), _big_op, policy=PROGRAM),
+    instance("*", _HEAP_OPS, _min_heap, policy=PROGRAM),
+    instance("*", _HEAP_OPS, _comparator_heap, policy=PROGRAM),
+    instance("*", "addAll", _heap_add_all, policy=PROGRAM),
+    instance("*", _HEAP_OPS, _max_heap, policy=PROGRAM),
+    instance("*", "sort", _list_sort, policy=PROGRAM),
+    instance("*", ("iterator", "listIterator"), _java_iterator, policy=PROGRAM),
+    instance("*", "toArray", _to_typed_array, policy=PROGRAM),
+    instance("*", "subList", _sub_list, policy=PROGRAM),
+    instance("*", ("keySet", "navigableKeySet", "entrySet", "values"), _sorted_view, policy=PROGRAM),
+    instance("*", ("firstKey", "first", "lastKey", "last"), _sorted_view, policy=PROGRAM),
+    instance("*", "merge", _merge_sum, policy=PROGRAM),
+    # -- constructors in programs
+    new("StringJoiner", _joiner_new, policy=PROGRAM),
+    new("PriorityQueue", _heap_new, policy=PROGRAM),
+    new("StringTokenizer", _tokenizer_new, policy=PROGRAM),
+    # -- constructors of both policies (a Java collection is its Python counterpart)
+    new(tuple(sorted(CONCRETE_MAP_TYPES)), _map_new),
+    new(tuple(sorted(SET_TYPES)), _set_new),
+    new(_LISTS, _deque_new),
+    new(_LISTS, _list_new),
+    new((*_BUILDERS, "String"), _text_new),
+    new(("Integer", "Long", "Double"), _boxed_new),
+    new(_TUPLE_CLASSES, _tuple_new),
+    new("Random", _random_new),
+    # -- stream pipelines in programs: sources by the receiver as written, steps and terminals of a stream
+    stream(("IntStream", "LongStream"), ("range", "rangeClosed"), _stream_range),
+    stream(_STREAMS, "of", _stream_of),
+    stream("Arrays", "stream", _arrays_stream_range),
+    stream("*", "stream", _collection_stream),
+    stream("*", "chars", _string_chars),
+    stream("Stream", ("map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj"), _stream_map),
+    stream("Stream", ("asLongStream", "asDoubleStream", "boxed", "parallel", "sequential"), _receiver),
+    stream("Stream", "filter", _stream_filter),
+    stream("Stream", "sorted", _stream_sorted),
+    stream("Stream", "distinct", _stream_distinct),
+    stream("Stream", "limit", _stream_limit),
+    stream("Stream", "skip", _stream_skip),
+    stream("Stream", ("sum", "max", "min"), _stream_extreme),
+    stream("Stream", "count", _length),
+    stream("Stream", "average", _stream_average),
+    stream("Stream", ("toArray", "toList"), _listed),
+    stream("Stream", ("anyMatch", "allMatch", "noneMatch"), _stream_match),
+    stream("Stream", "forEach", _stream_map),
+    stream("Stream", "reduce", _stream_reduce),
+    stream("Stream", "findFirst", _head),
+    stream("Stream", "collect", _stream_collect),
 )
 
 
-def _entries(classes: Sequence[str], members: Sequence[str], emitter: Emitter) -> dict[tuple[str, str], Emitter]:
-    return {(cls, member): emitter for cls in classes for member in members}
+def _index(rules: Sequence[Rule]) -> dict[tuple[str, str, str], tuple[Rule, ...]]:
+    """(kind, receiver, member) -> its rows, in the order written."""
+    table: dict[tuple[str, str, str], list[Rule]] = {}
+    for rule in rules:
+        for cls in rule.receiver:
+            for member in rule.member:
+                table.setdefault((rule.kind, cls, member), []).append(rule)
+    return {key: tuple(rows) for key, rows in table.items()}
 
 
-_COMPARE = Emitter(program=_compare)
-
-LIBRARY: dict[tuple[str, str], Emitter] = {
-    # Math: any member not listed is `math . name`
-    ("Math", "*"): Emitter(_expression(_math_any)),
-    **_entries(("Math",), _MATH_BUILTIN, Emitter(_expression(_math_builtin))),
-    ("Math", "cbrt"): Emitter(_expression(_math_cbrt)),
-    ("Math", "floor"): Emitter(_expression(_math_floor_ceil)),
-    ("Math", "ceil"): Emitter(_expression(_math_floor_ceil)),
-    ("Math", "round"): Emitter(_expression(_math_round), program=_math_round_half_up),
-    ("Math", "random"): Emitter(_expression(_math_random)),
-    ("Math", "floorDiv"): Emitter(_expression(_math_floor_div_mod)),
-    ("Math", "floorMod"): Emitter(_expression(_math_floor_div_mod)),
-    ("Math", "signum"): Emitter(_expression(_math_signum)),
-    ("Math", "toRadians"): Emitter(_expression(_math_angle)),
-    ("Math", "toDegrees"): Emitter(_expression(_math_angle)),
-    # boxed numbers
-    **_entries(_INTEGERS, ("parseInt", "parseLong", "valueOf"), Emitter(_expression(_to_int))),
-    **_entries(("Double", "Float"), ("parseDouble", "parseFloat", "valueOf"), Emitter(_expression(_to_float))),
-    **_entries(("Integer", "Long"), tuple(_RADIX_STRINGS), Emitter(_expression(_radix_string))),
-    **_entries(("Integer", "Long"), ("bitCount",), Emitter(_expression(_bit_count))),
-    **_entries(
-        ("Integer", "Long"),
-        ("numberOfTrailingZeros", "numberOfLeadingZeros", "highestOneBit", "lowestOneBit"),
-        Emitter(program=_bits, returns="int"),
-    ),
-    **_entries(("Integer", "Long"), ("max", "min"), Emitter(_expression(_builtin_of_flat))),
-    **_entries(("Integer", "Long", "Double", "Character", "String"), ("toString",), Emitter(_expression(_to_str))),
-    ("Character", "valueOf"): Emitter(_expression(_to_str)),
-    **_entries((*_INTEGERS, "Double", "Character"), ("compare",), _COMPARE),
-    ("BigInteger", "valueOf"): Emitter(program=_big_value_of),
-    # Character, String, System, Map
-    **_entries(("Character",), tuple(_CHAR_METHODS), Emitter(_expression(_char_method))),
-    ("Character", "getNumericValue"): Emitter(_expression(_char_numeric), program=_char_numeric_any),
-    ("String", "valueOf"): Emitter(_expression(_string_value_of)),
-    ("String", "copyValueOf"): Emitter(_expression(_string_value_of)),
-    ("String", "join"): Emitter(program=_string_join),
-    ("String", "format"): Emitter(program=_string_format),
-    ("System", "exit"): Emitter(program=_system_exit),
-    ("System", "arraycopy"): Emitter(_statement(_arraycopy)),
-    ("Map", "entry"): Emitter(program=_map_entry),
-    ("Objects", "hash"): Emitter(program=_objects_hash, returns="int"),
-    **_entries(("List", "Set", "Map"), ("of",), Emitter(program=_list_of)),
-    ("Objects", "equals"): Emitter(program=_objects_equals, returns="boolean"),
-    # Arrays
-    ("Arrays", "asList"): Emitter(_expression(_as_list), program=_as_list_of_array, returns="List"),
-    ("Arrays", "copyOfRange"): Emitter(_expression(_copy_of_range)),
-    ("Arrays", "copyOf"): Emitter(_expression(_copy_of)),
-    ("Arrays", "equals"): Emitter(_expression(_arrays_equals)),
-    ("Arrays", "stream"): Emitter(_expression(_arrays_stream)),
-    ("Arrays", "toString"): Emitter(_expression(_arrays_to_string), program=_text_array_to_string),
-    ("Arrays", "deepToString"): Emitter(_expression(_arrays_to_string)),
-    ("Arrays", "binarySearch"): Emitter(_expression(_binary_search)),
-    ("Arrays", "sort"): Emitter(_statement(_arrays_sort), program=_sort_by_comparator),
-    ("Arrays", "fill"): Emitter(_statement(_fill), program=_fill_in_place),
-    ("Arrays", "setAll"): Emitter(program=_set_all),
-    # Collections
-    ("Collections", "frequency"): Emitter(_expression(_frequency)),
-    ("Collections", "nCopies"): Emitter(_expression(_n_copies)),
-    ("Collections", "max"): Emitter(_expression(_collection_extreme)),
-    ("Collections", "min"): Emitter(_expression(_collection_extreme)),
-    ("Collections", "swap"): Emitter(_statement(_swap)),
-    ("Collections", "sort"): Emitter(_statement(_collections_sort), program=_sort_by_comparator),
-    ("Collections", "reverse"): Emitter(_statement(_collections_reverse)),
-    ("Collections", "shuffle"): Emitter(program=_shuffle),
-    # StringBuilder / StringBuffer (instance methods the str that stands for it lacks)
-    **_entries(_BUILDERS, ("trimToSize", "ensureCapacity"), Emitter(method=_builder_no_op)),
-    **_entries(_BUILDERS, ("reverse",), Emitter(method=_builder_reverse)),
-    **_entries(_BUILDERS, ("indexOf", "lastIndexOf"), Emitter(method=_builder_find, returns="int")),
-    **_entries(_BUILDERS, ("isEmpty",), Emitter(method=_builder_is_empty, returns="boolean")),
-    **_entries(_BUILDERS, ("append",), Emitter(method=_builder_append_chain)),
-    **_entries(_BUILDERS, ("deleteCharAt", "setCharAt", "delete", "setLength"), Emitter(method=_builder_cut)),
-    **_entries(("Iterator", "ListIterator"), ("hasNext", "next", "remove"), Emitter(method=_support_call)),
-    # Map (programs)
-    **_entries(_MAPS, ("computeIfAbsent",), Emitter(method=_compute_if_absent)),
-    **_entries(_MAPS, ("putIfAbsent",), Emitter(method=_put_if_absent)),
-    **_entries(_MAPS, ("replace",), Emitter(method=_map_replace)),
-    **_entries(_MAPS, ("merge",), Emitter(method=_map_merge)),
-    # String's regex methods; java.util.regex and java.time are SUPPORT_CLASSES (the result types here)
-    ("String", "matches"): Emitter(method=_string_matches, returns="boolean"),
-    ("String", "repeat"): Emitter(method=_string_repeat, returns="String"),
-    ("String", "split"): Emitter(returns="String[]"),
-    **_entries(("String",), ("compareTo", "compareToIgnoreCase"), Emitter(method=_string_compare, returns="int")),
-    ("String", "hashCode"): Emitter(method=_string_hash, returns="int"),
-    ("String", "equalsIgnoreCase"): Emitter(returns="boolean"),
-    **_entries(("String",), ("replaceAll", "replaceFirst"), Emitter(method=_string_replace_regex, returns="String")),
-    **_support_entries(),  # their methods as called; below, the result types `type_of` reads
-    ("Pattern", "compile"): Emitter(method=_support_call, returns="Pattern"),
-    ("Pattern", "matcher"): Emitter(method=_support_call, returns="Matcher"),
-    **_entries(("Pattern",), ("matches",), Emitter(method=_support_call, returns="boolean")),
-    **_entries(("Matcher",), ("matches", "find", "lookingAt"), Emitter(method=_support_call, returns="boolean")),
-    **_entries(("Matcher",), ("group",), Emitter(method=_support_call, returns="String")),
-    **_entries(("Matcher",), ("start", "end", "groupCount"), Emitter(method=_support_call, returns="int")),
-    **_entries(
-        ("LocalDate", "LocalTime", "Duration"),
-        ("isBefore", "isAfter", "isEqual", "equals", "isLeapYear", "isNegative", "isZero"),
-        Emitter(method=_support_call, returns="boolean"),
-    ),
-    ("LocalDate", "getDayOfWeek"): Emitter(method=_support_call, returns="DayOfWeek"),
-    **_entries(
-        ("LocalDate",),
-        ("of", "parse", "plusDays", "minusDays", "plusMonths", "plusYears"),
-        Emitter(method=_support_call, returns="LocalDate"),
-    ),
-    **_entries(
-        ("LocalTime",),
-        ("of", "parse", "plusHours", "plusMinutes", "plusSeconds", "minusMinutes"),
-        Emitter(method=_support_call, returns="LocalTime"),
-    ),
-    # java.util.function: the functional object is called
-    **{
-        (cls, member): Emitter(method=_functional_call, returns=_FUNCTIONAL_RESULTS.get(member, ""))
-        for cls, member in _FUNCTIONAL.items()
-    },
-    # java.math.BigDecimal
-    ("BigDecimal", "new"): Emitter(program=_decimal_new),
-    ("BigDecimal", "valueOf"): Emitter(program=_decimal_value_of, returns="BigDecimal"),
-    **{
-        ("BigDecimal", name): Emitter(constant=_decimal_constant(value), returns="BigDecimal")
-        for name, value in (("ZERO", "0"), ("ONE", "1"), ("TWO", "2"), ("TEN", "10"))
-    },
-    **_entries(("BigDecimal",), tuple(_DECIMAL_OPS), Emitter(method=_decimal_binary, returns="BigDecimal")),
-    ("BigDecimal", "divide"): Emitter(method=_decimal_divide, returns="BigDecimal"),
-    ("BigDecimal", "setScale"): Emitter(method=_decimal_set_scale, returns="BigDecimal"),
-    ("BigDecimal", "pow"): Emitter(method=_decimal_pow, returns="BigDecimal"),
-    ("BigDecimal", "negate"): Emitter(method=_decimal_negate, returns="BigDecimal"),
-    ("BigDecimal", "abs"): Emitter(method=_decimal_call(["abs"]), returns="BigDecimal"),
-    **_entries(("BigDecimal",), ("max", "min"), Emitter(method=_decimal_pair, returns="BigDecimal")),
-    ("BigDecimal", "stripTrailingZeros"): Emitter(method=_decimal_method("normalize"), returns="BigDecimal"),
-    ("BigDecimal", "compareTo"): Emitter(method=_decimal_compare, returns="int"),
-    ("BigDecimal", "signum"): Emitter(method=_decimal_signum, returns="int"),
-    ("BigDecimal", "scale"): Emitter(method=_decimal_scale, returns="int"),
-    **_entries(
-        ("BigDecimal",),
-        ("intValue", "longValue", "intValueExact", "longValueExact"),
-        Emitter(method=_decimal_call(["int"]), returns="long"),
-    ),
-    ("BigDecimal", "toBigInteger"): Emitter(method=_decimal_call(["int"]), returns="BigInteger"),
-    ("BigDecimal", "doubleValue"): Emitter(method=_decimal_call(["float"]), returns="double"),
-    ("BigDecimal", "toString"): Emitter(method=_decimal_call(["str"]), returns="String"),
-    ("BigDecimal", "toPlainString"): Emitter(method=_decimal_plain, returns="String"),
-}
-for _key, _emits in _instance_entries().items():
-    LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), instance=_first(_emits))
-for _key, _emits in _grouped(_STREAM_RULES).items():
-    LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), stream=_first(_emits))
-for _key, _emits in _grouped(_PROGRAM_METHOD_RULES).items():
-    LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), method=_first(_emits))
-LIBRARY_CLASSES = frozenset(cls for cls, _ in LIBRARY)
-_METHODS = frozenset(member for (_, member), e in LIBRARY.items() if e.method is not None)
-_TYPED = frozenset(member for (_, member), e in LIBRARY.items() if e.returns)  # ask type_of only for these
+_ROWS = _index(RULES)
+_RETURNS = {(cls, member): r.returns for r in RULES if r.returns for cls in r.receiver for member in r.member}
+_TYPED = frozenset(member for _, member in _RETURNS)  # ask type_of only for these
+_OWN_METHODS = frozenset(m for (kind, _, m), rows in _ROWS.items() if kind == INSTANCE for r in rows if r.policy)
 
 
-def emitters(receiver: str, member: str) -> tuple[Emitter, ...]:
-    """The table's emitters for ``receiver . member``, most specific first."""
-    if receiver not in LIBRARY_CLASSES:
-        return ()
-    found = (LIBRARY.get((receiver, member)), LIBRARY.get((receiver, "*")))
-    return tuple(e for e in found if e is not None)
+def ask(tr: Translator, call: Call, kind: str, keys: Sequence[tuple[str, str]], policy: Policy | None) -> Tokens | None:
+    """The first row of ``kind`` and ``policy`` (None: the rows both policies share) that takes ``call``,
+    asking the rows of each (receiver, member) of ``keys`` in turn; None when none does."""
+    where = STATEMENT if call.statement else EXPRESSION
+    for cls, member in keys:
+        for rule in _ROWS.get((kind, cls, member), ()):
+            if rule.emit is not None and rule.policy is policy and rule.where in (where, ANYWHERE):
+                out = rule.emit(tr, call)
+                if out is not None:
+                    return out
+    return None
 
 
 def emit_program(tr: Translator, call: Call) -> Tokens | None:
     """PROGRAM's own translation of a library call, or None."""
-    for emitter in emitters(tr.text(call.obj), call.name):
-        if emitter.program is not None:
-            out = emitter.program(tr, call)
-            if out is not None:
-                return out
-    return None
+    receiver = tr.text(call.obj)
+    return ask(tr, call, STATIC, ((receiver, call.name), (receiver, "*")), PROGRAM)
 
 
 def emit_function(tr: Translator, call: Call) -> Tokens | None:
     """The shared translation of a library call (a statement's when ``call.statement``), or None."""
-    for emitter in emitters(tr.text(call.obj), call.name):
-        if emitter.function is not None:
-            out = emitter.function(tr, call)
-            if out is not None:
-                return out
-    return None
+    receiver = tr.text(call.obj)
+    return ask(tr, call, STATIC, ((receiver, call.name), (receiver, "*")), None)
+
+
+def emit_new(tr: Translator, call: Call, policy: Policy | None) -> Tokens | None:
+    """A constructor's row of ``policy`` (``call.receiver`` the class), or None."""
+    return ask(tr, call, NEW, ((call.receiver, "new"),), policy)
 
 
 def _class_of(java_type: str) -> str:
@@ -1876,29 +2019,18 @@ def _class_of(java_type: str) -> str:
 
 def emit_method(tr: Translator, call: Call) -> Tokens | None:
     """PROGRAM's translation of an instance method (the receiver's static type, then any receiver), or None."""
-    if call.name not in _METHODS:
+    if call.name not in _OWN_METHODS:
         return None
     receiver = call.obj
     while receiver.type == "method_invocation" and tr.text(receiver.child_by_field_name("name")) in _CHAINED:
         receiver = receiver.child_by_field_name("object")  # a builder's edits return the builder
-    for cls in (_class_of(tr.type_of(receiver)), "*"):
-        entry = LIBRARY.get((cls, call.name))
-        out = entry.method(tr, call) if entry is not None and entry.method is not None else None
-        if out is not None:
-            return out
-    return None
+    return ask(tr, call, INSTANCE, ((_class_of(tr.type_of(receiver)), call.name), ("*", call.name)), PROGRAM)
 
 
 def emit_instance(tr: Translator, call: Call) -> Tokens | None:
     """Both policies' translation of an instance method (``call.o`` the receiver, ``call.receiver`` its
-    static type): the entries of that type, then those of any receiver; None when none takes it."""
-    for cls in (_base_type(call.receiver), "*"):
-        entry = LIBRARY.get((cls, call.name))
-        if entry is not None and entry.instance is not None:
-            out = entry.instance(tr, call)
-            if out is not None:
-                return out
-    return None
+    static type): the rows of that type, then those of any receiver; None when none takes it."""
+    return ask(tr, call, INSTANCE, ((_base_type(call.receiver), call.name), ("*", call.name)), None)
 
 
 def emit_stream(tr: Translator, call: Call) -> Tokens | None:
@@ -1912,27 +2044,23 @@ def emit_stream(tr: Translator, call: Call) -> Tokens | None:
     c = replace(call, a=[tr.expr(x) for x in call.args])
     tr.st.lambda_type = saved
     if call.obj is not None:
-        for key in ((tr.text(call.obj), call.name), ("*", call.name)):
-            entry = LIBRARY.get(key)
-            out = entry.stream(tr, c) if entry is not None and entry.stream is not None else None
-            if out is not None:
-                return out
+        out = ask(tr, c, STREAM, ((tr.text(call.obj), call.name), ("*", call.name)), PROGRAM)
+        if out is not None:
+            return out
     if call.obj is None or not tr._is_stream(call.obj):
         return None
-    c = replace(c, o=tr.expr(call.obj))
-    entry = LIBRARY.get(("Stream", call.name))
-    return entry.stream(tr, c) if entry is not None and entry.stream is not None else None
+    return ask(tr, replace(c, o=tr.expr(call.obj)), STREAM, (("Stream", call.name),), PROGRAM)
 
 
 def emit_static_import(tr: Translator, cls: str, call: Call) -> Tokens | None:
     """A member of ``cls`` imported statically and called bare (``max ( a , b )`` under
-    ``import static java.lang.Math.*``): the entry of ``cls . member``, PROGRAM's own first."""
+    ``import static java.lang.Math.*``): the rows of ``cls . member``, PROGRAM's own first."""
     a = [tr.expr(x) for x in call.args]
     flat = [t for i, toks in enumerate(a) for t in ([","] if i else []) + toks]
     c = replace(call, a=a, flat=flat)
-    for emitter in (LIBRARY.get((cls, call.name)), LIBRARY.get((cls, "*"))):
-        for emit in (emitter.program, emitter.function) if emitter is not None else ():
-            out = emit(tr, c) if emit is not None else None
+    for key in ((cls, call.name), (cls, "*")):
+        for policy in (PROGRAM, None):
+            out = ask(tr, c, STATIC, (key,), policy)
             if out is not None:
                 return out
     return None
@@ -1940,29 +2068,24 @@ def emit_static_import(tr: Translator, cls: str, call: Call) -> Tokens | None:
 
 def emit_constant(receiver: str, member: str) -> Tokens | None:
     """A library class's static field (``BigDecimal . ONE``), or None."""
-    entry = LIBRARY.get((receiver, member)) if receiver in LIBRARY_CLASSES else None
-    return list(entry.constant) if entry is not None and entry.constant else None
+    rows = _ROWS.get((FIELD, receiver, member), ())
+    return list(rows[0].constant) if rows else None
 
 
 def returns(tr: Translator, obj: Node | None, member: str) -> str:
     """The Java type the table gives ``obj . member ( ... )`` ("" when it says nothing)."""
     if obj is None or member not in _TYPED:
         return ""
-    receiver = tr.text(obj)
-    entry = LIBRARY.get((receiver, member)) if receiver in LIBRARY_CLASSES else None
-    if entry is None or not entry.returns:
-        entry = LIBRARY.get((_class_of(tr.type_of(obj)), member))
-    return entry.returns if entry is not None else ""
+    return _RETURNS.get((tr.text(obj), member)) or _RETURNS.get((_class_of(tr.type_of(obj)), member), "")
 
 
 def two_policy_apis() -> list[tuple[str, str]]:
-    """The APIs whose entry names both a shared and a program translation (they differ): a static
-    call's ``function`` and ``program``, an instance method's ``instance`` and ``method``."""
-    return sorted(
-        k
-        for k, e in LIBRARY.items()
-        if (e.function is not None and e.program is not None) or (e.instance is not None and e.method is not None)
-    )
+    """The APIs with a shared row and a program's own row (they differ), static calls and instance methods."""
+    policies: dict[tuple[str, str, str], set[bool]] = {}
+    for (kind, cls, member), rows in _ROWS.items():
+        if kind in (STATIC, INSTANCE):
+            policies.setdefault((kind, cls, member), set()).update(r.policy is None for r in rows if r.emit)
+    return sorted({(cls, member) for (_, cls, member), found in policies.items() if len(found) == 2})
 
 
 def support_lines(used: set[str]) -> list[tuple[int, Tokens]]:

@@ -42,12 +42,14 @@ from plugins.c2c.library import (
     Call,
     emit_constant,
     emit_method,
+    emit_new,
     emit_program,
     emit_static_import,
     emit_stream,
     support_lines,
     support_methods,
 )
+from plugins.c2c.state import PROGRAM
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
@@ -1851,69 +1853,9 @@ class ProgramMixin:
         if method is not None:  # an anonymous Comparator / Runnable / ...: its method as a function
             params = self._params(method.child_by_field_name("parameters"))
             return [self._hoist(params, method.child_by_field_name("body"), method)]
-        made = emit_program(self, Call(node, node.child_by_field_name("type"), "new", args))
+        made = emit_new(self, Call(node, node.child_by_field_name("type"), "new", args, receiver=t), PROGRAM)
         if made is not None:  # constructors of the Java library's classes (library.py)
             return made
-        if t == "BigInteger" and len(args) == 1:
-            return ["int", "(", *self.expr(args[0]), ")"]
-        if t == "String" and len(args) == 3 and self.type_of(args[0]) == "char[]":  # new String ( cs , off , n )
-            off = self.expr(args[1])
-            return [
-                '" "',
-                ".",
-                "join",
-                "(",
-                *self.expr(args[0]),
-                "[",
-                *off,
-                ":",
-                *off,
-                "+",
-                *self.expr(args[2]),
-                "]",
-                ")",
-            ]
-        if t.replace(" ", "") in ("AbstractMap.SimpleEntry", "SimpleEntry", "AbstractMap.SimpleImmutableEntry") and (
-            len(args) == 2
-        ):
-            return ["(", *self._arg_tokens(args), ")"]  # an entry is a (key, value) tuple, as entrySet's items
-        if t == "StringJoiner" and args and node.parent is not None and node.parent.type == "variable_declarator":
-            # a list of the parts; ``toString`` / printing joins them (``_joined``)
-            nm = self.text(node.parent.child_by_field_name("name"))
-            self.st.joiners[nm] = [self.expr(a) for a in args[:3]]
-            return ["[", "]"]
-        if t == "PriorityQueue":
-            decl = node.parent
-            cmp = [a for a in args if a.type not in ("decimal_integer_literal", "identifier")]
-            if decl is not None and decl.type == "variable_declarator" and cmp:
-                nm = self.text(decl.child_by_field_name("name"))
-                if nm in prog.cmp_heaps:  # elements wrapped by cmp_to_key (``.obj`` is the element)
-                    self.st.pre.append([nm + "_key", "=", "cmp_to_key", "(", *self.expr(cmp[-1]), ")"])
-            return ["[", "]"]
-        if t == "StringTokenizer" and args:
-            src = self.expr(args[0])
-            if len(args) >= 2 and args[1].type == "string_literal":
-                return [
-                    "re",
-                    ".",
-                    "split",
-                    "(",
-                    '" [ "',
-                    "+",
-                    *self.expr(args[1]),
-                    "+",
-                    '" ] + "',
-                    ",",
-                    *src,
-                    ")",
-                    "[",
-                    ":",
-                    ":",
-                    "-",
-                    "1",
-                    "]",
-                ]
-            return [*src, ".", "split", "(", ")", "[", ":", ":", "-", "1", "]"]
         if _io_kind(t, prog) in ("in", "out") or (t in prog.classes and prog.classes[t].role in ("reader", "writer")):
             return ["None"]
         return None
