@@ -13,10 +13,9 @@ from plugins.c2c.java_types import (
     INT_TYPES,
     array_fill,
 )
-from plugins.c2c.library import _TUPLE_CLASSES, Call, emit_function, emit_instance, emit_new
-from plugins.c2c.statements import _py_method_name
+from plugins.c2c.library import _TUPLE_CLASSES, _TUPLE_FIELDS
 from plugins.c2c.style import DIV_OPTIONS
-from plugins.c2c.support import HELPERS, is_constant
+from plugins.c2c.support import is_constant
 from plugins.c2c.syntax import Tokens, _base_type
 
 if TYPE_CHECKING:
@@ -33,7 +32,6 @@ _STATIC_CONSTANTS = {
     "MAX_VALUE": ("sys", ".", "maxsize"),
     "MIN_VALUE": ("-", "sys", ".", "maxsize"),
 }
-_TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
 
 
 _CHAR_ARITHMETIC = ("+", "-", "*", "/", "%", "^", "&", "|", "<<", ">>")  # a char operand is its code point
@@ -303,13 +301,7 @@ class ExpressionsMixin:
         return self._array_initializer(node)
 
     def _ex_object_creation_expression(self, node: Node) -> Tokens:
-        special = self._object_creation(node)  # readers, writers, StringTokenizer (program.py)
-        if special is not None:
-            return special
-        base = _base_type(self._type_name(node.child_by_field_name("type")))
-        args = self._args(node.child_by_field_name("arguments"))
-        made = emit_new(self, Call(node, node.child_by_field_name("type"), "new", args, receiver=base), None)
-        return made if made is not None else [base, "(", *self._arg_tokens(args), ")"]
+        return self.resolve(node)  # resolve.py: the one place a call or an object creation is translated
 
     def _undeclared_class(self, name: str) -> bool:
         """Is ``name`` a class the source uses without declaring it (a helper class of its file, java.util)?"""
@@ -328,33 +320,7 @@ class ExpressionsMixin:
         return ["isinstance", "(", *self.expr(node.named_children[0]), ",", self.text(node.named_children[1]), ")"]
 
     def _ex_method_invocation(self, node: Node) -> Tokens:
-        special = self.st.first(lambda: self._program_call(node, statement=False))  # stdin, prints, class calls
-        if special is not None:
-            return special
-        obj, name, args = self._call_parts(node)
-        a = [self.expr(x) for x in args]
-        flat: Tokens = []  # from ``a``: translating the arguments twice would register `i ++` twice
-        for i, toks in enumerate(a):
-            flat += ([","] if i else []) + toks
-        if obj is None:
-            if name in self.st.method_types:
-                name = _py_method_name(name)
-            elif name in HELPERS:  # `quickSort ( a , 0 , n - 1 )` of the function's class: defined after it
-                self.st.helpers_used.add(name)
-            return [name, "(", *flat, ")"]
-        lib = emit_function(self, Call(node, obj, name, args, a=a, flat=flat))
-        if lib is not None:  # the Java library's static calls (library.py)
-            return lib
-        otype = self.type_of(obj)
-        if not a and name.startswith("get") and name[3:4].isupper():
-            pair = self._tuple_field(obj, name[3:4].lower() + name[4:])
-            if pair is not None:
-                return pair
-        o = self.expr(obj)
-        inst = emit_instance(self, Call(node, obj, name, args, a=a, flat=flat, o=o, receiver=otype))
-        if inst is not None:  # the Java library's instance methods (library.py)
-            return inst
-        return [*o, ".", name, "(", *flat, ")"]
+        return self.resolve(node)
 
     def _call_parts(self, node: Node) -> tuple[Node | None, str, list[Node]]:
         obj = node.child_by_field_name("object")

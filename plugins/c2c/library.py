@@ -62,6 +62,18 @@ class Call:
     o: Tokens = field(default_factory=list)  # the receiver, translated once (shared instance rows); [] elsewhere
     receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown); a constructor's class
 
+    def with_args(self, a: Sequence[Tokens]) -> Call:
+        """The call with its arguments translated (``a``, and ``flat``: joined with commas)."""
+        return replace(self, a=a, flat=[t for i, toks in enumerate(a) for t in ([","] if i else []) + toks])
+
+    def with_type(self, receiver: str) -> Call:
+        """The call with its receiver's static type."""
+        return replace(self, receiver=receiver)
+
+    def with_receiver(self, o: Tokens) -> Call:
+        """The call with its receiver translated."""
+        return replace(self, o=o)
+
 
 Emit = Callable[["Translator", Call], "Tokens | None"]
 
@@ -1567,6 +1579,34 @@ def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
     return ["min" if c.name.startswith("first") else "max", "(", *oe, ")"]
 
 
+# -- comparators, exceptions and GeeksforGeeks' pairs --------------------------------------------------------
+_THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
+_TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
+_TUPLE_GETTERS = {"get" + f[:1].upper() + f[1:]: index for f, index in _TUPLE_FIELDS.items()}
+
+
+def _comparator_chain(tr: Translator, c: Call) -> Tokens | None:
+    """``Comparator.comparing(f).thenComparing(g)[.reversed()]`` as one compare function of the keys."""
+    chain = tr._comparator_chain(c.node)
+    if chain is None:
+        return None
+    key, (a, b) = chain[0], ("_b", "_a") if chain[1] else ("_a", "_b")
+    ka, kb = ["(", *key, ")", "(", a, ")"], ["(", *key, ")", "(", b, ")"]
+    return ["(", "lambda", "_a", ",", "_b", ":", "(", *ka, ">", *kb, ")", "-", "(", *ka, "<", *kb, ")", ")"]
+
+
+def _no_trace(tr: Translator, c: Call) -> Tokens | None:
+    """``e . printStackTrace ( )``: nothing (stderr is not judged)."""
+    return None if c.args else [] if c.statement else ["None"]
+
+
+def _pair_getter(tr: Translator, c: Call) -> Tokens | None:
+    """``p . getSecond ( )`` of a pair class the source does not show (made a tuple): ``p [ 1 ]``."""
+    if c.a or not tr._undeclared_class(_base(c)):
+        return None
+    return [*c.o, "[", _TUPLE_GETTERS[c.name], "]"]
+
+
 # -- constructors ------------------------------------------------------------------------------------------
 # ``call.obj`` is the type node, ``call.receiver`` the class (programs: ``Cls`` of ``a . b . Cls``)
 _ENTRIES = ("SimpleEntry",)  # `AbstractMap.SimpleEntry` / `SimpleEntry` (the class as the program names it)
@@ -1675,11 +1715,16 @@ def _tuple_new(tr: Translator, c: Call) -> Tokens | None:
     return ["(", *tr._arg_tokens(c.args), ")"]
 
 
+def _random_imported(tr: Translator, c: Call) -> Tokens | None:
+    """A program's ``Random random = new Random ( )``: ``Random`` (``from random import Random``)."""
+    if not tr._undeclared_class(c.receiver) or "random" not in tr.st.declared:
+        return None
+    return ["Random", "(", *tr._arg_tokens(c.args), ")"]
+
+
 def _random_new(tr: Translator, c: Call) -> Tokens | None:
     if not tr._undeclared_class(c.receiver):
         return None
-    if tr.policy.whole_program and "random" in tr.st.declared:  # `Random random = new Random()`
-        return ["Random", "(", *tr._arg_tokens(c.args), ")"]  # (`from random import Random`)
     return ["random", ".", "Random", "(", *tr._arg_tokens(c.args), ")"]
 
 
@@ -1766,6 +1811,7 @@ RULES: tuple[Rule, ...] = (
     static("Collections", "reverse", _collections_reverse, where=STATEMENT),
     static("Collections", "shuffle", _shuffle, policy=PROGRAM),
     # -- instance methods of both policies (the receiver's static type; "*" any receiver)
+    instance(_TUPLE_CLASSES, tuple(_TUPLE_GETTERS), _pair_getter, where=EXPRESSION),
     instance("Random", "nextBoolean", _random_boolean, where=EXPRESSION),
     instance("Random", tuple(_RANDOM), _random_draw, where=EXPRESSION),
     instance(_LISTS, "indexOf", _list_index_of, where=EXPRESSION),
@@ -1904,6 +1950,8 @@ RULES: tuple[Rule, ...] = (
     instance("BigDecimal", "toString", _decimal_call(["str"]), policy=PROGRAM, returns="String"),
     instance("BigDecimal", "toPlainString", _decimal_plain, policy=PROGRAM, returns="String"),
     # -- programs' instance calls whose receiver the program analysis knows (any receiver's static type)
+    instance("*", ("reversed", *_THEN_COMPARING), _comparator_chain, policy=PROGRAM),
+    instance("*", "printStackTrace", _no_trace, policy=PROGRAM),
     instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value, policy=PROGRAM),
     instance(
         "*", ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer, policy=PROGRAM
@@ -1932,6 +1980,7 @@ RULES: tuple[Rule, ...] = (
     new("StringJoiner", _joiner_new, policy=PROGRAM),
     new("PriorityQueue", _heap_new, policy=PROGRAM),
     new("StringTokenizer", _tokenizer_new, policy=PROGRAM),
+    new("Random", _random_imported, policy=PROGRAM),
     # -- constructors of both policies (a Java collection is its Python counterpart)
     new(tuple(sorted(CONCRETE_MAP_TYPES)), _map_new),
     new(tuple(sorted(SET_TYPES)), _set_new),
@@ -1979,7 +2028,10 @@ def _index(rules: Sequence[Rule]) -> dict[tuple[str, str, str], tuple[Rule, ...]
 _ROWS = _index(RULES)
 _RETURNS = {(cls, member): r.returns for r in RULES if r.returns for cls in r.receiver for member in r.member}
 _TYPED = frozenset(member for _, member in _RETURNS)  # ask type_of only for these
-_OWN_METHODS = frozenset(m for (kind, _, m), rows in _ROWS.items() if kind == INSTANCE for r in rows if r.policy)
+_OWN: dict[tuple[str, str], frozenset[str]] = {}  # (policy, kind) -> the members with that policy's own rows
+for _rule in RULES:
+    if _rule.policy is not None and _rule.emit is not None:
+        _OWN[_rule.policy.name, _rule.kind] = _OWN.get((_rule.policy.name, _rule.kind), frozenset()) | set(_rule.member)
 
 
 def ask(tr: Translator, call: Call, kind: str, keys: Sequence[tuple[str, str]], policy: Policy | None) -> Tokens | None:
@@ -1995,75 +2047,14 @@ def ask(tr: Translator, call: Call, kind: str, keys: Sequence[tuple[str, str]], 
     return None
 
 
-def emit_program(tr: Translator, call: Call) -> Tokens | None:
-    """PROGRAM's own translation of a library call, or None."""
-    receiver = tr.text(call.obj)
-    return ask(tr, call, STATIC, ((receiver, call.name), (receiver, "*")), PROGRAM)
-
-
-def emit_function(tr: Translator, call: Call) -> Tokens | None:
-    """The shared translation of a library call (a statement's when ``call.statement``), or None."""
-    receiver = tr.text(call.obj)
-    return ask(tr, call, STATIC, ((receiver, call.name), (receiver, "*")), None)
-
-
-def emit_new(tr: Translator, call: Call, policy: Policy | None) -> Tokens | None:
-    """A constructor's row of ``policy`` (``call.receiver`` the class), or None."""
-    return ask(tr, call, NEW, ((call.receiver, "new"),), policy)
+def own_members(policy: Policy, kind: str) -> frozenset[str]:
+    """The members that have rows of ``kind`` which are ``policy``'s own (``policy=PROGRAM``)."""
+    return _OWN.get((policy.name, kind), frozenset())
 
 
 def _class_of(java_type: str) -> str:
     """``java . util . function . BinaryOperator<>`` -> ``BinaryOperator``."""
     return java_type.split("<", 1)[0].rsplit(".", 1)[-1].strip()
-
-
-def emit_method(tr: Translator, call: Call) -> Tokens | None:
-    """PROGRAM's translation of an instance method (the receiver's static type, then any receiver), or None."""
-    if call.name not in _OWN_METHODS:
-        return None
-    receiver = call.obj
-    while receiver.type == "method_invocation" and tr.text(receiver.child_by_field_name("name")) in _CHAINED:
-        receiver = receiver.child_by_field_name("object")  # a builder's edits return the builder
-    return ask(tr, call, INSTANCE, ((_class_of(tr.type_of(receiver)), call.name), ("*", call.name)), PROGRAM)
-
-
-def emit_instance(tr: Translator, call: Call) -> Tokens | None:
-    """Both policies' translation of an instance method (``call.o`` the receiver, ``call.receiver`` its
-    static type): the rows of that type, then those of any receiver; None when none takes it."""
-    return ask(tr, call, INSTANCE, ((_base_type(call.receiver), call.name), ("*", call.name)), None)
-
-
-def emit_stream(tr: Translator, call: Call) -> Tokens | None:
-    """PROGRAM's translation of a stream call (a source, or a step / terminal of a stream receiver), or None.
-
-    The arguments are translated first, whatever the outcome, and the receiver after them: the
-    order the translation has always used (hoisted lambdas are numbered in it)."""
-    saved = tr.st.lambda_type
-    if call.obj is not None and call.obj.type == "method_invocation" and tr._call_parts(call.obj)[1] == "chars":
-        tr.st.lambda_type = "int"  # `s . chars ( ) . filter ( c -> c == 'a' )`: c is a code point
-    c = replace(call, a=[tr.expr(x) for x in call.args])
-    tr.st.lambda_type = saved
-    if call.obj is not None:
-        out = ask(tr, c, STREAM, ((tr.text(call.obj), call.name), ("*", call.name)), PROGRAM)
-        if out is not None:
-            return out
-    if call.obj is None or not tr._is_stream(call.obj):
-        return None
-    return ask(tr, replace(c, o=tr.expr(call.obj)), STREAM, (("Stream", call.name),), PROGRAM)
-
-
-def emit_static_import(tr: Translator, cls: str, call: Call) -> Tokens | None:
-    """A member of ``cls`` imported statically and called bare (``max ( a , b )`` under
-    ``import static java.lang.Math.*``): the rows of ``cls . member``, PROGRAM's own first."""
-    a = [tr.expr(x) for x in call.args]
-    flat = [t for i, toks in enumerate(a) for t in ([","] if i else []) + toks]
-    c = replace(call, a=a, flat=flat)
-    for key in ((cls, call.name), (cls, "*")):
-        for policy in (PROGRAM, None):
-            out = ask(tr, c, STATIC, (key,), policy)
-            if out is not None:
-                return out
-    return None
 
 
 def emit_constant(receiver: str, member: str) -> Tokens | None:

@@ -37,19 +37,13 @@ from plugins.c2c.java_types import (
 )
 from plugins.c2c.library import (
     _BIG_OPS,
+    _THEN_COMPARING,
     SUPPORT_BASES,
     SUPPORT_CLASSES,
-    Call,
     emit_constant,
-    emit_method,
-    emit_new,
-    emit_program,
-    emit_static_import,
-    emit_stream,
     support_lines,
     support_methods,
 )
-from plugins.c2c.state import PROGRAM
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
@@ -215,7 +209,6 @@ def _recursive(calls: list[Node], info: ProgramInfo, methods: set[bytes]) -> boo
 
 
 _COMPARING = ("comparing", "comparingInt", "comparingLong", "comparingDouble")
-_THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
 
 
 def _key_extractor(node: Node) -> bool:
@@ -1433,96 +1426,6 @@ class ProgramMixin:
             return ["self", ".", fld]
         return None
 
-    # -- calls ----------------------------------------------------------------------------------
-    def _program_call(self, node: Node, statement: bool) -> Tokens | None:
-        """Calls a whole program needs: stdin reads, prints, class-qualified calls; None: not one of them."""
-        prog = self.st.prog
-        if not self.policy.whole_program:
-            return None
-        obj, name, args = self._call_parts(node)
-        op = read_op(node, prog)
-        if op == "advance":  # StreamTokenizer.nextToken: its `nval` / `sval` read the token
-            return [] if statement else ["-", "2"]  # TT_NUMBER
-        if op:
-            return self._read(op, args)
-        if name in ("reversed", *_THEN_COMPARING) and obj is not None:  # a comparator chain as a compare function
-            chain = self._comparator_chain(node)
-            if chain is not None:
-                key, (a, b) = chain[0], ("_b", "_a") if chain[1] else ("_a", "_b")
-                ka, kb = ["(", *key, ")", "(", a, ")"], ["(", *key, ")", "(", b, ")"]
-                return ["(", "lambda", "_a", ",", "_b", ":", "(", *ka, ">", *kb, ")", "-", "(", *ka, "<", *kb, ")", ")"]
-        if name == "printStackTrace" and not args:
-            return [] if statement else ["None"]
-        if obj is not None:  # instance methods of the Java library's classes (library.py)
-            lib = emit_method(self, Call(node, obj, name, args, statement=statement))
-            if lib is not None:
-                return lib
-        kind = receiver_kind(obj, prog)
-        if kind in ("out", "err") or (kind in prog.classes and prog.classes[kind].role == "writer"):
-            wop = _PRINT_OPS.get(name, "") if kind in ("out", "err") else prog.classes[kind].ops.get(name, "print")
-            if kind == "err" or wop == "noop":
-                return [] if statement else ["None"]
-            if wop == "newline":
-                return ["print", "(", ")"]
-            if wop == "printf" and args:
-                return self._printf(args)
-            if wop in ("println", "print"):
-                if name == "write" and args and self.type_of(args[0]) in ("int", "char"):
-                    pass
-                return self._print(args, newline=wop == "println")
-        if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
-            return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
-        if obj is not None:  # stream pipelines, then the Java library's static calls (library.py)
-            lib = self.st.first(
-                lambda: emit_stream(self, Call(node, obj, name, args, statement)),
-                lambda: emit_program(self, Call(node, obj, name, args, statement)),
-            )
-            if lib is not None:
-                return lib
-        ot = self.text(obj) if obj is not None else ""
-        main = prog.main
-        if (
-            main is not None
-            and obj is not None
-            and (
-                ot == main.name
-                or (
-                    obj.type == "object_creation_expression"
-                    and _type_text(obj.child_by_field_name("type")) == main.name
-                )
-                or (obj.type == "identifier" and prog.io.get(ot) == "main")
-            )
-        ):
-            obj = None
-        if obj is not None and prog.class_overloads:
-            owner = ot if ot in prog.class_overloads else ""
-            if not owner:
-                owners = [c for c, per in prog.class_overloads.items() if len(args) in per.get(name, {})]
-                owner = owners[0] if len(owners) == 1 else ""
-            if owner and len(args) in prog.class_overloads[owner].get(name, {}):
-                new = prog.class_overloads[owner][name][len(args)]
-                return [*self.expr(obj), ".", new, "(", *self._arg_tokens(args), ")"]
-        if obj is None:
-            flat = self._arg_tokens(args)
-            if self.st.cls_stack and not self._is_local(name):
-                ci = self.st.cls_stack[-1]
-                name = prog.class_overloads.get(ci.name, {}).get(name, {}).get(len(args), name)
-                if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)} and not self.st.static_ctx:
-                    return ["self", ".", name, "(", *flat, ")"]
-                if name in ci.static_methods | {n for s_, n in _renamed(prog, ci) if s_}:
-                    return [ci.name, ".", name, "(", *flat, ")"]
-                if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)}:
-                    return ["self", ".", name, "(", *flat, ")"]
-            if name in prog.overloads:
-                return [prog.overloads[name].get(len(args), name), "(", *flat, ")"]
-            if name in prog.renames and not self.st.cls_stack:
-                return [prog.renames[name], "(", *flat, ")"]
-            if main is not None and (name in main.static_methods or name in main.instance_methods):
-                return [name, "(", *flat, ")"]
-            if prog.static_math and name not in self.st.method_types:  # `import static java.lang.Math.*`
-                return emit_static_import(self, "Math", Call(node, obj, name, args, statement))
-        return None
-
     def _is_big(self, node: Node | None) -> bool:
         """Is ``node`` a BigInteger (declared so, made so, or the result of a BigInteger operation)?"""
         if node is None:
@@ -1842,23 +1745,6 @@ class ProgramMixin:
         if outer is not None and outer.type == "method_invocation" and outer.child_by_field_name("object") == call:
             return ["(", *out, ")"]  # `String.format(...).replace(' ', '0')`: the method of the formatted string
         return out
-
-    def _object_creation(self, node: Node) -> Tokens | None:
-        prog = self.st.prog
-        if not self.policy.whole_program:
-            return None
-        t = _base_io(_type_text(node.child_by_field_name("type")))
-        args = self._args(node.child_by_field_name("arguments"))
-        method = self._anonymous_method(node)
-        if method is not None:  # an anonymous Comparator / Runnable / ...: its method as a function
-            params = self._params(method.child_by_field_name("parameters"))
-            return [self._hoist(params, method.child_by_field_name("body"), method)]
-        made = emit_new(self, Call(node, node.child_by_field_name("type"), "new", args, receiver=t), PROGRAM)
-        if made is not None:  # constructors of the Java library's classes (library.py)
-            return made
-        if _io_kind(t, prog) in ("in", "out") or (t in prog.classes and prog.classes[t].role in ("reader", "writer")):
-            return ["None"]
-        return None
 
     def _io_assignment(self, node: Node) -> bool:
         """Does ``node`` make a stdin / stdout object (``x = new Scanner ( System . in )``, ``this . out = new

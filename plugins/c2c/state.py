@@ -34,6 +34,8 @@ class Policy:
     truncating_division: bool  # an int variable that may be negative divides toward zero, as Java's `/`
     java_print: bool  # a print writes exactly Java's text (``_print``), not the references' `print ( a , b )`
     labelled_jumps: bool  # `break outer` / `continue outer` out of a nested loop set flags the loops test
+    program_io: bool  # stdin / stdout objects read one stdin and print (``resolve``); else only `System.out` prints
+    program_classes: bool  # calls resolve to the program's classes, overloads and anonymous classes (``resolve``)
 
 
 FUNCTION = Policy(
@@ -47,6 +49,8 @@ FUNCTION = Policy(
     truncating_division=False,
     java_print=False,
     labelled_jumps=False,
+    program_io=False,
+    program_classes=False,
 )
 PROGRAM = Policy(
     "program",
@@ -59,6 +63,8 @@ PROGRAM = Policy(
     truncating_division=True,
     java_print=True,
     labelled_jumps=True,
+    program_io=True,
+    program_classes=True,
 )
 
 

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES, SET_TYPES
-from plugins.c2c.library import Call, emit_function, emit_instance
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
     PY_BUILTINS,
@@ -256,10 +255,7 @@ class StatementsMixin:
             self._simple(level, self._update_tokens(expr))
             return
         if expr.type == "method_invocation":
-            special = self.st.first(
-                lambda: self._program_call(expr, statement=True),  # stdin, stdout, class calls (program.py)
-                lambda: self._statement_call(expr),
-            )
+            special = self.resolve_statement(expr)  # resolve.py: the one place a call is translated
             if special is not None:
                 if special:  # [] for `out . flush ( )`, `sc . close ( )`: nothing to do in Python
                     self._simple(level, special)
@@ -766,30 +762,6 @@ class StatementsMixin:
         self._member(node, level, [])
 
     # -- statement-level calls -------------------------------------------------------------------
-    def _statement_call(self, node: Node) -> Tokens | None:
-        obj, name, args = self._call_parts(node)
-        obj_text = self.text(obj) if obj is not None else ""
-        if obj_text in ("System . out", "System.out") and name in ("printf", "format") and len(args) >= 2:
-            values = self._arg_tokens(args[1:])
-            return ["print", "(", *self.expr(args[0]), "%", "(", *values, *([","] if len(args) == 2 else []), ")"] + [
-                ",",
-                "end",
-                "=",
-                '" "',
-                ")",
-            ]
-        if obj_text in ("System . out", "System.out") and name in ("println", "print", "printf"):
-            return self._print(args, newline=name == "println")
-        if obj is None and name == "swap" and len(args) == 3 and name not in self.st.method_types:
-            arr, i, j = (self.expr(a) for a in args)  # the class's swap helper, as the references inline it
-            return [*arr, "[", *i, "]", ",", *arr, "[", *j, "]", "=", *arr, "[", *j, "]", ",", *arr, "[", *i, "]"]
-        lib = emit_function(self, Call(node, obj, name, args, statement=True)) if obj is not None else None
-        if lib is not None:  # the Java library's static calls (library.py)
-            return lib
-        if obj is not None:  # the Java library's instance methods, as statements (library.py)
-            return emit_instance(self, Call(node, obj, name, args, statement=True, receiver=self.type_of(obj)))
-        return None
-
     def _as_str(self, node: Node) -> Tokens:
         t = self.type_of(node)
         out = self.expr(node)
