@@ -13,7 +13,7 @@ from plugins.c2c.java_types import (
     INT_TYPES,
     array_fill,
 )
-from plugins.c2c.library import _TUPLE_CLASSES, _TUPLE_FIELDS
+from plugins.c2c.library import _TUPLE_CLASSES, _TUPLE_FIELDS, _arguments, undeclared_class
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.support import is_constant
 from plugins.c2c.syntax import Tokens, _base_type
@@ -102,7 +102,7 @@ class ExpressionsMixin:
             return [*self.expr(left), "and" if op == "&&" else "or", *self.expr(right)]
         lt, rt = self.type_of(left), self.type_of(right)
         if op == "+" and (lt == "String" or rt == "String"):
-            return [*self._as_str(left), "+", *self._as_str(right)]
+            return [*self.as_str(left), "+", *self.as_str(right)]
         lx, rx = self.expr(left), self.expr(right)
         if op in (*_CHAR_ARITHMETIC, "<", ">", "<=", ">=", "==", "!=") and (lt == "char") != (rt == "char"):
             if lt == "char" and (op not in ("==", "!=") or rt in INT_TYPES):
@@ -121,7 +121,7 @@ class ExpressionsMixin:
             if choice == "cast":
                 return ["int", "(", *lx, "/", *rx, ")"]
             op = "//" if choice == "floor" else "/"
-        if op in ("==", "!=") and self.policy.whole_program and "this" in (left.type, right.type):
+        if op in ("==", "!=") and self.policy.program_classes and "this" in (left.type, right.type):
             return [*lx, "is" if op == "==" else "is not", *rx]  # identity (`equals` may be `__eq__`)
         if op == "%" and self._truncates(left, right):  # the remainder takes the dividend's sign
             return ["int", "(", "math", ".", "fmod", "(", *lx, ",", *rx, ")", ")"]
@@ -160,7 +160,7 @@ class ExpressionsMixin:
         variable that may hold a negative number (``int ( a / b )``: exact for 32-bit ints; a difference
         written in place keeps ``//``, as the references write it: see the README)."""
         prog = self.st.prog
-        if not self.policy.truncating_division or prog is None or left.type != "identifier":
+        if not self.policy.truncating_division or left.type != "identifier":
             return False
         return self.text(left) in prog.signed and {self.type_of(left), self.type_of(right)} <= {"int", "short", "byte"}
 
@@ -303,16 +303,12 @@ class ExpressionsMixin:
     def _ex_object_creation_expression(self, node: Node) -> Tokens:
         return self.resolve(node)  # resolve.py: the one place a call or an object creation is translated
 
-    def _undeclared_class(self, name: str) -> bool:
-        """Is ``name`` a class the source uses without declaring it (a helper class of its file, java.util)?"""
-        return f"class {name} ".encode() not in self.st.src
-
     def _tuple_field(self, obj: Node, field: str) -> Tokens | None:
         """`p . first` / `p . getSecond ( )` of an undeclared pair class (made a tuple): `p [ 0 ]`."""
         if field not in _TUPLE_FIELDS:
             return None
         base = _base_type(self.type_of(obj))
-        if base not in _TUPLE_CLASSES or not self._undeclared_class(base):
+        if base not in _TUPLE_CLASSES or not undeclared_class(self.st.src, base):
             return None
         return [*self.expr(obj), "[", _TUPLE_FIELDS[field], "]"]
 
@@ -328,13 +324,9 @@ class ExpressionsMixin:
         return obj, name, self._args(node.child_by_field_name("arguments"))
 
     def _args(self, node: Node | None) -> list[Node]:
-        return (
-            [c for c in node.named_children if c.type not in ("line_comment", "block_comment")]
-            if node is not None
-            else []
-        )
+        return _arguments(node)
 
-    def _arg_tokens(self, args: Sequence[Node]) -> Tokens:
+    def arg_tokens(self, args: Sequence[Node]) -> Tokens:
         out: Tokens = []
         for i, arg in enumerate(args):
             out += ([","] if i else []) + self.expr(arg)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from plugins.c2c import carried
 from plugins.c2c.carried import Unit
@@ -45,7 +45,7 @@ from plugins.c2c.syntax import Tokens, _base_type, _plus_one
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from plugins.c2c.translate import Translator
+    from plugins.c2c.state import TranslationState
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +75,45 @@ class Call:
         return replace(self, o=o)
 
 
-Emit = Callable[["Translator", Call], "Tokens | None"]
+class Emitting(Protocol):
+    """What an emit function may ask of the translator (not the whole ``Translator``): translate a node,
+    read its text and static type (a local's declared one), translate arguments, the policy and the
+    translation's state; and the translations the library shares with the statements (a value as Java's
+    text, a comparator as ``sort``'s arguments, a ``printf`` format, a stream, a BigInteger, a comparator
+    chain, what the program analysis makes of a receiver)."""
+
+    @property
+    def policy(self) -> Policy: ...
+
+    @property
+    def state(self) -> TranslationState: ...
+
+    def expr(self, node: Node | None) -> Tokens: ...
+
+    def text(self, node: Node | None) -> str: ...
+
+    def type_of(self, node: Node | None) -> str: ...
+
+    def lookup(self, name: str) -> str: ...
+
+    def arg_tokens(self, args: Sequence[Node]) -> Tokens: ...
+
+    def as_str(self, node: Node) -> Tokens: ...
+
+    def sort_order(self, cmp: Node) -> Tokens: ...
+
+    def format_expr(self, args: list[Node]) -> Tokens: ...
+
+    def is_stream(self, node: Node | None) -> bool: ...
+
+    def is_big(self, node: Node | None) -> bool: ...
+
+    def comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None: ...
+
+    def receiver_kind(self, obj: Node) -> str: ...
+
+
+Emit = Callable[[Emitting, Call], "Tokens | None"]
 
 # what a row translates: a static call (``Math . round``), an instance method (by the receiver's static
 # type), a constructor (``new BigDecimal ( s )``), a stream pipeline's call, a static field (``BigDecimal . ONE``)
@@ -147,7 +185,7 @@ def stream(receiver: str | Sequence[str], member: str | Sequence[str], emit: Emi
     return Rule(_names(receiver), _names(member), STREAM, emit, PROGRAM)
 
 
-def constant(receiver: str, member: str, tokens: Sequence[str], returns: str) -> Rule:
+def constant(receiver: str, member: str, tokens: Sequence[str], returns: str = "") -> Rule:
     """A static field in a program (``BigDecimal . ONE``) as these tokens."""
     return Rule((receiver,), (member,), FIELD, None, PROGRAM, returns=returns, constant=tuple(tokens))
 
@@ -156,54 +194,89 @@ def _call(func: Sequence[str], args: Tokens) -> Tokens:
     return [*func, "(", *args, ")"]
 
 
+def _arguments(node: Node | None) -> list[Node]:
+    """An argument list's arguments (comments left out)."""
+    return [c for c in node.named_children if c.type not in ("line_comment", "block_comment")] if node else []
+
+
+def _call_parts(tr: Emitting, node: Node) -> tuple[Node | None, str, list[Node]]:
+    """A method invocation's receiver, name and arguments."""
+    name = tr.text(node.child_by_field_name("name"))
+    return node.child_by_field_name("object"), name, _arguments(node.child_by_field_name("arguments"))
+
+
+def undeclared_class(src: bytes, name: str) -> bool:
+    """Is ``name`` a class the source uses without declaring it (a helper class of its file, java.util)?"""
+    return f"class {name} ".encode() not in src
+
+
+def _undeclared_class(tr: Emitting, name: str) -> bool:
+    return undeclared_class(tr.state.src, name)
+
+
+def _scalar_local(tr: Emitting, name: str) -> bool:
+    """Is ``name`` a local of a number, char, string or boolean type (not the stdin / stdout object it shadows)?"""
+    typ = tr.lookup(name)
+    return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
+
+
+def joined(state: TranslationState, name: str) -> Tokens:
+    """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
+    parts = state.joiners[name]
+    out = [*parts[0], ".", "join", "(", name, ")"]
+    if len(parts) == 3:
+        out = ["(", *parts[1], "+", *out, "+", *parts[2], ")"]
+    return out
+
+
 # -- java.lang.Math ---------------------------------------------------------------------------------
 _MATH_BUILTIN = ("max", "min", "abs", "pow")
 
 
-def _math_any(tr: Translator, c: Call) -> Tokens | None:
+def _math_any(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["math", ".", c.name], c.flat)
 
 
-def _math_builtin(tr: Translator, c: Call) -> Tokens | None:
+def _math_builtin(tr: Emitting, c: Call) -> Tokens | None:
     return _call([c.name], c.flat)
 
 
-def _math_cbrt(tr: Translator, c: Call) -> Tokens | None:
+def _math_cbrt(tr: Emitting, c: Call) -> Tokens | None:
     return ["(", *c.a[0], ")", "**", "(", "1", "/", "3", ")"] if c.a else None
 
 
-def _math_floor_ceil(tr: Translator, c: Call) -> Tokens | None:
+def _math_floor_ceil(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["math", ".", c.name], c.flat) if c.a else None
 
 
-def _math_round(tr: Translator, c: Call) -> Tokens | None:
+def _math_round(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["round"], c.flat) if c.a else None
 
 
-def _math_round_half_up(tr: Translator, c: Call) -> Tokens | None:
+def _math_round_half_up(tr: Emitting, c: Call) -> Tokens | None:
     """Java rounds halves up; Python's ``round`` to even."""
     if len(c.args) != 1:
         return None
     return ["math", ".", "floor", "(", *tr.expr(c.args[0]), "+", "0.5", ")"]
 
 
-def _math_random(tr: Translator, c: Call) -> Tokens | None:
+def _math_random(tr: Emitting, c: Call) -> Tokens | None:
     return ["random", ".", "random", "(", ")"]
 
 
-def _math_floor_div_mod(tr: Translator, c: Call) -> Tokens | None:
+def _math_floor_div_mod(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 2:  # Python's // and % are floor-based, as floorDiv / floorMod
         return None
     return ["(", *c.a[0], "//" if c.name == "floorDiv" else "%", *c.a[1], ")"]
 
 
-def _math_signum(tr: Translator, c: Call) -> Tokens | None:
+def _math_signum(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return ["float", "(", "(", *c.a[0], ">", "0", ")", "-", "(", *c.a[0], "<", "0", ")", ")"]
 
 
-def _math_angle(tr: Translator, c: Call) -> Tokens | None:
+def _math_angle(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return ["math", ".", "radians" if c.name == "toRadians" else "degrees", "(", *c.a[0], ")"]
@@ -224,42 +297,42 @@ _CHAR_METHODS = {
 }
 
 
-def _to_int(tr: Translator, c: Call) -> Tokens | None:
+def _to_int(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["int"], c.flat) if c.a else None
 
 
-def _to_float(tr: Translator, c: Call) -> Tokens | None:
+def _to_float(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["float"], c.flat) if c.a else None
 
 
 _RADIX_FORMATS = {"2": '"b"', "8": '"o"', "16": '"x"'}
 
 
-def _to_str(tr: Translator, c: Call) -> Tokens | None:
+def _to_str(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) == 2 and len(c.a[1]) == 1 and c.a[1][0] in _RADIX_FORMATS:  # `Integer.toString(n, 2)`
         return ["format", "(", *c.a[0], ",", _RADIX_FORMATS[c.a[1][0]], ")"]
     return _call(["str"], c.flat) if c.a else None
 
 
-def _string_value_of(tr: Translator, c: Call) -> Tokens | None:
+def _string_value_of(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) == 1 and tr.type_of(c.args[0]) == "char[]":
         return ['" "', ".", "join", "(", *c.a[0], ")"]
     return _to_str(tr, c) if c.name == "valueOf" else None
 
 
-def _radix_string(tr: Translator, c: Call) -> Tokens | None:
+def _radix_string(tr: Emitting, c: Call) -> Tokens | None:
     return [_RADIX_STRINGS[c.name], "(", *c.a[0], ")", "[", "2", ":", "]"] if len(c.a) == 1 else None
 
 
-def _bit_count(tr: Translator, c: Call) -> Tokens | None:
+def _bit_count(tr: Emitting, c: Call) -> Tokens | None:
     return ["bin", "(", *c.a[0], ")", ".", "count", "(", "'1'", ")"] if c.a else None
 
 
-def _builtin_of_flat(tr: Translator, c: Call) -> Tokens | None:
+def _builtin_of_flat(tr: Emitting, c: Call) -> Tokens | None:
     return _call([c.name], c.flat) if c.a else None
 
 
-def _compare(tr: Translator, c: Call) -> Tokens | None:
+def _compare(tr: Emitting, c: Call) -> Tokens | None:
     """The sign of ``a - b``, as Java's ``compare`` returns it."""
     if len(c.args) != 2:
         return None
@@ -267,20 +340,20 @@ def _compare(tr: Translator, c: Call) -> Tokens | None:
     return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
 
 
-def _char_method(tr: Translator, c: Call) -> Tokens | None:
+def _char_method(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], ".", _CHAR_METHODS[c.name], "(", ")"] if c.a else None
 
 
-def _char_numeric(tr: Translator, c: Call) -> Tokens | None:
+def _char_numeric(tr: Emitting, c: Call) -> Tokens | None:
     return ["int", "(", *c.a[0], ")"] if c.a else None
 
 
-def _char_numeric_any(tr: Translator, c: Call) -> Tokens | None:
+def _char_numeric_any(tr: Emitting, c: Call) -> Tokens | None:
     """A program's ``Character.getNumericValue``: letters too (``'a'`` and ``'A'`` are 10, ``'z'`` 35)."""
     return ["int", "(", *tr.expr(c.args[0]), ",", "36", ")"] if len(c.args) == 1 else None
 
 
-def _string_join(tr: Translator, c: Call) -> Tokens | None:
+def _string_join(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) < 2:
         return None
     if len(c.args) > 2 or tr.type_of(c.args[1]) in ("String", "char", "Character"):  # join(sep, a, b, ...)
@@ -289,15 +362,15 @@ def _string_join(tr: Translator, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "join", "(", *tr.expr(c.args[1]), ")"]
 
 
-def _string_format(tr: Translator, c: Call) -> Tokens | None:
-    return tr._format_expr(list(c.args)) if c.args else None
+def _string_format(tr: Emitting, c: Call) -> Tokens | None:
+    return tr.format_expr(list(c.args)) if c.args else None
 
 
-def _system_exit(tr: Translator, c: Call) -> Tokens | None:
-    return ["sys", ".", "exit", "(", *tr._arg_tokens(c.args), ")"]
+def _system_exit(tr: Emitting, c: Call) -> Tokens | None:
+    return ["sys", ".", "exit", "(", *tr.arg_tokens(c.args), ")"]
 
 
-def _arraycopy(tr: Translator, c: Call) -> Tokens | None:
+def _arraycopy(tr: Emitting, c: Call) -> Tokens | None:
     """``System.arraycopy(src, sp, dst, dp, n)``: a slice assignment (a copy first, as Java copies overlaps)."""
     if len(c.args) != 5:
         return None
@@ -305,16 +378,16 @@ def _arraycopy(tr: Translator, c: Call) -> Tokens | None:
     return [*dst, "[", *dp, ":", *dp, "+", *n, "]", "=", *src, "[", *sp, ":", *sp, "+", *n, "]"]
 
 
-def _big_value_of(tr: Translator, c: Call) -> Tokens | None:
+def _big_value_of(tr: Emitting, c: Call) -> Tokens | None:
     return tr.expr(c.args[0]) if len(c.args) == 1 else None  # BigInteger is Python's int
 
 
-def _list_of(tr: Translator, c: Call) -> Tokens | None:
+def _list_of(tr: Emitting, c: Call) -> Tokens | None:
     """``List.of(a, b)`` / ``Set.of(...)`` / ``Map.of(k1, v1, ...)``: Python's literals."""
     if tr.text(c.obj) == "List":
-        return ["[", *tr._arg_tokens(c.args), "]"]
+        return ["[", *tr.arg_tokens(c.args), "]"]
     if tr.text(c.obj) == "Set":
-        return ["{", *tr._arg_tokens(c.args), "}"] if c.args else ["set", "(", ")"]
+        return ["{", *tr.arg_tokens(c.args), "}"] if c.args else ["set", "(", ")"]
     if len(c.args) % 2:
         return None
     out: Tokens = ["{"]
@@ -323,51 +396,51 @@ def _list_of(tr: Translator, c: Call) -> Tokens | None:
     return [*out, "}"]
 
 
-def _objects_hash(tr: Translator, c: Call) -> Tokens | None:
-    return ["hash", "(", "(", *tr._arg_tokens(c.args), *([","] if len(c.args) == 1 else []), ")", ")"]
+def _objects_hash(tr: Emitting, c: Call) -> Tokens | None:
+    return ["hash", "(", "(", *tr.arg_tokens(c.args), *([","] if len(c.args) == 1 else []), ")", ")"]
 
 
-def _objects_equals(tr: Translator, c: Call) -> Tokens | None:
+def _objects_equals(tr: Emitting, c: Call) -> Tokens | None:
     return ["(", *tr.expr(c.args[0]), "==", *tr.expr(c.args[1]), ")"] if len(c.args) == 2 else None
 
 
-def _map_entry(tr: Translator, c: Call) -> Tokens | None:
-    return ["(", *tr._arg_tokens(c.args), ")"] if len(c.args) == 2 else None  # an entry is a (key, value) tuple
+def _map_entry(tr: Emitting, c: Call) -> Tokens | None:
+    return ["(", *tr.arg_tokens(c.args), ")"] if len(c.args) == 2 else None  # an entry is a (key, value) tuple
 
 
 # -- java.util.Arrays / Collections -----------------------------------------------------------------
-def _as_list(tr: Translator, c: Call) -> Tokens | None:
+def _as_list(tr: Emitting, c: Call) -> Tokens | None:
     return ["[", *c.flat, "]"]
 
 
-def _as_list_of_array(tr: Translator, c: Call) -> Tokens | None:
+def _as_list_of_array(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.asList(array)``: the array's elements, not a list holding it."""
     if len(c.args) != 1 or not tr.type_of(c.args[0]).endswith("[]"):
         return None
     return ["list", "(", *tr.expr(c.args[0]), ")"]
 
 
-def _copy_of_range(tr: Translator, c: Call) -> Tokens | None:
+def _copy_of_range(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "[", *c.a[1], ":", *c.a[2], "]"] if len(c.a) == 3 else None
 
 
-def _copy_of(tr: Translator, c: Call) -> Tokens | None:
+def _copy_of(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "[", ":", *c.a[1], "]"] if len(c.a) == 2 else None
 
 
-def _arrays_equals(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_equals(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "==", *c.a[1]] if len(c.a) == 2 else None
 
 
-def _arrays_stream(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_stream(tr: Emitting, c: Call) -> Tokens | None:
     return list(c.a[0]) if len(c.a) == 1 else None  # a stream is the list itself
 
 
-def _arrays_to_string(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_to_string(tr: Emitting, c: Call) -> Tokens | None:
     return ["str", "(", *c.a[0], ")"] if c.a else None
 
 
-def _text_array_to_string(tr: Translator, c: Call) -> Tokens | None:
+def _text_array_to_string(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.toString`` of strings or chars: ``[a, b]`` as Java writes it (``str`` would quote them)."""
     if len(c.args) != 1 or tr.type_of(c.args[0]) not in ("String[]", "char[]", "Character[]"):
         return None
@@ -375,7 +448,7 @@ def _text_array_to_string(tr: Translator, c: Call) -> Tokens | None:
     return ["(", '"["', "+", *joined, "+", '"]"', ")"]
 
 
-def _binary_search(tr: Translator, c: Call) -> Tokens | None:
+def _binary_search(tr: Emitting, c: Call) -> Tokens | None:
     """Found: its index; else -(insertion point) - 1, as Java's."""
     if len(c.a) != 2:
         return None
@@ -384,26 +457,26 @@ def _binary_search(tr: Translator, c: Call) -> Tokens | None:
     return ["(", *arr, ".", "index", "(", *x, ")", "if", *x, "in", *arr, "else", *missing, ")"]
 
 
-def _frequency(tr: Translator, c: Call) -> Tokens | None:
+def _frequency(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], ".", "count", "(", *c.a[1], ")"] if len(c.a) == 2 else None
 
 
-def _n_copies(tr: Translator, c: Call) -> Tokens | None:
+def _n_copies(tr: Emitting, c: Call) -> Tokens | None:
     return ["[", *c.a[1], "]", "*", *c.a[0]] if len(c.a) == 2 else None
 
 
-def _collection_extreme(tr: Translator, c: Call) -> Tokens | None:
+def _collection_extreme(tr: Emitting, c: Call) -> Tokens | None:
     return [c.name, "(", *c.a[0], ")"] if c.a else None
 
 
-def _swap(tr: Translator, c: Call) -> Tokens | None:
+def _swap(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 3:
         return None
     lst, i, j = (tr.expr(x) for x in c.args)
     return [*lst, "[", *i, "]", ",", *lst, "[", *j, "]", "=", *lst, "[", *j, "]", ",", *lst, "[", *i, "]"]
 
 
-def _arrays_sort(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_sort(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.sort(a)``, a range of it, or with a comparator."""
     if not c.args:
         return None
@@ -414,21 +487,21 @@ def _arrays_sort(tr: Translator, c: Call) -> Tokens | None:
         rev = [",", "reverse", "=", "True"] if len(c.args) == 4 else []
         return [*sl, "=", "sorted", "(", *sl, *rev, ")"]
     if len(c.args) == 2:  # the comparator as sort's arguments (`reverse = True` for reverseOrder)
-        order = tr._sort_order(c.args[1])
+        order = tr.sort_order(c.args[1])
         if "cmp_to_key" in order or c.args[1].type == "object_creation_expression":
             order = ["reverse", "=", "True"]  # TransCoder's header imports no functools: the references' use
         return [*target, ".", "sort", "(", *order, ")"]
     return [*target, ".", "sort", "(", ")"]
 
 
-def _sort_by_comparator(tr: Translator, c: Call) -> Tokens | None:
+def _sort_by_comparator(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.sort(a, cmp)`` / ``Collections.sort(list, cmp)``: the comparator as ``key`` / ``reverse``."""
     if not c.statement or len(c.args) != 2:
         return None
-    return [*tr.expr(c.args[0]), ".", "sort", "(", *tr._sort_order(c.args[-1]), ")"]
+    return [*tr.expr(c.args[0]), ".", "sort", "(", *tr.sort_order(c.args[-1]), ")"]
 
 
-def _fill(tr: Translator, c: Call) -> Tokens | None:
+def _fill(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.fill``: a range in place; the whole array rebound (the references' form)."""
     if len(c.args) == 4:
         target, lo, hi = tr.expr(c.args[0]), tr.expr(c.args[1]), tr.expr(c.args[2])
@@ -440,7 +513,7 @@ def _fill(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _fill_in_place(tr: Translator, c: Call) -> Tokens | None:
+def _fill_in_place(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.fill(a, v)`` in place: the array may be a loop variable or an alias."""
     if len(c.args) != 2 or not c.statement:
         return None
@@ -448,7 +521,7 @@ def _fill_in_place(tr: Translator, c: Call) -> Tokens | None:
     return [*target, "[", ":", "]", "=", "[", *tr.expr(c.args[1]), "]", "*", "len", "(", *target, ")"]
 
 
-def _set_all(tr: Translator, c: Call) -> Tokens | None:
+def _set_all(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.setAll(a, i -> f(i))``: every element from its index, in place."""
     if len(c.args) != 2 or not c.statement:
         return None
@@ -457,30 +530,30 @@ def _set_all(tr: Translator, c: Call) -> Tokens | None:
     return [*target, "[", ":", "]", "=", "list", "(", "map", "(", *tr.expr(c.args[1]), ",", *indices, ")", ")"]
 
 
-def _collections_sort(tr: Translator, c: Call) -> Tokens | None:
+def _collections_sort(tr: Emitting, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "sort", "(", ")"] if c.args else None
 
 
-def _shuffle(tr: Translator, c: Call) -> Tokens | None:
+def _shuffle(tr: Emitting, c: Call) -> Tokens | None:
     """``Collections.shuffle(l)``: ``random . shuffle`` (the module, or a program's ``Random random`` alike)."""
     return ["random", ".", "shuffle", "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
 
 
-def _collections_reverse(tr: Translator, c: Call) -> Tokens | None:
+def _collections_reverse(tr: Emitting, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "reverse", "(", ")"] if c.args else None
 
 
 # -- StringBuilder: a Python str stands for it (edits rebind it) ------------------------------------
-def _builder_no_op(tr: Translator, c: Call) -> Tokens | None:
+def _builder_no_op(tr: Emitting, c: Call) -> Tokens | None:
     """``trimToSize`` / ``ensureCapacity``: nothing to do on a str (as an expression: the str)."""
     return [] if c.statement else tr.expr(c.obj)
 
 
-def _append_chain(tr: Translator, node: Node) -> tuple[Tokens, Tokens] | None:
+def _append_chain(tr: Emitting, node: Node) -> tuple[Tokens, Tokens] | None:
     """``sb . append ( x ) . append ( y )`` of a builder variable: ``sb`` and the text it ends with."""
     parts: list[Node] = []
     while node.type == "method_invocation" and tr.text(node.child_by_field_name("name")) == "append":
-        args = tr._args(node.child_by_field_name("arguments"))
+        args = _arguments(node.child_by_field_name("arguments"))
         if len(args) != 1:
             return None
         parts.insert(0, args[0])
@@ -490,11 +563,11 @@ def _append_chain(tr: Translator, node: Node) -> tuple[Tokens, Tokens] | None:
     root = tr.expr(node)
     value = list(root)
     for part in parts:
-        value += ["+", *tr._as_str(part)]
+        value += ["+", *tr.as_str(part)]
     return root, value
 
 
-def _builder_reverse(tr: Translator, c: Call) -> Tokens | None:
+def _builder_reverse(tr: Emitting, c: Call) -> Tokens | None:
     if c.args:
         return None
     if not c.statement:
@@ -507,13 +580,13 @@ def _builder_reverse(tr: Translator, c: Call) -> Tokens | None:
     return [*root, "=", *text, "[", ":", ":", "-", "1", "]"]
 
 
-def _builder_find(tr: Translator, c: Call) -> Tokens | None:
+def _builder_find(tr: Emitting, c: Call) -> Tokens | None:
     if c.statement or not 1 <= len(c.args) <= 2:
         return None
-    return [*tr.expr(c.obj), ".", "find" if c.name == "indexOf" else "rfind", "(", *tr._arg_tokens(c.args), ")"]
+    return [*tr.expr(c.obj), ".", "find" if c.name == "indexOf" else "rfind", "(", *tr.arg_tokens(c.args), ")"]
 
 
-def _builder_is_empty(tr: Translator, c: Call) -> Tokens | None:
+def _builder_is_empty(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["len", "(", *tr.expr(c.obj), ")", "==", "0"]
 
 
@@ -523,17 +596,17 @@ _DECIMAL_OPS = {"add": "+", "subtract": "-", "multiply": "*", "remainder": "%"}
 _ROUNDING = ("HALF_UP", "HALF_DOWN", "HALF_EVEN", "UP", "DOWN", "FLOOR", "CEILING")
 
 
-def _operand(tr: Translator, node: Node) -> Tokens:
+def _operand(tr: Emitting, node: Node) -> Tokens:
     out = tr.expr(node)
     return out if len(out) == 1 or node.type in ("method_invocation", "parenthesized_expression") else ["(", *out, ")"]
 
 
-def _decimal_new(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new BigDecimal ( s | n | x )``: a double's exact binary value, as Java's constructor takes it."""
     return [*_DECIMAL, "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
 
 
-def _decimal_value_of(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_value_of(tr: Emitting, c: Call) -> Tokens | None:
     """``BigDecimal.valueOf(x)``: a double by its shortest decimal text (Double.toString), as Java does."""
     if len(c.args) == 1:
         return [*_DECIMAL, "(", "str", "(", *tr.expr(c.args[0]), ")", ")"]
@@ -542,23 +615,23 @@ def _decimal_value_of(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _rounding(tr: Translator, node: Node) -> Tokens:
+def _rounding(tr: Emitting, node: Node) -> Tokens:
     mode = tr.text(node).replace(" ", "").rsplit(".", 1)[-1].removeprefix("ROUND_")
     return ["decimal", ".", "ROUND_" + mode] if mode in _ROUNDING else tr.expr(node)
 
 
-def _quantum(tr: Translator, scale: Node) -> Tokens:
+def _quantum(tr: Emitting, scale: Node) -> Tokens:
     return [*_DECIMAL, "(", "1", ")", ".", "scaleb", "(", "-", *_operand(tr, scale), ")"]
 
 
-def _decimal_set_scale(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_set_scale(tr: Emitting, c: Call) -> Tokens | None:
     if not 1 <= len(c.args) <= 2:
         return None
     mode = [",", "rounding", "=", *_rounding(tr, c.args[1])] if len(c.args) == 2 else []
     return [*_operand(tr, c.obj), ".", "quantize", "(", *_quantum(tr, c.args[0]), *mode, ")"]
 
 
-def _decimal_divide(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_divide(tr: Emitting, c: Call) -> Tokens | None:
     if not c.args:
         return None
     ratio = ["(", *_operand(tr, c.obj), "/", *_operand(tr, c.args[0]), ")"]
@@ -574,62 +647,62 @@ def _decimal_divide(tr: Translator, c: Call) -> Tokens | None:
     return ratio
 
 
-def _decimal_binary(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_binary(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1:
         return None
     return ["(", *_operand(tr, c.obj), _DECIMAL_OPS[c.name], *_operand(tr, c.args[0]), ")"]
 
 
 def _decimal_call(func: Sequence[str]) -> Emit:
-    def emit(tr: Translator, c: Call) -> Tokens | None:
+    def emit(tr: Emitting, c: Call) -> Tokens | None:
         return None if c.args else [*func, "(", *tr.expr(c.obj), ")"]
 
     return emit
 
 
-def _decimal_pair(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_pair(tr: Emitting, c: Call) -> Tokens | None:
     return [c.name, "(", *tr.expr(c.obj), ",", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
 
 
-def _decimal_pow(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_pow(tr: Emitting, c: Call) -> Tokens | None:
     return ["(", *_operand(tr, c.obj), "**", *_operand(tr, c.args[0]), ")"] if len(c.args) == 1 else None
 
 
-def _decimal_negate(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_negate(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["(", "-", *_operand(tr, c.obj), ")"]
 
 
-def _decimal_compare(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_compare(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1:
         return None
     a, b = _operand(tr, c.obj), _operand(tr, c.args[0])
     return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
 
 
-def _decimal_signum(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_signum(tr: Emitting, c: Call) -> Tokens | None:
     if c.args:
         return None
     a = _operand(tr, c.obj)
     return ["(", "(", *a, ">", "0", ")", "-", "(", *a, "<", "0", ")", ")"]
 
 
-def _decimal_scale(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_scale(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["(", "-", *_operand(tr, c.obj), ".", "as_tuple", "(", ")", ".", "exponent", ")"]
 
 
 def _decimal_method(method: str) -> Emit:
-    def emit(tr: Translator, c: Call) -> Tokens | None:
+    def emit(tr: Emitting, c: Call) -> Tokens | None:
         return None if c.args else [*_operand(tr, c.obj), ".", method, "(", ")"]
 
     return emit
 
 
-def _decimal_plain(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_plain(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["format", "(", *tr.expr(c.obj), ",", '"f"', ")"]
 
 
 # -- String's regex methods: Python's re -----------------------------------------------------------
-def _regex_replacement(tr: Translator, node: Node) -> Tokens:
+def _regex_replacement(tr: Emitting, node: Node) -> Tokens:
     """Java's replacement text names a group ``$1``, Python's ``\\1`` (written ``"\\\\1"`` in a literal)."""
     out = tr.expr(node)
     if node.type != "string_literal":
@@ -637,13 +710,13 @@ def _regex_replacement(tr: Translator, node: Node) -> Tokens:
     return [re.sub(r"\$(\d)", r"\\\\\1", tok) for tok in out]
 
 
-def _string_matches(tr: Translator, c: Call) -> Tokens | None:
+def _string_matches(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1:
         return None
     return ["re", ".", "fullmatch", "(", *tr.expr(c.args[0]), ",", *tr.expr(c.obj), ")", "is", "not", "None"]
 
 
-def _string_replace_regex(tr: Translator, c: Call) -> Tokens | None:
+def _string_replace_regex(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2:
         return None
     regex, repl = tr.expr(c.args[0]), _regex_replacement(tr, c.args[1])
@@ -651,7 +724,7 @@ def _string_replace_regex(tr: Translator, c: Call) -> Tokens | None:
     return ["re", ".", "sub", "(", *regex, ",", *repl, ",", *tr.expr(c.obj), *once, ")"]
 
 
-def _string_compare(tr: Translator, c: Call) -> Tokens | None:
+def _string_compare(tr: Emitting, c: Call) -> Tokens | None:
     """``a . compareTo ( b )`` of Strings: Java's difference (chars, then lengths), not only its sign."""
     if len(c.args) != 1:
         return None
@@ -661,11 +734,11 @@ def _string_compare(tr: Translator, c: Call) -> Tokens | None:
     return ["java_compare", "(", *a, ",", *b, ")"]
 
 
-def _string_hash(tr: Translator, c: Call) -> Tokens | None:
+def _string_hash(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["string_hash", "(", *tr.expr(c.obj), ")"]
 
 
-def _string_repeat(tr: Translator, c: Call) -> Tokens | None:
+def _string_repeat(tr: Emitting, c: Call) -> Tokens | None:
     return [*_operand(tr, c.obj), "*", *_operand(tr, c.args[0])] if len(c.args) == 1 else None
 
 
@@ -684,13 +757,13 @@ _FUNCTIONAL_RESULTS = {"test": "boolean", "applyAsInt": "int", "getAsInt": "int"
                        "getAsLong": "long", "applyAsDouble": "double"}  # fmt: skip
 
 
-def _functional_call(tr: Translator, c: Call) -> Tokens | None:
+def _functional_call(tr: Emitting, c: Call) -> Tokens | None:
     """``op . apply ( a , b )`` of a ``BinaryOperator`` (a lambda or method reference in Python): ``op ( a , b )``."""
-    return [*_operand(tr, c.obj), "(", *tr._arg_tokens(c.args), ")"]
+    return [*_operand(tr, c.obj), "(", *tr.arg_tokens(c.args), ")"]
 
 
 # -- Integer / Long bit twiddling ------------------------------------------------------------------
-def _bits(tr: Translator, c: Call) -> Tokens | None:
+def _bits(tr: Emitting, c: Call) -> Tokens | None:
     """``numberOfTrailingZeros`` and kin on a 32-bit (Integer) or 64-bit (Long) pattern."""
     if len(c.args) != 1:
         return None
@@ -748,156 +821,156 @@ def _base(c: Call) -> str:
     return _base_type(c.receiver)
 
 
-def _random_boolean(tr: Translator, c: Call) -> Tokens | None:
-    if c.a or not tr._undeclared_class(_base(c)):
+def _random_boolean(tr: Emitting, c: Call) -> Tokens | None:
+    if c.a or not _undeclared_class(tr, _base(c)):
         return None
     return ["(", *c.o, ".", "random", "(", ")", "<", "0.5", ")"]  # random() alone is a float, always true
 
 
-def _random_draw(tr: Translator, c: Call) -> Tokens | None:
-    if not tr._undeclared_class(_base(c)):
+def _random_draw(tr: Emitting, c: Call) -> Tokens | None:
+    if not _undeclared_class(tr, _base(c)):
         return None
     return [*c.o, ".", *_RANDOM[c.name][len(c.a) > 0], "(", *c.flat, *(_RANDOM_RANGE[c.name] if not c.a else []), ")"]
 
 
-def _list_index_of(tr: Translator, c: Call) -> Tokens | None:
+def _list_index_of(tr: Emitting, c: Call) -> Tokens | None:
     """Java's -1 where ``list.index`` raises."""
     if len(c.a) != 1:
         return None
     return ["(", *c.o, ".", "index", "(", *c.a[0], ")", "if", *c.a[0], "in", *c.o, "else", "-", "1", ")"]
 
 
-def _list_last_index_of(tr: Translator, c: Call) -> Tokens | None:
+def _list_last_index_of(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     last = ["len", "(", *c.o, ")", "-", "1", "-", *c.o, *_REVERSED, ".", "index", "(", *c.a[0], ")"]
     return ["(", *last, "if", *c.a[0], "in", *c.o, "else", "-", "1", ")"]
 
 
-def _stream_reduction(tr: Translator, c: Call) -> Tokens | None:
+def _stream_reduction(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays . stream ( a ) . sum ( )``: the stream is the list itself."""
     if c.a or not _is_arrays_stream(c.obj):
         return None
     return ["len" if c.name == "count" else c.name, "(", *c.o, ")"]
 
 
-def _receiver(tr: Translator, c: Call) -> Tokens | None:
+def _receiver(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else list(c.o)
 
 
-def _clone(tr: Translator, c: Call) -> Tokens | None:
+def _clone(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, ".", "copy", "(", ")"]
 
 
-def _iterator(tr: Translator, c: Call) -> Tokens | None:
+def _iterator(tr: Emitting, c: Call) -> Tokens | None:
     """``it . next ( )`` is ``next ( it )``; ``while ( it . hasNext ( ) )`` a for loop."""
     return ["iter", "(", *c.o, ")"] if not c.a and tr.policy.python_iterators else None
 
 
-def _iterator_next(tr: Translator, c: Call) -> Tokens | None:
+def _iterator_next(tr: Emitting, c: Call) -> Tokens | None:
     return ["next", "(", *c.o, ")"] if not c.a and tr.policy.python_iterators else None
 
 
-def _length(tr: Translator, c: Call) -> Tokens | None:
+def _length(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["len", "(", *c.o, ")"]
 
 
-def _char_at(tr: Translator, c: Call) -> Tokens | None:
+def _char_at(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "[", *c.a[0], "]"] if len(c.a) == 1 else None
 
 
-def _equals_ignore_case(tr: Translator, c: Call) -> Tokens | None:
+def _equals_ignore_case(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return [*c.o, ".", "lower", "(", ")", "==", *c.a[0], ".", "lower", "(", ")"]
 
 
-def _concat(tr: Translator, c: Call) -> Tokens | None:
+def _concat(tr: Emitting, c: Call) -> Tokens | None:
     return ["(", *c.o, "+", *c.a[0], ")"] if len(c.a) == 1 else None
 
 
-def _equals(tr: Translator, c: Call) -> Tokens | None:
+def _equals(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "==", *c.a[0]] if len(c.a) == 1 else None
 
 
-def _compare_to(tr: Translator, c: Call) -> Tokens | None:
+def _compare_to(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return ["(", *c.o, ">", *c.a[0], ")", "-", "(", *c.o, "<", *c.a[0], ")"]
 
 
-def _listed(tr: Translator, c: Call) -> Tokens | None:
+def _listed(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["list", "(", *c.o, ")"]
 
 
-def _is_empty(tr: Translator, c: Call) -> Tokens | None:
+def _is_empty(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["len", "(", *c.o, ")", "==", "0"]
 
 
-def _to_string(tr: Translator, c: Call) -> Tokens | None:
+def _to_string(tr: Emitting, c: Call) -> Tokens | None:
     if c.a:
         return None
     return list(c.o) if _base(c) in ("StringBuilder", "String") else ["str", "(", *c.o, ")"]
 
 
-def _reversed(tr: Translator, c: Call) -> Tokens | None:
+def _reversed(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, *_REVERSED]
 
 
-def _reversed_new(tr: Translator, c: Call) -> Tokens | None:
+def _reversed_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new StringBuilder ( s ) . reverse ( )``."""
     return None if c.a or c.obj.type != "object_creation_expression" else [*c.o, *_REVERSED]
 
 
-def _substring(tr: Translator, c: Call) -> Tokens | None:
+def _substring(tr: Emitting, c: Call) -> Tokens | None:
     if not 1 <= len(c.a) <= 2:
         return None
     return [*c.o, "[", *c.a[0], ":", *(c.a[1] if len(c.a) == 2 else []), "]"]
 
 
-def _contains(tr: Translator, c: Call) -> Tokens | None:
+def _contains(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "in", *c.o] if len(c.a) == 1 else None
 
 
-def _contains_value(tr: Translator, c: Call) -> Tokens | None:
+def _contains_value(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "in", *c.o, ".", "values", "(", ")"] if len(c.a) == 1 else None
 
 
-def _map_get_default(tr: Translator, c: Call) -> Tokens | None:
+def _map_get_default(tr: Emitting, c: Call) -> Tokens | None:
     """A map whose anonymous class's ``get`` gives a value for a missing key (``syntax.map_get_default``)."""
-    if len(c.a) != 1 or c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.map_defaults:
+    if len(c.a) != 1 or c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.map_defaults:
         return None
-    return [*c.o, ".", "get", "(", *c.a[0], ",", *tr.st.map_defaults[tr.text(c.obj)], ")"]
+    return [*c.o, ".", "get", "(", *c.a[0], ",", *tr.state.map_defaults[tr.text(c.obj)], ")"]
 
 
-def _map_get_nullable(tr: Translator, c: Call) -> Tokens | None:
+def _map_get_nullable(tr: Emitting, c: Call) -> Tokens | None:
     """Java's get gives null for a missing key, where that null can be observed."""
     return [*c.o, ".", "get", "(", *c.a[0], ")"] if len(c.a) == 1 and _null_can_flow(c.node) else None
 
 
-def _subscript(tr: Translator, c: Call) -> Tokens | None:
+def _subscript(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "[", *c.a[0], "]"] if len(c.a) == 1 else None
 
 
-def _get_or_default(tr: Translator, c: Call) -> Tokens | None:
+def _get_or_default(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, ".", "get", "(", *c.flat, ")"] if len(c.a) == 2 else None
 
 
-def _append(tr: Translator, c: Call) -> Tokens | None:
+def _append(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, ".", "append", "(", *c.a[0], ")"] if len(c.a) == 1 else None
 
 
-def _sorted_end(tr: Translator, c: Call) -> Tokens | None:
+def _sorted_end(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["min" if c.name.startswith("first") else "max", "(", *c.o, ")"]
 
 
-def _deque(tr: Translator, c: Call) -> bool:
+def _deque(tr: Emitting, c: Call) -> bool:
     """Is the receiver a variable the program holds as a ``collections.deque`` (``program._deques``)?"""
-    prog = tr.st.prog
-    return prog is not None and c.obj is not None and c.obj.type == "identifier" and c.obj.text.decode() in prog.deques
+    prog = tr.state.prog
+    return c.obj is not None and c.obj.type == "identifier" and c.obj.text.decode() in prog.deques
 
 
-def _add_first(tr: Translator, c: Call) -> Tokens | None:
+def _add_first(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return (
@@ -907,44 +980,44 @@ def _add_first(tr: Translator, c: Call) -> Tokens | None:
     )
 
 
-def _insert_at(tr: Translator, c: Call) -> Tokens | None:
+def _insert_at(tr: Emitting, c: Call) -> Tokens | None:
     """``list . add ( index , x )``."""
     return [*c.o, ".", "insert", "(", *c.flat, ")"] if len(c.a) == 2 else None
 
 
-def _pop_last(tr: Translator, c: Call) -> Tokens | None:
+def _pop_last(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, ".", "pop", "(", ")"]
 
 
-def _pop_first(tr: Translator, c: Call) -> Tokens | None:
+def _pop_first(tr: Emitting, c: Call) -> Tokens | None:
     if c.a:
         return None
     return [*c.o, ".", "popleft", "(", ")"] if _deque(tr, c) else [*c.o, ".", "pop", "(", "0", ")"]
 
 
-def _head(tr: Translator, c: Call) -> Tokens | None:
+def _head(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, "[", "0", "]"]
 
 
-def _last(tr: Translator, c: Call) -> Tokens | None:
+def _last(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, "[", "-", "1", "]"]
 
 
-def _list_remove_object(tr: Translator, c: Call) -> Tokens | None:
+def _list_remove_object(tr: Emitting, c: Call) -> Tokens | None:
     """``List.remove(Object)``, not ``remove(int index)``."""
     if len(c.a) != 1 or not _removes_object(c.args[0], tr.type_of(c.args[0])):
         return None
     return [*c.o, ".", "remove", "(", *c.a[0], ")"]
 
 
-def _map_remove(tr: Translator, c: Call) -> Tokens | None:
+def _map_remove(tr: Emitting, c: Call) -> Tokens | None:
     """Java's null for a missing key (programs)."""
-    if len(c.a) != 1 or not tr.policy.whole_program:
+    if len(c.a) != 1 or not tr.policy.java_nulls:
         return None
     return [*c.o, ".", "pop", "(", *c.a[0], ",", "None", ")"]
 
 
-def _remove(tr: Translator, c: Call) -> Tokens | None:
+def _remove(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     method = "pop" if _base(c) in MAP_TYPES | COLLECTION_TYPES else "remove"
@@ -952,61 +1025,61 @@ def _remove(tr: Translator, c: Call) -> Tokens | None:
 
 
 def _python_method(name: str) -> Emit:
-    def emit(tr: Translator, c: Call) -> Tokens | None:
+    def emit(tr: Emitting, c: Call) -> Tokens | None:
         return None if c.a else [*c.o, ".", name, "(", ")"]
 
     return emit
 
 
 def _entry_part(index: str) -> Emit:
-    def emit(tr: Translator, c: Call) -> Tokens | None:
+    def emit(tr: Emitting, c: Call) -> Tokens | None:
         return None if c.a else [*c.o, "[", index, "]"]
 
     return emit
 
 
-def _builder_append(tr: Translator, c: Call) -> Tokens | None:
-    return [*c.o, "+", *tr._as_str(c.args[0])] if len(c.a) == 1 else None
+def _builder_append(tr: Emitting, c: Call) -> Tokens | None:
+    return [*c.o, "+", *tr.as_str(c.args[0])] if len(c.a) == 1 else None
 
 
-def _string_method(tr: Translator, c: Call) -> Tokens | None:
+def _string_method(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, ".", _STRING_METHODS[c.name], "(", *c.flat, ")"]
 
 
-def _put(tr: Translator, c: Call) -> Tokens | None:
+def _put(tr: Emitting, c: Call) -> Tokens | None:
     """``m . put ( k , v )`` / ``list . set ( i , v )`` as a statement: an item assignment."""
     if len(c.args) != 2:
         return None
     return [*tr.expr(c.obj), "[", *tr.expr(c.args[0]), "]", "=", *tr.expr(c.args[1])]
 
 
-def _builder_reversed(tr: Translator, c: Call) -> Tokens | None:
+def _builder_reversed(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or c.obj.type != "identifier":
         return None
     return [tr.text(c.obj), "=", tr.text(c.obj), *_REVERSED]
 
 
-def _builder_char_edit(tr: Translator, c: Call) -> Tokens | None:
+def _builder_char_edit(tr: Emitting, c: Call) -> Tokens | None:
     """``sb . setCharAt ( i , x )`` / ``sb . deleteCharAt ( i )``: the str rebuilt around ``i``."""
     if c.obj.type != "identifier" or not c.args:
         return None
     sb, at = tr.text(c.obj), tr.expr(c.args[0])
-    mid = [*tr._as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
+    mid = [*tr.as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
     return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *_plus_one(at, "+"), ":", "]"]
 
 
-def _builder_insert(tr: Translator, c: Call) -> Tokens | None:
+def _builder_insert(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2 or c.obj.type != "identifier":
         return None
     target = [tr.text(c.obj)]
-    at, value = tr.expr(c.args[0]), tr._as_str(c.args[1])
+    at, value = tr.expr(c.args[0]), tr.as_str(c.args[1])
     return [*target, "=", *target, "[", ":", *at, "]", "+", *value, "+", *target, "[", *at, ":", "]"]
 
 
-def _builder_append_statement(tr: Translator, c: Call) -> Tokens | None:
+def _builder_append_statement(tr: Emitting, c: Call) -> Tokens | None:
     if c.obj.type != "identifier" or not c.args:
         return None
-    return [tr.text(c.obj), "+=", *tr._as_str(c.args[0])]
+    return [tr.text(c.obj), "+=", *tr.as_str(c.args[0])]
 
 
 def _is_arrays_stream(node: Node | None) -> bool:
@@ -1089,98 +1162,98 @@ def support_methods(name: str) -> frozenset[str]:
     return SUPPORT_CLASSES[name].methods - {"__init__"}
 
 
-def _support_call(tr: Translator, c: Call) -> Tokens | None:
+def _support_call(tr: Emitting, c: Call) -> Tokens | None:
     """A support class's method keeps its Java name (no rule for a like-named collection method applies)."""
-    return [*_operand(tr, c.obj), ".", c.name, "(", *tr._arg_tokens(c.args), ")"]
+    return [*_operand(tr, c.obj), ".", c.name, "(", *tr.arg_tokens(c.args), ")"]
 
 
 # -- streams (PROGRAM): a pipeline as lists -------------------------------------------------------------
 # sources by the receiver's name (`IntStream . range`, `*`: any receiver's `stream ( )`); the steps and
-# terminals under "Stream", asked when the receiver is itself a stream (``Translator._is_stream``)
-def _stream_range(tr: Translator, c: Call) -> Tokens | None:
+# terminals under "Stream", asked when the receiver is itself a stream (``Translator.is_stream``)
+def _stream_range(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 2:
         return None
     end = c.a[1] if c.name == "range" else [*c.a[1], "+", "1"]
     return ["list", "(", "range", "(", *c.a[0], ",", *end, ")", ")"]
 
 
-def _stream_of(tr: Translator, c: Call) -> Tokens | None:
+def _stream_of(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) == 1 and tr.type_of(c.args[0]).endswith("[]"):
         return ["list", "(", *c.a[0], ")"]
-    return ["[", *tr._arg_tokens(c.args), "]"]
+    return ["[", *tr.arg_tokens(c.args), "]"]
 
 
-def _arrays_stream_range(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_stream_range(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "[", *c.a[1], ":", *c.a[2], "]"] if len(c.a) == 3 else None
 
 
-def _collection_stream(tr: Translator, c: Call) -> Tokens | None:
+def _collection_stream(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or tr.text(c.obj) in ("Arrays",):
         return None
     return ["list", "(", *tr.expr(c.obj), ")"]
 
 
-def _string_chars(tr: Translator, c: Call) -> Tokens | None:
+def _string_chars(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["list", "(", "map", "(", "ord", ",", *tr.expr(c.obj), ")", ")"]
 
 
-def _stream_map(tr: Translator, c: Call) -> Tokens | None:
+def _stream_map(tr: Emitting, c: Call) -> Tokens | None:
     return ["list", "(", "map", "(", *c.a[0], ",", *c.o, ")", ")"] if len(c.a) == 1 else None
 
 
-def _stream_filter(tr: Translator, c: Call) -> Tokens | None:
+def _stream_filter(tr: Emitting, c: Call) -> Tokens | None:
     return ["list", "(", "filter", "(", *c.a[0], ",", *c.o, ")", ")"] if len(c.a) == 1 else None
 
 
-def _stream_sorted(tr: Translator, c: Call) -> Tokens | None:
+def _stream_sorted(tr: Emitting, c: Call) -> Tokens | None:
     if not c.a:
         return ["sorted", "(", *c.o, ")"]
-    return ["sorted", "(", *c.o, ",", *tr._sort_order(c.args[0]), ")"] if len(c.a) == 1 else None
+    return ["sorted", "(", *c.o, ",", *tr.sort_order(c.args[0]), ")"] if len(c.a) == 1 else None
 
 
-def _stream_distinct(tr: Translator, c: Call) -> Tokens | None:
+def _stream_distinct(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["list", "(", "dict", ".", "fromkeys", "(", *c.o, ")", ")"]
 
 
-def _stream_limit(tr: Translator, c: Call) -> Tokens | None:
+def _stream_limit(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "[", ":", *c.a[0], "]"] if len(c.a) == 1 else None
 
 
-def _stream_skip(tr: Translator, c: Call) -> Tokens | None:
+def _stream_skip(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "[", *c.a[0], ":", "]"] if len(c.a) == 1 else None
 
 
-def _stream_extreme(tr: Translator, c: Call) -> Tokens | None:
+def _stream_extreme(tr: Emitting, c: Call) -> Tokens | None:
     if not c.a:
         return [c.name, "(", *c.o, ")"]
     if len(c.a) == 1 and c.name in ("max", "min"):
-        return [c.name, "(", *c.o, ",", *tr._sort_order(c.args[0]), ")"]
+        return [c.name, "(", *c.o, ",", *tr.sort_order(c.args[0]), ")"]
     return None
 
 
-def _stream_average(tr: Translator, c: Call) -> Tokens | None:
+def _stream_average(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["(", "sum", "(", *c.o, ")", "/", "len", "(", *c.o, ")", ")"]
 
 
-def _stream_match(tr: Translator, c: Call) -> Tokens | None:
+def _stream_match(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     test = ["any" if c.name != "allMatch" else "all", "(", "map", "(", *c.a[0], ",", *c.o, ")", ")"]
     return ["not", *test] if c.name == "noneMatch" else test
 
 
-def _stream_reduce(tr: Translator, c: Call) -> Tokens | None:
+def _stream_reduce(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 2:
         return None
     return ["functools", ".", "reduce", "(", *c.a[1], ",", *c.o, ",", *c.a[0], ")"]
 
 
-def _stream_collect(tr: Translator, c: Call) -> Tokens | None:
+def _stream_collect(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     col = c.args[0]
-    cn = tr._call_parts(col)[1] if col.type == "method_invocation" else ""
-    cargs = tr._args(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
+    cn = _call_parts(tr, col)[1] if col.type == "method_invocation" else ""
+    cargs = _arguments(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
     if cn in ("toList", "toCollection"):
         return ["list", "(", *c.o, ")"]
     if cn == "toSet":
@@ -1201,12 +1274,12 @@ def _stream_collect(tr: Translator, c: Call) -> Tokens | None:
 _SUMS = ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y")
 
 
-def _map_parts(tr: Translator, c: Call) -> tuple[Tokens, list[Tokens]]:
+def _map_parts(tr: Emitting, c: Call) -> tuple[Tokens, list[Tokens]]:
     """The map and every argument, translated in that order (the order hoisted lambdas are numbered in)."""
     return tr.expr(c.obj), [tr.expr(x) for x in c.args]
 
 
-def _compute_if_absent(tr: Translator, c: Call) -> Tokens | None:
+def _compute_if_absent(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2:
         return None
     o, a = _map_parts(tr, c)
@@ -1218,14 +1291,14 @@ def _compute_if_absent(tr: Translator, c: Call) -> Tokens | None:
     return [*o, ".", "setdefault", "(", *a[0], ",", "(", *a[1], ")", "(", *a[0], ")", ")"]
 
 
-def _put_if_absent(tr: Translator, c: Call) -> Tokens | None:
+def _put_if_absent(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2:
         return None
     o, a = _map_parts(tr, c)
     return [*o, ".", "setdefault", "(", *a[0], ",", *a[1], ")"]
 
 
-def _map_replace(tr: Translator, c: Call) -> Tokens | None:
+def _map_replace(tr: Emitting, c: Call) -> Tokens | None:
     if not c.statement or len(c.args) not in (2, 3):
         return None
     o, a = _map_parts(tr, c)
@@ -1235,7 +1308,7 @@ def _map_replace(tr: Translator, c: Call) -> Tokens | None:
     return [*o, ".", "update", "(", "{", *a[0], ":", *a[2], "}", "if", *test, "else", "{", "}", ")"]
 
 
-def _map_merge(tr: Translator, c: Call) -> Tokens | None:
+def _map_merge(tr: Emitting, c: Call) -> Tokens | None:
     """``merge ( k , v , f )``: ``f ( old , v )`` where the key is, else ``v`` (a sum: ``_merge_sum``)."""
     if not c.statement or len(c.args) != 3 or tr.text(c.args[2]).replace(" ", "") in _SUMS:
         return None
@@ -1244,7 +1317,7 @@ def _map_merge(tr: Translator, c: Call) -> Tokens | None:
     return [*o, "[", *k, "]", "=", "(", *a[2], ")", "(", *o, "[", *k, "]", ",", *v, ")", "if", *k, "in", *o, "else", *v]
 
 
-def _merge_sum(tr: Translator, c: Call) -> Tokens | None:
+def _merge_sum(tr: Emitting, c: Call) -> Tokens | None:
     """``merge ( k , v , Integer :: sum )`` on any receiver: ``o [ k ] = o . get ( k , 0 ) + v``."""
     if not c.statement or len(c.args) != 3 or tr.text(c.args[2]).replace(" ", "") not in _SUMS:
         return None
@@ -1252,14 +1325,14 @@ def _merge_sum(tr: Translator, c: Call) -> Tokens | None:
     return [*o, "[", *k, "]", "=", *o, ".", "get", "(", *k, ",", "0", ")", "+", *v]
 
 
-def _builder_append_chain(tr: Translator, c: Call) -> Tokens | None:
+def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
     """``sb . append ( x ) . append ( y ) ;``: ``sb += x + y`` (one append is the statement rule's)."""
     if not c.statement:
         return None
     parts = [c.args[0]] if len(c.args) == 1 else []
     cur = c.obj
     while cur is not None and cur.type == "method_invocation" and tr.text(cur.child_by_field_name("name")) == "append":
-        inner = tr._args(cur.child_by_field_name("arguments"))
+        inner = _arguments(cur.child_by_field_name("arguments"))
         if len(inner) != 1:
             return None
         parts.insert(0, inner[0])
@@ -1270,11 +1343,11 @@ def _builder_append_chain(tr: Translator, c: Call) -> Tokens | None:
         return None
     value: Tokens = []
     for i, part in enumerate(parts):
-        value += (["+"] if i else []) + tr._as_str(part)
+        value += (["+"] if i else []) + tr.as_str(part)
     return [tr.text(cur), "+=", *value]
 
 
-def _builder_cut(tr: Translator, c: Call) -> Tokens | None:
+def _builder_cut(tr: Emitting, c: Call) -> Tokens | None:
     """``deleteCharAt`` / ``setCharAt`` / ``delete`` / ``setLength`` as statements: the str rebuilt."""
     if not c.statement or c.obj.type != "identifier":
         return None
@@ -1312,7 +1385,7 @@ _BIG_ARITY = {
     **dict.fromkeys(("negate", "abs", "longValue", "intValue", "longValueExact", "intValueExact"), 0),
     **dict.fromkeys(("toString", "signum"), 0),
 }
-_BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``_is_big``)
+_BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``is_big``)
 _NAV_CMP = {
     "floorKey": ("max", "<="),
     "floor": ("max", "<="),
@@ -1325,9 +1398,9 @@ _NAV_CMP = {
 }
 
 
-def _tokenizer(tr: Translator, c: Call) -> Tokens | None:
+def _tokenizer(tr: Emitting, c: Call) -> Tokens | None:
     """A ``StringTokenizer`` is the list of its tokens (``new StringTokenizer`` splits)."""
-    if tr._receiver_kind(c.obj) != "tok":
+    if tr.receiver_kind(c.obj) != "tok":
         return None
     o = tr.expr(c.obj)
     if c.name in ("nextToken", "nextElement"):
@@ -1337,31 +1410,31 @@ def _tokenizer(tr: Translator, c: Call) -> Tokens | None:
     return ["len", "(", *o, ")"]  # countTokens
 
 
-def _joiner(tr: Translator, c: Call) -> Tokens | None:
+def _joiner(tr: Emitting, c: Call) -> Tokens | None:
     """A ``StringJoiner`` variable is the list of its parts, joined when read (``Translator._joined``)."""
-    if c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.joiners:
+    if c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.joiners:
         return None
     o = tr.text(c.obj)
     if c.name == "add" and len(c.args) == 1:
         return [o, ".", "append", "(", *tr.expr(c.args[0]), ")"]
     if c.name == "toString" and not c.args:
-        return tr._joined(o)
+        return joined(tr.state, o)
     if c.name == "length" and not c.args:
-        return ["len", "(", *tr._joined(o), ")"]
+        return ["len", "(", *joined(tr.state, o), ")"]
     return None
 
 
-def _optional_value(tr: Translator, c: Call) -> Tokens | None:
+def _optional_value(tr: Emitting, c: Call) -> Tokens | None:
     """``OptionalInt . getAsInt ( )`` / ``orElseThrow``: the value itself (a reduction gave it)."""
     return tr.expr(c.obj)
 
 
-def _optional_or_else(tr: Translator, c: Call) -> Tokens | None:
+def _optional_or_else(tr: Emitting, c: Call) -> Tokens | None:
     """``s . max ( ) . orElse ( d )``: an empty stream's default (``default =``, or a test of the items)."""
     if len(c.args) != 1 or c.obj.type != "method_invocation":
         return None
-    source, terminal, targs = tr._call_parts(c.obj)
-    if targs or not tr._is_stream(source):
+    source, terminal, targs = _call_parts(tr, c.obj)
+    if targs or not tr.is_stream(source):
         return None
     if terminal in ("max", "min"):
         return [terminal, "(", *tr.expr(source), ",", "default", "=", *tr.expr(c.args[0]), ")"]
@@ -1371,31 +1444,31 @@ def _optional_or_else(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _for_each(tr: Translator, c: Call) -> Tokens | None:
+def _for_each(tr: Emitting, c: Call) -> Tokens | None:
     """``list . forEach ( f )`` / ``map . forEach ( ( k , v ) -> ... )`` of a collection (a stream's is a stream
     step): ``f`` called on every element in Java's order (a TreeMap's sorted, a HashMap's by bucket)."""
-    if len(c.args) != 1 or tr._is_stream(c.obj):
+    if len(c.args) != 1 or tr.is_stream(c.obj):
         return None
     f, o = tr.expr(c.args[0]), tr.expr(c.obj)
     named = tr.text(c.obj) if c.obj.type == "identifier" else ""
     keys = o
-    if named in tr.st.prog.hash_tables:
+    if named in tr.state.prog.hash_tables:
         keys = ["hash_keys", "(", *o, ")"]
-    elif named in tr.st.prog.sorted_maps or _base_type(tr.type_of(c.obj)) in SORTED_TYPES:
+    elif named in tr.state.prog.sorted_maps or _base_type(tr.type_of(c.obj)) in SORTED_TYPES:
         keys = ["sorted", "(", *o, ")"]
     if _base_type(tr.type_of(c.obj)) in MAP_TYPES:
         return ["[", "(", *f, ")", "(", "k", ",", *o, "[", "k", "]", ")", "for", "k", "in", *keys, "]"]
     return ["[", "(", *f, ")", "(", "x", ")", "for", "x", "in", *keys, "]"]
 
 
-def _navigable(tr: Translator, c: Call) -> str | None:
+def _navigable(tr: Emitting, c: Call) -> str | None:
     """The receiver's static type when it is a TreeMap / TreeSet (a sorted map of the analysis too)."""
     base = _base_type(tr.type_of(c.obj))
-    sorted_map = c.obj.type == "identifier" and tr.text(c.obj) in tr.st.prog.sorted_maps
+    sorted_map = c.obj.type == "identifier" and tr.text(c.obj) in tr.state.prog.sorted_maps
     return base if base in SORTED_TYPES or sorted_map else None
 
 
-def _nav_compare(tr: Translator, c: Call) -> Tokens | None:
+def _nav_compare(tr: Emitting, c: Call) -> Tokens | None:
     """``floor`` / ``ceilingKey`` / ...: a scan of the dict or set standing for the tree (correct, O(n))."""
     if len(c.args) != 1 or _navigable(tr, c) is None:
         return None
@@ -1405,7 +1478,7 @@ def _nav_compare(tr: Translator, c: Call) -> Tokens | None:
     return [agg, "(", "(", "k", "for", "k", "in", *o, "if", "k", op, *x, ")", ",", "default", "=", "None", ")"]
 
 
-def _nav_entry(tr: Translator, c: Call) -> Tokens | None:
+def _nav_entry(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or _navigable(tr, c) is None:
         return None
     o = tr.expr(c.obj)
@@ -1413,7 +1486,7 @@ def _nav_entry(tr: Translator, c: Call) -> Tokens | None:
     return ["(", "lambda", "k", ":", "(", "k", ",", *o, "[", "k", "]", ")", ")", "(", agg, "(", *o, ")", ")"]
 
 
-def _nav_poll(tr: Translator, c: Call) -> Tokens | None:
+def _nav_poll(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or _navigable(tr, c) not in ("TreeSet", "NavigableSet", "SortedSet"):
         return None
     o = tr.expr(c.obj)
@@ -1422,7 +1495,7 @@ def _nav_poll(tr: Translator, c: Call) -> Tokens | None:
     return [*take, "(", agg, "(", *o, ")", ")"]
 
 
-def _nav_range(tr: Translator, c: Call) -> Tokens | None:
+def _nav_range(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1 or _navigable(tr, c) is None:
         return None
     o = tr.expr(c.obj)
@@ -1430,7 +1503,7 @@ def _nav_range(tr: Translator, c: Call) -> Tokens | None:
     return ["sorted", "(", "k", "for", "k", "in", *o, "if", "k", op, *tr.expr(c.args[0]), ")"]
 
 
-def _java_split(tr: Translator, c: Call) -> Tokens | None:
+def _java_split(tr: Emitting, c: Call) -> Tokens | None:
     """Java's ``split`` takes a regex: whitespace -> ``split ( )``, one (escaped) char -> ``split ( c )``."""
     if len(c.args) != 1 or c.args[0].type != "string_literal":
         return None
@@ -1449,9 +1522,9 @@ def _java_split(tr: Translator, c: Call) -> Tokens | None:
     return ["java_split", "(", *split, ")"]  # Java drops the trailing empty strings
 
 
-def _big_op(tr: Translator, c: Call) -> Tokens | None:
+def _big_op(tr: Emitting, c: Call) -> Tokens | None:
     """BigInteger is Python's int: ``a . add ( b )`` -> ``a + b`` and so on."""
-    if len(c.args) != _BIG_ARITY[c.name] or not tr._is_big(c.obj):
+    if len(c.args) != _BIG_ARITY[c.name] or not tr.is_big(c.obj):
         return None
     o = tr.expr(c.obj)
     if c.obj.type not in ("identifier", "field_access", "parenthesized_expression", "array_access"):
@@ -1482,14 +1555,14 @@ def _big_op(tr: Translator, c: Call) -> Tokens | None:
     return o  # longValue / intValue / ...
 
 
-def _heap_var(tr: Translator, c: Call) -> str:
+def _heap_var(tr: Emitting, c: Call) -> str:
     return tr.text(c.obj) if c.obj.type == "identifier" else ""
 
 
-def _min_heap(tr: Translator, c: Call) -> Tokens | None:
+def _min_heap(tr: Emitting, c: Call) -> Tokens | None:
     """A PriorityQueue in natural order is a ``heapq`` list."""
     ot = _heap_var(tr, c)
-    if ot not in tr.st.prog.heaps or tr._is_local_non_io(ot):
+    if ot not in tr.state.prog.heaps or _scalar_local(tr, ot):
         return None
     if c.name in ("add", "offer") and len(c.args) == 1:
         return ["heapq", ".", "heappush", "(", ot, ",", *tr.expr(c.args[0]), ")"]
@@ -1500,10 +1573,10 @@ def _min_heap(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _comparator_heap(tr: Translator, c: Call) -> Tokens | None:
+def _comparator_heap(tr: Emitting, c: Call) -> Tokens | None:
     """Another comparator: ``heapq`` over ``cmp_to_key`` keys, ``.obj`` the element."""
     ot = _heap_var(tr, c)
-    if ot not in tr.st.prog.cmp_heaps:
+    if ot not in tr.state.prog.cmp_heaps:
         return None
     if c.name in ("add", "offer") and len(c.args) == 1:
         return ["heapq", ".", "heappush", "(", ot, ",", ot + "_key", "(", *tr.expr(c.args[0]), ")", ")"]
@@ -1514,18 +1587,18 @@ def _comparator_heap(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _heap_add_all(tr: Translator, c: Call) -> Tokens | None:
+def _heap_add_all(tr: Emitting, c: Call) -> Tokens | None:
     ot = _heap_var(tr, c)
-    if len(c.args) != 1 or (ot not in tr.st.prog.heaps and ot not in tr.st.prog.max_heaps):
+    if len(c.args) != 1 or (ot not in tr.state.prog.heaps and ot not in tr.state.prog.max_heaps):
         return None
-    sign = ["-"] if ot in tr.st.prog.max_heaps else []
+    sign = ["-"] if ot in tr.state.prog.max_heaps else []
     return ["[", "heapq", ".", "heappush", "(", ot, ",", *sign, "x", ")", "for", "x", "in", *tr.expr(c.args[0]), "]"]
 
 
-def _max_heap(tr: Translator, c: Call) -> Tokens | None:
+def _max_heap(tr: Emitting, c: Call) -> Tokens | None:
     """``Collections.reverseOrder()``: negated elements."""
     ot = _heap_var(tr, c)
-    if ot not in tr.st.prog.max_heaps or tr._is_local_non_io(ot):
+    if ot not in tr.state.prog.max_heaps or _scalar_local(tr, ot):
         return None
     oe = tr.expr(c.obj)  # a field of another class is `self . name`
     if c.name in ("add", "offer") and len(c.args) == 1:
@@ -1537,37 +1610,37 @@ def _max_heap(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _list_sort(tr: Translator, c: Call) -> Tokens | None:
+def _list_sort(tr: Emitting, c: Call) -> Tokens | None:
     """``list . sort ( cmp ) ;``: the comparator as ``key`` / ``reverse``."""
     if not c.statement or tr.text(c.obj) in ("Arrays", "Collections") or len(c.args) != 1:
         return None
-    return [*tr.expr(c.obj), ".", "sort", "(", *tr._sort_order(c.args[-1]), ")"]
+    return [*tr.expr(c.obj), ".", "sort", "(", *tr.sort_order(c.args[-1]), ")"]
 
 
-def _java_iterator(tr: Translator, c: Call) -> Tokens | None:
+def _java_iterator(tr: Emitting, c: Call) -> Tokens | None:
     """``c . iterator ( )`` of a program: an object with ``hasNext`` / ``next`` / ``remove``."""
     if c.args or c.obj is None:
         return None
-    if c.obj.type == "identifier" and tr.text(c.obj) in tr.st.prog.sorted_maps:
+    if c.obj.type == "identifier" and tr.text(c.obj) in tr.state.prog.sorted_maps:
         return ["JavaIterator", "(", "sorted", "(", *tr.expr(c.obj), ")", ")"]
     return ["JavaIterator", "(", *tr.expr(c.obj), ")"]
 
 
-def _to_typed_array(tr: Translator, c: Call) -> Tokens | None:
+def _to_typed_array(tr: Emitting, c: Call) -> Tokens | None:
     """``list . toArray ( new Integer [ 0 ] )``: the elements (the argument only names the type)."""
     return ["list", "(", *tr.expr(c.obj), ")"] if len(c.args) == 1 and c.obj is not None else None
 
 
-def _sub_list(tr: Translator, c: Call) -> Tokens | None:
+def _sub_list(tr: Emitting, c: Call) -> Tokens | None:
     """``list . subList ( a , b )``: a slice (a copy: read, as contest code reads it, it is the same)."""
     if len(c.args) != 2 or c.obj is None:
         return None
     return [*_operand(tr, c.obj), "[", *tr.expr(c.args[0]), ":", *tr.expr(c.args[1]), "]"]
 
 
-def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
+def _sorted_view(tr: Emitting, c: Call) -> Tokens | None:
     """A TreeMap / TreeSet of the analysis iterated in key order; its ends are ``min`` / ``max``."""
-    if c.args or c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.prog.sorted_maps:
+    if c.args or c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.prog.sorted_maps:
         return None
     oe = tr.expr(c.obj)
     if c.name in ("keySet", "navigableKeySet"):
@@ -1585,9 +1658,9 @@ _TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "v
 _TUPLE_GETTERS = {"get" + f[:1].upper() + f[1:]: index for f, index in _TUPLE_FIELDS.items()}
 
 
-def _comparator_chain(tr: Translator, c: Call) -> Tokens | None:
+def _comparator_key(tr: Emitting, c: Call) -> Tokens | None:
     """``Comparator.comparing(f).thenComparing(g)[.reversed()]`` as one compare function of the keys."""
-    chain = tr._comparator_chain(c.node)
+    chain = tr.comparator_chain(c.node)
     if chain is None:
         return None
     key, (a, b) = chain[0], ("_b", "_a") if chain[1] else ("_a", "_b")
@@ -1595,14 +1668,14 @@ def _comparator_chain(tr: Translator, c: Call) -> Tokens | None:
     return ["(", "lambda", "_a", ",", "_b", ":", "(", *ka, ">", *kb, ")", "-", "(", *ka, "<", *kb, ")", ")"]
 
 
-def _no_trace(tr: Translator, c: Call) -> Tokens | None:
+def _no_trace(tr: Emitting, c: Call) -> Tokens | None:
     """``e . printStackTrace ( )``: nothing (stderr is not judged)."""
     return None if c.args else [] if c.statement else ["None"]
 
 
-def _pair_getter(tr: Translator, c: Call) -> Tokens | None:
+def _pair_getter(tr: Emitting, c: Call) -> Tokens | None:
     """``p . getSecond ( )`` of a pair class the source does not show (made a tuple): ``p [ 1 ]``."""
-    if c.a or not tr._undeclared_class(_base(c)):
+    if c.a or not _undeclared_class(tr, _base(c)):
         return None
     return [*c.o, "[", _TUPLE_GETTERS[c.name], "]"]
 
@@ -1614,11 +1687,11 @@ _TUPLE_CLASSES = ("Pair", "pair", "Point", "SimpleEntry", "Tuple")  # GeeksforGe
 _FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
 
 
-def _big_new(tr: Translator, c: Call) -> Tokens | None:
+def _big_new(tr: Emitting, c: Call) -> Tokens | None:
     return ["int", "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
 
 
-def _string_of_range(tr: Translator, c: Call) -> Tokens | None:
+def _string_of_range(tr: Emitting, c: Call) -> Tokens | None:
     """``new String ( cs , off , n )``: the characters ``cs [ off : off + n ]``."""
     if len(c.args) != 3 or tr.type_of(c.args[0]) != "char[]":
         return None
@@ -1626,32 +1699,32 @@ def _string_of_range(tr: Translator, c: Call) -> Tokens | None:
     return ['" "', ".", "join", "(", *tr.expr(c.args[0]), "[", *off, ":", *off, "+", *tr.expr(c.args[2]), "]", ")"]
 
 
-def _entry_new(tr: Translator, c: Call) -> Tokens | None:
+def _entry_new(tr: Emitting, c: Call) -> Tokens | None:
     """An entry is a (key, value) tuple, as ``entrySet``'s items."""
-    return ["(", *tr._arg_tokens(c.args), ")"] if len(c.args) == 2 else None
+    return ["(", *tr.arg_tokens(c.args), ")"] if len(c.args) == 2 else None
 
 
-def _joiner_new(tr: Translator, c: Call) -> Tokens | None:
+def _joiner_new(tr: Emitting, c: Call) -> Tokens | None:
     """A ``StringJoiner`` variable: a list of the parts; ``toString`` / printing joins them (``_joined``)."""
     decl = c.node.parent
     if not c.args or decl is None or decl.type != "variable_declarator":
         return None
-    tr.st.joiners[tr.text(decl.child_by_field_name("name"))] = [tr.expr(a) for a in c.args[:3]]
+    tr.state.joiners[tr.text(decl.child_by_field_name("name"))] = [tr.expr(a) for a in c.args[:3]]
     return ["[", "]"]
 
 
-def _heap_new(tr: Translator, c: Call) -> Tokens | None:
+def _heap_new(tr: Emitting, c: Call) -> Tokens | None:
     """A ``PriorityQueue`` is a list kept as a heap; one with a comparator wraps its elements (``cmp_heaps``)."""
     decl = c.node.parent
     cmp = [a for a in c.args if a.type not in ("decimal_integer_literal", "identifier")]
     if decl is not None and decl.type == "variable_declarator" and cmp:
         name = tr.text(decl.child_by_field_name("name"))
-        if name in tr.st.prog.cmp_heaps:  # elements wrapped by cmp_to_key (``.obj`` is the element)
-            tr.st.pre.append([name + "_key", "=", "cmp_to_key", "(", *tr.expr(cmp[-1]), ")"])
+        if name in tr.state.prog.cmp_heaps:  # elements wrapped by cmp_to_key (``.obj`` is the element)
+            tr.state.pre.append([name + "_key", "=", "cmp_to_key", "(", *tr.expr(cmp[-1]), ")"])
     return ["[", "]"]
 
 
-def _tokenizer_new(tr: Translator, c: Call) -> Tokens | None:
+def _tokenizer_new(tr: Emitting, c: Call) -> Tokens | None:
     """A ``StringTokenizer`` is the list of its tokens, reversed (``nextToken`` pops from the end)."""
     if not c.args:
         return None
@@ -1662,20 +1735,20 @@ def _tokenizer_new(tr: Translator, c: Call) -> Tokens | None:
     return [*src, ".", "split", "(", ")", *_REVERSED]
 
 
-def _map_new(tr: Translator, c: Call) -> Tokens | None:
+def _map_new(tr: Emitting, c: Call) -> Tokens | None:
     return ["{", "}"]
 
 
-def _set_new(tr: Translator, c: Call) -> Tokens | None:
+def _set_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new HashSet < > ( capacity )``: an initial capacity, not elements."""
     given = c.args and tr.type_of(c.args[0]) != "int"
-    return ["set", "(", *(tr._arg_tokens(c.args) if given else []), ")"]
+    return ["set", "(", *(tr.arg_tokens(c.args) if given else []), ")"]
 
 
-def _made_deque(tr: Translator, node: Node) -> bool:
+def _made_deque(tr: Emitting, node: Node) -> bool:
     """Is ``node`` (``new ArrayDeque < > ( )``) the value of a variable the program holds as a deque?"""
-    prog, parent = tr.st.prog, node.parent
-    if prog is None or not prog.deques or parent is None:
+    prog, parent = tr.state.prog, node.parent
+    if not prog.deques or parent is None:
         return False
     if parent.type == "variable_declarator":
         name = parent.child_by_field_name("name")
@@ -1686,15 +1759,15 @@ def _made_deque(tr: Translator, node: Node) -> bool:
     return name is not None and (name.text or b"").decode() in prog.deques
 
 
-def _deque_new(tr: Translator, c: Call) -> Tokens | None:
+def _deque_new(tr: Emitting, c: Call) -> Tokens | None:
     return ["deque", "(", ")"] if _made_deque(tr, c.node) else None
 
 
-def _list_new(tr: Translator, c: Call) -> Tokens | None:
-    return ["list", "(", *tr._arg_tokens(c.args), ")"] if c.args and tr.type_of(c.args[0]) != "int" else ["[", "]"]
+def _list_new(tr: Emitting, c: Call) -> Tokens | None:
+    return ["list", "(", *tr.arg_tokens(c.args), ")"] if c.args and tr.type_of(c.args[0]) != "int" else ["[", "]"]
 
 
-def _text_new(tr: Translator, c: Call) -> Tokens | None:
+def _text_new(tr: Emitting, c: Call) -> Tokens | None:
     """A ``String`` / ``StringBuilder`` (a str): of a char array, of a text; an int argument is a capacity."""
     if c.args and tr.type_of(c.args[0]) == "char[]":
         return ['" "', ".", "join", "(", *tr.expr(c.args[0]), ")"]
@@ -1702,30 +1775,30 @@ def _text_new(tr: Translator, c: Call) -> Tokens | None:
     return tr.expr(c.args[0]) if text else ['" "']
 
 
-def _boxed_new(tr: Translator, c: Call) -> Tokens | None:
+def _boxed_new(tr: Emitting, c: Call) -> Tokens | None:
     return tr.expr(c.args[0]) if c.args else ["0"]
 
 
-def _tuple_new(tr: Translator, c: Call) -> Tokens | None:
+def _tuple_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new Pair ( x , y )`` of a class the source does not show: a tuple (a list where a field is stored)."""
-    if not tr._undeclared_class(c.receiver):
+    if not _undeclared_class(tr, c.receiver):
         return None
-    if _FIELD_STORE.search(tr.st.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
-        return ["[", *tr._arg_tokens(c.args), "]"]
-    return ["(", *tr._arg_tokens(c.args), ")"]
+    if _FIELD_STORE.search(tr.state.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
+        return ["[", *tr.arg_tokens(c.args), "]"]
+    return ["(", *tr.arg_tokens(c.args), ")"]
 
 
-def _random_imported(tr: Translator, c: Call) -> Tokens | None:
+def _random_imported(tr: Emitting, c: Call) -> Tokens | None:
     """A program's ``Random random = new Random ( )``: ``Random`` (``from random import Random``)."""
-    if not tr._undeclared_class(c.receiver) or "random" not in tr.st.declared:
+    if not _undeclared_class(tr, c.receiver) or "random" not in tr.state.declared:
         return None
-    return ["Random", "(", *tr._arg_tokens(c.args), ")"]
+    return ["Random", "(", *tr.arg_tokens(c.args), ")"]
 
 
-def _random_new(tr: Translator, c: Call) -> Tokens | None:
-    if not tr._undeclared_class(c.receiver):
+def _random_new(tr: Emitting, c: Call) -> Tokens | None:
+    if not _undeclared_class(tr, c.receiver):
         return None
-    return ["random", ".", "Random", "(", *tr._arg_tokens(c.args), ")"]
+    return ["random", ".", "Random", "(", *tr.arg_tokens(c.args), ")"]
 
 
 _INTEGERS = ("Integer", "Long", "Short", "Byte")
@@ -1736,6 +1809,7 @@ _MAPS = tuple(sorted(MAP_TYPES))
 _STREAMS = ("IntStream", "LongStream", "Stream", "DoubleStream")
 _HEAP_OPS = ("add", "offer", "poll", "remove", "peek", "element")
 _TIMES = ("LocalDate", "LocalTime", "Duration")
+_BIG_CONSTANTS = (("ZERO", "0"), ("ONE", "1"), ("TWO", "2"), ("TEN", "10"))
 
 # The Java library's calls, one row each (see ``Rule``). For one call the rows of its receiver and member
 # are asked in the order written here, the receiver's own rows before ``"*"``'s (``Math . *``: its rows
@@ -1770,6 +1844,7 @@ RULES: tuple[Rule, ...] = (
     static((*_INTEGERS, "Double", "Character"), "compare", _compare, policy=PROGRAM),
     static("BigInteger", "valueOf", _big_value_of, policy=PROGRAM),
     new("BigInteger", _big_new, policy=PROGRAM),
+    *(constant("BigInteger", name, (value,)) for name, value in _BIG_CONSTANTS),  # a Python int
     # -- Character, String, System, Map, Objects, List
     static("Character", tuple(_CHAR_METHODS), _char_method, where=EXPRESSION),
     static("Character", "getNumericValue", _char_numeric, where=EXPRESSION),
@@ -1923,10 +1998,7 @@ RULES: tuple[Rule, ...] = (
     # -- java.math.BigDecimal
     new("BigDecimal", _decimal_new, policy=PROGRAM),
     static("BigDecimal", "valueOf", _decimal_value_of, policy=PROGRAM, returns="BigDecimal"),
-    *(
-        constant("BigDecimal", name, _decimal_constant(value), "BigDecimal")
-        for name, value in (("ZERO", "0"), ("ONE", "1"), ("TWO", "2"), ("TEN", "10"))
-    ),
+    *(constant("BigDecimal", name, _decimal_constant(value), "BigDecimal") for name, value in _BIG_CONSTANTS),
     instance("BigDecimal", tuple(_DECIMAL_OPS), _decimal_binary, policy=PROGRAM, returns="BigDecimal"),
     instance("BigDecimal", "divide", _decimal_divide, policy=PROGRAM, returns="BigDecimal"),
     instance("BigDecimal", "setScale", _decimal_set_scale, policy=PROGRAM, returns="BigDecimal"),
@@ -1950,7 +2022,7 @@ RULES: tuple[Rule, ...] = (
     instance("BigDecimal", "toString", _decimal_call(["str"]), policy=PROGRAM, returns="String"),
     instance("BigDecimal", "toPlainString", _decimal_plain, policy=PROGRAM, returns="String"),
     # -- programs' instance calls whose receiver the program analysis knows (any receiver's static type)
-    instance("*", ("reversed", *_THEN_COMPARING), _comparator_chain, policy=PROGRAM),
+    instance("*", ("reversed", *_THEN_COMPARING), _comparator_key, policy=PROGRAM),
     instance("*", "printStackTrace", _no_trace, policy=PROGRAM),
     instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value, policy=PROGRAM),
     instance(
@@ -2034,7 +2106,7 @@ for _rule in RULES:
         _OWN[_rule.policy.name, _rule.kind] = _OWN.get((_rule.policy.name, _rule.kind), frozenset()) | set(_rule.member)
 
 
-def ask(tr: Translator, call: Call, kind: str, keys: Sequence[tuple[str, str]], policy: Policy | None) -> Tokens | None:
+def ask(tr: Emitting, call: Call, kind: str, keys: Sequence[tuple[str, str]], policy: Policy | None) -> Tokens | None:
     """The first row of ``kind`` and ``policy`` (None: the rows both policies share) that takes ``call``,
     asking the rows of each (receiver, member) of ``keys`` in turn; None when none does."""
     where = STATEMENT if call.statement else EXPRESSION
@@ -2057,13 +2129,13 @@ def _class_of(java_type: str) -> str:
     return java_type.split("<", 1)[0].rsplit(".", 1)[-1].strip()
 
 
-def emit_constant(receiver: str, member: str) -> Tokens | None:
-    """A library class's static field (``BigDecimal . ONE``), or None."""
-    rows = _ROWS.get((FIELD, receiver, member), ())
+def emit_constant(policy: Policy, receiver: str, member: str) -> Tokens | None:
+    """A library class's static field (``BigDecimal . ONE``) under ``policy``, or None."""
+    rows = [r for r in _ROWS.get((FIELD, receiver, member), ()) if r.policy in (None, policy)]
     return list(rows[0].constant) if rows else None
 
 
-def returns(tr: Translator, obj: Node | None, member: str) -> str:
+def returns(tr: Emitting, obj: Node | None, member: str) -> str:
     """The Java type the table gives ``obj . member ( ... )`` ("" when it says nothing)."""
     if obj is None or member not in _TYPED:
         return ""

@@ -22,7 +22,6 @@ Output: ``PrintWriter`` / ``BufferedWriter`` / hand-written writers become
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -31,7 +30,6 @@ from plugins.c2c.java_types import (
     FIXED_INTS,
     FLOAT_TYPES,
     IN_TYPES,
-    INT_TYPES,
     OUT_TYPES,
     field_default,
 )
@@ -40,10 +38,12 @@ from plugins.c2c.library import (
     _THEN_COMPARING,
     SUPPORT_BASES,
     SUPPORT_CLASSES,
+    _scalar_local,
     emit_constant,
     support_lines,
     support_methods,
 )
+from plugins.c2c.state import ClassInfo, ProgramInfo
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
@@ -84,45 +84,6 @@ _PRINT_OPS = {
     "flush": "noop",
     "close": "noop",
 }
-
-
-@dataclass
-class ClassInfo:
-    name: str
-    node: Node
-    role: str = "class"  # "main" (flattened), "class", "reader" (replaced by the runtime), "writer" (print)
-    base: str = ""
-    static_fields: set[str] = field(default_factory=set)
-    instance_fields: set[str] = field(default_factory=set)
-    static_methods: set[str] = field(default_factory=set)
-    instance_methods: set[str] = field(default_factory=set)
-    field_types: dict[str, str] = field(default_factory=dict)  # field -> its declared Java type (``type_of``)
-    ops: dict[str, str] = field(default_factory=dict)  # reader/writer method -> op
-
-
-@dataclass
-class ProgramInfo:
-    classes: dict[str, ClassInfo] = field(default_factory=dict)
-    main: ClassInfo | None = None
-    io: dict[str, str] = field(default_factory=dict)  # variable name -> "in" | "tok" | "out" | class name
-    module_globals: set[str] = field(default_factory=set)
-    reads: set[str] = field(default_factory=set)  # ops used
-    line_null_checks: bool = False
-    recursive: bool = False
-    overloads: dict[str, dict[int, str]] = field(default_factory=dict)  # main-class method -> arity -> name
-    class_overloads: dict[str, dict[str, dict[int, str]]] = field(default_factory=dict)  # other classes'
-    renames: dict[str, str] = field(default_factory=dict)  # main-class method named like a Python builtin
-    static_math: bool = False  # `import static java.lang.Math.*`
-    main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
-    heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
-    max_heaps: set[str] = field(default_factory=set)  # PriorityQueues in reverse order (of numbers)
-    cmp_heaps: set[str] = field(default_factory=set)  # PriorityQueues with another comparator: heapq over keys
-    signed: set[str] = field(default_factory=set)  # variables that may hold a negative number (``_signed_names``)
-    local_main: bool = False  # main runs as a function: its locals are fast and a str grows in place
-    sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
-    hash_tables: set[str] = field(default_factory=set)  # HashMap / HashSet variables (iterate in Java's order)
-    enum_constants: dict[str, str] = field(default_factory=dict)  # an enum's constant -> its enum (``case RED``)
-    deques: frozenset[str] = frozenset()  # queues used only through queue methods: `collections.deque` (``_deques``)
 
 
 def _modifiers(node: Node) -> str:
@@ -1056,7 +1017,7 @@ class ProgramMixin:
             if c.type != "enum_constant":
                 continue
             args = c.child_by_field_name("arguments")
-            values = self._arg_tokens(args.named_children) if args is not None else []
+            values = self.arg_tokens(args.named_children) if args is not None else []
             made += [*([","] if made else []), self.text(c.child_by_field_name("name")), "=", cls, "(", *values, ")"]
         self._simple(level, [cls, ".", "constants", "(", *made, ")"])
 
@@ -1318,7 +1279,7 @@ class ProgramMixin:
         cached = self.st.out_params
         if cached is None:
             cached = {}
-            main = self.st.prog.main if self.policy.whole_program else None
+            main = self.st.prog.main
             if main is not None:
                 counts: dict[str, int] = {}
                 methods = [m for m in class_members(main.node) if m.type == "method_declaration"]
@@ -1364,8 +1325,6 @@ class ProgramMixin:
 
     def _identifier(self, name: str) -> Tokens:
         prog = self.st.prog
-        if not self.policy.whole_program:
-            return [name]
         if self.st.cls_stack and not self._is_local(name):
             ci = self.st.cls_stack[-1]
             if name in ci.instance_fields and not self.st.static_ctx:
@@ -1377,23 +1336,17 @@ class ProgramMixin:
         if name in prog.enum_constants and not self._is_local(name) and name not in prog.module_globals:
             return [prog.enum_constants[name], ".", name]  # `case RED :` of a switch on an enum
         kind = prog.io.get(name)
-        if kind and kind not in ("tok", "main") and not self._is_local_non_io(name):
+        if kind and kind not in ("tok", "main") and not _scalar_local(self, name):
             return ["None"]
         return [name]
 
-    def _receiver_kind(self, obj: Node) -> str:
+    def receiver_kind(self, obj: Node) -> str:
         """What the program analysis makes of the object a call is made on (``receiver_kind``)."""
         assert self.st.prog is not None
         return receiver_kind(obj, self.st.prog)
 
-    def _is_local_non_io(self, name: str) -> bool:
-        typ = self.lookup(name)
-        return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
-
     def _field_access(self, node: Node) -> Tokens | None:
         prog = self.st.prog
-        if not self.policy.whole_program:
-            return None
         obj = node.child_by_field_name("object")
         fld = self.text(node.child_by_field_name("field"))
         if obj is None:
@@ -1402,7 +1355,7 @@ class ProgramMixin:
         if op:
             return self._read(op, [])
         main = prog.main.name if prog.main is not None else None
-        exact = _EXACT_CONSTANTS.get((self.text(obj), fld))
+        exact = _EXACT_CONSTANTS.get((self.text(obj), fld)) if self.policy.exact_constants else None
         up = node.parent
         while up is not None and up.type == "parenthesized_expression":
             up = up.parent
@@ -1413,12 +1366,10 @@ class ProgramMixin:
         )
         if exact is not None and arith:  # `Integer . MAX_VALUE / 2`: Java's value (a sentinel stays sys.maxsize)
             return list(exact)
-        constant = emit_constant(self.text(obj), fld)
-        if constant is not None:
+        constant = emit_constant(self.policy, self.text(obj), fld)
+        if constant is not None:  # a library class's static field (``BigDecimal . ONE``)
             return constant
-        if self.text(obj) == "BigInteger" and fld in ("ZERO", "ONE", "TWO", "TEN"):
-            return [{"ZERO": "0", "ONE": "1", "TWO": "2", "TEN": "10"}[fld]]
-        if obj.type == "this" and not self.st.cls_stack:
+        if obj.type == "this" and not self.st.cls_stack and self.policy.program_classes:  # the flattened main class
             return [fld]
         if obj.type == "identifier" and self.text(obj) == main:
             return [fld]
@@ -1426,12 +1377,12 @@ class ProgramMixin:
             return ["self", ".", fld]
         return None
 
-    def _is_big(self, node: Node | None) -> bool:
+    def is_big(self, node: Node | None) -> bool:
         """Is ``node`` a BigInteger (declared so, made so, or the result of a BigInteger operation)?"""
         if node is None:
             return False
         if node.type == "parenthesized_expression" and node.named_children:
-            return self._is_big(node.named_children[0])
+            return self.is_big(node.named_children[0])
         if self.type_of(node) == "BigInteger":
             return True
         if node.type == "field_access":
@@ -1442,10 +1393,10 @@ class ProgramMixin:
             obj, name, _ = self._call_parts(node)
             if self.text(obj) == "BigInteger" and name == "valueOf":
                 return True
-            return name in _BIG_OPS and self._is_big(obj)
+            return name in _BIG_OPS and self.is_big(obj)
         return False
 
-    def _comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None:
+    def comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None:
         """``Comparator.comparing(f).thenComparing(g)[.reversed()]`` of key extractors: one key function
         (``f``, or a tuple of the keys) and whether the order is reversed; None for anything else."""
         node, reverse, keys = cmp, False, []
@@ -1471,7 +1422,7 @@ class ProgramMixin:
             return None
         return None
 
-    def _sort_order(self, cmp: Node) -> Tokens:
+    def sort_order(self, cmp: Node) -> Tokens:
         """A Java comparator as ``sort``'s arguments: ``reverse = True``, ``key = f`` or ``key = cmp_to_key ( c )``."""
         text = self.text(cmp).replace(" ", "")
         if text in ("Collections.reverseOrder()", "Comparator.reverseOrder()"):
@@ -1482,7 +1433,7 @@ class ProgramMixin:
             obj, name, args = self._call_parts(cmp)
             if self.text(obj) == "Comparator" and name.startswith("comparing") and len(args) == 1:
                 return ["key", "=", *self.expr(args[0])]
-            chain = self._comparator_chain(cmp)
+            chain = self.comparator_chain(cmp)
             if chain is not None:
                 return ["key", "=", *chain[0], *([",", "reverse", "=", "True"] if chain[1] else [])]
             if name in ("comparingByKey", "comparingByValue") and not args:  # Map.Entry's orders
@@ -1549,7 +1500,7 @@ class ProgramMixin:
             if base in ("HashMap", "TreeMap", "LinkedHashMap"):
                 return ["dict"]
             return [base]
-        if self.policy.whole_program and self.st.prog.main is not None and owner == self.st.prog.main.name:
+        if self.st.prog.main is not None and owner == self.st.prog.main.name:
             return self._identifier(meth)
         if owner == "this":
             return ["self", ".", meth]
@@ -1557,7 +1508,7 @@ class ProgramMixin:
             return ["print"]
         return [*self.expr(parts[0]), ".", meth]
 
-    def _is_stream(self, node: Node | None) -> bool:
+    def is_stream(self, node: Node | None) -> bool:
         """Does ``node`` give a Java stream (``Arrays.stream``, ``list.stream()``, ``IntStream.range``, ...)?"""
         if node is None or node.type != "method_invocation":
             return False
@@ -1567,15 +1518,7 @@ class ProgramMixin:
             return True
         if name in ("stream", "chars") and not args and obj is not None:
             return True
-        return name in _STREAM_STEPS and self._is_stream(obj)
-
-    def _joined(self, name: str) -> Tokens:
-        """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
-        parts = self.st.joiners[name]
-        out = [*parts[0], ".", "join", "(", name, ")"]
-        if len(parts) == 3:
-            out = ["(", *parts[1], "+", *out, "+", *parts[2], ")"]
-        return out
+        return name in _STREAM_STEPS and self.is_stream(obj)
 
     def _hoist(self, params: list[tuple[str, str]], body: Node | None, owner: Node) -> str:
         """A function an expression needs (a lambda with statements, an anonymous class's method): ``def _fN``
@@ -1592,7 +1535,7 @@ class ProgramMixin:
             [],
         )
         self._emit(0, ["def", name, "(", *_comma_list([p for p, _ in params]), ")", ":"])
-        glob = self._globals_of(owner, None) if self.policy.whole_program and not self.st.cls_stack else []
+        glob = self._globals_of(owner, None) if not self.st.cls_stack else []
         if glob:
             self._emit(1, ["global", *_comma_list(glob)])
         self._block(body, 1, params=params)
@@ -1637,7 +1580,7 @@ class ProgramMixin:
         """``Thread t = new Thread ( null , runnable , "" , 1 << 26 )``: the runnable runs here (``t . start``
         and ``t . join`` then vanish); False for any other declaration."""
         decls = node.children_by_field_name("declarator")
-        if self.policy.whole_program and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
+        if self.policy.runs_threads and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
             value = decls[0].child_by_field_name("value")
             if value is not None and value.type == "object_creation_expression":
                 targs = [a for a in self._args(value.child_by_field_name("arguments")) if a.type != "null_literal"]
@@ -1655,7 +1598,7 @@ class ProgramMixin:
         (``sc = new Scanner ( System . in )`` in ``main``) vanishes as its declaration does. False for any other
         statement."""
         call = node.named_children[0] if node.named_children else None
-        if not self.policy.whole_program or call is None:
+        if call is None:
             return False
         if self._io_assignment(call):
             return True
@@ -1664,7 +1607,8 @@ class ProgramMixin:
             if obj is not None and self.text(obj) in self.st.threads and name in ("start", "join"):
                 return True  # the thread's runnable already ran where the thread was made
             if (
-                name == "start"
+                self.policy.runs_threads
+                and name == "start"
                 and not args
                 and obj is not None
                 and obj.type == "object_creation_expression"
@@ -1719,9 +1663,9 @@ class ProgramMixin:
     def _printf(self, args: list[Node]) -> Tokens:
         if args and args[0].type == "identifier" and self.type_of(args[0]) == "Locale":
             args = args[1:]
-        return ["print", "(", *self._format_expr(args), ",", "end", "=", '" "', ")"]
+        return ["print", "(", *self.format_expr(args), ",", "end", "=", '" "', ")"]
 
-    def _format_expr(self, args: list[Node]) -> Tokens:
+    def format_expr(self, args: list[Node]) -> Tokens:
         if args and self.text(args[0]).startswith("Locale"):
             args = args[1:]
         fmt = args[0]
@@ -1738,7 +1682,7 @@ class ProgramMixin:
             ]
             values = [t for i, x in enumerate(parts) for t in ([","] if i else []) + x]
         else:
-            values = self._arg_tokens(args[1:])
+            values = self.arg_tokens(args[1:])
         out = [*ft, "%", "(", *values, *([","] if len(args) == 2 else []), ")"]
         call = fmt.parent.parent if fmt.parent is not None else None
         outer = call.parent if call is not None else None
@@ -1763,10 +1707,8 @@ class ProgramMixin:
     def _skip_declaration(self, node: Node) -> bool:
         """Declarations of stdin / stdout objects and of the flattened main class vanish."""
         prog = self.st.prog
-        if not self.policy.whole_program:
-            return False
         typ = _base_io(_type_text(node.child_by_field_name("type")))
-        kind = _io_kind(typ, prog)
+        kind = _io_kind(typ, prog) if self.policy.program_io else ""
         return (kind not in ("", "tok")) or (prog.main is not None and typ == prog.main.name)
 
     def _st_static_initializer(self, node: Node, level: int) -> None:
@@ -1784,7 +1726,7 @@ class ProgramMixin:
             value = r.child_by_field_name("value")
             if typ is None or name is None or value is None:
                 continue
-            kind = _io_kind(_base_io(_type_text(typ)), self.st.prog) if self.policy.whole_program else ""
+            kind = _io_kind(_base_io(_type_text(typ)), self.st.prog) if self.policy.program_io else ""
             if kind and kind != "tok":
                 continue
             self.st.scopes[-1][self.text(name)] = self._type_name(typ)
@@ -1800,7 +1742,7 @@ class ProgramMixin:
         args = self._args(node.child_by_field_name("arguments"))
         ctor = node.child_by_field_name("constructor")
         target = ["super", "(", ")"] if ctor is not None and ctor.type == "super" else ["self"]
-        self._simple(level, [*target, ".", "__init__", "(", *self._arg_tokens(args), ")"])
+        self._simple(level, [*target, ".", "__init__", "(", *self.arg_tokens(args), ")"])
 
 
 # Integer.compare / Long.compare as a value: the sign of a - b, as Java returns it.

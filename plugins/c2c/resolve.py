@@ -19,8 +19,9 @@ translated, for statements and expressions alike. It asks, in this order, until 
 Each step that declines is rewound (``TranslationState.first``): what it registered while translating
 arguments is forgotten. The shared rows come after the program's classes because a program's
 overloads renamed by arity (``add_2``) win over a collection's ``add``. A call that is a whole statement
-is asked as a statement first (``statement=True``: steps 1-4, None when none takes it), then as an
-expression.
+is asked as one first (``resolve_statement``: steps 1-4 with ``Call.statement`` set, so the rows
+``where=STATEMENT`` apply; None when none takes it), then as an expression. Which steps a policy takes
+is data: ``Policy.program_io`` and ``Policy.program_classes`` (``state.py``), and the rows of its own.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plugins.c2c.library import (
+    _CHAINED,
     INSTANCE,
     NEW,
     STATIC,
@@ -47,7 +49,6 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _SYSTEM_OUT = ("System . out", "System.out")
-_CHAINED = ("append", "insert", "reverse")  # a builder's edits return the builder
 
 
 class ResolverMixin:
@@ -104,7 +105,7 @@ class ResolverMixin:
         if c.obj is None or self.text(c.obj) not in _SYSTEM_OUT:
             return None
         if c.name in ("printf", "format") and len(c.args) >= 2:
-            values = self._arg_tokens(c.args[1:])
+            values = self.arg_tokens(c.args[1:])
             tail = [*([","] if len(c.args) == 2 else []), ")", ",", "end", "=", '" "', ")"]
             return ["print", "(", *self.expr(c.args[0]), "%", "(", *values, *tail]
         if c.name in ("println", "print", "printf"):
@@ -144,7 +145,7 @@ class ResolverMixin:
         c = c.with_args([self.expr(x) for x in c.args])
         self.st.lambda_type = saved
         found = ask(self, c, STREAM, ((self.text(c.obj), c.name), ("*", c.name)), self.policy)
-        if found is not None or not self._is_stream(c.obj):
+        if found is not None or not self.is_stream(c.obj):
             return found
         return ask(self, c.with_receiver(self.expr(c.obj)), STREAM, (("Stream", c.name),), self.policy)
 
@@ -157,7 +158,7 @@ class ResolverMixin:
             return None
         prog, obj, name, args = self.st.prog, c.obj, c.name, c.args
         if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
-            return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
+            return [*self.expr(obj), ".", name + "_", "(", *self.arg_tokens(args), ")"]
         ot = self.text(obj) if obj is not None else ""
         main = prog.main
         if (
@@ -180,10 +181,10 @@ class ResolverMixin:
                 owner = owners[0] if len(owners) == 1 else ""
             if owner and len(args) in prog.class_overloads[owner].get(name, {}):
                 new = prog.class_overloads[owner][name][len(args)]
-                return [*self.expr(obj), ".", new, "(", *self._arg_tokens(args), ")"]
+                return [*self.expr(obj), ".", new, "(", *self.arg_tokens(args), ")"]
         if obj is not None:
             return None
-        flat = self._arg_tokens(args)
+        flat = self.arg_tokens(args)
         if self.st.cls_stack and not self._is_local(name):
             ci = self.st.cls_stack[-1]
             name = prog.class_overloads.get(ci.name, {}).get(name, {}).get(len(args), name)
@@ -265,7 +266,7 @@ class ResolverMixin:
             return made
         base = _base_type(self._type_name(typ))
         made = ask(self, Call(node, typ, "new", args, receiver=base), NEW, ((base, "new"),), None)
-        return made if made is not None else [base, "(", *self._arg_tokens(args), ")"]
+        return made if made is not None else [base, "(", *self.arg_tokens(args), ")"]
 
     def _io_object(self, cls: str) -> Tokens | None:
         """A stdin / stdout object made (``new Scanner ( System . in )``): None, its reads and prints are the

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES, SET_TYPES
+from plugins.c2c.library import joined
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
     PY_BUILTINS,
@@ -290,7 +291,7 @@ class StatementsMixin:
             rt = ["str", "(", *rt, ")"]  # Java's `s += 3` appends "3"
         if op in ("=", "+=", "-=", "*=") and self.type_of(left) in INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
-        hashes = self.policy.whole_program and self.type_of(left) == "int" and _int_hash_step(node, op)
+        hashes = self.policy.wrapping_hash and self.type_of(left) == "int" and _int_hash_step(node, op)
         if op in ("=", "*=") and self.type_of(left) in ("int", "long") and (hashes or _relies_on_overflow(node, op)):
             half = "63" if self.type_of(left) == "long" else "31"  # wrap as Java's int / long do
             value = [*lt, "*", "(", *rt, ")"] if op == "*=" else ["(", *rt, ")"]
@@ -529,8 +530,7 @@ class StatementsMixin:
             target, part = value.child_by_field_name("object"), self.text(value.child_by_field_name("name"))
         name = target.child_by_field_name("field") if target is not None and target.type == "field_access" else target
         if (
-            prog is None
-            or name is None
+            name is None
             or name.type != "identifier"
             or self.text(name) not in prog.hash_tables
             or part not in ("", "keySet", "entrySet", "values")
@@ -762,12 +762,12 @@ class StatementsMixin:
         self._member(node, level, [])
 
     # -- statement-level calls -------------------------------------------------------------------
-    def _as_str(self, node: Node) -> Tokens:
+    def as_str(self, node: Node) -> Tokens:
         t = self.type_of(node)
         out = self.expr(node)
         if t in ("String", "char", "StringBuilder"):
             return out
-        if t == "boolean" and self.policy.java_booleans:  # Java prints `true`
+        if t == "boolean" and self.policy.java_strings:  # Java prints `true`
             return ["str", "(", *out, ")", ".", "lower", "(", ")"]
         listed = self._collection_text(node, out)
         return listed if listed is not None else ["str", "(", *out, ")"]
@@ -776,7 +776,7 @@ class StatementsMixin:
         """A list or set as a program's Java prints it, ``[a, b]`` (a HashSet in its bucket order, a TreeSet
         sorted); else None."""
         prog = self.st.prog
-        if prog is None or _base_type(self.type_of(node)) not in COLLECTION_TYPES | SET_TYPES:
+        if not self.policy.java_strings or _base_type(self.type_of(node)) not in COLLECTION_TYPES | SET_TYPES:
             return None
         if node.type == "identifier" and self.text(node) in prog.hash_tables:
             out = ["hash_keys", "(", *out, ")"]
@@ -822,7 +822,7 @@ class StatementsMixin:
         if self.type_of(part) == "char[]":
             return ['" "', ".", "join", "(", *toks, ")"]
         if part.type == "identifier" and self.text(part) in self.st.joiners:
-            return self._joined(self.text(part))
+            return joined(self.st, self.text(part))
         listed = self._collection_text(part, toks)
         if listed is not None:
             return listed
