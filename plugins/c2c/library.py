@@ -1967,7 +1967,11 @@ RULES: tuple[Rule, ...] = (
     instance("String", "equalsIgnoreCase", None, returns="boolean"),
     instance("String", ("replaceAll", "replaceFirst"), _string_replace_regex, policy=PROGRAM, returns="String"),
     # a support class's methods as called (``runtime/``), and the result types `type_of` reads
-    *(instance(cls, sorted(support_methods(cls)), _support_call, policy=PROGRAM) for cls in SUPPORT_CLASSES),
+    *(
+        instance(cls, sorted(support_methods(cls)), _support_call, policy=PROGRAM)
+        for cls in SUPPORT_CLASSES
+        if support_methods(cls)
+    ),
     instance("Pattern", "compile", None, returns="Pattern"),
     instance("Pattern", "matcher", None, returns="Matcher"),
     instance("Pattern", "matches", None, returns="boolean"),
@@ -2100,10 +2104,11 @@ def _index(rules: Sequence[Rule]) -> dict[tuple[str, str, str], tuple[Rule, ...]
 _ROWS = _index(RULES)
 _RETURNS = {(cls, member): r.returns for r in RULES if r.returns for cls in r.receiver for member in r.member}
 _TYPED = frozenset(member for _, member in _RETURNS)  # ask type_of only for these
-_OWN: dict[tuple[str, str], frozenset[str]] = {}  # (policy, kind) -> the members with that policy's own rows
-for _rule in RULES:
-    if _rule.policy is not None and _rule.emit is not None:
-        _OWN[_rule.policy.name, _rule.kind] = _OWN.get((_rule.policy.name, _rule.kind), frozenset()) | set(_rule.member)
+_OWN = {  # (policy, kind) -> the members that have rows of that policy's own
+    (policy, kind): frozenset(m for r in RULES if r.policy is policy and r.kind == kind and r.emit for m in r.member)
+    for policy in {r.policy for r in RULES if r.policy is not None}
+    for kind in (STATIC, INSTANCE, NEW, STREAM)
+}
 
 
 def ask(tr: Emitting, call: Call, kind: str, keys: Sequence[tuple[str, str]], policy: Policy | None) -> Tokens | None:
@@ -2121,7 +2126,7 @@ def ask(tr: Emitting, call: Call, kind: str, keys: Sequence[tuple[str, str]], po
 
 def own_members(policy: Policy, kind: str) -> frozenset[str]:
     """The members that have rows of ``kind`` which are ``policy``'s own (``policy=PROGRAM``)."""
-    return _OWN.get((policy.name, kind), frozenset())
+    return _OWN.get((policy, kind), frozenset())
 
 
 def _class_of(java_type: str) -> str:
@@ -2131,7 +2136,7 @@ def _class_of(java_type: str) -> str:
 
 def emit_constant(policy: Policy, receiver: str, member: str) -> Tokens | None:
     """A library class's static field (``BigDecimal . ONE``) under ``policy``, or None."""
-    rows = [r for r in _ROWS.get((FIELD, receiver, member), ()) if r.policy in (None, policy)]
+    rows = [r for r in _ROWS.get((FIELD, receiver, member), ()) if r.policy is None or r.policy is policy]
     return list(rows[0].constant) if rows else None
 
 

@@ -1805,15 +1805,6 @@ def _base_type_name(typ: str) -> str:
     return typ.removesuffix("<>")
 
 
-def _renamed(prog: ProgramInfo, ci: ClassInfo) -> list[tuple[bool, str]]:
-    """(static?, new name) of the class's overloads renamed by arity."""
-    out = []
-    for name, per in prog.class_overloads.get(ci.name, {}).items():
-        for new in per.values():
-            out.append((name in ci.static_methods, new))
-    return out
-
-
 def _comma_list(items: list[str]) -> Tokens:
     out: Tokens = []
     for i, item in enumerate(items):

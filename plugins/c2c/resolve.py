@@ -40,13 +40,15 @@ from plugins.c2c.library import (
     ask,
     own_members,
 )
-from plugins.c2c.program import _PRINT_OPS, _base_io, _io_kind, _renamed, _type_text, read_op, receiver_kind
+from plugins.c2c.program import _PRINT_OPS, _base_io, _io_kind, _type_text, read_op, receiver_kind
 from plugins.c2c.statements import _py_method_name
 from plugins.c2c.support import HELPERS
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _base_type
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+    from plugins.c2c.state import ClassInfo, ProgramInfo
 
 _SYSTEM_OUT = ("System . out", "System.out")
 
@@ -284,3 +286,12 @@ class ResolverMixin:
             return None
         params = self._params(method.child_by_field_name("parameters"))
         return [self._hoist(params, method.child_by_field_name("body"), method)]
+
+
+def _renamed(prog: ProgramInfo, ci: ClassInfo) -> list[tuple[bool, str]]:
+    """(static?, new name) of the class's overloads renamed by arity."""
+    out = []
+    for name, per in prog.class_overloads.get(ci.name, {}).items():
+        for new in per.values():
+            out.append((name in ci.static_methods, new))
+    return out
