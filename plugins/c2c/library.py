@@ -1411,7 +1411,7 @@ def _tokenizer(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _joiner(tr: Emitting, c: Call) -> Tokens | None:
-    """A ``StringJoiner`` variable is the list of its parts, joined when read (``Translator._joined``)."""
+    """A ``StringJoiner`` variable is the list of its parts, joined when read (``joined``)."""
     if c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.joiners:
         return None
     o = tr.text(c.obj)
@@ -1652,7 +1652,7 @@ def _sorted_view(tr: Emitting, c: Call) -> Tokens | None:
     return ["min" if c.name.startswith("first") else "max", "(", *oe, ")"]
 
 
-# -- comparators, exceptions and GeeksforGeeks' pairs --------------------------------------------------------
+# -- comparators and GeeksforGeeks' pairs --------------------------------------------------------
 _THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
 _TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
 _TUPLE_GETTERS = {"get" + f[:1].upper() + f[1:]: index for f, index in _TUPLE_FIELDS.items()}
@@ -1666,11 +1666,6 @@ def _comparator_key(tr: Emitting, c: Call) -> Tokens | None:
     key, (a, b) = chain[0], ("_b", "_a") if chain[1] else ("_a", "_b")
     ka, kb = ["(", *key, ")", "(", a, ")"], ["(", *key, ")", "(", b, ")"]
     return ["(", "lambda", "_a", ",", "_b", ":", "(", *ka, ">", *kb, ")", "-", "(", *ka, "<", *kb, ")", ")"]
-
-
-def _no_trace(tr: Emitting, c: Call) -> Tokens | None:
-    """``e . printStackTrace ( )``: nothing (stderr is not judged)."""
-    return None if c.args else [] if c.statement else ["None"]
 
 
 def _pair_getter(tr: Emitting, c: Call) -> Tokens | None:
@@ -1705,7 +1700,7 @@ def _entry_new(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _joiner_new(tr: Emitting, c: Call) -> Tokens | None:
-    """A ``StringJoiner`` variable: a list of the parts; ``toString`` / printing joins them (``_joined``)."""
+    """A ``StringJoiner`` variable: a list of the parts; ``toString`` / printing joins them (``joined``)."""
     decl = c.node.parent
     if not c.args or decl is None or decl.type != "variable_declarator":
         return None
@@ -2027,7 +2022,6 @@ RULES: tuple[Rule, ...] = (
     instance("BigDecimal", "toPlainString", _decimal_plain, policy=PROGRAM, returns="String"),
     # -- programs' instance calls whose receiver the program analysis knows (any receiver's static type)
     instance("*", ("reversed", *_THEN_COMPARING), _comparator_key, policy=PROGRAM),
-    instance("*", "printStackTrace", _no_trace, policy=PROGRAM),
     instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value, policy=PROGRAM),
     instance(
         "*", ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer, policy=PROGRAM

@@ -821,7 +821,6 @@ class ProgramMixin:
         self._header(token_reads)
 
     def _flatten_main(self, node: Node, main_nodes: list[Node], deferred: list[Node], emitted: set[int]) -> None:
-        assert self.st.prog is not None
         main = self.st.prog.main
         methods = main.static_methods | main.instance_methods if main is not None else set()
         for m in class_members(node):
@@ -852,7 +851,6 @@ class ProgramMixin:
 
     def _entry(self, m: Node) -> None:
         """``main``: the script (under ``if __name__``), or a thread with a large stack when recursion is deep."""
-        assert self.st.prog is not None
         body = m.child_by_field_name("body")
         start = len(self.st.lines)
         returns = body is not None and _returns(body)
@@ -905,7 +903,6 @@ class ProgramMixin:
                 )
             ]
         elif mode == "mixed":
-            assert self.st.prog is not None
             funcs = set()
             reads = self.st.prog.reads
             if token_reads:
@@ -920,7 +917,6 @@ class ProgramMixin:
                 funcs.add("read_char")
             runtime = runtime_lines(funcs)
         declared = self.declared_names()
-        assert self.st.prog is not None
         named = {t for _, toks in self.st.lines for t in toks if t in SUPPORT_CLASSES}
         runtime += support_lines(named - declared - self.st.prog.classes.keys())  # `Pattern`, `LocalDate`, ...
         used = {t for _, toks in [*runtime, *self.st.lines] for t in toks}
@@ -941,7 +937,6 @@ class ProgramMixin:
 
     # -- classes --------------------------------------------------------------------------------
     def _class(self, node: Node, level: int, emitted: set[int]) -> None:
-        assert self.st.prog is not None
         if node.id in emitted:
             return
         emitted.add(node.id)
@@ -1135,7 +1130,6 @@ class ProgramMixin:
 
     def _function(self, node: Node, level: int, ci: ClassInfo | None) -> None:
         """A method: a module function (main class, ``ci`` None) or a method of class ``ci``."""
-        assert self.st.prog is not None
         name = self.text(node.child_by_field_name("name"))
         params = self._params(node.child_by_field_name("parameters"))
         static = ci is None or "static" in _modifiers(node)
@@ -1184,7 +1178,6 @@ class ProgramMixin:
 
     def _globals_of(self, method: Node, ci: ClassInfo | None) -> list[str]:
         """Module globals the method assigns (so Python must declare them ``global``)."""
-        assert self.st.prog is not None
         from plugins.c2c.syntax import local_names
 
         glob = self.st.prog.module_globals
@@ -1236,7 +1229,6 @@ class ProgramMixin:
 
     def _builder_fields(self) -> set[str]:
         """The main class's StringBuilder fields (module globals that appends rebind)."""
-        assert self.st.prog is not None
         main = self.st.prog.main
         if main is None:
             return set()
@@ -1298,7 +1290,6 @@ class ProgramMixin:
 
     def _field(self, node: Node, level: int, prefix: Tokens | None) -> None:
         """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
-        assert self.st.prog is not None
         typ = self._type_name(node.child_by_field_name("type"))
         kind = _io_kind(_base_io(re.sub(r"<.*>", "", typ)), self.st.prog)
         if (kind and kind != "tok") or (self.st.prog.main is not None and typ == self.st.prog.main.name):
@@ -1342,7 +1333,6 @@ class ProgramMixin:
 
     def receiver_kind(self, obj: Node) -> str:
         """What the program analysis makes of the object a call is made on (``receiver_kind``)."""
-        assert self.st.prog is not None
         return receiver_kind(obj, self.st.prog)
 
     def _field_access(self, node: Node) -> Tokens | None:
@@ -1557,7 +1547,6 @@ class ProgramMixin:
 
     def _runnable_call(self, r: Node) -> Tokens | None:
         """What running the ``Runnable`` ``r`` (given to a ``Thread``) is: a call, or None when it is not one."""
-        assert self.st.prog is not None
         if r.type == "lambda_expression":
             return ["(", *self.expr(r), ")", "(", ")"]
         if r.type == "method_reference":
@@ -1693,7 +1682,6 @@ class ProgramMixin:
     def _io_assignment(self, node: Node) -> bool:
         """Does ``node`` make a stdin / stdout object (``x = new Scanner ( System . in )``, ``this . out = new
         PrintWriter ( System . out )``) for a variable of that kind? Its reads and prints are the runtime's."""
-        assert self.st.prog is not None
         if node.type != "assignment_expression" or self.text(node.child_by_field_name("operator")) != "=":
             return False
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")

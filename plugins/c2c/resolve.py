@@ -4,8 +4,8 @@
 translated, for statements and expressions alike. It asks, in this order, until one answers:
 
 1. **program I/O** (``_io``): a stdin read (``sc . nextInt ( )`` -> ``int ( input ( ) )``), a print to
-   ``System.out`` / ``err`` or a writer, an input or output object made (it vanishes); in functions a
-   ``System.out`` print statement;
+   ``System.out`` / ``err`` or a writer (``printStackTrace`` too), an input or output object made (it
+   vanishes); in functions a ``System.out`` print statement;
 2. **the library's rows of the policy's own** (``library.RULES``, ``policy=PROGRAM``): instance methods by
    the receiver's static type, stream pipelines, static calls, constructors;
 3. **the program's own classes**: its methods and overloads (``self .``, ``Cls .``, ``name_<arity>``), a
@@ -88,6 +88,8 @@ class ResolverMixin:
             return [] if c.statement else ["-", "2"]  # TT_NUMBER
         if op:
             return self._read(op, c.args)
+        if c.name == "printStackTrace" and not c.args:  # stderr: nothing (it is not judged)
+            return [] if c.statement else ["None"]
         kind = receiver_kind(c.obj, prog)
         if kind not in ("out", "err") and not (kind in prog.classes and prog.classes[kind].role == "writer"):
             return None

@@ -238,3 +238,23 @@ def test_the_resolver_asks_io_then_the_library_then_the_program_then_the_plain_c
         "static void f ( int x ) { Scanner sc = new Scanner ( System . in ) ; print ( max ( x , 2 ) ) ; }"
     )
     assert "sc = Scanner ( System . in )" in function and "print ( max ( x , 2 ) )" in function
+
+
+def test_emitters_ask_only_the_narrow_protocol() -> None:
+    """An emit function reads the translator through ``library.Emitting`` only, and the Translator offers it all."""
+    import ast
+    import inspect
+
+    from plugins.c2c import library
+    from plugins.c2c.translate import Translator
+
+    offered = {name for name in vars(library.Emitting) if not name.startswith("_")}
+    assert {"expr", "text", "type_of", "arg_tokens", "policy", "state"} <= offered
+    assert all(hasattr(Translator, name) for name in offered)
+    tree = ast.parse(inspect.getsource(library))
+    asked = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "tr"
+    }
+    assert asked and asked <= offered, asked - offered
