@@ -20,7 +20,8 @@ Quality (default): for each evaluation set (the held-out part of ``vqa_yesno_dev
 * **no head**: the weight-free mode used when no trained head matches the trunk.
 
 Detections come from ``plugins.vqa.train.detect.DetectionCache`` (the shared NanoDet at
-``--detector-size``, cached under ``--cache`` like the embeddings). ``--detector-sizes``
+``--detector-size``, counting questions at ``evidence.COUNT_DETECTOR_SIZE`` as the task runs them,
+cached under ``--cache`` like the embeddings). ``--detector-sizes``
 scores the model alone with detections made at each input size (each size's cache is
 filled on first use), and times the detector on the held-out images at each size.
 

@@ -2,7 +2,7 @@
 cross-validation, and every dev set's accuracy per type and language beside the type's prior.
 
     python -m bench.vqa_types [--data ../shared/data] [--cache /tmp/vqa_cache] [--threads 1]
-                              [--detector-size 256] [--sizes 256,416]
+                              [--detector-size 256] [--count-detector-size 320] [--count-sizes 256,320,416]
 
 **Built sets** (``object_questions``): for every image of ``zsod_coco_dev`` (63 COCO photos, full
 size, gold boxes per class, crowd boxes left out) and every class its gold lists, in English and in
@@ -210,6 +210,36 @@ def threshold_report(answerer: Any, qs: Sequence[Any], parsed: Sequence[Any], it
             )
 
 
+def count_size_report(answerer: Any, qs: Sequence[Any], parsed: Sequence[Any], items: Sequence[Any],
+                      detections: Any, sizes: Sequence[int]) -> None:  # fmt: skip
+    """The count questions answered at each detector input size and threshold, and the pair chosen on
+    the other folds (``cross_validate`` over the joint grid), per language."""
+    from plugins.vqa.question import QType
+    from plugins.vqa.typed import count_answer
+
+    rule = answerer.rule
+    found = matches(answerer, items)
+    idx = [i for i, p in enumerate(parsed) if p.qtype is QType.COUNT]
+    at = {size: dict(zip(idx, detections.get([qs[i].image for i in idx], size), strict=True)) for size in sizes}
+    thresholds = [0.25, 0.3, 0.35, 0.4, 0.45, 0.5]
+    grid = [(size, t) for size in sizes for t in thresholds]
+
+    def answer(i: int, size: int, t: float) -> str:
+        a = count_answer(at[size][i], found[i], dataclasses.replace(rule, count_score=t))
+        return "1" if a is None else a  # unmapped subjects: the count prior
+
+    print(f"count questions by detector input size and threshold (in-sample), then both chosen by {FOLDS}-fold CV:")
+    print(f"{'lang':<5}{'size':>5}  " + "".join(f"{t:>7}" for t in thresholds))
+    for lang in ("en", "ru"):
+        own = [i for i in idx if qs[i].lang == lang]
+        sub = [qs[i] for i in own]
+        for size in sizes:
+            cells = [score([answer(i, size, t) for i in own], sub) for t in thresholds]
+            print(f"{lang:<5}{size:>5}  " + "".join(f"{c:>7.3f}" for c in cells))
+        cv, chosen = cross_validate(sub, list(range(len(grid))), lambda j, g, own=own: answer(own[j], *grid[int(g)]))
+        print(f"{lang:<5}joint CV {cv:.3f}, (size, threshold) per fold: {[grid[int(g)] for g in chosen]}")
+
+
 def type_report(name: str, qs: Sequence[Any], parsed: Sequence[Any], answers: Sequence[str],
                 head: Sequence[str], sources: Sequence[str], cv_prior: bool) -> None:  # fmt: skip
     """Accuracy per question type and language: ours, the head alone, the type's prior, the oracle constant."""
@@ -239,6 +269,14 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/vqa_cache"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--detector-size", type=int, default=None, help="default: the task's (evidence.DETECTOR_SIZE)")
+    parser.add_argument(
+        "--count-detector-size",
+        type=int,
+        default=None,
+        help="counting questions' detector size (default: evidence.COUNT_DETECTOR_SIZE)",
+    )
+    parser.add_argument("--count-sizes", default="", help="e.g. 256,288,320,352,416: choose the counting "
+                        "questions' detector size and threshold together by cross-validation")  # fmt: skip
     parser.add_argument("--ablation", default="none", choices=["none", "random"])
     parser.add_argument("--no-dev-sets", action="store_true", help="only the built count and presence sets")
     args = parser.parse_args()
@@ -247,21 +285,26 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import make_answerer
-    from plugins.vqa.evidence import DETECTOR_SIZE
+    from plugins.vqa.evidence import COUNT_DETECTOR_SIZE, DETECTOR_SIZE
     from plugins.vqa.head import load_head
     from plugins.vqa.train.data import is_heldout, load_dev_set
     from plugins.vqa.train.detect import DetectionCache
     from plugins.vqa.train.fit import EmbeddingCache, embed_questions
 
     size = args.detector_size or DETECTOR_SIZE
+    count_size = args.count_detector_size or COUNT_DETECTOR_SIZE
     trunk = load_trunk(TrunkConfig(ablation=args.ablation))
-    cache = EmbeddingCache(trunk, args.cache, detections=DetectionCache(args.cache, input_size=size), progress=False)
+    detections = DetectionCache(args.cache, input_size=size, count_size=count_size, progress=False)
+    cache = EmbeddingCache(trunk, args.cache, detections=detections, progress=False)
     answerer = make_answerer(load_head(trunk), cache.text)
     built = object_questions(args.data)
     parsed, items = embed_questions(cache, built)
     print(f"built from zsod_coco_dev: {len(built)} questions on {len({q.image for q in built})} images; "
-          f"detector input {size}; trunk ablation {args.ablation}; {FOLDS} folds by image")  # fmt: skip
+          f"detector input {size} (counts {count_size}); trunk ablation {args.ablation}; "
+          f"{FOLDS} folds by image")  # fmt: skip
     threshold_report(answerer, built, parsed, items)
+    if args.count_sizes:
+        count_size_report(answerer, built, parsed, items, detections, [int(v) for v in args.count_sizes.split(",")])
     sets = {"built (CV)": built}
     if not args.no_dev_sets:
         for name in ("vqa_yesno_dev", "vqa_okvqa_dev", "fb_sample"):

@@ -171,6 +171,50 @@ def _head_ru(words: list[str]) -> PhraseHead:
     return PhraseHead(" ".join(core), head, "ru", bare)
 
 
+# Words that end a noun phrase inside a sentence, besides ``_EN_CUT`` and ``_EN_LEAD``: auxiliaries,
+# pronouns, conjunctions, negations, quantities and question words. Words in -ing and -ed (five letters
+# and more) are verb forms here too ("chasing", "decorated"): no detector class ends so.
+_EN_FUNCTION = frozenset(
+    _words(
+        "be been being am do does did can could will would should shall may might must was were "
+        "i me my you your he him his she her hers we us our they them their it its it's there's "
+        "or but nor not no yes if so as than too very also just only still all both each every any "
+        "other another more most much same what which who whom how why when where "
+        "isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't wouldn't hasn't haven't"
+    )
+)
+_RU_PHRASE_POS = {"NOUN", "ADJF", "ADJS", "NUMR", "LATN"}  # a noun phrase's words; any other ends it,
+# and so do pronominal adjectives ("эти", "его": pymorphy3's Apro)
+
+
+def noun_phrases(text: str) -> tuple[str, ...]:
+    """The noun phrases a sentence names, in order: the runs of words between function words, verbs and
+    prepositions ("Are these men wearing ties?" -> ("men", "ties"); "Эти мужчины в галстуках?" ->
+    ("мужчины", "галстуках")). English by word lists, Russian by pymorphy3's parts of speech; each
+    phrase then goes through ``phrase_queries`` like any other."""
+    words = [w.lower().strip("'’-") for w in _WORD.findall(text)]
+    words = [w for w in words if w]
+    russian = is_cyrillic(text)
+    out: list[str] = []
+    run: list[str] = []
+    for w in words:
+        if russian:
+            tag = _morph().parse(w)[0].tag
+            ends = w in _RU_LEAD or tag.POS not in _RU_PHRASE_POS or "Apro" in tag
+        else:
+            verb_form = len(w) >= 5 and w.endswith(("ing", "ed"))
+            ends = w in _EN_CUT or w in _EN_LEAD or w in _EN_FUNCTION or verb_form or w.isdigit()
+        if ends:
+            if run:
+                out.append(" ".join(run))
+            run = []
+        else:
+            run.append(w)
+    if run:
+        out.append(" ".join(run))
+    return tuple(out)
+
+
 def synonym_names(head: str) -> tuple[str, ...]:
     """The class names that ``SYNONYMS`` gives a head word (its English plural -s tried too)."""
     forms = {head, head[:-1] if head.endswith("s") else head}

@@ -3,9 +3,10 @@
 The modules of ``runtime/`` are ordinary Python (``ruff`` lints them, ``tests/c2c/test_runtime.py``
 imports and runs them): Java's library classes under their Java names (``regex``: ``Pattern`` /
 ``Matcher``; ``java_time``; ``containers``: ``SimpleEntry``, ``hash_keys``, ``JavaIterator``,
-Collectors' ``group_by`` / ``to_map``; ``strings``: ``java_compare``, ``string_hash``,
-``java_split``, ``half_up``; ``enums``: ``JavaEnum``), a whole program's stdin (``stdin``) and the
-helpers a GeeksforGeeks function calls undefined (``helpers``). The translator never imports them
+Collectors' ``group_by`` / ``to_map``, ``TreeMap`` / ``TreeSet`` and their navigation; ``strings``:
+``java_compare``, ``string_hash``, ``java_split``, ``half_up``; ``enums``: ``JavaEnum``), a whole
+program's stdin (``stdin``) and the helpers a GeeksforGeeks function calls undefined (``helpers``).
+The translator never imports them
 (``runtime/`` is a plain folder, shipped with the plugin as data): ``load`` reads one as text and
 cuts it into named units, each a list of AVATAR token lines ``(level, tokens)`` that the
 translator writes into a program:

@@ -9,6 +9,7 @@ from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import (
     _MAX_CONST,
     _MIN_CONST,
+    FIXED_INTS,
     FLOAT_TYPES,
     INT_TYPES,
     array_fill,
@@ -34,6 +35,12 @@ _STATIC_CONSTANTS = {
 }
 
 
+# Math functions whose result is no larger than their arguments (in magnitude, from 1 up): a cast of one cannot saturate
+_NOT_GROWING = {
+    "floor", "ceil", "rint", "round", "abs", "sqrt", "cbrt", "log", "log10", "log1p", "signum", "atan2", "random",
+}  # fmt: skip
+_INT_RANGE = {"int", "short", "byte", "char", "Integer", "Short", "Byte", "Character"}
+_TRUNCATED = {"int", "short", "byte", "long", "Integer", "Long"}  # the types a truncating `/` is emitted for
 _CHAR_ARITHMETIC = ("+", "-", "*", "/", "%", "^", "&", "|", "<<", ">>")  # a char operand is its code point
 
 
@@ -91,6 +98,19 @@ class ExpressionsMixin:
         self.st.unknown += 1
         return self.text(node).split()
 
+    def _ex_switch_expression(self, node: Node) -> Tokens:
+        """A switch expression (``int w = switch ( k ) { case 0 : yield 10 ; ... }``, ``case 1 -> x``): its
+        ``if`` / ``elif`` chain assigns ``_swN``, emitted before the statement that reads it."""
+        self.st.n_hoisted += 1
+        name = f"_sw{self.st.n_hoisted}"
+        saved = self.st.lines, self.st.pre, self.st.post, self.st.hoisted
+        self.st.lines, self.st.pre, self.st.post, self.st.hoisted = [], [], [], []
+        self._st_switch_expression(node, 0, [name])
+        lines = self.st.lines
+        self.st.lines, self.st.pre, self.st.post, self.st.hoisted = saved
+        self.st.hoisted.extend(lines)
+        return [name]
+
     def _ex_parenthesized_expression(self, node: Node) -> Tokens:
         inner = node.named_children[0] if node.named_children else None
         return ["(", *self.expr(inner), ")"]
@@ -116,6 +136,8 @@ class ExpressionsMixin:
             if self.policy.returned_ratio_divides and _returned_ratio(node, right):
                 default = "true"  # `return a * b / c` of a function: the references' `/` (see _returned_ratio)
             choice = self._decide("div", node, DIV_OPTIONS, default)
+            if self._truncates(left, right) and self._wide(left, right):
+                return ["java_div", "(", *lx, ",", *rx, ")"]  # exact for a long (runtime/strings.py)
             if self._truncates(left, right):
                 choice = "cast"
             if choice == "cast":
@@ -123,6 +145,8 @@ class ExpressionsMixin:
             op = "//" if choice == "floor" else "/"
         if op in ("==", "!=") and self.policy.program_classes and "this" in (left.type, right.type):
             return [*lx, "is" if op == "==" else "is not", *rx]  # identity (`equals` may be `__eq__`)
+        if op == "%" and self._truncates(left, right) and self._wide(left, right):
+            return ["java_mod", "(", *lx, ",", *rx, ")"]
         if op == "%" and self._truncates(left, right):  # the remainder takes the dividend's sign
             return ["int", "(", "math", ".", "fmod", "(", *lx, ",", *rx, ")", ")"]
         if op == ">>>" and self.policy.unsigned_shift:
@@ -157,12 +181,18 @@ class ExpressionsMixin:
 
     def _truncates(self, left: Node, right: Node) -> bool:
         """Must ``left / right`` (``%``) truncate toward zero, as Java's does? In a program, where ``left`` is an int
-        variable that may hold a negative number (``int ( a / b )``: exact for 32-bit ints; a difference
-        written in place keeps ``//``, as the references write it: see the README)."""
+        or long variable (or an array's element) that may hold a negative number (``int ( a / b )``: exact for
+        32-bit ints; a long's is ``java_div``; a difference written in place keeps ``//``, as the references write
+        it: see the README)."""
         prog = self.st.prog
-        if not self.policy.truncating_division or left.type != "identifier":
+        name = left.child_by_field_name("array") if left.type == "array_access" else left  # `w [ i ] / 5`
+        if not self.policy.truncating_division or name is None or name.type != "identifier":
             return False
-        return self.text(left) in prog.signed and {self.type_of(left), self.type_of(right)} <= {"int", "short", "byte"}
+        return self.text(name) in prog.signed and {self.type_of(left), self.type_of(right)} <= _TRUNCATED
+
+    def _wide(self, left: Node, right: Node) -> bool:
+        """Is an operand of a truncating ``/`` / ``%`` a long? (``java_div``: ``int ( a / b )`` goes via a double)"""
+        return not {self.type_of(left), self.type_of(right)}.isdisjoint({"long", "Long"})
 
     def _ex_unary_expression(self, node: Node) -> Tokens:
         op = self.text(node.child_by_field_name("operator"))
@@ -229,11 +259,38 @@ class ExpressionsMixin:
             return ["chr", "(", *bare, ")"]
         if typ in INT_TYPES and vt == "char":
             return ["ord", "(", *bare, ")"]
+        if (
+            typ in ("int", "long")
+            and vt in FLOAT_TYPES
+            and self.policy.saturating_casts
+            and not self._in_range(value, typ)
+        ):
+            return ["java_int" if typ == "int" else "java_long", "(", *bare, ")"]  # runtime/strings.py
         if typ in INT_TYPES and vt in FLOAT_TYPES | {"?"}:
             return ["int", "(", *bare, ")"]
         if typ in FLOAT_TYPES and vt in INT_TYPES and value.type not in ("identifier", "decimal_integer_literal"):
             return ["float", "(", *bare, ")"]
         return inner
+
+    def _in_range(self, value: Node, typ: str) -> bool:
+        """Is the double ``value`` within ``typ``'s bounds by construction: a literal, or a Math function that does
+        not grow its arguments (``Math . floor ( a / b )``, ``Math . sqrt ( n )``, ``Math . random ( )``) of values
+        of that type? Then ``( int )`` cannot saturate and stays ``int ( x )``."""
+        while value.type == "parenthesized_expression" and value.named_children:
+            value = value.named_children[0]
+        if value.type == "decimal_floating_point_literal":  # `( int ) 1e9`
+            bound = 2**31 if typ == "int" else 2**63
+            return -bound <= float(self.text(value).rstrip("dDfF")) < bound
+        if value.type != "method_invocation":
+            return False
+        obj, name, args = self._call_parts(value)
+        fits = _INT_RANGE if typ == "int" else FIXED_INTS | _INT_RANGE
+        return (
+            obj is not None
+            and self.text(obj) == "Math"
+            and name in _NOT_GROWING
+            and all(self.type_of(a) in fits for a in args)
+        )
 
     def _ex_array_access(self, node: Node) -> Tokens:
         index = node.child_by_field_name("index")

@@ -601,6 +601,17 @@ def _operand(tr: Emitting, node: Node) -> Tokens:
     return out if len(out) == 1 or node.type in ("method_invocation", "parenthesized_expression") else ["(", *out, ")"]
 
 
+def _tree_new(tr: Emitting, c: Call) -> Tokens | None:
+    """``new TreeMap < > ( )`` / ``new TreeSet < > ( items )``: the runtime's ``TreeMap`` / ``TreeSet`` (a dict / set
+    that keeps its keys in order for navigation); one made with a comparator stays a plain dict / set."""
+    made = c.receiver
+    if len(c.args) == 1 and _base_type(tr.type_of(c.args[0])) in (
+        MAP_TYPES if made == "TreeMap" else COLLECTION_TYPES | SET_TYPES
+    ):
+        return [made, "(", *tr.expr(c.args[0]), ")"]
+    return None if c.args else [made, "(", ")"]
+
+
 def _decimal_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new BigDecimal ( s | n | x )``: a double's exact binary value, as Java's constructor takes it."""
     return [*_DECIMAL, "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
@@ -1386,15 +1397,15 @@ _BIG_ARITY = {
     **dict.fromkeys(("toString", "signum"), 0),
 }
 _BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``is_big``)
-_NAV_CMP = {
-    "floorKey": ("max", "<="),
-    "floor": ("max", "<="),
-    "lowerKey": ("max", "<"),
-    "lower": ("max", "<"),
-    "ceilingKey": ("min", ">="),
-    "ceiling": ("min", ">="),
-    "higherKey": ("min", ">"),
-    "higher": ("min", ">"),
+_NAV_CMP = {  # a TreeMap's / TreeSet's navigation: the runtime's (containers.py), O(sqrt n) on a tree it made
+    "floorKey": "tree_floor",
+    "floor": "tree_floor",
+    "lowerKey": "tree_lower",
+    "lower": "tree_lower",
+    "ceilingKey": "tree_ceiling",
+    "ceiling": "tree_ceiling",
+    "higherKey": "tree_higher",
+    "higher": "tree_higher",
 }
 
 
@@ -1469,13 +1480,12 @@ def _navigable(tr: Emitting, c: Call) -> str | None:
 
 
 def _nav_compare(tr: Emitting, c: Call) -> Tokens | None:
-    """``floor`` / ``ceilingKey`` / ...: a scan of the dict or set standing for the tree (correct, O(n))."""
+    """``floor`` / ``ceilingKey`` / ...: ``tree_floor ( tm , x )`` (a ``TreeMap`` / ``TreeSet`` of the runtime keeps
+    its keys in order; a plain dict or set standing for the tree is scanned)."""
     if len(c.args) != 1 or _navigable(tr, c) is None:
         return None
     o = tr.expr(c.obj)
-    agg, op = _NAV_CMP[c.name]
-    x = tr.expr(c.args[0])
-    return [agg, "(", "(", "k", "for", "k", "in", *o, "if", "k", op, *x, ")", ",", "default", "=", "None", ")"]
+    return [_NAV_CMP[c.name], "(", *o, ",", *tr.expr(c.args[0]), ")"]
 
 
 def _nav_entry(tr: Emitting, c: Call) -> Tokens | None:
@@ -1489,10 +1499,7 @@ def _nav_entry(tr: Emitting, c: Call) -> Tokens | None:
 def _nav_poll(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or _navigable(tr, c) not in ("TreeSet", "NavigableSet", "SortedSet"):
         return None
-    o = tr.expr(c.obj)
-    agg = "min" if c.name == "pollFirst" else "max"
-    take = ["(", "lambda", "k", ":", "(", *o, ".", "discard", "(", "k", ")", ",", "k", ")", "[", "1", "]", ")"]
-    return [*take, "(", agg, "(", *o, ")", ")"]
+    return ["tree_poll_first" if c.name == "pollFirst" else "tree_poll_last", "(", *tr.expr(c.obj), ")"]
 
 
 def _nav_range(tr: Emitting, c: Call) -> Tokens | None:
@@ -1649,7 +1656,7 @@ def _sorted_view(tr: Emitting, c: Call) -> Tokens | None:
         return ["sorted", "(", *oe, ".", "items", "(", ")", ")"]
     if c.name == "values":
         return ["[", "v", "for", "k", ",", "v", "in", "sorted", "(", *oe, ".", "items", "(", ")", ")", "]"]
-    return ["min" if c.name.startswith("first") else "max", "(", *oe, ")"]
+    return ["tree_first" if c.name.startswith("first") else "tree_last", "(", *oe, ")"]
 
 
 # -- comparators and GeeksforGeeks' pairs --------------------------------------------------------
@@ -1996,6 +2003,7 @@ RULES: tuple[Rule, ...] = (
     ),
     # -- java.math.BigDecimal
     new("BigDecimal", _decimal_new, policy=PROGRAM),
+    new(("TreeMap", "TreeSet"), _tree_new, policy=PROGRAM),  # the runtime's (containers.py)
     static("BigDecimal", "valueOf", _decimal_value_of, policy=PROGRAM, returns="BigDecimal"),
     *(constant("BigDecimal", name, _decimal_constant(value), "BigDecimal") for name, value in _BIG_CONSTANTS),
     instance("BigDecimal", tuple(_DECIMAL_OPS), _decimal_binary, policy=PROGRAM, returns="BigDecimal"),

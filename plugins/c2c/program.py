@@ -200,14 +200,23 @@ def _holds_minus(node: Node | None) -> bool:
 
 def _signed_names(nodes: list[Node]) -> set[str]:
     """Variables that may hold a negative number: targets of ``-=``, given a difference or a negation, or
-    copied from such a variable."""
+    copied from such a variable; an array given such an element (``{ a , - b }``, ``v [ i ] = - x``) and a
+    for-each variable over such an array."""
     given: list[tuple[str, Node | None, bool]] = []  # (variable, value, by `-=`)
     for n in nodes:
         if n.type == "assignment_expression":
             left, op = n.child_by_field_name("left"), n.child_by_field_name("operator")
+            if left is not None and left.type == "array_access":  # `v [ i ] = - x`: an element of v
+                left = left.child_by_field_name("array")
             if left is not None and left.type == "identifier" and op is not None and op.type in ("=", "-="):
                 given.append(((left.text or b"").decode(), n.child_by_field_name("right"), op.type == "-="))
         elif n.type == "variable_declarator":
+            name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
+            if name is not None and name.text is not None:
+                given.append((name.text.decode(), value, False))
+                if value is not None and value.type == "array_initializer":  # `{ a , - b }`: its elements
+                    given += [(name.text.decode(), item, False) for item in value.named_children]
+        elif n.type == "enhanced_for_statement":  # `for ( int e : v )`: an element of v
             name = n.child_by_field_name("name")
             if name is not None and name.text is not None:
                 given.append((name.text.decode(), n.child_by_field_name("value"), False))

@@ -75,6 +75,7 @@ class Policy:
     java_strings: bool  # a value made a string reads as Java writes it: `true` / `false`, a list `[a, b]`
     unsigned_shift: bool  # `x >>> k` shifts x's 32- or 64-bit pattern (a negative x), as Java does
     truncating_division: bool  # an int variable that may be negative divides toward zero, as Java's `/`
+    saturating_casts: bool  # `(int)` / `(long)` of a double saturates at the type's bounds, as Java's does
     java_print: bool  # a print writes exactly Java's text (``_print``), not the references' `print ( a , b )`
     labelled_jumps: bool  # `break outer` / `continue outer` out of a nested loop set flags the loops test
     program_io: bool  # stdin / stdout objects read one stdin and print (``resolve``); else only `System.out` prints
@@ -94,6 +95,7 @@ FUNCTION = Policy(
     java_strings=False,
     unsigned_shift=False,
     truncating_division=False,
+    saturating_casts=False,
     java_print=False,
     labelled_jumps=False,
     program_io=False,
@@ -111,6 +113,7 @@ PROGRAM = Policy(
     java_strings=True,
     unsigned_shift=True,
     truncating_division=True,
+    saturating_casts=True,
     java_print=True,
     labelled_jumps=True,
     program_io=True,
@@ -149,6 +152,7 @@ class TranslationState:
     method_base: int = 0  # index of the current method's first scope
     static_ctx: bool = True
     read_mode: str = ""  # how the program reads stdin: "", "tokens", "lines", "mixed"
+    yields: list[tuple[Tokens, bool]] = field(default_factory=list)  # switch expressions: target, case wrapped
     labels: list = field(default_factory=list)  # labelled loops with a nested `break label` (PROGRAM)
     joiners: dict[str, list[Tokens]] = field(default_factory=dict)  # StringJoiner variables: separator, affixes
     map_defaults: dict[str, Tokens] = field(default_factory=dict)  # map variables whose `get` has a default

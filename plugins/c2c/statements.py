@@ -276,9 +276,13 @@ class StatementsMixin:
             op = ">>="
         if op == "/=" and self._is_int(left) and self._is_int(right):
             choice = self._decide("div", node, DIV_OPTIONS, "cast" if self.st.style.int_cast_div else "floor")
+            if self._truncates(left, right) and self._wide(left, right):
+                return [*lt, "=", "java_div", "(", *lt, ",", *self.expr(right), ")"]
             if choice == "cast" or self._truncates(left, right):
                 return [*lt, "=", "int", "(", *lt, "/", *self.expr(right), ")"]
             op = "//=" if choice == "floor" else "/="
+        if op == "%=" and self._truncates(left, right) and self._wide(left, right):
+            return [*lt, "=", "java_mod", "(", *lt, ",", *self.expr(right), ")"]
         if op == "%=" and self._truncates(left, right):
             return [*lt, "=", "int", "(", "math", ".", "fmod", "(", *lt, ",", *self.expr(right), ")", ")"]
         rt = self._value(right, self.type_of(left)) if right.type == "array_initializer" else self.expr(right)
@@ -292,7 +296,11 @@ class StatementsMixin:
         if op in ("=", "+=", "-=", "*=") and self.type_of(left) in INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
         hashes = self.policy.wrapping_hash and self.type_of(left) == "int" and _int_hash_step(node, op)
-        if op in ("=", "*=") and self.type_of(left) in ("int", "long") and (hashes or _relies_on_overflow(node, op)):
+        if (
+            op in ("=", "*=")
+            and self.type_of(left) in ("int", "long")
+            and (hashes or _relies_on_overflow(node, op) or _squares_in_loop(node, op))
+        ):
             half = "63" if self.type_of(left) == "long" else "31"  # wrap as Java's int / long do
             value = [*lt, "*", "(", *rt, ")"] if op == "*=" else ["(", *rt, ")"]
             return [
@@ -659,7 +667,9 @@ class StatementsMixin:
                 return "-" + self.text(right)
         return None
 
-    def _st_switch_expression(self, node: Node, level: int) -> None:
+    def _st_switch_expression(self, node: Node, level: int, target: Tokens | None = None) -> None:
+        """A switch as an ``if`` / ``elif`` chain; a switch expression's value (``yield x``, a rule's ``case 1 -> x``)
+        is assigned to ``target`` (``_ex_switch_expression``)."""
         subject = self.expr(node.child_by_field_name("condition"))
         if subject[:1] == ["("] and subject[-1:] == [")"]:
             subject = subject[1:-1]
@@ -699,19 +709,41 @@ class StatementsMixin:
             keyword = "elif"
             start = len(self.st.lines)
             inner = level + 1
-            if _breaks_inside(stmts):  # `case 0: if ( x ) break ; ...`: the case runs in a loop that break leaves
+            wrapped = _breaks_inside(stmts)
+            if wrapped:  # `case 0: if ( x ) break ; ...`: the case runs in a loop that break leaves
                 self._emit(inner, ["while", "True", ":"])
                 inner += 1
+            if target is not None:
+                self.st.yields.append((target, wrapped))
             for st in stmts:
                 if st.type == "break_statement":
                     break  # the end of this case (statements after it never run)
+                if target is not None and st.type == "expression_statement" and arrows and len(stmts) == 1:
+                    self._simple(inner, [*target, "=", *self.expr(st.named_children[0])])  # `case 1 -> x ;`
+                    continue
+                if target is not None and st.type == "yield_statement":  # the end of this case, with its value
+                    self._simple(inner, [*target, "=", *self.expr(st.named_children[0])])
+                    break
                 self._statement(st, inner)
+            if target is not None:
+                self.st.yields.pop()
             if inner > level + 1:
                 self._simple(inner, ["break"])
             if len(self.st.lines) == start:
                 self._emit(level + 1, ["pass"])
 
     _st_switch_statement = _st_switch_expression
+
+    def _st_yield_statement(self, node: Node, level: int) -> None:
+        """``yield x ;`` of a switch expression: its value assigned to the switch's target (and the case's
+        ``while True`` left, when the yield is not the case's last statement)."""
+        if not self.st.yields:
+            self._copy_line(node, level)
+            return
+        target, wrapped = self.st.yields[-1]
+        self._simple(level, [*target, "=", *self.expr(node.named_children[0] if node.named_children else None)])
+        if wrapped:
+            self._simple(level, ["break"])
 
     def _st_try_statement(self, node: Node, level: int) -> None:
         self._emit(level, ["try", ":"])
@@ -863,7 +895,7 @@ def _ends_expression(tok: str) -> bool:
     return tok.isidentifier() and tok not in PY_KEYWORDS
 
 
-_JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement")
+_JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement", "yield_statement")
 
 
 def _case_body(stmts: list[Node]) -> list[Node]:
@@ -882,12 +914,13 @@ def _breaks_inside(stmts: list[Node]) -> bool:
     switch of its own)? Not when it holds a ``continue`` or a labelled jump: the loop a ``while True`` wraps
     the case in would take those."""
     found = False
-    todo = [st for i, st in enumerate(stmts) if not (st.type == "break_statement" and i == len(stmts) - 1)]
+    ends = ("break_statement", "yield_statement")
+    todo = [st for i, st in enumerate(stmts) if not (st.type in ends and i == len(stmts) - 1)]
     for node in todo:
         for n in _walk(node):
             if n.type == "continue_statement" or (n.type == "break_statement" and n.named_children):
                 return False
-            if n.type == "break_statement" and not _loop_or_switch_between(n, node):
+            if n.type in ends and not _loop_or_switch_between(n, node):
                 found = True
     return found
 
@@ -985,6 +1018,41 @@ def _relies_on_overflow(node: Node, op: str) -> bool:
         if negative and _exits_on(n):
             return True
     return False
+
+
+def _product(node: Node, op: str) -> tuple[bytes, bytes] | None:
+    """``x *= y`` / ``x = x * y`` (``y * x``) without ``%``: the names of ``x`` and ``y`` (an identifier), or None."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or left.type != "identifier" or right is None or b"%" in (right.text or b""):
+        return None
+    while right.type == "parenthesized_expression" and right.named_children:
+        right = right.named_children[0]
+    if op == "=" and right.type == "binary_expression" and right.child_by_field_name("operator").type == "*":
+        a, b = right.child_by_field_name("left"), right.child_by_field_name("right")
+        right = b if a.text == left.text else a if b.text == left.text else right
+        if right.type == "binary_expression":
+            return None
+    elif op != "*=":
+        return None
+    return (left.text or b"", right.text or b"") if right.type == "identifier" else None
+
+
+def _squares_in_loop(node: Node, op: str) -> bool:
+    """Is ``x *= y`` in a loop that squares ``x`` or ``y`` (``base *= base``) with no ``%``: powers by squaring
+    without a modulus, which Java's int / long wrap after a few steps (Python's grow, and slow the program down)."""
+    names = _product(node, op)
+    loop = node.parent
+    while loop is not None and loop.type not in (*_LOOPS, "method_declaration", "lambda_expression"):
+        loop = loop.parent
+    if names is None or loop is None or loop.type not in _LOOPS:
+        return False
+    squared = set()
+    for n in _walk(loop):
+        if n.type == "assignment_expression" and n.child_by_field_name("operator").type in ("=", "*="):
+            pair = _product(n, n.child_by_field_name("operator").type)
+            if pair is not None and pair[0] == pair[1]:
+                squared.add(pair[0])
+    return not squared.isdisjoint(names)
 
 
 def _exits_on(test: Node) -> bool:

@@ -22,7 +22,7 @@ the same functions, so training and inference cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugins.vqa.question import ParsedQuestion, QType
 
@@ -37,9 +37,26 @@ if TYPE_CHECKING:
 # almost unscaled at 0.4 of the cost of the default 416 (bench/vqa.py --detector-sizes: held-out
 # yes/no 0.525 at 256, 0.518 at 416; OK-VQA 0.229 at both).
 DETECTOR_SIZE = 256
+# Counting questions get their own detections, at this input size: on the count questions built from
+# zsod_coco_dev's COCO boxes, the input size and the count threshold chosen together by 5-fold
+# cross-validation (``python -m bench.vqa_types --count-sizes 256,288,320,352,416``) are 320 and 0.35
+# in 9 of the 10 folds (en and ru): CV 0.593 / 0.613 against 0.577 / 0.577 at 256 (threshold 0.4).
+# A second detector pass, on the images some counting question asks about only.
+COUNT_DETECTOR_SIZE = 320
 DETECTOR_TYPES = frozenset(
     {QType.YESNO, QType.PRESENCE, QType.COUNT, QType.COLOR, QType.WHAT, QType.WHICH, QType.WHO, QType.WHERE}
 )
+
+
+class DetectorSizes(NamedTuple):
+    """The detector input sizes VQA's evidence is made at: ``count`` for counting questions, ``base``
+    for every other type the detector helps with."""
+
+    base: int = DETECTOR_SIZE
+    count: int = COUNT_DETECTOR_SIZE
+
+
+DEFAULT_SIZES = DetectorSizes()
 MATCH_SHARPNESS = 10.0  # exp(10 (sim - best sim)): a class 0.1 below the best weighs 0.37
 COUNT_SCORE = 0.3  # a detection this sure counts as an object (NanoDet's usual display threshold)
 COUNT_SCORE_STRICT = 0.5
@@ -63,6 +80,14 @@ _COLOUR_OF_ANSWER = {c: c for c in COLOURS} | {"silver": "gray", "tan": "brown",
 def wants_detections(parsed: ParsedQuestion | None) -> bool:
     """True when the question is of a kind the detector's output can answer."""
     return parsed is not None and parsed.qtype in DETECTOR_TYPES
+
+
+def detector_size(parsed: ParsedQuestion | None, sizes: DetectorSizes = DEFAULT_SIZES) -> int | None:
+    """The detector input size the question's evidence is made at; None when the detector does not help."""
+    if not wants_detections(parsed):
+        return None
+    assert parsed is not None
+    return sizes.count if parsed.qtype is QType.COUNT else sizes.base
 
 
 def class_match(subject: torch.Tensor, class_emb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -6,7 +6,8 @@ older ``image_id``) and validates every entry without dropping any;
 loads each image of the batch once (VQA asks several questions per picture);
 ``predict`` encodes those images, runs the run's shared detector once on each
 image that a question the detector can help with asks about (presence, counts,
-colours, objects: ``evidence.wants_detections``) and embeds the question texts;
+colours, objects: ``evidence.wants_detections``; a second time, at their own input
+size, on images that counting questions ask about) and embeds the question texts;
 the ``Answerer`` then picks yes/no, one of the quoted choices, or the best
 vocabulary answer, weighing the detector's evidence (``evidence.py``). Without a
 head trained for the trunk, hand-set weights answer from the trunk's embeddings
@@ -31,7 +32,7 @@ from core.errors import InputError
 from core.heads import find_head
 from core.io import find_task_dir, load_image, model_safe_text, read_request, resolve_input_file
 from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
-from plugins.vqa.evidence import DETECTOR_SIZE, wants_detections
+from plugins.vqa.evidence import detector_size, wants_detections
 from plugins.vqa.question import ParsedQuestion, QType, detect_language, parse_question
 from plugins.vqa.typed import subject_queries
 
@@ -220,12 +221,18 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         loaded: _Loaded = self.loaded()
         answerer = loaded.answerer
         images = encode_regions(trunk, batch.pixels) if batch.pixels is not None else None
-        found: dict[int, Any] = {}
-        todo_rows = [r for r, image in enumerate(batch.rgb) if image is not None]
-        if loaded.detector is not None and todo_rows:
-            # Each image once, in one batched call, however many questions ask about it.
-            images_in = [batch.rgb[r] for r in todo_rows]
-            found = dict(zip(todo_rows, loaded.detector.detect(images_in, input_size=DETECTOR_SIZE), strict=True))
+        # (input size, image row) -> detections: each image once per size, in one batched call, however
+        # many questions ask about it (counting questions have their own size, ``evidence.detector_size``).
+        found: dict[tuple[int | None, int | None], Any] = {}
+        wanted = {
+            (size, r)
+            for p, r in zip(batch.parsed, batch.image_rows, strict=True)
+            if (size := detector_size(p)) is not None and r is not None and batch.rgb[r] is not None
+        }
+        for size in sorted({s for s, _ in wanted}) if loaded.detector is not None else ():
+            todo_rows = sorted(r for s, r in wanted if s == size)
+            detected = loaded.detector.detect([batch.rgb[r] for r in todo_rows], input_size=size)
+            found.update(((size, r), d) for r, d in zip(todo_rows, detected, strict=True))
         queries = [subject_queries(p) if p is not None else ((), 0) for p in batch.parsed]
         texts = list(
             dict.fromkeys(
@@ -245,7 +252,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
                 continue
             image = images[image_row] if images is not None and image_row is not None else mean
             choices = emb[[row[c] for c in p.choices]] if p.choices else emb[:0]
-            detections = found.get(image_row) if image_row is not None and wants_detections(p) else None
+            detections = found.get((detector_size(p), image_row))
             rgb = batch.rgb[image_row] if detections is not None and p.qtype is QType.COLOR else None
             asked, together = queries[i]
             items.append(

@@ -45,17 +45,19 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class TypedRule:
     """Thresholds on the detector's scores, per type. ``count_score`` and ``presence_score`` are the
-    values every cross-validation fold chose (5 folds by image, en and ru alike) on the count and
+    values the cross-validation folds chose (5 folds by image, en and ru alike) on the count and
     presence questions ``bench.vqa_types`` builds from zsod_coco_dev's COCO boxes, with detections at
-    ``evidence.DETECTOR_SIZE``; ``object_score`` and ``support_cover`` are set by hand (no dev set
+    ``evidence.COUNT_DETECTOR_SIZE`` (counts, chosen with the size) and ``evidence.DETECTOR_SIZE``
+    (presence); ``object_score`` and ``support_cover`` are set by hand (no dev set
     holds colour, where or which questions with boxes)."""
 
     mapping: MappingRule = MappingRule(min_cos=0.4, min_margin=0.02)
-    count_score: float = 0.4  # a box this sure counts as one object
+    count_score: float = 0.35  # a box this sure counts as one object (at ``evidence.COUNT_DETECTOR_SIZE``)
     count_floor: int = 1  # a counting question presupposes its object
     presence_score: float = 0.15  # the asked class's best box this sure: "yes"
     object_score: float = 0.3  # a box this sure can answer colour, where and which questions
     support_cover: float = 0.5  # share of the asked object's box a support's box must hold
+    same_object_iou: float = 0.7  # a support box overlapping the asked object's this much is that object
 
 
 DEFAULT_RULE = TypedRule()
@@ -192,6 +194,15 @@ def colour_answer(found: Any, match: ClassMatch, rgb: np.ndarray | None, rule: T
     return colour_words()[lang if lang == "ru" else "en"][colour_name(rgb, found.boxes[own[0]])]
 
 
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two xyxy boxes."""
+    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
+    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / max(1e-6, union)
+
+
 def _covered(inner: Sequence[float], outer: Sequence[float]) -> float:
     """Share of box ``inner`` (xyxy) inside box ``outer``."""
     x1, y1 = max(inner[0], outer[0]), max(inner[1], outer[1])
@@ -202,7 +213,9 @@ def _covered(inner: Sequence[float], outer: Sequence[float]) -> float:
 
 def where_answer(found: Any, match: ClassMatch, names: Any, rule: TypedRule, lang: str) -> str | None:
     """The detected support (``SUPPORTS``) that holds most of the asked object's best box, named in
-    ``lang``; None when the subject has no class, is not found, or nothing holds it."""
+    ``lang``; None when the subject has no class, is not found, or nothing holds it. A box that is
+    the asked object's own box again (IoU ``same_object_iou``: the detector naming a bus "truck" too)
+    holds nothing."""
     if not match.accepted(rule.mapping):
         return None
     own = _of_class(found, match.label, rule.object_score)
@@ -213,6 +226,8 @@ def where_answer(found: Any, match: ClassMatch, names: Any, rule: TypedRule, lan
     for i, (label, score) in enumerate(zip(found.labels, found.scores, strict=True)):
         name = names.en[int(label)]
         if int(label) == match.label or name not in SUPPORTS or score < rule.object_score:
+            continue
+        if _iou(box, found.boxes[i]) >= rule.same_object_iou:
             continue
         cover = _covered(box, found.boxes[i])
         if cover >= rule.support_cover and cover * float(score) > best_fit:

@@ -278,3 +278,154 @@ public class Main {
   }
 }"""
     check(java, ["7\n0 3 9 4 7 2 6\n", "1\n4\n", "0\n"], tmp_path)
+
+
+def test_switch_expressions_yield_their_value(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static String name(int d) {
+    return switch (d) {
+      case 1, 7 -> "weekend";
+      case 2 -> { String s = "mon"; yield s + "day"; }
+      default -> { if (d > 100) yield "big"; yield "other"; }
+    };
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+      int k = sc.nextInt();
+      int w = switch (k % 3) {
+        case 0:
+          yield 10;
+        case 1: {
+          int t = k * 2;
+          yield t;
+        }
+        default:
+          yield -1;
+      };
+      total += w;
+      System.out.println(name(k) + " " + switch (k % 2) { case 0 -> k / 2; default -> 3 * k + 1; });
+      int v;
+      v = switch (k) { case 3: case 4: yield 34; default: { if (k < 0) { yield -k; } yield k * 10; } };
+      System.out.println(v);
+    }
+    System.out.println(total);
+  }
+}"""
+    check(java, ["6\n1 2 7 200 3 -4\n", "5\n3 4 5 6 7\n", "0\n"], tmp_path)
+
+
+TREES = """import java.util.*;
+public class Main {
+  static TreeMap<Integer, Integer> last = new TreeMap<>();
+  static int or(Integer v) { return v == null ? -1 : v; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    TreeSet<Integer> ts = new TreeSet<>();
+    TreeMap<String, Integer> words = new TreeMap<>();
+    List<Integer> seen = new ArrayList<>();
+    long nav = 0;
+    for (int i = 0; i < n; i++) {
+      int x = sc.nextInt();
+      seen.add(x);
+      int lo = or(ts.lower(x)), hi = or(ts.higher(x)), fl = or(ts.floor(x)), ce = or(ts.ceiling(x));
+      if (n <= 20) System.out.println(lo + " " + hi + " " + fl + " " + ce);
+      nav += (long) lo + hi + fl + ce;
+      ts.add(x);
+      last.put(x % 7, i);
+      words.merge("w" + (x % 5), 1, Integer::sum);
+      last.putIfAbsent(100 + x % 3, x);
+      if (x % 4 == 0) ts.remove(x / 2);
+      if (x % 9 == 0) last.remove(x % 7);
+    }
+    TreeSet<Integer> copy = new TreeSet<>(seen);
+    copy.remove(seen.get(0));
+    System.out.println(nav + " " + ts.size() + " " + ts.first() + " " + ts.last() + " " + copy.size());
+    System.out.println(last.firstKey() + " " + last.lastKey() + " " + or(last.floorKey(50)));
+    System.out.println(or(last.ceilingKey(6)) + " " + or(last.higherKey(200)) + " " + or(last.lowerKey(0)));
+    System.out.println(words.firstKey() + " " + words.lastKey() + " " + words.size());
+    if (n <= 20) {
+      System.out.println(ts);
+      for (Map.Entry<String, Integer> e : words.entrySet()) System.out.print(e.getKey() + "=" + e.getValue() + ";");
+      System.out.println();
+      System.out.println(ts.headSet(5) + " " + ts.tailSet(5));
+    }
+    long s = 0;
+    while (!ts.isEmpty()) {
+      s = s * 31 % 1000000007 + ts.pollFirst();
+      if (!ts.isEmpty()) s += ts.pollLast();
+    }
+    System.out.println(s + " " + or(ts.pollFirst()));
+  }
+}"""
+
+
+def test_tree_maps_and_sets_navigate_in_order_at_the_limits(tmp_path: Path) -> None:
+    source = detokenize(translate(tokens(TREES)))
+    assert "ts = TreeSet ( )" in source and "tree_floor ( ts , x )" in source
+    import random
+
+    rng = random.Random(5)
+    big = " ".join(str(rng.randrange(1, 10**9)) for _ in range(50000))
+    # 5x10^4 insertions and 2x10^5 navigations: a scan per navigation (the dict / set alone) runs out of time
+    check(TREES, ["8\n5 3 9 12 3 8 1 27\n", "2\n4 4\n", f"50000\n{big}\n"], tmp_path)
+
+
+def test_long_and_array_elements_that_may_be_negative_divide_toward_zero(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int x = sc.nextInt(), a = sc.nextInt(), b = sc.nextInt();
+    long s = (long) a * 1000000007L - x;
+    System.out.println(s / 10 + " " + s % 10 + " " + s / 3000000000000L);
+    long t = s;
+    t /= 7;
+    s %= 7;
+    System.out.println(t + " " + s);
+    int[] v = {a, -b, x};
+    int total = 0;
+    for (int e : v) total += e / 4 + e % 3;
+    int[] w = new int[3];
+    for (int i = 0; i < 3; i++) w[i] = a - i * b;
+    for (int i = 0; i < 3; i++) total += w[i] / 5;
+    System.out.println(total);
+  }
+}"""
+    check(java, ["2600\n-7 5\n", "3\n-2000000000 7\n", "-9\n8 -3\n", "5\n2147483647 1\n"], tmp_path)
+
+
+def test_casts_of_doubles_saturate_and_powers_by_squaring_wrap(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int pow(int base, int n) {
+    int r = 1;
+    while (n > 0) {
+      if ((n & 1) == 1) r *= base;
+      n >>= 1;
+      base *= base;
+    }
+    return r;
+  }
+  static long lpow(long b, int e) {
+    long r = 1;
+    for (; e > 0; e >>= 1, b = b * b) if ((e & 1) == 1) r = r * b;
+    return r;
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int x = sc.nextInt();
+    double d = sc.nextDouble();
+    System.out.println((int) Math.pow(x, 3) + " " + (int) -Math.pow(x, 3) + " " + (long) Math.pow(x, 7));
+    double inf = d * 1e300 * 1e300;
+    System.out.println((int) (d * d) + " " + (long) (d * 1e10) + " " + (long) inf + " " + (int) (inf - inf));
+    System.out.println((int) Math.floor(Math.abs(x) / 3) + " " + (int) Math.sqrt(Math.abs(x)) + " " + (int) 1e9);
+    int e = sc.nextInt();
+    System.out.println(pow(3, e) + " " + pow(x, 2) + " " + lpow(7, e) + " " + lpow(x, 3));
+  }
+}"""
+    check(java, ["3000 1e6 25\n", "7 2.5 3\n", "-50000 -3e9 40\n", "1 -0.5 0\n"], tmp_path)

@@ -65,6 +65,22 @@ def test_string_hash_and_compare_are_javas() -> None:
     assert strings.java_compare("b", "a") == 1
 
 
+def test_long_division_truncates_as_javas_exactly() -> None:
+    for a in (*range(-13, 14), 9 * 10**18 + 7, -(9 * 10**18 + 7), -(2**63)):
+        for b in (1, 2, 3, 5, -1, -4, 10**9 + 7, -(10**18 + 9)):
+            q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # |a| / |b| truncated, with the sign
+            assert strings.java_div(a, b) == q and strings.java_mod(a, b) == a - b * q, (a, b)
+    assert strings.java_div(-(9 * 10**18 + 7), 10) == -(9 * 10**17)  # int ( a / b ) rounds through a double
+
+
+def test_casts_of_doubles_saturate_as_javas() -> None:
+    inf, nan = float("inf"), float("nan")
+    assert [strings.java_int(x) for x in (2.7e10, -2.7e10, inf, -inf, nan, -3.9, 3.9)] == [
+        2147483647, -2147483648, 2147483647, -2147483648, 0, -3, 3,
+    ]  # fmt: skip
+    assert [strings.java_long(x) for x in (2.2e24, -inf, nan, 2**62 * 1.0)] == [2**63 - 1, -(2**63), 0, 2**62]
+
+
 def test_hash_keys_walks_javas_buckets() -> None:
     # capacity 16: 17 and 1 share bucket 1 (insertion order), 2 is bucket 2, 16 bucket 0
     assert containers.hash_keys({17: 0, 1: 0, 2: 0, 16: 0}) == [16, 17, 1, 2]
@@ -95,6 +111,56 @@ def test_collectors_and_entries() -> None:
     assert containers.to_map([1, 2], str, lambda x: x * x) == {"1": 1, "2": 4}
     entry = containers.SimpleEntry("k", 1)
     assert entry.setValue(2) == 1 and str(entry) == "k=2" and entry[0] == "k"
+
+
+def test_tree_map_and_set_navigate_as_a_scan_of_their_keys_does() -> None:
+    import random
+
+    rng = random.Random(7)
+    containers.SortedKeys.LOAD = 4  # small buckets: splits and emptied buckets happen often
+    try:
+        tm, ts, plain = containers.TreeMap(), containers.TreeSet([5, 1]), {5, 1}
+        for step in range(3000):
+            k = rng.randrange(-60, 60)
+            op = rng.randrange(9)
+            if op < 3:
+                tm[k] = step
+                ts.add(k)
+                plain.add(k)
+            elif op == 3:
+                tm.pop(k, None)
+                ts.discard(k)
+                plain.discard(k)
+            elif op == 4 and k in plain and k in tm:
+                del tm[k]
+                ts.remove(k)
+                plain.remove(k)
+            elif op == 5:
+                tm.setdefault(k, 0)
+                ts |= {k, k + 1}
+                plain |= {k, k + 1}
+            elif op == 6:
+                ts -= {k, k - 1}
+                plain -= {k, k - 1}
+            elif op == 7 and step % 50 == 0:
+                tm.update({k + 1: 0, k + 2: 0})
+                ts.update([k + 2])
+                plain.update([k + 2])
+            elif op == 8 and plain:
+                assert containers.tree_poll_first(ts) == min(plain)
+                plain.discard(min(plain))
+            for table, keys in ((tm, set(tm)), (ts, plain)):
+                assert table.tree.buckets == [] or sum(table.tree.buckets, []) == sorted(keys)
+                for f in ("tree_floor", "tree_lower", "tree_ceiling", "tree_higher"):
+                    assert getattr(containers, f)(table, k) == getattr(containers, f)(keys, k), (f, k)
+                if keys:
+                    assert containers.tree_first(table) == min(keys) and containers.tree_last(table) == max(keys)
+        assert ts == plain and repr(containers.TreeSet([2, 1])) == repr({1, 2})
+        assert containers.tree_poll_last(containers.TreeSet()) is None
+        tm.clear()
+        assert containers.tree_floor(tm, 0) is None and containers.tree_ceiling(tm, 0) is None
+    finally:
+        containers.SortedKeys.LOAD = 512
 
 
 def test_pattern_and_matcher_walk_like_javas() -> None:

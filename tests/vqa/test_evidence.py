@@ -13,14 +13,18 @@ from core.detector import Detections
 from core.testing import FakeDetector, assert_task_conforms, make_fake_trunk
 from plugins.vqa.evidence import (
     COLOURS,
+    COUNT_DETECTOR_SIZE,
+    DETECTOR_SIZE,
     EVIDENCE_NAMES,
     N_EVIDENCE,
     OPEN_EVIDENCE,
+    DetectorSizes,
     candidate_class_match,
     candidate_colours,
     candidate_numbers,
     class_match,
     colour_shares,
+    detector_size,
     open_evidence,
     wants_detections,
     yesno_evidence,
@@ -130,20 +134,44 @@ def test_the_detector_runs_for_the_questions_it_answers(question: str, wanted: b
         assert parsed.subject == subject
 
 
-def test_the_task_uses_the_detector_once_per_image() -> None:
+class SizeLog(FakeDetector):
+    """A fake detector that records the input size of each call and how many images it got."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[tuple[int | None, int]] = []
+
+    def detect(self, images, *, input_size=None):  # noqa: ANN001, ANN201
+        self.sizes.append((input_size, len(images)))
+        return super().detect(images, input_size=input_size)
+
+
+def test_the_task_uses_the_detector_once_per_image_and_size() -> None:
     detector = FakeDetector()
     assert_task_conforms(VqaTask(NO_HEAD), DATA, make_fake_trunk(seed=0), detector=detector)
     assert detector.calls > 0
     task = VqaTask(NO_HEAD)
     trunk = make_fake_trunk(seed=0)
-    counting = FakeDetector()
+    counting = SizeLog()
     task.setup(trunk, detector=counting)
     samples = task.discover(DATA)
     batch = task.preprocess(samples, trunk)
     with torch.inference_mode():
         task.predict(batch, trunk)
-    # Two readable images (0.jpg: 5 questions, 1.png: 2), each detected once.
-    assert counting.calls == sum(image is not None for image in batch.rgb) == 2
+    # Two readable images (0.jpg: 5 questions, 1.png: 2), each detected once at the base size, in one
+    # call; 0.jpg is asked "How many balls are there?", so it is detected once more at the count size.
+    assert sum(image is not None for image in batch.rgb) == 2
+    assert sorted(counting.sizes) == sorted([(DETECTOR_SIZE, 2), (COUNT_DETECTOR_SIZE, 1)])
+
+
+def test_counting_questions_have_their_own_detector_size() -> None:
+    sizes = DetectorSizes(base=256, count=320)
+    assert detector_size(parse_question("How many dogs are there?"), sizes) == 320
+    assert detector_size(parse_question("Сколько здесь жирафов?"), sizes) == 320
+    assert detector_size(parse_question("Is there a dog?"), sizes) == 256
+    assert detector_size(parse_question("Какого цвета машина?"), sizes) == 256
+    assert detector_size(parse_question("Why is the bus stopping?"), sizes) is None
+    assert detector_size(None, sizes) is None
 
 
 def test_without_a_detector_every_question_is_still_answered() -> None:

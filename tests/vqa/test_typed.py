@@ -129,6 +129,18 @@ def test_where_is_the_support_under_the_object() -> None:
     assert where_answer(away, fork, NAMES, RULE, "en") is None  # the table does not hold it
 
 
+def test_where_a_second_name_for_the_object_itself_is_no_support() -> None:
+    truck = NAMES.en.index("truck")
+    bus = ClassMatch(BUS, 0.9, 0.2)
+    # The demo's bus: NanoDet also calls it a truck, with almost the same box (IoU 0.91).
+    twice = _found((BUS, 0.63, (25, 226, 810, 701)), (truck, 0.33, (29, 238, 807, 728)))
+    assert where_answer(twice, bus, NAMES, RULE, "ru") is None
+    assert where_answer(twice, bus, NAMES, TypedRule(same_object_iou=0.95), "ru") == "грузовик"
+    # A truck under a bus much smaller than it (a bus on a car carrier) still holds it.
+    carried = _found((BUS, 0.63, (100, 100, 300, 200)), (truck, 0.5, (0, 50, 800, 400)))
+    assert where_answer(carried, bus, NAMES, RULE, "en") == "truck"
+
+
 def test_which_picks_the_detected_object_the_question_fits() -> None:
     class_emb = torch.eye(len(NAMES))
     question = class_emb[SCISSORS] * 0.8 + class_emb[KNIFE] * 0.5 + class_emb[PERSON]

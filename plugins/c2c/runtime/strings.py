@@ -1,6 +1,8 @@
 """String and number semantics of Java that Python's builtins do not share."""
 
-__all__ = ["java_compare", "string_hash", "java_split", "half_up"]
+__all__ = [
+    "java_compare", "string_hash", "java_split", "half_up", "java_div", "java_mod", "java_int", "java_long",
+]  # fmt: skip
 
 
 # String.compareTo: the first differing chars' difference, else the lengths' (programs print or sum it)
@@ -36,3 +38,28 @@ def half_up(x, digits):
     if isinstance(x, float) and (x != x or x in (float("inf"), -float("inf"))):
         return x
     return Decimal(str(x)).quantize(Decimal(1).scaleb(-digits), ROUND_HALF_UP)
+
+
+# long / and %: Java truncates toward zero (the remainder takes the dividend's sign); exact for any width,
+# where int ( a / b ) rounds a long through a double
+def java_div(a, b):
+    q = a // b
+    return q + 1 if q < 0 and q * b != a else q
+
+
+def java_mod(a, b):
+    r = a % b
+    return r - b if r and (r < 0) != (a < 0) else r
+
+
+# (int) / (long) of a double: toward zero, saturated at the type's bounds (infinities too); NaN is 0
+def java_int(x):
+    if x != x:
+        return 0
+    return 2147483647 if x >= 2147483647 else -2147483648 if x <= -2147483648 else int(x)
+
+
+def java_long(x):
+    if x != x:
+        return 0
+    return 2**63 - 1 if x >= 2**63 - 1 else -(2**63) if x <= -(2**63) else int(x)

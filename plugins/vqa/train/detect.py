@@ -3,7 +3,8 @@
 The trainer needs the shared detector's output for every training image (the evidence
 features of ``plugins.vqa.evidence``); running NanoDet again for each fit would cost far
 more than the fits. ``DetectionCache`` keeps them in a ``training.FeatureCache``
-under ``ROOT/detections/<detector>@<input size>/``, one ``[N, 6]`` float tensor an image
+under ``ROOT/detections/<detector>@<input size>/`` (one folder per input size: counting questions
+have their own, ``evidence.COUNT_DETECTOR_SIZE``), one ``[N, 6]`` float tensor an image
 (x1 y1 x2 y2 in pixels, score, label), saved shard by shard (resumable).
 
     python -m plugins.vqa.train.detect CACHE_DIR IMAGE_DIR [...]   # fill the cache ahead of training
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from plugins.vqa.evidence import DETECTOR_SIZE
+from plugins.vqa.evidence import COUNT_DETECTOR_SIZE, DETECTOR_SIZE, DetectorSizes
 
 if TYPE_CHECKING:
     from core.detector import Detections
@@ -35,21 +36,47 @@ def detector_key(config: Any) -> str:
 
 
 class DetectionCache:
-    """Detections per image path, computed by ``detector`` on first use."""
+    """Detections per image path and input size, computed by the detector on first use. ``sizes``
+    (``evidence.DetectorSizes``) says which size answers which question (``evidence.detector_size``);
+    ``get`` without a size gives ``sizes.base``."""
 
-    def __init__(self, root: Path, *, input_size: int = DETECTOR_SIZE, progress: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        input_size: int = DETECTOR_SIZE,
+        count_size: int = COUNT_DETECTOR_SIZE,
+        progress: bool = True,
+    ) -> None:
         from core.detector import DetectorConfig
-        from training import FeatureCache
 
+        self.root = Path(root)
+        self.sizes = DetectorSizes(input_size, count_size)
         self.config = DetectorConfig(input_size=input_size)
-        self.store = FeatureCache(Path(root) / "detections", detector_key(self.config), shard_size=256)
         self.progress = progress
+        self._stores: dict[int, Any] = {}
         self._detector: Any = None
 
-    def clear(self) -> None:
-        self.store.clear()
+    @property
+    def store(self) -> Any:
+        """The ``training.FeatureCache`` of the base size."""
+        return self._store(self.sizes.base)
 
-    def _detect(self, chunk: list[str]) -> list[Any]:
+    def _store(self, size: int) -> Any:
+        from dataclasses import replace
+
+        from training import FeatureCache
+
+        if size not in self._stores:
+            key = detector_key(replace(self.config, input_size=size))
+            self._stores[size] = FeatureCache(self.root / "detections", key, shard_size=256)
+        return self._stores[size]
+
+    def clear(self) -> None:
+        for size in {*self.sizes, *self._stores}:
+            self._store(size).clear()
+
+    def _detect(self, chunk: list[str], size: int) -> list[Any]:
         import numpy as np
         import torch
 
@@ -59,16 +86,22 @@ class DetectionCache:
         if self._detector is None:
             self._detector = load_detector(self.config)
         out = []
-        for found in self._detector.detect([load_image(Path(p)) for p in chunk]):
+        for found in self._detector.detect([load_image(Path(p)) for p in chunk], input_size=size):
             rows = np.concatenate([found.boxes, found.scores[:, None], found.labels[:, None].astype(np.float32)], 1)
             out.append(torch.from_numpy(rows.astype(np.float32)).reshape(-1, 6))
         return out
 
-    def get(self, paths: Sequence[Path]) -> list[Detections]:
-        """One ``Detections`` per path (repeats allowed)."""
+    def get(self, paths: Sequence[Path], size: int | None = None) -> list[Detections]:
+        """One ``Detections`` per path (repeats allowed), made at input ``size`` (default ``sizes.base``)."""
         from core.detector import Detections
 
-        table = self.store.fill(sorted({str(p) for p in paths}), self._detect, progress=self.progress, desc="detect")
+        size = size or self.sizes.base
+        table = self._store(size).fill(
+            sorted({str(p) for p in paths}),
+            lambda chunk: self._detect(chunk, size),
+            progress=self.progress,
+            desc=f"detect@{size}",
+        )
         out = []
         for p in paths:
             t = table[str(p)].numpy()

@@ -70,7 +70,7 @@ from plugins.vqa.answerer import (
     candidate_texts,
     class_texts,
 )
-from plugins.vqa.evidence import N_EVIDENCE, OPEN_EVIDENCE, wants_detections
+from plugins.vqa.evidence import N_EVIDENCE, OPEN_EVIDENCE, detector_size
 from plugins.vqa.head import (
     ANSWER_TYPES,
     CARD_FILE,
@@ -288,7 +288,8 @@ class EmbeddingCache:
 
 def embed_questions(cache: EmbeddingCache, qs: Sequence[DevQuestion]) -> tuple[list[ParsedQuestion], list[Embedded]]:
     """Parse and embed questions the way the task does, with the detector's output where the task
-    would run it (``evidence.wants_detections``) and the pixels colour questions need."""
+    would run it, at the size it would run it at (``evidence.detector_size``), and the pixels colour
+    questions need."""
     import numpy as np
 
     from core.io import load_image
@@ -296,9 +297,11 @@ def embed_questions(cache: EmbeddingCache, qs: Sequence[DevQuestion]) -> tuple[l
     parsed = [parse_question(q.question, q.lang) for q in qs]
     found: list[Any] = [None] * len(qs)
     if cache.detections is not None:
-        want = [i for i, p in enumerate(parsed) if wants_detections(p)]
-        for i, d in zip(want, cache.detections.get([qs[i].image for i in want]), strict=True):
-            found[i] = d
+        sizes = [detector_size(p, cache.detections.sizes) for p in parsed]
+        for size in sorted({s for s in sizes if s is not None}):
+            want = [i for i, s in enumerate(sizes) if s == size]
+            for i, d in zip(want, cache.detections.get([qs[i].image for i in want], size), strict=True):
+                found[i] = d
     images = cache.image([q.image for q in qs])
     questions = cache.text([p.text for p in parsed])
     subjects = cache.text([p.subject or p.text for p in parsed])
@@ -1047,6 +1050,7 @@ def fit_head(
         },
         "heldout_split": f"sha1(file_name) mod {HELDOUT_MOD} < {HELDOUT_BELOW} (by image); eval sets scored whole",
         "detector": detector_key(cache.detections.config) if cache.detections is not None else None,
+        "count_detector_size": cache.detections.sizes.count if cache.detections is not None else None,
         "train_questions": {
             "yesno": len(yn),
             "open": len(op),

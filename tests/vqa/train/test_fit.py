@@ -224,3 +224,32 @@ def test_synthetic_yesno_needs_captions_and_detector_to_agree(tmp_path: Path) ->
         assert yes != (("horse" in q.question) or ("лошадь" in q.question))
     assert {q.lang for q in qs} == {"en", "ru"}
     assert synthetic_yesno(captions, tmp_path, 4, seed=0, detections=None) == []
+
+
+def test_detection_cache_keeps_each_input_size_apart(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from core.testing import FakeDetector
+    from plugins.vqa.train.detect import DetectionCache
+
+    class SizeScored(FakeDetector):
+        """One box an image, scored by the input size it was asked for."""
+
+        def detect(self, images, *, input_size=None):  # noqa: ANN001, ANN201
+            out = super().detect(images, input_size=input_size)
+            for d in out:
+                d.scores[:] = (input_size or 0) / 1000
+            return out
+
+    image = tmp_path / "a.png"
+    Image.new("RGB", (32, 32), (200, 30, 30)).save(image)
+    cache = DetectionCache(tmp_path / "cache", input_size=256, count_size=320, progress=False)
+    cache._detector = SizeScored(boxes=1)
+    assert cache.sizes == (256, 320)
+    assert float(cache.get([image])[0].scores[0]) == pytest.approx(0.256)
+    assert float(cache.get([image], 320)[0].scores[0]) == pytest.approx(0.32)
+    # Read back from disk, one folder per size, no detector needed.
+    again = DetectionCache(tmp_path / "cache", input_size=256, count_size=320, progress=False)
+    assert float(again.get([image], 320)[0].scores[0]) == pytest.approx(0.32)
+    assert float(again.get([image], 256)[0].scores[0]) == pytest.approx(0.256)
+    assert again._detector is None
