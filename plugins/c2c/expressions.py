@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -10,18 +9,14 @@ from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import (
     _MAX_CONST,
     _MIN_CONST,
-    COLLECTION_TYPES,
-    CONCRETE_MAP_TYPES,
     FIXED_INTS,
     FLOAT_TYPES,
     INT_TYPES,
-    SET_TYPES,
     array_fill,
 )
-from plugins.c2c.library import Call, emit_function, emit_instance
-from plugins.c2c.statements import _py_method_name
+from plugins.c2c.library import _TUPLE_CLASSES, _TUPLE_FIELDS, _arguments, undeclared_class
 from plugins.c2c.style import DIV_OPTIONS
-from plugins.c2c.support import HELPERS, is_constant
+from plugins.c2c.support import is_constant
 from plugins.c2c.syntax import Tokens, _base_type
 
 if TYPE_CHECKING:
@@ -38,10 +33,6 @@ _STATIC_CONSTANTS = {
     "MAX_VALUE": ("sys", ".", "maxsize"),
     "MIN_VALUE": ("-", "sys", ".", "maxsize"),
 }
-# classes GeeksforGeeks code uses from elsewhere in its file: as tuples (hashable, equal by value, as the references)
-_TUPLE_CLASSES = {"Pair", "pair", "Point", "SimpleEntry", "Tuple"}
-_FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
-_TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
 
 
 # Math functions whose result is no larger than their arguments (in magnitude, from 1 up): a cast of one cannot saturate
@@ -131,7 +122,7 @@ class ExpressionsMixin:
             return [*self.expr(left), "and" if op == "&&" else "or", *self.expr(right)]
         lt, rt = self.type_of(left), self.type_of(right)
         if op == "+" and (lt == "String" or rt == "String"):
-            return [*self._as_str(left), "+", *self._as_str(right)]
+            return [*self.as_str(left), "+", *self.as_str(right)]
         lx, rx = self.expr(left), self.expr(right)
         if op in (*_CHAR_ARITHMETIC, "<", ">", "<=", ">=", "==", "!=") and (lt == "char") != (rt == "char"):
             if lt == "char" and (op not in ("==", "!=") or rt in INT_TYPES):
@@ -152,7 +143,7 @@ class ExpressionsMixin:
             if choice == "cast":
                 return ["int", "(", *lx, "/", *rx, ")"]
             op = "//" if choice == "floor" else "/"
-        if op in ("==", "!=") and self.policy.whole_program and "this" in (left.type, right.type):
+        if op in ("==", "!=") and self.policy.program_classes and "this" in (left.type, right.type):
             return [*lx, "is" if op == "==" else "is not", *rx]  # identity (`equals` may be `__eq__`)
         if op == "%" and self._truncates(left, right) and self._wide(left, right):
             return ["java_mod", "(", *lx, ",", *rx, ")"]
@@ -195,7 +186,7 @@ class ExpressionsMixin:
         it: see the README)."""
         prog = self.st.prog
         name = left.child_by_field_name("array") if left.type == "array_access" else left  # `w [ i ] / 5`
-        if not self.policy.truncating_division or prog is None or name is None or name.type != "identifier":
+        if not self.policy.truncating_division or name is None or name.type != "identifier":
             return False
         return self.text(name) in prog.signed and {self.type_of(left), self.type_of(right)} <= _TRUNCATED
 
@@ -366,62 +357,15 @@ class ExpressionsMixin:
     def _ex_array_initializer(self, node: Node) -> Tokens:
         return self._array_initializer(node)
 
-    def _made_deque(self, node: Node) -> bool:
-        """Is ``node`` (``new ArrayDeque < > ( )``) the value of a variable the program holds as a deque?"""
-        prog, parent = self.st.prog, node.parent
-        if prog is None or not prog.deques or parent is None:
-            return False
-        if parent.type == "variable_declarator":
-            name = parent.child_by_field_name("name")
-        elif parent.type == "assignment_expression":
-            name = parent.child_by_field_name("left")
-        else:
-            return False
-        return name is not None and (name.text or b"").decode() in prog.deques
-
     def _ex_object_creation_expression(self, node: Node) -> Tokens:
-        special = self._object_creation(node)  # readers, writers, StringTokenizer (program.py)
-        if special is not None:
-            return special
-        base = _base_type(self._type_name(node.child_by_field_name("type")))
-        args = self._args(node.child_by_field_name("arguments"))
-        if base in CONCRETE_MAP_TYPES:
-            return ["{", "}"]
-        if base in SET_TYPES:  # `new HashSet < > ( capacity )`: an initial capacity, not elements
-            return ["set", "(", *(self._arg_tokens(args) if args and self.type_of(args[0]) != "int" else []), ")"]
-        if base in COLLECTION_TYPES and self._made_deque(node):
-            return ["deque", "(", ")"]
-        if base in COLLECTION_TYPES:
-            return (
-                ["list", "(", *self._arg_tokens(args), ")"] if args and self.type_of(args[0]) != "int" else ["[", "]"]
-            )
-        if base in ("StringBuilder", "StringBuffer", "String") and args and self.type_of(args[0]) == "char[]":
-            return ['" "', ".", "join", "(", *self.expr(args[0]), ")"]
-        if base in ("StringBuilder", "StringBuffer", "String"):  # an int argument is a capacity, a char too
-            text = args and self.type_of(args[0]) not in (*INT_TYPES, "char", "Character")
-            return self.expr(args[0]) if text else ['" "']
-        if base in ("Integer", "Long", "Double"):
-            return self.expr(args[0]) if args else ["0"]
-        if base in _TUPLE_CLASSES and self._undeclared_class(base):
-            if _FIELD_STORE.search(self.st.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
-                return ["[", *self._arg_tokens(args), "]"]
-            return ["(", *self._arg_tokens(args), ")"]  # `new Pair ( x , y )` of a class not shown: a tuple
-        if base == "Random" and self._undeclared_class(base):
-            if self.policy.whole_program and "random" in self.declared_names():  # `Random random = new Random()`
-                return ["Random", "(", *self._arg_tokens(args), ")"]  # (`from random import Random`)
-            return ["random", ".", "Random", "(", *self._arg_tokens(args), ")"]
-        return [base, "(", *self._arg_tokens(args), ")"]
-
-    def _undeclared_class(self, name: str) -> bool:
-        """Is ``name`` a class the source uses without declaring it (a helper class of its file, java.util)?"""
-        return f"class {name} ".encode() not in self.st.src
+        return self.resolve(node)  # resolve.py: the one place a call or an object creation is translated
 
     def _tuple_field(self, obj: Node, field: str) -> Tokens | None:
         """`p . first` / `p . getSecond ( )` of an undeclared pair class (made a tuple): `p [ 0 ]`."""
         if field not in _TUPLE_FIELDS:
             return None
         base = _base_type(self.type_of(obj))
-        if base not in _TUPLE_CLASSES or not self._undeclared_class(base):
+        if base not in _TUPLE_CLASSES or not undeclared_class(self.st.src, base):
             return None
         return [*self.expr(obj), "[", _TUPLE_FIELDS[field], "]"]
 
@@ -429,33 +373,7 @@ class ExpressionsMixin:
         return ["isinstance", "(", *self.expr(node.named_children[0]), ",", self.text(node.named_children[1]), ")"]
 
     def _ex_method_invocation(self, node: Node) -> Tokens:
-        special = self.st.first(lambda: self._program_call(node, statement=False))  # stdin, prints, class calls
-        if special is not None:
-            return special
-        obj, name, args = self._call_parts(node)
-        a = [self.expr(x) for x in args]
-        flat: Tokens = []  # from ``a``: translating the arguments twice would register `i ++` twice
-        for i, toks in enumerate(a):
-            flat += ([","] if i else []) + toks
-        if obj is None:
-            if name in self.st.method_types:
-                name = _py_method_name(name)
-            elif name in HELPERS:  # `quickSort ( a , 0 , n - 1 )` of the function's class: defined after it
-                self.st.helpers_used.add(name)
-            return [name, "(", *flat, ")"]
-        lib = emit_function(self, Call(node, obj, name, args, a=a, flat=flat))
-        if lib is not None:  # the Java library's static calls (library.py)
-            return lib
-        otype = self.type_of(obj)
-        if not a and name.startswith("get") and name[3:4].isupper():
-            pair = self._tuple_field(obj, name[3:4].lower() + name[4:])
-            if pair is not None:
-                return pair
-        o = self.expr(obj)
-        inst = emit_instance(self, Call(node, obj, name, args, a=a, flat=flat, o=o, receiver=otype))
-        if inst is not None:  # the Java library's instance methods (library.py)
-            return inst
-        return [*o, ".", name, "(", *flat, ")"]
+        return self.resolve(node)
 
     def _call_parts(self, node: Node) -> tuple[Node | None, str, list[Node]]:
         obj = node.child_by_field_name("object")
@@ -463,13 +381,9 @@ class ExpressionsMixin:
         return obj, name, self._args(node.child_by_field_name("arguments"))
 
     def _args(self, node: Node | None) -> list[Node]:
-        return (
-            [c for c in node.named_children if c.type not in ("line_comment", "block_comment")]
-            if node is not None
-            else []
-        )
+        return _arguments(node)
 
-    def _arg_tokens(self, args: Sequence[Node]) -> Tokens:
+    def arg_tokens(self, args: Sequence[Node]) -> Tokens:
         out: Tokens = []
         for i, arg in enumerate(args):
             out += ([","] if i else []) + self.expr(arg)

@@ -1,33 +1,23 @@
-"""The Java library's calls as data: one table keyed by (receiver class, member).
+"""The Java library's calls as data: one ordered list of rows, ``RULES``.
 
-Each entry is an ``Emitter``: how ``Math.round(x)``, ``Arrays.fill(a, v)``, ``list.add(x)``,
-``IntStream.range(a, b)`` ... become Python tokens.
+Each row (``Rule``) says how one ``receiver . member`` call becomes Python tokens: ``Math.round(x)``,
+``Arrays.fill(a, v)``, ``list.add(x)``, ``new BigDecimal(s)``, ``IntStream.range(a, b)``, ``BigDecimal.ONE``:
 
-- Static calls are keyed by the receiver's name: ``function`` is the translation both policies
-  share (FUNCTION always; PROGRAM when ``program`` declines); ``program`` is the whole-program
-  policy's own, tried first.
-- Instance calls are keyed by the receiver's static type (``"*"``: any receiver, ``"?"``: one of
-  unknown type): ``instance`` for both policies, ``method`` for programs (under ``"*"`` those
-  whose receiver the program analysis knows: heaps, sorted maps, BigIntegers, tokenizers).
-  The type's entry is asked first, then ``"*"``'s; each holds its rules in the order they run.
-- ``stream``: a stream pipeline in a program (sources by the receiver's name, steps and
-  terminals under ``"Stream"``).
+- ``kind``: a static call (keyed by the receiver as written), an instance method (by the receiver's
+  static type; ``"*"``: any receiver, ``"?"``: one of unknown type), a constructor (``new``), a stream
+  pipeline's call (programs: sources by the receiver as written, steps and terminals under
+  ``"Stream"``), a static field;
+- ``policy``: None where both policies share the row, PROGRAM where it is the whole-program policy's
+  own (asked first, with its arguments untranslated: ``Math.round`` rounds halves up as Java does in
+  programs, ``round`` as the function references do);
+- ``where``: an expression, a whole statement (``Arrays.fill`` rebinds the array), or either;
+- ``returns``: the result's Java type, which ``type_of`` reads (``a . add ( b ) . setScale``).
 
-An emit function returns None when the call does not fit it (another arity, an expression where
-it translates a statement), and the translator carries on with its other rules.
-
-The translator asks the table at the places its rules always ran, so translations are
-byte-identical with the if-chains the table replaced (``_program_call`` for ``program``,
-``method`` and ``stream``, ``_statement_call`` for statements and ``_ex_method_invocation`` for
-expressions, ``function`` and ``instance``):
-
-- ``Call.statement`` is True where the call is a whole statement and the statement rules ask;
-- ``Call.a`` holds the arguments already translated where the expression rules ask (translating
-  them again would register a ``x ++`` twice); elsewhere it is empty and the emitter translates;
-  ``Call.o`` the receiver, likewise.
-
-Where the two policies differed, both are named, for instance ``Math.round``: programs round halves
-up as Java does (``math.floor(x + 0.5)``), functions write ``round`` as their references do.
+An emit function returns None when the call does not fit it (another arity, a receiver it does not
+know), and the next row is asked: the rows of the receiver's class before ``"*"``'s, each in the
+order written. ``Call.a`` holds the arguments already translated where the shared rows are asked
+(translating them again would register a ``x ++`` twice); the program's own rows get ``()`` and
+translate what they use; ``Call.o`` the receiver, likewise.
 """
 
 from __future__ import annotations
@@ -35,17 +25,27 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from plugins.c2c import carried
 from plugins.c2c.carried import Unit
-from plugins.c2c.java_types import COLLECTION_TYPES, MAP_TYPES, OBJECT_CASTS, QUEUE_TYPES, SET_TYPES, SORTED_TYPES
+from plugins.c2c.java_types import (
+    COLLECTION_TYPES,
+    CONCRETE_MAP_TYPES,
+    INT_TYPES,
+    MAP_TYPES,
+    OBJECT_CASTS,
+    QUEUE_TYPES,
+    SET_TYPES,
+    SORTED_TYPES,
+)
+from plugins.c2c.state import PROGRAM, Policy
 from plugins.c2c.syntax import Tokens, _base_type, _plus_one
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from plugins.c2c.translate import Translator
+    from plugins.c2c.state import TranslationState
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,105 +56,227 @@ class Call:
     obj: Node
     name: str
     args: Sequence[Node]
-    statement: bool = False  # asked by the statement rules: the call is a whole statement
-    a: Sequence[Tokens] = ()  # the arguments, translated once (the expression rules); () elsewhere
+    statement: bool = False  # the call is a whole statement (rows ``where=STATEMENT`` apply)
+    a: Sequence[Tokens] = ()  # the arguments, translated once (the shared rows); () elsewhere
     flat: Tokens = field(default_factory=list)  # ``a`` joined with commas
-    o: Tokens = field(default_factory=list)  # the receiver, translated once (``instance``); [] elsewhere
-    receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown), for ``instance``
+    o: Tokens = field(default_factory=list)  # the receiver, translated once (shared instance rows); [] elsewhere
+    receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown); a constructor's class
+
+    def with_args(self, a: Sequence[Tokens]) -> Call:
+        """The call with its arguments translated (``a``, and ``flat``: joined with commas)."""
+        return replace(self, a=a, flat=[t for i, toks in enumerate(a) for t in ([","] if i else []) + toks])
+
+    def with_type(self, receiver: str) -> Call:
+        """The call with its receiver's static type."""
+        return replace(self, receiver=receiver)
+
+    def with_receiver(self, o: Tokens) -> Call:
+        """The call with its receiver translated."""
+        return replace(self, o=o)
 
 
-Emit = Callable[["Translator", Call], "Tokens | None"]
+class Emitting(Protocol):
+    """What an emit function may ask of the translator (not the whole ``Translator``): translate a node,
+    read its text and static type (a local's declared one), translate arguments, the policy and the
+    translation's state; and the translations the library shares with the statements (a value as Java's
+    text, a comparator as ``sort``'s arguments, a ``printf`` format, a stream, a BigInteger, a comparator
+    chain, what the program analysis makes of a receiver)."""
+
+    @property
+    def policy(self) -> Policy: ...
+
+    @property
+    def state(self) -> TranslationState: ...
+
+    def expr(self, node: Node | None) -> Tokens: ...
+
+    def text(self, node: Node | None) -> str: ...
+
+    def type_of(self, node: Node | None) -> str: ...
+
+    def lookup(self, name: str) -> str: ...
+
+    def arg_tokens(self, args: Sequence[Node]) -> Tokens: ...
+
+    def as_str(self, node: Node) -> Tokens: ...
+
+    def sort_order(self, cmp: Node) -> Tokens: ...
+
+    def format_expr(self, args: list[Node]) -> Tokens: ...
+
+    def is_stream(self, node: Node | None) -> bool: ...
+
+    def is_big(self, node: Node | None) -> bool: ...
+
+    def comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None: ...
+
+    def receiver_kind(self, obj: Node) -> str: ...
+
+
+Emit = Callable[[Emitting, Call], "Tokens | None"]
+
+# what a row translates: a static call (``Math . round``), an instance method (by the receiver's static
+# type), a constructor (``new BigDecimal ( s )``), a stream pipeline's call, a static field (``BigDecimal . ONE``)
+STATIC, INSTANCE, NEW, STREAM, FIELD = "static", "instance", "new", "stream", "field"
+# where the call stands: an expression, a whole statement, or either
+EXPRESSION, STATEMENT, ANYWHERE = "expression", "statement", "anywhere"
 
 
 @dataclass(frozen=True, slots=True)
-class Emitter:
-    """One Java API's translation: ``function`` (shared), ``program`` (PROGRAM's own, tried first).
+class Rule:
+    """One row of the library table: ``receiver . member`` (a call of ``kind``), translated by ``emit``.
 
-    The key's class is the receiver's name for static members (``Math . round``), and the receiver's
-    static type for ``method`` and ``instance`` (``sb . trimToSize ( )`` of a StringBuilder ``sb``;
-    ``*``: any receiver, ``?``: one whose type is unknown); ``new`` is the constructor
-    (``new BigDecimal ( s )``), asked with the type node as ``obj``.
-    """
+    ``receiver`` names the class as written for static calls, fields and constructors (``Math``,
+    ``BigDecimal``), the receiver's static type for instance methods (``"*"``: any receiver, ``"?"``: one
+    whose type is unknown), ``"Stream"`` for a stream's steps and terminals (its sources by the receiver
+    as written, ``"*"`` any). ``member`` ``"*"``: any member of the class (``Math``); ``"new"``: the
+    constructor. ``policy``: None for both policies, else the one whose own translation it is (asked
+    before the shared rows). ``emit`` returns None to decline: the next row is asked. A row may only type
+    its result (``returns``, for ``type_of``; no ``emit``)."""
 
-    function: Emit | None = None
-    program: Emit | None = None
-    method: Emit | None = None  # PROGRAM: an instance method, the receiver an object of the class (static type)
-    instance: Emit | None = None  # both policies: an instance method of the class (static type; "*" any receiver)
-    stream: Emit | None = None  # PROGRAM: a stream pipeline's call (sources by name; steps under "Stream")
-    constant: tuple[str, ...] = ()  # PROGRAM: a static field (``BigDecimal . ONE``) as these tokens
-    returns: str = ""  # the result's Java type, for ``type_of`` (chained calls: ``a . add ( b ) . setScale``)
-
-
-def _expression(emit: Emit) -> Emit:
-    """An emitter of the expression rules (it reads ``call.a``; statements ask it nothing)."""
-
-    def run(tr: Translator, call: Call) -> Tokens | None:
-        return None if call.statement else emit(tr, call)
-
-    return run
+    receiver: tuple[str, ...]
+    member: tuple[str, ...]
+    kind: str
+    emit: Emit | None = None
+    policy: Policy | None = None
+    where: str = ANYWHERE
+    returns: str = ""
+    constant: tuple[str, ...] = ()  # FIELD: the static field's tokens
 
 
-def _statement(emit: Emit) -> Emit:
-    """An emitter of the statement rules (the call is a whole statement; it translates the arguments)."""
+def _names(names: str | Sequence[str]) -> tuple[str, ...]:
+    return (names,) if isinstance(names, str) else tuple(names)
 
-    def run(tr: Translator, call: Call) -> Tokens | None:
-        return emit(tr, call) if call.statement else None
 
-    return run
+def static(
+    receiver: str | Sequence[str],
+    member: str | Sequence[str],
+    emit: Emit,
+    *,
+    policy: Policy | None = None,
+    where: str = ANYWHERE,
+    returns: str = "",
+) -> Rule:
+    """A static call ``Receiver . member ( args )``, the receiver as written."""
+    return Rule(_names(receiver), _names(member), STATIC, emit, policy, where, returns)
+
+
+def instance(
+    receiver: str | Sequence[str],
+    member: str | Sequence[str],
+    emit: Emit | None,
+    *,
+    policy: Policy | None = None,
+    where: str = ANYWHERE,
+    returns: str = "",
+) -> Rule:
+    """An instance method, by the receiver's static type (``"*"`` any receiver, ``"?"`` unknown)."""
+    return Rule(_names(receiver), _names(member), INSTANCE, emit, policy, where, returns)
+
+
+def new(receiver: str | Sequence[str], emit: Emit, *, policy: Policy | None = None) -> Rule:
+    """A constructor, ``new Receiver ( args )`` (``call.obj`` is the type node)."""
+    return Rule(_names(receiver), ("new",), NEW, emit, policy)
+
+
+def stream(receiver: str | Sequence[str], member: str | Sequence[str], emit: Emit) -> Rule:
+    """A stream pipeline's call in a program: a source by the receiver as written, or a step / terminal
+    of a stream (``"Stream"``)."""
+    return Rule(_names(receiver), _names(member), STREAM, emit, PROGRAM)
+
+
+def constant(receiver: str, member: str, tokens: Sequence[str], returns: str = "") -> Rule:
+    """A static field in a program (``BigDecimal . ONE``) as these tokens."""
+    return Rule((receiver,), (member,), FIELD, None, PROGRAM, returns=returns, constant=tuple(tokens))
 
 
 def _call(func: Sequence[str], args: Tokens) -> Tokens:
     return [*func, "(", *args, ")"]
 
 
+def _arguments(node: Node | None) -> list[Node]:
+    """An argument list's arguments (comments left out)."""
+    return [c for c in node.named_children if c.type not in ("line_comment", "block_comment")] if node else []
+
+
+def _call_parts(tr: Emitting, node: Node) -> tuple[Node | None, str, list[Node]]:
+    """A method invocation's receiver, name and arguments."""
+    name = tr.text(node.child_by_field_name("name"))
+    return node.child_by_field_name("object"), name, _arguments(node.child_by_field_name("arguments"))
+
+
+def undeclared_class(src: bytes, name: str) -> bool:
+    """Is ``name`` a class the source uses without declaring it (a helper class of its file, java.util)?"""
+    return f"class {name} ".encode() not in src
+
+
+def _undeclared_class(tr: Emitting, name: str) -> bool:
+    return undeclared_class(tr.state.src, name)
+
+
+def _scalar_local(tr: Emitting, name: str) -> bool:
+    """Is ``name`` a local of a number, char, string or boolean type (not the stdin / stdout object it shadows)?"""
+    typ = tr.lookup(name)
+    return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
+
+
+def joined(state: TranslationState, name: str) -> Tokens:
+    """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
+    parts = state.joiners[name]
+    out = [*parts[0], ".", "join", "(", name, ")"]
+    if len(parts) == 3:
+        out = ["(", *parts[1], "+", *out, "+", *parts[2], ")"]
+    return out
+
+
 # -- java.lang.Math ---------------------------------------------------------------------------------
 _MATH_BUILTIN = ("max", "min", "abs", "pow")
 
 
-def _math_any(tr: Translator, c: Call) -> Tokens | None:
+def _math_any(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["math", ".", c.name], c.flat)
 
 
-def _math_builtin(tr: Translator, c: Call) -> Tokens | None:
+def _math_builtin(tr: Emitting, c: Call) -> Tokens | None:
     return _call([c.name], c.flat)
 
 
-def _math_cbrt(tr: Translator, c: Call) -> Tokens | None:
+def _math_cbrt(tr: Emitting, c: Call) -> Tokens | None:
     return ["(", *c.a[0], ")", "**", "(", "1", "/", "3", ")"] if c.a else None
 
 
-def _math_floor_ceil(tr: Translator, c: Call) -> Tokens | None:
+def _math_floor_ceil(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["math", ".", c.name], c.flat) if c.a else None
 
 
-def _math_round(tr: Translator, c: Call) -> Tokens | None:
+def _math_round(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["round"], c.flat) if c.a else None
 
 
-def _math_round_half_up(tr: Translator, c: Call) -> Tokens | None:
+def _math_round_half_up(tr: Emitting, c: Call) -> Tokens | None:
     """Java rounds halves up; Python's ``round`` to even."""
     if len(c.args) != 1:
         return None
     return ["math", ".", "floor", "(", *tr.expr(c.args[0]), "+", "0.5", ")"]
 
 
-def _math_random(tr: Translator, c: Call) -> Tokens | None:
+def _math_random(tr: Emitting, c: Call) -> Tokens | None:
     return ["random", ".", "random", "(", ")"]
 
 
-def _math_floor_div_mod(tr: Translator, c: Call) -> Tokens | None:
+def _math_floor_div_mod(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 2:  # Python's // and % are floor-based, as floorDiv / floorMod
         return None
     return ["(", *c.a[0], "//" if c.name == "floorDiv" else "%", *c.a[1], ")"]
 
 
-def _math_signum(tr: Translator, c: Call) -> Tokens | None:
+def _math_signum(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return ["float", "(", "(", *c.a[0], ">", "0", ")", "-", "(", *c.a[0], "<", "0", ")", ")"]
 
 
-def _math_angle(tr: Translator, c: Call) -> Tokens | None:
+def _math_angle(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return ["math", ".", "radians" if c.name == "toRadians" else "degrees", "(", *c.a[0], ")"]
@@ -175,42 +297,42 @@ _CHAR_METHODS = {
 }
 
 
-def _to_int(tr: Translator, c: Call) -> Tokens | None:
+def _to_int(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["int"], c.flat) if c.a else None
 
 
-def _to_float(tr: Translator, c: Call) -> Tokens | None:
+def _to_float(tr: Emitting, c: Call) -> Tokens | None:
     return _call(["float"], c.flat) if c.a else None
 
 
 _RADIX_FORMATS = {"2": '"b"', "8": '"o"', "16": '"x"'}
 
 
-def _to_str(tr: Translator, c: Call) -> Tokens | None:
+def _to_str(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) == 2 and len(c.a[1]) == 1 and c.a[1][0] in _RADIX_FORMATS:  # `Integer.toString(n, 2)`
         return ["format", "(", *c.a[0], ",", _RADIX_FORMATS[c.a[1][0]], ")"]
     return _call(["str"], c.flat) if c.a else None
 
 
-def _string_value_of(tr: Translator, c: Call) -> Tokens | None:
+def _string_value_of(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) == 1 and tr.type_of(c.args[0]) == "char[]":
         return ['" "', ".", "join", "(", *c.a[0], ")"]
     return _to_str(tr, c) if c.name == "valueOf" else None
 
 
-def _radix_string(tr: Translator, c: Call) -> Tokens | None:
+def _radix_string(tr: Emitting, c: Call) -> Tokens | None:
     return [_RADIX_STRINGS[c.name], "(", *c.a[0], ")", "[", "2", ":", "]"] if len(c.a) == 1 else None
 
 
-def _bit_count(tr: Translator, c: Call) -> Tokens | None:
+def _bit_count(tr: Emitting, c: Call) -> Tokens | None:
     return ["bin", "(", *c.a[0], ")", ".", "count", "(", "'1'", ")"] if c.a else None
 
 
-def _builtin_of_flat(tr: Translator, c: Call) -> Tokens | None:
+def _builtin_of_flat(tr: Emitting, c: Call) -> Tokens | None:
     return _call([c.name], c.flat) if c.a else None
 
 
-def _compare(tr: Translator, c: Call) -> Tokens | None:
+def _compare(tr: Emitting, c: Call) -> Tokens | None:
     """The sign of ``a - b``, as Java's ``compare`` returns it."""
     if len(c.args) != 2:
         return None
@@ -218,20 +340,20 @@ def _compare(tr: Translator, c: Call) -> Tokens | None:
     return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
 
 
-def _char_method(tr: Translator, c: Call) -> Tokens | None:
+def _char_method(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], ".", _CHAR_METHODS[c.name], "(", ")"] if c.a else None
 
 
-def _char_numeric(tr: Translator, c: Call) -> Tokens | None:
+def _char_numeric(tr: Emitting, c: Call) -> Tokens | None:
     return ["int", "(", *c.a[0], ")"] if c.a else None
 
 
-def _char_numeric_any(tr: Translator, c: Call) -> Tokens | None:
+def _char_numeric_any(tr: Emitting, c: Call) -> Tokens | None:
     """A program's ``Character.getNumericValue``: letters too (``'a'`` and ``'A'`` are 10, ``'z'`` 35)."""
     return ["int", "(", *tr.expr(c.args[0]), ",", "36", ")"] if len(c.args) == 1 else None
 
 
-def _string_join(tr: Translator, c: Call) -> Tokens | None:
+def _string_join(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) < 2:
         return None
     if len(c.args) > 2 or tr.type_of(c.args[1]) in ("String", "char", "Character"):  # join(sep, a, b, ...)
@@ -240,15 +362,15 @@ def _string_join(tr: Translator, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "join", "(", *tr.expr(c.args[1]), ")"]
 
 
-def _string_format(tr: Translator, c: Call) -> Tokens | None:
-    return tr._format_expr(list(c.args)) if c.args else None
+def _string_format(tr: Emitting, c: Call) -> Tokens | None:
+    return tr.format_expr(list(c.args)) if c.args else None
 
 
-def _system_exit(tr: Translator, c: Call) -> Tokens | None:
-    return ["sys", ".", "exit", "(", *tr._arg_tokens(c.args), ")"]
+def _system_exit(tr: Emitting, c: Call) -> Tokens | None:
+    return ["sys", ".", "exit", "(", *tr.arg_tokens(c.args), ")"]
 
 
-def _arraycopy(tr: Translator, c: Call) -> Tokens | None:
+def _arraycopy(tr: Emitting, c: Call) -> Tokens | None:
     """``System.arraycopy(src, sp, dst, dp, n)``: a slice assignment (a copy first, as Java copies overlaps)."""
     if len(c.args) != 5:
         return None
@@ -256,16 +378,16 @@ def _arraycopy(tr: Translator, c: Call) -> Tokens | None:
     return [*dst, "[", *dp, ":", *dp, "+", *n, "]", "=", *src, "[", *sp, ":", *sp, "+", *n, "]"]
 
 
-def _big_value_of(tr: Translator, c: Call) -> Tokens | None:
+def _big_value_of(tr: Emitting, c: Call) -> Tokens | None:
     return tr.expr(c.args[0]) if len(c.args) == 1 else None  # BigInteger is Python's int
 
 
-def _list_of(tr: Translator, c: Call) -> Tokens | None:
+def _list_of(tr: Emitting, c: Call) -> Tokens | None:
     """``List.of(a, b)`` / ``Set.of(...)`` / ``Map.of(k1, v1, ...)``: Python's literals."""
     if tr.text(c.obj) == "List":
-        return ["[", *tr._arg_tokens(c.args), "]"]
+        return ["[", *tr.arg_tokens(c.args), "]"]
     if tr.text(c.obj) == "Set":
-        return ["{", *tr._arg_tokens(c.args), "}"] if c.args else ["set", "(", ")"]
+        return ["{", *tr.arg_tokens(c.args), "}"] if c.args else ["set", "(", ")"]
     if len(c.args) % 2:
         return None
     out: Tokens = ["{"]
@@ -274,51 +396,51 @@ def _list_of(tr: Translator, c: Call) -> Tokens | None:
     return [*out, "}"]
 
 
-def _objects_hash(tr: Translator, c: Call) -> Tokens | None:
-    return ["hash", "(", "(", *tr._arg_tokens(c.args), *([","] if len(c.args) == 1 else []), ")", ")"]
+def _objects_hash(tr: Emitting, c: Call) -> Tokens | None:
+    return ["hash", "(", "(", *tr.arg_tokens(c.args), *([","] if len(c.args) == 1 else []), ")", ")"]
 
 
-def _objects_equals(tr: Translator, c: Call) -> Tokens | None:
+def _objects_equals(tr: Emitting, c: Call) -> Tokens | None:
     return ["(", *tr.expr(c.args[0]), "==", *tr.expr(c.args[1]), ")"] if len(c.args) == 2 else None
 
 
-def _map_entry(tr: Translator, c: Call) -> Tokens | None:
-    return ["(", *tr._arg_tokens(c.args), ")"] if len(c.args) == 2 else None  # an entry is a (key, value) tuple
+def _map_entry(tr: Emitting, c: Call) -> Tokens | None:
+    return ["(", *tr.arg_tokens(c.args), ")"] if len(c.args) == 2 else None  # an entry is a (key, value) tuple
 
 
 # -- java.util.Arrays / Collections -----------------------------------------------------------------
-def _as_list(tr: Translator, c: Call) -> Tokens | None:
+def _as_list(tr: Emitting, c: Call) -> Tokens | None:
     return ["[", *c.flat, "]"]
 
 
-def _as_list_of_array(tr: Translator, c: Call) -> Tokens | None:
+def _as_list_of_array(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.asList(array)``: the array's elements, not a list holding it."""
     if len(c.args) != 1 or not tr.type_of(c.args[0]).endswith("[]"):
         return None
     return ["list", "(", *tr.expr(c.args[0]), ")"]
 
 
-def _copy_of_range(tr: Translator, c: Call) -> Tokens | None:
+def _copy_of_range(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "[", *c.a[1], ":", *c.a[2], "]"] if len(c.a) == 3 else None
 
 
-def _copy_of(tr: Translator, c: Call) -> Tokens | None:
+def _copy_of(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "[", ":", *c.a[1], "]"] if len(c.a) == 2 else None
 
 
-def _arrays_equals(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_equals(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "==", *c.a[1]] if len(c.a) == 2 else None
 
 
-def _arrays_stream(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_stream(tr: Emitting, c: Call) -> Tokens | None:
     return list(c.a[0]) if len(c.a) == 1 else None  # a stream is the list itself
 
 
-def _arrays_to_string(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_to_string(tr: Emitting, c: Call) -> Tokens | None:
     return ["str", "(", *c.a[0], ")"] if c.a else None
 
 
-def _text_array_to_string(tr: Translator, c: Call) -> Tokens | None:
+def _text_array_to_string(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.toString`` of strings or chars: ``[a, b]`` as Java writes it (``str`` would quote them)."""
     if len(c.args) != 1 or tr.type_of(c.args[0]) not in ("String[]", "char[]", "Character[]"):
         return None
@@ -326,7 +448,7 @@ def _text_array_to_string(tr: Translator, c: Call) -> Tokens | None:
     return ["(", '"["', "+", *joined, "+", '"]"', ")"]
 
 
-def _binary_search(tr: Translator, c: Call) -> Tokens | None:
+def _binary_search(tr: Emitting, c: Call) -> Tokens | None:
     """Found: its index; else -(insertion point) - 1, as Java's."""
     if len(c.a) != 2:
         return None
@@ -335,26 +457,26 @@ def _binary_search(tr: Translator, c: Call) -> Tokens | None:
     return ["(", *arr, ".", "index", "(", *x, ")", "if", *x, "in", *arr, "else", *missing, ")"]
 
 
-def _frequency(tr: Translator, c: Call) -> Tokens | None:
+def _frequency(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], ".", "count", "(", *c.a[1], ")"] if len(c.a) == 2 else None
 
 
-def _n_copies(tr: Translator, c: Call) -> Tokens | None:
+def _n_copies(tr: Emitting, c: Call) -> Tokens | None:
     return ["[", *c.a[1], "]", "*", *c.a[0]] if len(c.a) == 2 else None
 
 
-def _collection_extreme(tr: Translator, c: Call) -> Tokens | None:
+def _collection_extreme(tr: Emitting, c: Call) -> Tokens | None:
     return [c.name, "(", *c.a[0], ")"] if c.a else None
 
 
-def _swap(tr: Translator, c: Call) -> Tokens | None:
+def _swap(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 3:
         return None
     lst, i, j = (tr.expr(x) for x in c.args)
     return [*lst, "[", *i, "]", ",", *lst, "[", *j, "]", "=", *lst, "[", *j, "]", ",", *lst, "[", *i, "]"]
 
 
-def _arrays_sort(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_sort(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.sort(a)``, a range of it, or with a comparator."""
     if not c.args:
         return None
@@ -365,21 +487,21 @@ def _arrays_sort(tr: Translator, c: Call) -> Tokens | None:
         rev = [",", "reverse", "=", "True"] if len(c.args) == 4 else []
         return [*sl, "=", "sorted", "(", *sl, *rev, ")"]
     if len(c.args) == 2:  # the comparator as sort's arguments (`reverse = True` for reverseOrder)
-        order = tr._sort_order(c.args[1])
+        order = tr.sort_order(c.args[1])
         if "cmp_to_key" in order or c.args[1].type == "object_creation_expression":
             order = ["reverse", "=", "True"]  # TransCoder's header imports no functools: the references' use
         return [*target, ".", "sort", "(", *order, ")"]
     return [*target, ".", "sort", "(", ")"]
 
 
-def _sort_by_comparator(tr: Translator, c: Call) -> Tokens | None:
+def _sort_by_comparator(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.sort(a, cmp)`` / ``Collections.sort(list, cmp)``: the comparator as ``key`` / ``reverse``."""
     if not c.statement or len(c.args) != 2:
         return None
-    return [*tr.expr(c.args[0]), ".", "sort", "(", *tr._sort_order(c.args[-1]), ")"]
+    return [*tr.expr(c.args[0]), ".", "sort", "(", *tr.sort_order(c.args[-1]), ")"]
 
 
-def _fill(tr: Translator, c: Call) -> Tokens | None:
+def _fill(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.fill``: a range in place; the whole array rebound (the references' form)."""
     if len(c.args) == 4:
         target, lo, hi = tr.expr(c.args[0]), tr.expr(c.args[1]), tr.expr(c.args[2])
@@ -391,7 +513,7 @@ def _fill(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _fill_in_place(tr: Translator, c: Call) -> Tokens | None:
+def _fill_in_place(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.fill(a, v)`` in place: the array may be a loop variable or an alias."""
     if len(c.args) != 2 or not c.statement:
         return None
@@ -399,7 +521,7 @@ def _fill_in_place(tr: Translator, c: Call) -> Tokens | None:
     return [*target, "[", ":", "]", "=", "[", *tr.expr(c.args[1]), "]", "*", "len", "(", *target, ")"]
 
 
-def _set_all(tr: Translator, c: Call) -> Tokens | None:
+def _set_all(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.setAll(a, i -> f(i))``: every element from its index, in place."""
     if len(c.args) != 2 or not c.statement:
         return None
@@ -408,30 +530,30 @@ def _set_all(tr: Translator, c: Call) -> Tokens | None:
     return [*target, "[", ":", "]", "=", "list", "(", "map", "(", *tr.expr(c.args[1]), ",", *indices, ")", ")"]
 
 
-def _collections_sort(tr: Translator, c: Call) -> Tokens | None:
+def _collections_sort(tr: Emitting, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "sort", "(", ")"] if c.args else None
 
 
-def _shuffle(tr: Translator, c: Call) -> Tokens | None:
+def _shuffle(tr: Emitting, c: Call) -> Tokens | None:
     """``Collections.shuffle(l)``: ``random . shuffle`` (the module, or a program's ``Random random`` alike)."""
     return ["random", ".", "shuffle", "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
 
 
-def _collections_reverse(tr: Translator, c: Call) -> Tokens | None:
+def _collections_reverse(tr: Emitting, c: Call) -> Tokens | None:
     return [*tr.expr(c.args[0]), ".", "reverse", "(", ")"] if c.args else None
 
 
 # -- StringBuilder: a Python str stands for it (edits rebind it) ------------------------------------
-def _builder_no_op(tr: Translator, c: Call) -> Tokens | None:
+def _builder_no_op(tr: Emitting, c: Call) -> Tokens | None:
     """``trimToSize`` / ``ensureCapacity``: nothing to do on a str (as an expression: the str)."""
     return [] if c.statement else tr.expr(c.obj)
 
 
-def _append_chain(tr: Translator, node: Node) -> tuple[Tokens, Tokens] | None:
+def _append_chain(tr: Emitting, node: Node) -> tuple[Tokens, Tokens] | None:
     """``sb . append ( x ) . append ( y )`` of a builder variable: ``sb`` and the text it ends with."""
     parts: list[Node] = []
     while node.type == "method_invocation" and tr.text(node.child_by_field_name("name")) == "append":
-        args = tr._args(node.child_by_field_name("arguments"))
+        args = _arguments(node.child_by_field_name("arguments"))
         if len(args) != 1:
             return None
         parts.insert(0, args[0])
@@ -441,11 +563,11 @@ def _append_chain(tr: Translator, node: Node) -> tuple[Tokens, Tokens] | None:
     root = tr.expr(node)
     value = list(root)
     for part in parts:
-        value += ["+", *tr._as_str(part)]
+        value += ["+", *tr.as_str(part)]
     return root, value
 
 
-def _builder_reverse(tr: Translator, c: Call) -> Tokens | None:
+def _builder_reverse(tr: Emitting, c: Call) -> Tokens | None:
     if c.args:
         return None
     if not c.statement:
@@ -458,13 +580,13 @@ def _builder_reverse(tr: Translator, c: Call) -> Tokens | None:
     return [*root, "=", *text, "[", ":", ":", "-", "1", "]"]
 
 
-def _builder_find(tr: Translator, c: Call) -> Tokens | None:
+def _builder_find(tr: Emitting, c: Call) -> Tokens | None:
     if c.statement or not 1 <= len(c.args) <= 2:
         return None
-    return [*tr.expr(c.obj), ".", "find" if c.name == "indexOf" else "rfind", "(", *tr._arg_tokens(c.args), ")"]
+    return [*tr.expr(c.obj), ".", "find" if c.name == "indexOf" else "rfind", "(", *tr.arg_tokens(c.args), ")"]
 
 
-def _builder_is_empty(tr: Translator, c: Call) -> Tokens | None:
+def _builder_is_empty(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["len", "(", *tr.expr(c.obj), ")", "==", "0"]
 
 
@@ -474,15 +596,15 @@ _DECIMAL_OPS = {"add": "+", "subtract": "-", "multiply": "*", "remainder": "%"}
 _ROUNDING = ("HALF_UP", "HALF_DOWN", "HALF_EVEN", "UP", "DOWN", "FLOOR", "CEILING")
 
 
-def _operand(tr: Translator, node: Node) -> Tokens:
+def _operand(tr: Emitting, node: Node) -> Tokens:
     out = tr.expr(node)
     return out if len(out) == 1 or node.type in ("method_invocation", "parenthesized_expression") else ["(", *out, ")"]
 
 
-def _tree_new(tr: Translator, c: Call) -> Tokens | None:
+def _tree_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new TreeMap < > ( )`` / ``new TreeSet < > ( items )``: the runtime's ``TreeMap`` / ``TreeSet`` (a dict / set
     that keeps its keys in order for navigation); one made with a comparator stays a plain dict / set."""
-    made = tr.text(c.obj)
+    made = c.receiver
     if len(c.args) == 1 and _base_type(tr.type_of(c.args[0])) in (
         MAP_TYPES if made == "TreeMap" else COLLECTION_TYPES | SET_TYPES
     ):
@@ -490,12 +612,12 @@ def _tree_new(tr: Translator, c: Call) -> Tokens | None:
     return None if c.args else [made, "(", ")"]
 
 
-def _decimal_new(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new BigDecimal ( s | n | x )``: a double's exact binary value, as Java's constructor takes it."""
     return [*_DECIMAL, "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
 
 
-def _decimal_value_of(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_value_of(tr: Emitting, c: Call) -> Tokens | None:
     """``BigDecimal.valueOf(x)``: a double by its shortest decimal text (Double.toString), as Java does."""
     if len(c.args) == 1:
         return [*_DECIMAL, "(", "str", "(", *tr.expr(c.args[0]), ")", ")"]
@@ -504,23 +626,23 @@ def _decimal_value_of(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _rounding(tr: Translator, node: Node) -> Tokens:
+def _rounding(tr: Emitting, node: Node) -> Tokens:
     mode = tr.text(node).replace(" ", "").rsplit(".", 1)[-1].removeprefix("ROUND_")
     return ["decimal", ".", "ROUND_" + mode] if mode in _ROUNDING else tr.expr(node)
 
 
-def _quantum(tr: Translator, scale: Node) -> Tokens:
+def _quantum(tr: Emitting, scale: Node) -> Tokens:
     return [*_DECIMAL, "(", "1", ")", ".", "scaleb", "(", "-", *_operand(tr, scale), ")"]
 
 
-def _decimal_set_scale(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_set_scale(tr: Emitting, c: Call) -> Tokens | None:
     if not 1 <= len(c.args) <= 2:
         return None
     mode = [",", "rounding", "=", *_rounding(tr, c.args[1])] if len(c.args) == 2 else []
     return [*_operand(tr, c.obj), ".", "quantize", "(", *_quantum(tr, c.args[0]), *mode, ")"]
 
 
-def _decimal_divide(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_divide(tr: Emitting, c: Call) -> Tokens | None:
     if not c.args:
         return None
     ratio = ["(", *_operand(tr, c.obj), "/", *_operand(tr, c.args[0]), ")"]
@@ -536,62 +658,62 @@ def _decimal_divide(tr: Translator, c: Call) -> Tokens | None:
     return ratio
 
 
-def _decimal_binary(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_binary(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1:
         return None
     return ["(", *_operand(tr, c.obj), _DECIMAL_OPS[c.name], *_operand(tr, c.args[0]), ")"]
 
 
 def _decimal_call(func: Sequence[str]) -> Emit:
-    def emit(tr: Translator, c: Call) -> Tokens | None:
+    def emit(tr: Emitting, c: Call) -> Tokens | None:
         return None if c.args else [*func, "(", *tr.expr(c.obj), ")"]
 
     return emit
 
 
-def _decimal_pair(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_pair(tr: Emitting, c: Call) -> Tokens | None:
     return [c.name, "(", *tr.expr(c.obj), ",", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
 
 
-def _decimal_pow(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_pow(tr: Emitting, c: Call) -> Tokens | None:
     return ["(", *_operand(tr, c.obj), "**", *_operand(tr, c.args[0]), ")"] if len(c.args) == 1 else None
 
 
-def _decimal_negate(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_negate(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["(", "-", *_operand(tr, c.obj), ")"]
 
 
-def _decimal_compare(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_compare(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1:
         return None
     a, b = _operand(tr, c.obj), _operand(tr, c.args[0])
     return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
 
 
-def _decimal_signum(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_signum(tr: Emitting, c: Call) -> Tokens | None:
     if c.args:
         return None
     a = _operand(tr, c.obj)
     return ["(", "(", *a, ">", "0", ")", "-", "(", *a, "<", "0", ")", ")"]
 
 
-def _decimal_scale(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_scale(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["(", "-", *_operand(tr, c.obj), ".", "as_tuple", "(", ")", ".", "exponent", ")"]
 
 
 def _decimal_method(method: str) -> Emit:
-    def emit(tr: Translator, c: Call) -> Tokens | None:
+    def emit(tr: Emitting, c: Call) -> Tokens | None:
         return None if c.args else [*_operand(tr, c.obj), ".", method, "(", ")"]
 
     return emit
 
 
-def _decimal_plain(tr: Translator, c: Call) -> Tokens | None:
+def _decimal_plain(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["format", "(", *tr.expr(c.obj), ",", '"f"', ")"]
 
 
 # -- String's regex methods: Python's re -----------------------------------------------------------
-def _regex_replacement(tr: Translator, node: Node) -> Tokens:
+def _regex_replacement(tr: Emitting, node: Node) -> Tokens:
     """Java's replacement text names a group ``$1``, Python's ``\\1`` (written ``"\\\\1"`` in a literal)."""
     out = tr.expr(node)
     if node.type != "string_literal":
@@ -599,13 +721,13 @@ def _regex_replacement(tr: Translator, node: Node) -> Tokens:
     return [re.sub(r"\$(\d)", r"\\\\\1", tok) for tok in out]
 
 
-def _string_matches(tr: Translator, c: Call) -> Tokens | None:
+def _string_matches(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1:
         return None
     return ["re", ".", "fullmatch", "(", *tr.expr(c.args[0]), ",", *tr.expr(c.obj), ")", "is", "not", "None"]
 
 
-def _string_replace_regex(tr: Translator, c: Call) -> Tokens | None:
+def _string_replace_regex(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2:
         return None
     regex, repl = tr.expr(c.args[0]), _regex_replacement(tr, c.args[1])
@@ -613,7 +735,7 @@ def _string_replace_regex(tr: Translator, c: Call) -> Tokens | None:
     return ["re", ".", "sub", "(", *regex, ",", *repl, ",", *tr.expr(c.obj), *once, ")"]
 
 
-def _string_compare(tr: Translator, c: Call) -> Tokens | None:
+def _string_compare(tr: Emitting, c: Call) -> Tokens | None:
     """``a . compareTo ( b )`` of Strings: Java's difference (chars, then lengths), not only its sign."""
     if len(c.args) != 1:
         return None
@@ -623,11 +745,11 @@ def _string_compare(tr: Translator, c: Call) -> Tokens | None:
     return ["java_compare", "(", *a, ",", *b, ")"]
 
 
-def _string_hash(tr: Translator, c: Call) -> Tokens | None:
+def _string_hash(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["string_hash", "(", *tr.expr(c.obj), ")"]
 
 
-def _string_repeat(tr: Translator, c: Call) -> Tokens | None:
+def _string_repeat(tr: Emitting, c: Call) -> Tokens | None:
     return [*_operand(tr, c.obj), "*", *_operand(tr, c.args[0])] if len(c.args) == 1 else None
 
 
@@ -646,13 +768,13 @@ _FUNCTIONAL_RESULTS = {"test": "boolean", "applyAsInt": "int", "getAsInt": "int"
                        "getAsLong": "long", "applyAsDouble": "double"}  # fmt: skip
 
 
-def _functional_call(tr: Translator, c: Call) -> Tokens | None:
+def _functional_call(tr: Emitting, c: Call) -> Tokens | None:
     """``op . apply ( a , b )`` of a ``BinaryOperator`` (a lambda or method reference in Python): ``op ( a , b )``."""
-    return [*_operand(tr, c.obj), "(", *tr._arg_tokens(c.args), ")"]
+    return [*_operand(tr, c.obj), "(", *tr.arg_tokens(c.args), ")"]
 
 
 # -- Integer / Long bit twiddling ------------------------------------------------------------------
-def _bits(tr: Translator, c: Call) -> Tokens | None:
+def _bits(tr: Emitting, c: Call) -> Tokens | None:
     """``numberOfTrailingZeros`` and kin on a 32-bit (Integer) or 64-bit (Long) pattern."""
     if len(c.args) != 1:
         return None
@@ -710,156 +832,156 @@ def _base(c: Call) -> str:
     return _base_type(c.receiver)
 
 
-def _random_boolean(tr: Translator, c: Call) -> Tokens | None:
-    if c.a or not tr._undeclared_class(_base(c)):
+def _random_boolean(tr: Emitting, c: Call) -> Tokens | None:
+    if c.a or not _undeclared_class(tr, _base(c)):
         return None
     return ["(", *c.o, ".", "random", "(", ")", "<", "0.5", ")"]  # random() alone is a float, always true
 
 
-def _random_draw(tr: Translator, c: Call) -> Tokens | None:
-    if not tr._undeclared_class(_base(c)):
+def _random_draw(tr: Emitting, c: Call) -> Tokens | None:
+    if not _undeclared_class(tr, _base(c)):
         return None
     return [*c.o, ".", *_RANDOM[c.name][len(c.a) > 0], "(", *c.flat, *(_RANDOM_RANGE[c.name] if not c.a else []), ")"]
 
 
-def _list_index_of(tr: Translator, c: Call) -> Tokens | None:
+def _list_index_of(tr: Emitting, c: Call) -> Tokens | None:
     """Java's -1 where ``list.index`` raises."""
     if len(c.a) != 1:
         return None
     return ["(", *c.o, ".", "index", "(", *c.a[0], ")", "if", *c.a[0], "in", *c.o, "else", "-", "1", ")"]
 
 
-def _list_last_index_of(tr: Translator, c: Call) -> Tokens | None:
+def _list_last_index_of(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     last = ["len", "(", *c.o, ")", "-", "1", "-", *c.o, *_REVERSED, ".", "index", "(", *c.a[0], ")"]
     return ["(", *last, "if", *c.a[0], "in", *c.o, "else", "-", "1", ")"]
 
 
-def _stream_reduction(tr: Translator, c: Call) -> Tokens | None:
+def _stream_reduction(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays . stream ( a ) . sum ( )``: the stream is the list itself."""
     if c.a or not _is_arrays_stream(c.obj):
         return None
     return ["len" if c.name == "count" else c.name, "(", *c.o, ")"]
 
 
-def _receiver(tr: Translator, c: Call) -> Tokens | None:
+def _receiver(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else list(c.o)
 
 
-def _clone(tr: Translator, c: Call) -> Tokens | None:
+def _clone(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, ".", "copy", "(", ")"]
 
 
-def _iterator(tr: Translator, c: Call) -> Tokens | None:
+def _iterator(tr: Emitting, c: Call) -> Tokens | None:
     """``it . next ( )`` is ``next ( it )``; ``while ( it . hasNext ( ) )`` a for loop."""
     return ["iter", "(", *c.o, ")"] if not c.a and tr.policy.python_iterators else None
 
 
-def _iterator_next(tr: Translator, c: Call) -> Tokens | None:
+def _iterator_next(tr: Emitting, c: Call) -> Tokens | None:
     return ["next", "(", *c.o, ")"] if not c.a and tr.policy.python_iterators else None
 
 
-def _length(tr: Translator, c: Call) -> Tokens | None:
+def _length(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["len", "(", *c.o, ")"]
 
 
-def _char_at(tr: Translator, c: Call) -> Tokens | None:
+def _char_at(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "[", *c.a[0], "]"] if len(c.a) == 1 else None
 
 
-def _equals_ignore_case(tr: Translator, c: Call) -> Tokens | None:
+def _equals_ignore_case(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return [*c.o, ".", "lower", "(", ")", "==", *c.a[0], ".", "lower", "(", ")"]
 
 
-def _concat(tr: Translator, c: Call) -> Tokens | None:
+def _concat(tr: Emitting, c: Call) -> Tokens | None:
     return ["(", *c.o, "+", *c.a[0], ")"] if len(c.a) == 1 else None
 
 
-def _equals(tr: Translator, c: Call) -> Tokens | None:
+def _equals(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "==", *c.a[0]] if len(c.a) == 1 else None
 
 
-def _compare_to(tr: Translator, c: Call) -> Tokens | None:
+def _compare_to(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return ["(", *c.o, ">", *c.a[0], ")", "-", "(", *c.o, "<", *c.a[0], ")"]
 
 
-def _listed(tr: Translator, c: Call) -> Tokens | None:
+def _listed(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["list", "(", *c.o, ")"]
 
 
-def _is_empty(tr: Translator, c: Call) -> Tokens | None:
+def _is_empty(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["len", "(", *c.o, ")", "==", "0"]
 
 
-def _to_string(tr: Translator, c: Call) -> Tokens | None:
+def _to_string(tr: Emitting, c: Call) -> Tokens | None:
     if c.a:
         return None
     return list(c.o) if _base(c) in ("StringBuilder", "String") else ["str", "(", *c.o, ")"]
 
 
-def _reversed(tr: Translator, c: Call) -> Tokens | None:
+def _reversed(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, *_REVERSED]
 
 
-def _reversed_new(tr: Translator, c: Call) -> Tokens | None:
+def _reversed_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new StringBuilder ( s ) . reverse ( )``."""
     return None if c.a or c.obj.type != "object_creation_expression" else [*c.o, *_REVERSED]
 
 
-def _substring(tr: Translator, c: Call) -> Tokens | None:
+def _substring(tr: Emitting, c: Call) -> Tokens | None:
     if not 1 <= len(c.a) <= 2:
         return None
     return [*c.o, "[", *c.a[0], ":", *(c.a[1] if len(c.a) == 2 else []), "]"]
 
 
-def _contains(tr: Translator, c: Call) -> Tokens | None:
+def _contains(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "in", *c.o] if len(c.a) == 1 else None
 
 
-def _contains_value(tr: Translator, c: Call) -> Tokens | None:
+def _contains_value(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "in", *c.o, ".", "values", "(", ")"] if len(c.a) == 1 else None
 
 
-def _map_get_default(tr: Translator, c: Call) -> Tokens | None:
+def _map_get_default(tr: Emitting, c: Call) -> Tokens | None:
     """A map whose anonymous class's ``get`` gives a value for a missing key (``syntax.map_get_default``)."""
-    if len(c.a) != 1 or c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.map_defaults:
+    if len(c.a) != 1 or c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.map_defaults:
         return None
-    return [*c.o, ".", "get", "(", *c.a[0], ",", *tr.st.map_defaults[tr.text(c.obj)], ")"]
+    return [*c.o, ".", "get", "(", *c.a[0], ",", *tr.state.map_defaults[tr.text(c.obj)], ")"]
 
 
-def _map_get_nullable(tr: Translator, c: Call) -> Tokens | None:
+def _map_get_nullable(tr: Emitting, c: Call) -> Tokens | None:
     """Java's get gives null for a missing key, where that null can be observed."""
     return [*c.o, ".", "get", "(", *c.a[0], ")"] if len(c.a) == 1 and _null_can_flow(c.node) else None
 
 
-def _subscript(tr: Translator, c: Call) -> Tokens | None:
+def _subscript(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "[", *c.a[0], "]"] if len(c.a) == 1 else None
 
 
-def _get_or_default(tr: Translator, c: Call) -> Tokens | None:
+def _get_or_default(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, ".", "get", "(", *c.flat, ")"] if len(c.a) == 2 else None
 
 
-def _append(tr: Translator, c: Call) -> Tokens | None:
+def _append(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, ".", "append", "(", *c.a[0], ")"] if len(c.a) == 1 else None
 
 
-def _sorted_end(tr: Translator, c: Call) -> Tokens | None:
+def _sorted_end(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["min" if c.name.startswith("first") else "max", "(", *c.o, ")"]
 
 
-def _deque(tr: Translator, c: Call) -> bool:
+def _deque(tr: Emitting, c: Call) -> bool:
     """Is the receiver a variable the program holds as a ``collections.deque`` (``program._deques``)?"""
-    prog = tr.st.prog
-    return prog is not None and c.obj is not None and c.obj.type == "identifier" and c.obj.text.decode() in prog.deques
+    prog = tr.state.prog
+    return c.obj is not None and c.obj.type == "identifier" and c.obj.text.decode() in prog.deques
 
 
-def _add_first(tr: Translator, c: Call) -> Tokens | None:
+def _add_first(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     return (
@@ -869,44 +991,44 @@ def _add_first(tr: Translator, c: Call) -> Tokens | None:
     )
 
 
-def _insert_at(tr: Translator, c: Call) -> Tokens | None:
+def _insert_at(tr: Emitting, c: Call) -> Tokens | None:
     """``list . add ( index , x )``."""
     return [*c.o, ".", "insert", "(", *c.flat, ")"] if len(c.a) == 2 else None
 
 
-def _pop_last(tr: Translator, c: Call) -> Tokens | None:
+def _pop_last(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, ".", "pop", "(", ")"]
 
 
-def _pop_first(tr: Translator, c: Call) -> Tokens | None:
+def _pop_first(tr: Emitting, c: Call) -> Tokens | None:
     if c.a:
         return None
     return [*c.o, ".", "popleft", "(", ")"] if _deque(tr, c) else [*c.o, ".", "pop", "(", "0", ")"]
 
 
-def _head(tr: Translator, c: Call) -> Tokens | None:
+def _head(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, "[", "0", "]"]
 
 
-def _last(tr: Translator, c: Call) -> Tokens | None:
+def _last(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, "[", "-", "1", "]"]
 
 
-def _list_remove_object(tr: Translator, c: Call) -> Tokens | None:
+def _list_remove_object(tr: Emitting, c: Call) -> Tokens | None:
     """``List.remove(Object)``, not ``remove(int index)``."""
     if len(c.a) != 1 or not _removes_object(c.args[0], tr.type_of(c.args[0])):
         return None
     return [*c.o, ".", "remove", "(", *c.a[0], ")"]
 
 
-def _map_remove(tr: Translator, c: Call) -> Tokens | None:
+def _map_remove(tr: Emitting, c: Call) -> Tokens | None:
     """Java's null for a missing key (programs)."""
-    if len(c.a) != 1 or not tr.policy.whole_program:
+    if len(c.a) != 1 or not tr.policy.java_nulls:
         return None
     return [*c.o, ".", "pop", "(", *c.a[0], ",", "None", ")"]
 
 
-def _remove(tr: Translator, c: Call) -> Tokens | None:
+def _remove(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     method = "pop" if _base(c) in MAP_TYPES | COLLECTION_TYPES else "remove"
@@ -914,61 +1036,61 @@ def _remove(tr: Translator, c: Call) -> Tokens | None:
 
 
 def _python_method(name: str) -> Emit:
-    def emit(tr: Translator, c: Call) -> Tokens | None:
+    def emit(tr: Emitting, c: Call) -> Tokens | None:
         return None if c.a else [*c.o, ".", name, "(", ")"]
 
     return emit
 
 
 def _entry_part(index: str) -> Emit:
-    def emit(tr: Translator, c: Call) -> Tokens | None:
+    def emit(tr: Emitting, c: Call) -> Tokens | None:
         return None if c.a else [*c.o, "[", index, "]"]
 
     return emit
 
 
-def _builder_append(tr: Translator, c: Call) -> Tokens | None:
-    return [*c.o, "+", *tr._as_str(c.args[0])] if len(c.a) == 1 else None
+def _builder_append(tr: Emitting, c: Call) -> Tokens | None:
+    return [*c.o, "+", *tr.as_str(c.args[0])] if len(c.a) == 1 else None
 
 
-def _string_method(tr: Translator, c: Call) -> Tokens | None:
+def _string_method(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, ".", _STRING_METHODS[c.name], "(", *c.flat, ")"]
 
 
-def _put(tr: Translator, c: Call) -> Tokens | None:
+def _put(tr: Emitting, c: Call) -> Tokens | None:
     """``m . put ( k , v )`` / ``list . set ( i , v )`` as a statement: an item assignment."""
     if len(c.args) != 2:
         return None
     return [*tr.expr(c.obj), "[", *tr.expr(c.args[0]), "]", "=", *tr.expr(c.args[1])]
 
 
-def _builder_reversed(tr: Translator, c: Call) -> Tokens | None:
+def _builder_reversed(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or c.obj.type != "identifier":
         return None
     return [tr.text(c.obj), "=", tr.text(c.obj), *_REVERSED]
 
 
-def _builder_char_edit(tr: Translator, c: Call) -> Tokens | None:
+def _builder_char_edit(tr: Emitting, c: Call) -> Tokens | None:
     """``sb . setCharAt ( i , x )`` / ``sb . deleteCharAt ( i )``: the str rebuilt around ``i``."""
     if c.obj.type != "identifier" or not c.args:
         return None
     sb, at = tr.text(c.obj), tr.expr(c.args[0])
-    mid = [*tr._as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
+    mid = [*tr.as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
     return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *_plus_one(at, "+"), ":", "]"]
 
 
-def _builder_insert(tr: Translator, c: Call) -> Tokens | None:
+def _builder_insert(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2 or c.obj.type != "identifier":
         return None
     target = [tr.text(c.obj)]
-    at, value = tr.expr(c.args[0]), tr._as_str(c.args[1])
+    at, value = tr.expr(c.args[0]), tr.as_str(c.args[1])
     return [*target, "=", *target, "[", ":", *at, "]", "+", *value, "+", *target, "[", *at, ":", "]"]
 
 
-def _builder_append_statement(tr: Translator, c: Call) -> Tokens | None:
+def _builder_append_statement(tr: Emitting, c: Call) -> Tokens | None:
     if c.obj.type != "identifier" or not c.args:
         return None
-    return [tr.text(c.obj), "+=", *tr._as_str(c.args[0])]
+    return [tr.text(c.obj), "+=", *tr.as_str(c.args[0])]
 
 
 def _is_arrays_stream(node: Node | None) -> bool:
@@ -1051,198 +1173,98 @@ def support_methods(name: str) -> frozenset[str]:
     return SUPPORT_CLASSES[name].methods - {"__init__"}
 
 
-def _support_call(tr: Translator, c: Call) -> Tokens | None:
+def _support_call(tr: Emitting, c: Call) -> Tokens | None:
     """A support class's method keeps its Java name (no rule for a like-named collection method applies)."""
-    return [*_operand(tr, c.obj), ".", c.name, "(", *tr._arg_tokens(c.args), ")"]
-
-
-def _support_entries() -> dict[tuple[str, str], Emitter]:
-    return {(cls, m): Emitter(method=_support_call) for cls in SUPPORT_CLASSES for m in support_methods(cls)}
-
-
-_INTEGERS = ("Integer", "Long", "Short", "Byte")
-_BUILDERS = ("StringBuilder", "StringBuffer")
-_CHAINED = ("append", "insert", "reverse")
-_ANY = ("*",)
-_LISTS = tuple(sorted(COLLECTION_TYPES))
-_MAPS = tuple(sorted(MAP_TYPES))
-# (receiver classes, members, emitter), in the order the rules are tried for one member
-_INSTANCE_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
-    (("Random",), ("nextBoolean",), _expression(_random_boolean)),
-    (("Random",), tuple(_RANDOM), _expression(_random_draw)),
-    (_LISTS, ("indexOf",), _expression(_list_index_of)),
-    (_LISTS, ("lastIndexOf",), _expression(_list_last_index_of)),
-    (_ANY, ("sum", "max", "min", "count"), _expression(_stream_reduction)),
-    (_ANY, ("getAsInt", "getAsLong", "getAsDouble"), _expression(_receiver)),
-    (_ANY, ("clone",), _expression(_clone)),
-    (_ANY, ("iterator", "listIterator"), _expression(_iterator)),
-    (("Iterator", "ListIterator"), ("next",), _expression(_iterator_next)),
-    (_ANY, ("length",), _expression(_length)),
-    (_ANY, ("charAt",), _expression(_char_at)),
-    (_ANY, ("equalsIgnoreCase",), _expression(_equals_ignore_case)),
-    (("String",), ("concat",), _expression(_concat)),
-    (_ANY, ("equals", "contentEquals"), _expression(_equals)),
-    (_ANY, ("compareTo",), _expression(_compare_to)),
-    (_ANY, ("size",), _expression(_length)),
-    (_ANY, ("toArray",), _expression(_listed)),
-    (_ANY, ("isEmpty", "empty"), _expression(_is_empty)),
-    (_ANY, ("toString",), _expression(_to_string)),
-    (_ANY, ("toCharArray",), _expression(_listed)),
-    (("StringBuilder",), ("reverse",), _expression(_reversed)),
-    (_ANY, ("reverse",), _expression(_reversed_new)),
-    (_ANY, ("substring",), _expression(_substring)),
-    (_ANY, ("contains", "containsKey"), _expression(_contains)),
-    (_ANY, ("containsValue",), _expression(_contains_value)),
-    (_MAPS, ("get",), _expression(_map_get_default)),
-    (_MAPS, ("get",), _expression(_map_get_nullable)),
-    ((*_MAPS, *_LISTS, "?"), ("get",), _expression(_subscript)),
-    (_ANY, ("getOrDefault",), _expression(_get_or_default)),
-    ((*_LISTS, "?"), ("add",), _expression(_append)),
-    (tuple(sorted(SORTED_TYPES)), ("first", "firstKey", "last", "lastKey"), _expression(_sorted_end)),
-    (_ANY, ("addFirst", "offerFirst"), _expression(_add_first)),
-    (_LISTS, ("add",), _expression(_insert_at)),
-    (_LISTS, ("elementAt", "get"), _expression(_subscript)),
-    (_ANY, ("push", "addLast", "offer", "offerLast"), _expression(_append)),
-    (_ANY, ("pop", "removeLast", "pollLast"), _expression(_pop_last)),
-    (_ANY, ("poll", "remove", "removeFirst", "pollFirst"), _expression(_pop_first)),
-    (tuple(sorted(QUEUE_TYPES)), ("peek",), _expression(_head)),  # a queue's head, where `poll` takes from
-    (_ANY, ("peek", "peekLast", "getLast", "lastElement"), _expression(_last)),
-    (_ANY, ("peekFirst", "getFirst", "firstElement", "element"), _expression(_head)),
-    (_LISTS, ("remove",), _expression(_list_remove_object)),
-    (_MAPS, ("remove",), _expression(_map_remove)),
-    (_ANY, ("remove",), _expression(_remove)),
-    (_ANY, ("keySet",), _expression(_python_method("keys"))),
-    (_ANY, ("values",), _expression(_python_method("values"))),
-    (_ANY, ("entrySet",), _expression(_python_method("items"))),
-    (_ANY, ("getKey",), _expression(_entry_part("0"))),
-    (_ANY, ("getValue",), _expression(_entry_part("1"))),
-    (_ANY, ("append",), _expression(_builder_append)),
-    (_ANY, ("intValue", "longValue", "doubleValue"), _expression(_receiver)),
-    (("String",), tuple(_STRING_METHODS), _expression(_string_method)),
-    # statements (the receiver translated by the emitter)
-    (_MAPS, ("put",), _statement(_put)),
-    (_LISTS, ("set",), _statement(_put)),
-    (_BUILDERS, ("reverse",), _statement(_builder_reversed)),
-    (_BUILDERS, ("setCharAt", "deleteCharAt"), _statement(_builder_char_edit)),
-    (_BUILDERS, ("insert",), _statement(_builder_insert)),
-    (_BUILDERS, ("append",), _statement(_builder_append_statement)),
-)
-
-
-def _first(emits: Sequence[Emit]) -> Emit:
-    """The first of ``emits`` that takes the call."""
-
-    def emit(tr: Translator, call: Call) -> Tokens | None:
-        for one in emits:
-            out = one(tr, call)
-            if out is not None:
-                return out
-        return None
-
-    return emit
-
-
-def _instance_entries() -> dict[tuple[str, str], list[Emit]]:
-    return _grouped(_INSTANCE_RULES)
-
-
-def _grouped(rules: Sequence[tuple[Sequence[str], Sequence[str], Emit]]) -> dict[tuple[str, str], list[Emit]]:
-    """(class, member) -> the rules for it, in the order given."""
-    table: dict[tuple[str, str], list[Emit]] = {}
-    for classes, members, emit in rules:
-        for cls in classes:
-            for member in members:
-                table.setdefault((cls, member), []).append(emit)
-    return table
+    return [*_operand(tr, c.obj), ".", c.name, "(", *tr.arg_tokens(c.args), ")"]
 
 
 # -- streams (PROGRAM): a pipeline as lists -------------------------------------------------------------
 # sources by the receiver's name (`IntStream . range`, `*`: any receiver's `stream ( )`); the steps and
-# terminals under "Stream", asked when the receiver is itself a stream (``Translator._is_stream``)
-def _stream_range(tr: Translator, c: Call) -> Tokens | None:
+# terminals under "Stream", asked when the receiver is itself a stream (``Translator.is_stream``)
+def _stream_range(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 2:
         return None
     end = c.a[1] if c.name == "range" else [*c.a[1], "+", "1"]
     return ["list", "(", "range", "(", *c.a[0], ",", *end, ")", ")"]
 
 
-def _stream_of(tr: Translator, c: Call) -> Tokens | None:
+def _stream_of(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) == 1 and tr.type_of(c.args[0]).endswith("[]"):
         return ["list", "(", *c.a[0], ")"]
-    return ["[", *tr._arg_tokens(c.args), "]"]
+    return ["[", *tr.arg_tokens(c.args), "]"]
 
 
-def _arrays_stream_range(tr: Translator, c: Call) -> Tokens | None:
+def _arrays_stream_range(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "[", *c.a[1], ":", *c.a[2], "]"] if len(c.a) == 3 else None
 
 
-def _collection_stream(tr: Translator, c: Call) -> Tokens | None:
+def _collection_stream(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or tr.text(c.obj) in ("Arrays",):
         return None
     return ["list", "(", *tr.expr(c.obj), ")"]
 
 
-def _string_chars(tr: Translator, c: Call) -> Tokens | None:
+def _string_chars(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.args else ["list", "(", "map", "(", "ord", ",", *tr.expr(c.obj), ")", ")"]
 
 
-def _stream_map(tr: Translator, c: Call) -> Tokens | None:
+def _stream_map(tr: Emitting, c: Call) -> Tokens | None:
     return ["list", "(", "map", "(", *c.a[0], ",", *c.o, ")", ")"] if len(c.a) == 1 else None
 
 
-def _stream_filter(tr: Translator, c: Call) -> Tokens | None:
+def _stream_filter(tr: Emitting, c: Call) -> Tokens | None:
     return ["list", "(", "filter", "(", *c.a[0], ",", *c.o, ")", ")"] if len(c.a) == 1 else None
 
 
-def _stream_sorted(tr: Translator, c: Call) -> Tokens | None:
+def _stream_sorted(tr: Emitting, c: Call) -> Tokens | None:
     if not c.a:
         return ["sorted", "(", *c.o, ")"]
-    return ["sorted", "(", *c.o, ",", *tr._sort_order(c.args[0]), ")"] if len(c.a) == 1 else None
+    return ["sorted", "(", *c.o, ",", *tr.sort_order(c.args[0]), ")"] if len(c.a) == 1 else None
 
 
-def _stream_distinct(tr: Translator, c: Call) -> Tokens | None:
+def _stream_distinct(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["list", "(", "dict", ".", "fromkeys", "(", *c.o, ")", ")"]
 
 
-def _stream_limit(tr: Translator, c: Call) -> Tokens | None:
+def _stream_limit(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "[", ":", *c.a[0], "]"] if len(c.a) == 1 else None
 
 
-def _stream_skip(tr: Translator, c: Call) -> Tokens | None:
+def _stream_skip(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "[", *c.a[0], ":", "]"] if len(c.a) == 1 else None
 
 
-def _stream_extreme(tr: Translator, c: Call) -> Tokens | None:
+def _stream_extreme(tr: Emitting, c: Call) -> Tokens | None:
     if not c.a:
         return [c.name, "(", *c.o, ")"]
     if len(c.a) == 1 and c.name in ("max", "min"):
-        return [c.name, "(", *c.o, ",", *tr._sort_order(c.args[0]), ")"]
+        return [c.name, "(", *c.o, ",", *tr.sort_order(c.args[0]), ")"]
     return None
 
 
-def _stream_average(tr: Translator, c: Call) -> Tokens | None:
+def _stream_average(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else ["(", "sum", "(", *c.o, ")", "/", "len", "(", *c.o, ")", ")"]
 
 
-def _stream_match(tr: Translator, c: Call) -> Tokens | None:
+def _stream_match(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     test = ["any" if c.name != "allMatch" else "all", "(", "map", "(", *c.a[0], ",", *c.o, ")", ")"]
     return ["not", *test] if c.name == "noneMatch" else test
 
 
-def _stream_reduce(tr: Translator, c: Call) -> Tokens | None:
+def _stream_reduce(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 2:
         return None
     return ["functools", ".", "reduce", "(", *c.a[1], ",", *c.o, ",", *c.a[0], ")"]
 
 
-def _stream_collect(tr: Translator, c: Call) -> Tokens | None:
+def _stream_collect(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     col = c.args[0]
-    cn = tr._call_parts(col)[1] if col.type == "method_invocation" else ""
-    cargs = tr._args(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
+    cn = _call_parts(tr, col)[1] if col.type == "method_invocation" else ""
+    cargs = _arguments(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
     if cn in ("toList", "toCollection"):
         return ["list", "(", *c.o, ")"]
     if cn == "toSet":
@@ -1259,42 +1281,16 @@ def _stream_collect(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-_STREAMS = ("IntStream", "LongStream", "Stream", "DoubleStream")
-_STREAM_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
-    (("IntStream", "LongStream"), ("range", "rangeClosed"), _stream_range),
-    (_STREAMS, ("of",), _stream_of),
-    (("Arrays",), ("stream",), _arrays_stream_range),
-    (_ANY, ("stream",), _collection_stream),
-    (_ANY, ("chars",), _string_chars),
-    (("Stream",), ("map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj"), _stream_map),
-    (("Stream",), ("asLongStream", "asDoubleStream", "boxed", "parallel", "sequential"), _receiver),
-    (("Stream",), ("filter",), _stream_filter),
-    (("Stream",), ("sorted",), _stream_sorted),
-    (("Stream",), ("distinct",), _stream_distinct),
-    (("Stream",), ("limit",), _stream_limit),
-    (("Stream",), ("skip",), _stream_skip),
-    (("Stream",), ("sum", "max", "min"), _stream_extreme),
-    (("Stream",), ("count",), _length),
-    (("Stream",), ("average",), _stream_average),
-    (("Stream",), ("toArray", "toList"), _listed),
-    (("Stream",), ("anyMatch", "allMatch", "noneMatch"), _stream_match),
-    (("Stream",), ("forEach",), _stream_map),
-    (("Stream",), ("reduce",), _stream_reduce),
-    (("Stream",), ("findFirst",), _head),
-    (("Stream",), ("collect",), _stream_collect),
-)
-
-
 # -- Map and StringBuilder calls of programs (``method``: the receiver's static type) ----------------------
 _SUMS = ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y")
 
 
-def _map_parts(tr: Translator, c: Call) -> tuple[Tokens, list[Tokens]]:
+def _map_parts(tr: Emitting, c: Call) -> tuple[Tokens, list[Tokens]]:
     """The map and every argument, translated in that order (the order hoisted lambdas are numbered in)."""
     return tr.expr(c.obj), [tr.expr(x) for x in c.args]
 
 
-def _compute_if_absent(tr: Translator, c: Call) -> Tokens | None:
+def _compute_if_absent(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2:
         return None
     o, a = _map_parts(tr, c)
@@ -1306,14 +1302,14 @@ def _compute_if_absent(tr: Translator, c: Call) -> Tokens | None:
     return [*o, ".", "setdefault", "(", *a[0], ",", "(", *a[1], ")", "(", *a[0], ")", ")"]
 
 
-def _put_if_absent(tr: Translator, c: Call) -> Tokens | None:
+def _put_if_absent(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2:
         return None
     o, a = _map_parts(tr, c)
     return [*o, ".", "setdefault", "(", *a[0], ",", *a[1], ")"]
 
 
-def _map_replace(tr: Translator, c: Call) -> Tokens | None:
+def _map_replace(tr: Emitting, c: Call) -> Tokens | None:
     if not c.statement or len(c.args) not in (2, 3):
         return None
     o, a = _map_parts(tr, c)
@@ -1323,7 +1319,7 @@ def _map_replace(tr: Translator, c: Call) -> Tokens | None:
     return [*o, ".", "update", "(", "{", *a[0], ":", *a[2], "}", "if", *test, "else", "{", "}", ")"]
 
 
-def _map_merge(tr: Translator, c: Call) -> Tokens | None:
+def _map_merge(tr: Emitting, c: Call) -> Tokens | None:
     """``merge ( k , v , f )``: ``f ( old , v )`` where the key is, else ``v`` (a sum: ``_merge_sum``)."""
     if not c.statement or len(c.args) != 3 or tr.text(c.args[2]).replace(" ", "") in _SUMS:
         return None
@@ -1332,7 +1328,7 @@ def _map_merge(tr: Translator, c: Call) -> Tokens | None:
     return [*o, "[", *k, "]", "=", "(", *a[2], ")", "(", *o, "[", *k, "]", ",", *v, ")", "if", *k, "in", *o, "else", *v]
 
 
-def _merge_sum(tr: Translator, c: Call) -> Tokens | None:
+def _merge_sum(tr: Emitting, c: Call) -> Tokens | None:
     """``merge ( k , v , Integer :: sum )`` on any receiver: ``o [ k ] = o . get ( k , 0 ) + v``."""
     if not c.statement or len(c.args) != 3 or tr.text(c.args[2]).replace(" ", "") not in _SUMS:
         return None
@@ -1340,14 +1336,14 @@ def _merge_sum(tr: Translator, c: Call) -> Tokens | None:
     return [*o, "[", *k, "]", "=", *o, ".", "get", "(", *k, ",", "0", ")", "+", *v]
 
 
-def _builder_append_chain(tr: Translator, c: Call) -> Tokens | None:
+def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
     """``sb . append ( x ) . append ( y ) ;``: ``sb += x + y`` (one append is the statement rule's)."""
     if not c.statement:
         return None
     parts = [c.args[0]] if len(c.args) == 1 else []
     cur = c.obj
     while cur is not None and cur.type == "method_invocation" and tr.text(cur.child_by_field_name("name")) == "append":
-        inner = tr._args(cur.child_by_field_name("arguments"))
+        inner = _arguments(cur.child_by_field_name("arguments"))
         if len(inner) != 1:
             return None
         parts.insert(0, inner[0])
@@ -1358,11 +1354,11 @@ def _builder_append_chain(tr: Translator, c: Call) -> Tokens | None:
         return None
     value: Tokens = []
     for i, part in enumerate(parts):
-        value += (["+"] if i else []) + tr._as_str(part)
+        value += (["+"] if i else []) + tr.as_str(part)
     return [tr.text(cur), "+=", *value]
 
 
-def _builder_cut(tr: Translator, c: Call) -> Tokens | None:
+def _builder_cut(tr: Emitting, c: Call) -> Tokens | None:
     """``deleteCharAt`` / ``setCharAt`` / ``delete`` / ``setLength`` as statements: the str rebuilt."""
     if not c.statement or c.obj.type != "identifier":
         return None
@@ -1400,7 +1396,7 @@ _BIG_ARITY = {
     **dict.fromkeys(("negate", "abs", "longValue", "intValue", "longValueExact", "intValueExact"), 0),
     **dict.fromkeys(("toString", "signum"), 0),
 }
-_BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``_is_big``)
+_BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``is_big``)
 _NAV_CMP = {  # a TreeMap's / TreeSet's navigation: the runtime's (containers.py), O(sqrt n) on a tree it made
     "floorKey": "tree_floor",
     "floor": "tree_floor",
@@ -1413,9 +1409,9 @@ _NAV_CMP = {  # a TreeMap's / TreeSet's navigation: the runtime's (containers.py
 }
 
 
-def _tokenizer(tr: Translator, c: Call) -> Tokens | None:
+def _tokenizer(tr: Emitting, c: Call) -> Tokens | None:
     """A ``StringTokenizer`` is the list of its tokens (``new StringTokenizer`` splits)."""
-    if tr._receiver_kind(c.obj) != "tok":
+    if tr.receiver_kind(c.obj) != "tok":
         return None
     o = tr.expr(c.obj)
     if c.name in ("nextToken", "nextElement"):
@@ -1425,31 +1421,31 @@ def _tokenizer(tr: Translator, c: Call) -> Tokens | None:
     return ["len", "(", *o, ")"]  # countTokens
 
 
-def _joiner(tr: Translator, c: Call) -> Tokens | None:
-    """A ``StringJoiner`` variable is the list of its parts, joined when read (``Translator._joined``)."""
-    if c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.joiners:
+def _joiner(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``StringJoiner`` variable is the list of its parts, joined when read (``joined``)."""
+    if c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.joiners:
         return None
     o = tr.text(c.obj)
     if c.name == "add" and len(c.args) == 1:
         return [o, ".", "append", "(", *tr.expr(c.args[0]), ")"]
     if c.name == "toString" and not c.args:
-        return tr._joined(o)
+        return joined(tr.state, o)
     if c.name == "length" and not c.args:
-        return ["len", "(", *tr._joined(o), ")"]
+        return ["len", "(", *joined(tr.state, o), ")"]
     return None
 
 
-def _optional_value(tr: Translator, c: Call) -> Tokens | None:
+def _optional_value(tr: Emitting, c: Call) -> Tokens | None:
     """``OptionalInt . getAsInt ( )`` / ``orElseThrow``: the value itself (a reduction gave it)."""
     return tr.expr(c.obj)
 
 
-def _optional_or_else(tr: Translator, c: Call) -> Tokens | None:
+def _optional_or_else(tr: Emitting, c: Call) -> Tokens | None:
     """``s . max ( ) . orElse ( d )``: an empty stream's default (``default =``, or a test of the items)."""
     if len(c.args) != 1 or c.obj.type != "method_invocation":
         return None
-    source, terminal, targs = tr._call_parts(c.obj)
-    if targs or not tr._is_stream(source):
+    source, terminal, targs = _call_parts(tr, c.obj)
+    if targs or not tr.is_stream(source):
         return None
     if terminal in ("max", "min"):
         return [terminal, "(", *tr.expr(source), ",", "default", "=", *tr.expr(c.args[0]), ")"]
@@ -1459,31 +1455,31 @@ def _optional_or_else(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _for_each(tr: Translator, c: Call) -> Tokens | None:
+def _for_each(tr: Emitting, c: Call) -> Tokens | None:
     """``list . forEach ( f )`` / ``map . forEach ( ( k , v ) -> ... )`` of a collection (a stream's is a stream
     step): ``f`` called on every element in Java's order (a TreeMap's sorted, a HashMap's by bucket)."""
-    if len(c.args) != 1 or tr._is_stream(c.obj):
+    if len(c.args) != 1 or tr.is_stream(c.obj):
         return None
     f, o = tr.expr(c.args[0]), tr.expr(c.obj)
     named = tr.text(c.obj) if c.obj.type == "identifier" else ""
     keys = o
-    if named in tr.st.prog.hash_tables:
+    if named in tr.state.prog.hash_tables:
         keys = ["hash_keys", "(", *o, ")"]
-    elif named in tr.st.prog.sorted_maps or _base_type(tr.type_of(c.obj)) in SORTED_TYPES:
+    elif named in tr.state.prog.sorted_maps or _base_type(tr.type_of(c.obj)) in SORTED_TYPES:
         keys = ["sorted", "(", *o, ")"]
     if _base_type(tr.type_of(c.obj)) in MAP_TYPES:
         return ["[", "(", *f, ")", "(", "k", ",", *o, "[", "k", "]", ")", "for", "k", "in", *keys, "]"]
     return ["[", "(", *f, ")", "(", "x", ")", "for", "x", "in", *keys, "]"]
 
 
-def _navigable(tr: Translator, c: Call) -> str | None:
+def _navigable(tr: Emitting, c: Call) -> str | None:
     """The receiver's static type when it is a TreeMap / TreeSet (a sorted map of the analysis too)."""
     base = _base_type(tr.type_of(c.obj))
-    sorted_map = c.obj.type == "identifier" and tr.text(c.obj) in tr.st.prog.sorted_maps
+    sorted_map = c.obj.type == "identifier" and tr.text(c.obj) in tr.state.prog.sorted_maps
     return base if base in SORTED_TYPES or sorted_map else None
 
 
-def _nav_compare(tr: Translator, c: Call) -> Tokens | None:
+def _nav_compare(tr: Emitting, c: Call) -> Tokens | None:
     """``floor`` / ``ceilingKey`` / ...: ``tree_floor ( tm , x )`` (a ``TreeMap`` / ``TreeSet`` of the runtime keeps
     its keys in order; a plain dict or set standing for the tree is scanned)."""
     if len(c.args) != 1 or _navigable(tr, c) is None:
@@ -1492,7 +1488,7 @@ def _nav_compare(tr: Translator, c: Call) -> Tokens | None:
     return [_NAV_CMP[c.name], "(", *o, ",", *tr.expr(c.args[0]), ")"]
 
 
-def _nav_entry(tr: Translator, c: Call) -> Tokens | None:
+def _nav_entry(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or _navigable(tr, c) is None:
         return None
     o = tr.expr(c.obj)
@@ -1500,13 +1496,13 @@ def _nav_entry(tr: Translator, c: Call) -> Tokens | None:
     return ["(", "lambda", "k", ":", "(", "k", ",", *o, "[", "k", "]", ")", ")", "(", agg, "(", *o, ")", ")"]
 
 
-def _nav_poll(tr: Translator, c: Call) -> Tokens | None:
+def _nav_poll(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or _navigable(tr, c) not in ("TreeSet", "NavigableSet", "SortedSet"):
         return None
     return ["tree_poll_first" if c.name == "pollFirst" else "tree_poll_last", "(", *tr.expr(c.obj), ")"]
 
 
-def _nav_range(tr: Translator, c: Call) -> Tokens | None:
+def _nav_range(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1 or _navigable(tr, c) is None:
         return None
     o = tr.expr(c.obj)
@@ -1514,7 +1510,7 @@ def _nav_range(tr: Translator, c: Call) -> Tokens | None:
     return ["sorted", "(", "k", "for", "k", "in", *o, "if", "k", op, *tr.expr(c.args[0]), ")"]
 
 
-def _java_split(tr: Translator, c: Call) -> Tokens | None:
+def _java_split(tr: Emitting, c: Call) -> Tokens | None:
     """Java's ``split`` takes a regex: whitespace -> ``split ( )``, one (escaped) char -> ``split ( c )``."""
     if len(c.args) != 1 or c.args[0].type != "string_literal":
         return None
@@ -1533,9 +1529,9 @@ def _java_split(tr: Translator, c: Call) -> Tokens | None:
     return ["java_split", "(", *split, ")"]  # Java drops the trailing empty strings
 
 
-def _big_op(tr: Translator, c: Call) -> Tokens | None:
+def _big_op(tr: Emitting, c: Call) -> Tokens | None:
     """BigInteger is Python's int: ``a . add ( b )`` -> ``a + b`` and so on."""
-    if len(c.args) != _BIG_ARITY[c.name] or not tr._is_big(c.obj):
+    if len(c.args) != _BIG_ARITY[c.name] or not tr.is_big(c.obj):
         return None
     o = tr.expr(c.obj)
     if c.obj.type not in ("identifier", "field_access", "parenthesized_expression", "array_access"):
@@ -1566,14 +1562,14 @@ def _big_op(tr: Translator, c: Call) -> Tokens | None:
     return o  # longValue / intValue / ...
 
 
-def _heap_var(tr: Translator, c: Call) -> str:
+def _heap_var(tr: Emitting, c: Call) -> str:
     return tr.text(c.obj) if c.obj.type == "identifier" else ""
 
 
-def _min_heap(tr: Translator, c: Call) -> Tokens | None:
+def _min_heap(tr: Emitting, c: Call) -> Tokens | None:
     """A PriorityQueue in natural order is a ``heapq`` list."""
     ot = _heap_var(tr, c)
-    if ot not in tr.st.prog.heaps or tr._is_local_non_io(ot):
+    if ot not in tr.state.prog.heaps or _scalar_local(tr, ot):
         return None
     if c.name in ("add", "offer") and len(c.args) == 1:
         return ["heapq", ".", "heappush", "(", ot, ",", *tr.expr(c.args[0]), ")"]
@@ -1584,10 +1580,10 @@ def _min_heap(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _comparator_heap(tr: Translator, c: Call) -> Tokens | None:
+def _comparator_heap(tr: Emitting, c: Call) -> Tokens | None:
     """Another comparator: ``heapq`` over ``cmp_to_key`` keys, ``.obj`` the element."""
     ot = _heap_var(tr, c)
-    if ot not in tr.st.prog.cmp_heaps:
+    if ot not in tr.state.prog.cmp_heaps:
         return None
     if c.name in ("add", "offer") and len(c.args) == 1:
         return ["heapq", ".", "heappush", "(", ot, ",", ot + "_key", "(", *tr.expr(c.args[0]), ")", ")"]
@@ -1598,18 +1594,18 @@ def _comparator_heap(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _heap_add_all(tr: Translator, c: Call) -> Tokens | None:
+def _heap_add_all(tr: Emitting, c: Call) -> Tokens | None:
     ot = _heap_var(tr, c)
-    if len(c.args) != 1 or (ot not in tr.st.prog.heaps and ot not in tr.st.prog.max_heaps):
+    if len(c.args) != 1 or (ot not in tr.state.prog.heaps and ot not in tr.state.prog.max_heaps):
         return None
-    sign = ["-"] if ot in tr.st.prog.max_heaps else []
+    sign = ["-"] if ot in tr.state.prog.max_heaps else []
     return ["[", "heapq", ".", "heappush", "(", ot, ",", *sign, "x", ")", "for", "x", "in", *tr.expr(c.args[0]), "]"]
 
 
-def _max_heap(tr: Translator, c: Call) -> Tokens | None:
+def _max_heap(tr: Emitting, c: Call) -> Tokens | None:
     """``Collections.reverseOrder()``: negated elements."""
     ot = _heap_var(tr, c)
-    if ot not in tr.st.prog.max_heaps or tr._is_local_non_io(ot):
+    if ot not in tr.state.prog.max_heaps or _scalar_local(tr, ot):
         return None
     oe = tr.expr(c.obj)  # a field of another class is `self . name`
     if c.name in ("add", "offer") and len(c.args) == 1:
@@ -1621,37 +1617,37 @@ def _max_heap(tr: Translator, c: Call) -> Tokens | None:
     return None
 
 
-def _list_sort(tr: Translator, c: Call) -> Tokens | None:
+def _list_sort(tr: Emitting, c: Call) -> Tokens | None:
     """``list . sort ( cmp ) ;``: the comparator as ``key`` / ``reverse``."""
     if not c.statement or tr.text(c.obj) in ("Arrays", "Collections") or len(c.args) != 1:
         return None
-    return [*tr.expr(c.obj), ".", "sort", "(", *tr._sort_order(c.args[-1]), ")"]
+    return [*tr.expr(c.obj), ".", "sort", "(", *tr.sort_order(c.args[-1]), ")"]
 
 
-def _java_iterator(tr: Translator, c: Call) -> Tokens | None:
+def _java_iterator(tr: Emitting, c: Call) -> Tokens | None:
     """``c . iterator ( )`` of a program: an object with ``hasNext`` / ``next`` / ``remove``."""
     if c.args or c.obj is None:
         return None
-    if c.obj.type == "identifier" and tr.text(c.obj) in tr.st.prog.sorted_maps:
+    if c.obj.type == "identifier" and tr.text(c.obj) in tr.state.prog.sorted_maps:
         return ["JavaIterator", "(", "sorted", "(", *tr.expr(c.obj), ")", ")"]
     return ["JavaIterator", "(", *tr.expr(c.obj), ")"]
 
 
-def _to_typed_array(tr: Translator, c: Call) -> Tokens | None:
+def _to_typed_array(tr: Emitting, c: Call) -> Tokens | None:
     """``list . toArray ( new Integer [ 0 ] )``: the elements (the argument only names the type)."""
     return ["list", "(", *tr.expr(c.obj), ")"] if len(c.args) == 1 and c.obj is not None else None
 
 
-def _sub_list(tr: Translator, c: Call) -> Tokens | None:
+def _sub_list(tr: Emitting, c: Call) -> Tokens | None:
     """``list . subList ( a , b )``: a slice (a copy: read, as contest code reads it, it is the same)."""
     if len(c.args) != 2 or c.obj is None:
         return None
     return [*_operand(tr, c.obj), "[", *tr.expr(c.args[0]), ":", *tr.expr(c.args[1]), "]"]
 
 
-def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
+def _sorted_view(tr: Emitting, c: Call) -> Tokens | None:
     """A TreeMap / TreeSet of the analysis iterated in key order; its ends are ``min`` / ``max``."""
-    if c.args or c.obj.type != "identifier" or tr.text(c.obj) not in tr.st.prog.sorted_maps:
+    if c.args or c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.prog.sorted_maps:
         return None
     oe = tr.expr(c.obj)
     if c.name in ("keySet", "navigableKeySet"):
@@ -1663,219 +1659,476 @@ def _sorted_view(tr: Translator, c: Call) -> Tokens | None:
     return ["tree_first" if c.name.startswith("first") else "tree_last", "(", *oe, ")"]
 
 
+# -- comparators and GeeksforGeeks' pairs --------------------------------------------------------
+_THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
+_TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
+_TUPLE_GETTERS = {"get" + f[:1].upper() + f[1:]: index for f, index in _TUPLE_FIELDS.items()}
+
+
+def _comparator_key(tr: Emitting, c: Call) -> Tokens | None:
+    """``Comparator.comparing(f).thenComparing(g)[.reversed()]`` as one compare function of the keys."""
+    chain = tr.comparator_chain(c.node)
+    if chain is None:
+        return None
+    key, (a, b) = chain[0], ("_b", "_a") if chain[1] else ("_a", "_b")
+    ka, kb = ["(", *key, ")", "(", a, ")"], ["(", *key, ")", "(", b, ")"]
+    return ["(", "lambda", "_a", ",", "_b", ":", "(", *ka, ">", *kb, ")", "-", "(", *ka, "<", *kb, ")", ")"]
+
+
+def _pair_getter(tr: Emitting, c: Call) -> Tokens | None:
+    """``p . getSecond ( )`` of a pair class the source does not show (made a tuple): ``p [ 1 ]``."""
+    if c.a or not _undeclared_class(tr, _base(c)):
+        return None
+    return [*c.o, "[", _TUPLE_GETTERS[c.name], "]"]
+
+
+# -- constructors ------------------------------------------------------------------------------------------
+# ``call.obj`` is the type node, ``call.receiver`` the class (programs: ``Cls`` of ``a . b . Cls``)
+_ENTRIES = ("SimpleEntry",)  # `AbstractMap.SimpleEntry` / `SimpleEntry` (the class as the program names it)
+_TUPLE_CLASSES = ("Pair", "pair", "Point", "SimpleEntry", "Tuple")  # GeeksforGeeks' pairs from elsewhere in its file
+_FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
+
+
+def _big_new(tr: Emitting, c: Call) -> Tokens | None:
+    return ["int", "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
+
+
+def _string_of_range(tr: Emitting, c: Call) -> Tokens | None:
+    """``new String ( cs , off , n )``: the characters ``cs [ off : off + n ]``."""
+    if len(c.args) != 3 or tr.type_of(c.args[0]) != "char[]":
+        return None
+    off = tr.expr(c.args[1])
+    return ['" "', ".", "join", "(", *tr.expr(c.args[0]), "[", *off, ":", *off, "+", *tr.expr(c.args[2]), "]", ")"]
+
+
+def _entry_new(tr: Emitting, c: Call) -> Tokens | None:
+    """An entry is a (key, value) tuple, as ``entrySet``'s items."""
+    return ["(", *tr.arg_tokens(c.args), ")"] if len(c.args) == 2 else None
+
+
+def _joiner_new(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``StringJoiner`` variable: a list of the parts; ``toString`` / printing joins them (``joined``)."""
+    decl = c.node.parent
+    if not c.args or decl is None or decl.type != "variable_declarator":
+        return None
+    tr.state.joiners[tr.text(decl.child_by_field_name("name"))] = [tr.expr(a) for a in c.args[:3]]
+    return ["[", "]"]
+
+
+def _heap_new(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``PriorityQueue`` is a list kept as a heap; one with a comparator wraps its elements (``cmp_heaps``)."""
+    decl = c.node.parent
+    cmp = [a for a in c.args if a.type not in ("decimal_integer_literal", "identifier")]
+    if decl is not None and decl.type == "variable_declarator" and cmp:
+        name = tr.text(decl.child_by_field_name("name"))
+        if name in tr.state.prog.cmp_heaps:  # elements wrapped by cmp_to_key (``.obj`` is the element)
+            tr.state.pre.append([name + "_key", "=", "cmp_to_key", "(", *tr.expr(cmp[-1]), ")"])
+    return ["[", "]"]
+
+
+def _tokenizer_new(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``StringTokenizer`` is the list of its tokens, reversed (``nextToken`` pops from the end)."""
+    if not c.args:
+        return None
+    src = tr.expr(c.args[0])
+    if len(c.args) >= 2 and c.args[1].type == "string_literal":
+        delims = ["re", ".", "split", "(", '" [ "', "+", *tr.expr(c.args[1]), "+", '" ] + "', ",", *src, ")"]
+        return [*delims, *_REVERSED]
+    return [*src, ".", "split", "(", ")", *_REVERSED]
+
+
+def _map_new(tr: Emitting, c: Call) -> Tokens | None:
+    return ["{", "}"]
+
+
+def _set_new(tr: Emitting, c: Call) -> Tokens | None:
+    """``new HashSet < > ( capacity )``: an initial capacity, not elements."""
+    given = c.args and tr.type_of(c.args[0]) != "int"
+    return ["set", "(", *(tr.arg_tokens(c.args) if given else []), ")"]
+
+
+def _made_deque(tr: Emitting, node: Node) -> bool:
+    """Is ``node`` (``new ArrayDeque < > ( )``) the value of a variable the program holds as a deque?"""
+    prog, parent = tr.state.prog, node.parent
+    if not prog.deques or parent is None:
+        return False
+    if parent.type == "variable_declarator":
+        name = parent.child_by_field_name("name")
+    elif parent.type == "assignment_expression":
+        name = parent.child_by_field_name("left")
+    else:
+        return False
+    return name is not None and (name.text or b"").decode() in prog.deques
+
+
+def _deque_new(tr: Emitting, c: Call) -> Tokens | None:
+    return ["deque", "(", ")"] if _made_deque(tr, c.node) else None
+
+
+def _list_new(tr: Emitting, c: Call) -> Tokens | None:
+    return ["list", "(", *tr.arg_tokens(c.args), ")"] if c.args and tr.type_of(c.args[0]) != "int" else ["[", "]"]
+
+
+def _text_new(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``String`` / ``StringBuilder`` (a str): of a char array, of a text; an int argument is a capacity."""
+    if c.args and tr.type_of(c.args[0]) == "char[]":
+        return ['" "', ".", "join", "(", *tr.expr(c.args[0]), ")"]
+    text = c.args and tr.type_of(c.args[0]) not in (*INT_TYPES, "char", "Character")
+    return tr.expr(c.args[0]) if text else ['" "']
+
+
+def _boxed_new(tr: Emitting, c: Call) -> Tokens | None:
+    return tr.expr(c.args[0]) if c.args else ["0"]
+
+
+def _tuple_new(tr: Emitting, c: Call) -> Tokens | None:
+    """``new Pair ( x , y )`` of a class the source does not show: a tuple (a list where a field is stored)."""
+    if not _undeclared_class(tr, c.receiver):
+        return None
+    if _FIELD_STORE.search(tr.state.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
+        return ["[", *tr.arg_tokens(c.args), "]"]
+    return ["(", *tr.arg_tokens(c.args), ")"]
+
+
+def _random_imported(tr: Emitting, c: Call) -> Tokens | None:
+    """A program's ``Random random = new Random ( )``: ``Random`` (``from random import Random``)."""
+    if not _undeclared_class(tr, c.receiver) or "random" not in tr.state.declared:
+        return None
+    return ["Random", "(", *tr.arg_tokens(c.args), ")"]
+
+
+def _random_new(tr: Emitting, c: Call) -> Tokens | None:
+    if not _undeclared_class(tr, c.receiver):
+        return None
+    return ["random", ".", "Random", "(", *tr.arg_tokens(c.args), ")"]
+
+
+_INTEGERS = ("Integer", "Long", "Short", "Byte")
+_BUILDERS = ("StringBuilder", "StringBuffer")
+_CHAINED = ("append", "insert", "reverse")  # a builder's edits that return the builder
+_LISTS = tuple(sorted(COLLECTION_TYPES))
+_MAPS = tuple(sorted(MAP_TYPES))
+_STREAMS = ("IntStream", "LongStream", "Stream", "DoubleStream")
 _HEAP_OPS = ("add", "offer", "poll", "remove", "peek", "element")
-# in the order ``_program_call`` asked them (after the static type's own entries)
-_PROGRAM_METHOD_RULES: tuple[tuple[Sequence[str], Sequence[str], Emit], ...] = (
-    (_ANY, ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value),
-    (_ANY, ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer),
-    (_ANY, ("add", "toString", "length"), _joiner),
-    (_ANY, ("orElse",), _optional_or_else),
-    (_ANY, ("forEach",), _for_each),
-    (_ANY, tuple(_NAV_CMP), _nav_compare),
-    (_ANY, ("firstEntry", "lastEntry"), _nav_entry),
-    (_ANY, ("pollFirst", "pollLast"), _nav_poll),
-    (_ANY, ("headSet", "tailSet"), _nav_range),
-    (_ANY, ("split",), _java_split),
-    (_ANY, tuple(_BIG_ARITY), _big_op),
-    (_ANY, _HEAP_OPS, _min_heap),
-    (_ANY, _HEAP_OPS, _comparator_heap),
-    (_ANY, ("addAll",), _heap_add_all),
-    (_ANY, _HEAP_OPS, _max_heap),
-    (_ANY, ("sort",), _list_sort),
-    (_ANY, ("iterator", "listIterator"), _java_iterator),
-    (_ANY, ("toArray",), _to_typed_array),
-    (_ANY, ("subList",), _sub_list),
-    (_ANY, ("keySet", "navigableKeySet", "entrySet", "values"), _sorted_view),
-    (_ANY, ("firstKey", "first", "lastKey", "last"), _sorted_view),
-    (_ANY, ("merge",), _merge_sum),
+_TIMES = ("LocalDate", "LocalTime", "Duration")
+_BIG_CONSTANTS = (("ZERO", "0"), ("ONE", "1"), ("TWO", "2"), ("TEN", "10"))
+
+# The Java library's calls, one row each (see ``Rule``). For one call the rows of its receiver and member
+# are asked in the order written here, the receiver's own rows before ``"*"``'s (``Math . *``: its rows
+# after ``Math . member``'s), a policy's own rows before the shared ones.
+RULES: tuple[Rule, ...] = (
+    # -- java.lang.Math: any member not listed is `math . name`
+    static("Math", "*", _math_any, where=EXPRESSION),
+    static("Math", _MATH_BUILTIN, _math_builtin, where=EXPRESSION),
+    static("Math", "cbrt", _math_cbrt, where=EXPRESSION),
+    static("Math", ("floor", "ceil"), _math_floor_ceil, where=EXPRESSION),
+    static("Math", "round", _math_round, where=EXPRESSION),
+    static("Math", "round", _math_round_half_up, policy=PROGRAM),  # Java rounds halves up
+    static("Math", "random", _math_random, where=EXPRESSION),
+    static("Math", ("floorDiv", "floorMod"), _math_floor_div_mod, where=EXPRESSION),
+    static("Math", "signum", _math_signum, where=EXPRESSION),
+    static("Math", ("toRadians", "toDegrees"), _math_angle, where=EXPRESSION),
+    # -- boxed numbers
+    static(_INTEGERS, ("parseInt", "parseLong", "valueOf"), _to_int, where=EXPRESSION),
+    static(("Double", "Float"), ("parseDouble", "parseFloat", "valueOf"), _to_float, where=EXPRESSION),
+    static(("Integer", "Long"), tuple(_RADIX_STRINGS), _radix_string, where=EXPRESSION),
+    static(("Integer", "Long"), "bitCount", _bit_count, where=EXPRESSION),
+    static(
+        ("Integer", "Long"),
+        ("numberOfTrailingZeros", "numberOfLeadingZeros", "highestOneBit", "lowestOneBit"),
+        _bits,
+        policy=PROGRAM,
+        returns="int",
+    ),
+    static(("Integer", "Long"), ("max", "min"), _builtin_of_flat, where=EXPRESSION),
+    static(("Integer", "Long", "Double", "Character", "String"), "toString", _to_str, where=EXPRESSION),
+    static("Character", "valueOf", _to_str, where=EXPRESSION),
+    static((*_INTEGERS, "Double", "Character"), "compare", _compare, policy=PROGRAM),
+    static("BigInteger", "valueOf", _big_value_of, policy=PROGRAM),
+    new("BigInteger", _big_new, policy=PROGRAM),
+    *(constant("BigInteger", name, (value,)) for name, value in _BIG_CONSTANTS),  # a Python int
+    # -- Character, String, System, Map, Objects, List
+    static("Character", tuple(_CHAR_METHODS), _char_method, where=EXPRESSION),
+    static("Character", "getNumericValue", _char_numeric, where=EXPRESSION),
+    static("Character", "getNumericValue", _char_numeric_any, policy=PROGRAM),
+    static("String", ("valueOf", "copyValueOf"), _string_value_of, where=EXPRESSION),
+    static("String", "join", _string_join, policy=PROGRAM),
+    static("String", "format", _string_format, policy=PROGRAM),
+    new("String", _string_of_range, policy=PROGRAM),
+    static("System", "exit", _system_exit, policy=PROGRAM),
+    static("System", "arraycopy", _arraycopy, where=STATEMENT),
+    static("Map", "entry", _map_entry, policy=PROGRAM),
+    new(_ENTRIES, _entry_new, policy=PROGRAM),
+    static("Objects", "hash", _objects_hash, policy=PROGRAM, returns="int"),
+    static(("List", "Set", "Map"), "of", _list_of, policy=PROGRAM),
+    static("Objects", "equals", _objects_equals, policy=PROGRAM, returns="boolean"),
+    # -- Arrays
+    static("Arrays", "asList", _as_list, where=EXPRESSION, returns="List"),
+    static("Arrays", "asList", _as_list_of_array, policy=PROGRAM, returns="List"),
+    static("Arrays", "copyOfRange", _copy_of_range, where=EXPRESSION),
+    static("Arrays", "copyOf", _copy_of, where=EXPRESSION),
+    static("Arrays", "equals", _arrays_equals, where=EXPRESSION),
+    static("Arrays", "stream", _arrays_stream, where=EXPRESSION),
+    static("Arrays", "toString", _arrays_to_string, where=EXPRESSION),
+    static("Arrays", "toString", _text_array_to_string, policy=PROGRAM),
+    static("Arrays", "deepToString", _arrays_to_string, where=EXPRESSION),
+    static("Arrays", "binarySearch", _binary_search, where=EXPRESSION),
+    static("Arrays", "sort", _arrays_sort, where=STATEMENT),
+    static("Arrays", "sort", _sort_by_comparator, policy=PROGRAM),  # honours the comparator
+    static("Arrays", "fill", _fill, where=STATEMENT),
+    static("Arrays", "fill", _fill_in_place, policy=PROGRAM),  # in place: the array may be an alias
+    static("Arrays", "setAll", _set_all, policy=PROGRAM),
+    # -- Collections
+    static("Collections", "frequency", _frequency, where=EXPRESSION),
+    static("Collections", "nCopies", _n_copies, where=EXPRESSION),
+    static("Collections", ("max", "min"), _collection_extreme, where=EXPRESSION),
+    static("Collections", "swap", _swap, where=STATEMENT),
+    static("Collections", "sort", _collections_sort, where=STATEMENT),
+    static("Collections", "sort", _sort_by_comparator, policy=PROGRAM),
+    static("Collections", "reverse", _collections_reverse, where=STATEMENT),
+    static("Collections", "shuffle", _shuffle, policy=PROGRAM),
+    # -- instance methods of both policies (the receiver's static type; "*" any receiver)
+    instance(_TUPLE_CLASSES, tuple(_TUPLE_GETTERS), _pair_getter, where=EXPRESSION),
+    instance("Random", "nextBoolean", _random_boolean, where=EXPRESSION),
+    instance("Random", tuple(_RANDOM), _random_draw, where=EXPRESSION),
+    instance(_LISTS, "indexOf", _list_index_of, where=EXPRESSION),
+    instance(_LISTS, "lastIndexOf", _list_last_index_of, where=EXPRESSION),
+    instance("*", ("sum", "max", "min", "count"), _stream_reduction, where=EXPRESSION),
+    instance("*", ("getAsInt", "getAsLong", "getAsDouble"), _receiver, where=EXPRESSION),
+    instance("*", "clone", _clone, where=EXPRESSION),
+    instance("*", ("iterator", "listIterator"), _iterator, where=EXPRESSION),
+    instance(("Iterator", "ListIterator"), "next", _iterator_next, where=EXPRESSION),
+    instance("*", "length", _length, where=EXPRESSION),
+    instance("*", "charAt", _char_at, where=EXPRESSION),
+    instance("*", "equalsIgnoreCase", _equals_ignore_case, where=EXPRESSION),
+    instance("String", "concat", _concat, where=EXPRESSION),
+    instance("*", ("equals", "contentEquals"), _equals, where=EXPRESSION),
+    instance("*", "compareTo", _compare_to, where=EXPRESSION),
+    instance("*", "size", _length, where=EXPRESSION),
+    instance("*", "toArray", _listed, where=EXPRESSION),
+    instance("*", ("isEmpty", "empty"), _is_empty, where=EXPRESSION),
+    instance("*", "toString", _to_string, where=EXPRESSION),
+    instance("*", "toCharArray", _listed, where=EXPRESSION),
+    instance("StringBuilder", "reverse", _reversed, where=EXPRESSION),
+    instance("*", "reverse", _reversed_new, where=EXPRESSION),
+    instance("*", "substring", _substring, where=EXPRESSION),
+    instance("*", ("contains", "containsKey"), _contains, where=EXPRESSION),
+    instance("*", "containsValue", _contains_value, where=EXPRESSION),
+    instance(_MAPS, "get", _map_get_default, where=EXPRESSION),
+    instance(_MAPS, "get", _map_get_nullable, where=EXPRESSION),
+    instance((*_MAPS, *_LISTS, "?"), "get", _subscript, where=EXPRESSION),
+    instance("*", "getOrDefault", _get_or_default, where=EXPRESSION),
+    instance((*_LISTS, "?"), "add", _append, where=EXPRESSION),
+    instance(tuple(sorted(SORTED_TYPES)), ("first", "firstKey", "last", "lastKey"), _sorted_end, where=EXPRESSION),
+    instance("*", ("addFirst", "offerFirst"), _add_first, where=EXPRESSION),
+    instance(_LISTS, "add", _insert_at, where=EXPRESSION),
+    instance(_LISTS, ("elementAt", "get"), _subscript, where=EXPRESSION),
+    instance("*", ("push", "addLast", "offer", "offerLast"), _append, where=EXPRESSION),
+    instance("*", ("pop", "removeLast", "pollLast"), _pop_last, where=EXPRESSION),
+    instance("*", ("poll", "remove", "removeFirst", "pollFirst"), _pop_first, where=EXPRESSION),
+    instance(tuple(sorted(QUEUE_TYPES)), "peek", _head, where=EXPRESSION),  # a queue's head, where `poll` takes from
+    instance("*", ("peek", "peekLast", "getLast", "lastElement"), _last, where=EXPRESSION),
+    instance("*", ("peekFirst", "getFirst", "firstElement", "element"), _head, where=EXPRESSION),
+    instance(_LISTS, "remove", _list_remove_object, where=EXPRESSION),
+    instance(_MAPS, "remove", _map_remove, where=EXPRESSION),
+    instance("*", "remove", _remove, where=EXPRESSION),
+    instance("*", "keySet", _python_method("keys"), where=EXPRESSION),
+    instance("*", "values", _python_method("values"), where=EXPRESSION),
+    instance("*", "entrySet", _python_method("items"), where=EXPRESSION),
+    instance("*", "getKey", _entry_part("0"), where=EXPRESSION),
+    instance("*", "getValue", _entry_part("1"), where=EXPRESSION),
+    instance("*", "append", _builder_append, where=EXPRESSION),
+    instance("*", ("intValue", "longValue", "doubleValue"), _receiver, where=EXPRESSION),
+    instance("String", tuple(_STRING_METHODS), _string_method, where=EXPRESSION),
+    # as statements (the receiver translated by the emitter)
+    instance(_MAPS, "put", _put, where=STATEMENT),
+    instance(_LISTS, "set", _put, where=STATEMENT),
+    instance(_BUILDERS, "reverse", _builder_reversed, where=STATEMENT),
+    instance(_BUILDERS, ("setCharAt", "deleteCharAt"), _builder_char_edit, where=STATEMENT),
+    instance(_BUILDERS, "insert", _builder_insert, where=STATEMENT),
+    instance(_BUILDERS, "append", _builder_append_statement, where=STATEMENT),
+    # -- StringBuilder / StringBuffer in programs (instance methods the str that stands for it lacks)
+    instance(_BUILDERS, ("trimToSize", "ensureCapacity"), _builder_no_op, policy=PROGRAM),
+    instance(_BUILDERS, "reverse", _builder_reverse, policy=PROGRAM),
+    instance(_BUILDERS, ("indexOf", "lastIndexOf"), _builder_find, policy=PROGRAM, returns="int"),
+    instance(_BUILDERS, "isEmpty", _builder_is_empty, policy=PROGRAM, returns="boolean"),
+    instance(_BUILDERS, "append", _builder_append_chain, policy=PROGRAM),
+    instance(_BUILDERS, ("deleteCharAt", "setCharAt", "delete", "setLength"), _builder_cut, policy=PROGRAM),
+    instance(("Iterator", "ListIterator"), ("hasNext", "next", "remove"), _support_call, policy=PROGRAM),
+    # -- Map in programs
+    instance(_MAPS, "computeIfAbsent", _compute_if_absent, policy=PROGRAM),
+    instance(_MAPS, "putIfAbsent", _put_if_absent, policy=PROGRAM),
+    instance(_MAPS, "replace", _map_replace, policy=PROGRAM),
+    instance(_MAPS, "merge", _map_merge, policy=PROGRAM),
+    # -- String's regex methods and Java's orders; java.util.regex and java.time are SUPPORT_CLASSES
+    instance("String", "matches", _string_matches, policy=PROGRAM, returns="boolean"),
+    instance("String", "repeat", _string_repeat, policy=PROGRAM, returns="String"),
+    instance("String", "split", None, returns="String[]"),
+    instance("String", ("compareTo", "compareToIgnoreCase"), _string_compare, policy=PROGRAM, returns="int"),
+    instance("String", "hashCode", _string_hash, policy=PROGRAM, returns="int"),
+    instance("String", "equalsIgnoreCase", None, returns="boolean"),
+    instance("String", ("replaceAll", "replaceFirst"), _string_replace_regex, policy=PROGRAM, returns="String"),
+    # a support class's methods as called (``runtime/``), and the result types `type_of` reads
+    *(
+        instance(cls, sorted(support_methods(cls)), _support_call, policy=PROGRAM)
+        for cls in SUPPORT_CLASSES
+        if support_methods(cls)
+    ),
+    instance("Pattern", "compile", None, returns="Pattern"),
+    instance("Pattern", "matcher", None, returns="Matcher"),
+    instance("Pattern", "matches", None, returns="boolean"),
+    instance("Matcher", ("matches", "find", "lookingAt"), None, returns="boolean"),
+    instance("Matcher", "group", None, returns="String"),
+    instance("Matcher", ("start", "end", "groupCount"), None, returns="int"),
+    instance(
+        _TIMES,
+        ("isBefore", "isAfter", "isEqual", "equals", "isLeapYear", "isNegative", "isZero"),
+        None,
+        returns="boolean",
+    ),
+    instance("LocalDate", "getDayOfWeek", None, returns="DayOfWeek"),
+    instance(
+        "LocalDate", ("of", "parse", "plusDays", "minusDays", "plusMonths", "plusYears"), None, returns="LocalDate"
+    ),
+    instance(
+        "LocalTime",
+        ("of", "parse", "plusHours", "plusMinutes", "plusSeconds", "minusMinutes"),
+        None,
+        returns="LocalTime",
+    ),
+    # -- java.util.function: the functional object is called
+    *(
+        instance(cls, member, _functional_call, policy=PROGRAM, returns=_FUNCTIONAL_RESULTS.get(member, ""))
+        for cls, member in _FUNCTIONAL.items()
+    ),
+    # -- java.math.BigDecimal
+    new("BigDecimal", _decimal_new, policy=PROGRAM),
+    new(("TreeMap", "TreeSet"), _tree_new, policy=PROGRAM),  # the runtime's (containers.py)
+    static("BigDecimal", "valueOf", _decimal_value_of, policy=PROGRAM, returns="BigDecimal"),
+    *(constant("BigDecimal", name, _decimal_constant(value), "BigDecimal") for name, value in _BIG_CONSTANTS),
+    instance("BigDecimal", tuple(_DECIMAL_OPS), _decimal_binary, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "divide", _decimal_divide, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "setScale", _decimal_set_scale, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "pow", _decimal_pow, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "negate", _decimal_negate, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "abs", _decimal_call(["abs"]), policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", ("max", "min"), _decimal_pair, policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "stripTrailingZeros", _decimal_method("normalize"), policy=PROGRAM, returns="BigDecimal"),
+    instance("BigDecimal", "compareTo", _decimal_compare, policy=PROGRAM, returns="int"),
+    instance("BigDecimal", "signum", _decimal_signum, policy=PROGRAM, returns="int"),
+    instance("BigDecimal", "scale", _decimal_scale, policy=PROGRAM, returns="int"),
+    instance(
+        "BigDecimal",
+        ("intValue", "longValue", "intValueExact", "longValueExact"),
+        _decimal_call(["int"]),
+        policy=PROGRAM,
+        returns="long",
+    ),
+    instance("BigDecimal", "toBigInteger", _decimal_call(["int"]), policy=PROGRAM, returns="BigInteger"),
+    instance("BigDecimal", "doubleValue", _decimal_call(["float"]), policy=PROGRAM, returns="double"),
+    instance("BigDecimal", "toString", _decimal_call(["str"]), policy=PROGRAM, returns="String"),
+    instance("BigDecimal", "toPlainString", _decimal_plain, policy=PROGRAM, returns="String"),
+    # -- programs' instance calls whose receiver the program analysis knows (any receiver's static type)
+    instance("*", ("reversed", *_THEN_COMPARING), _comparator_key, policy=PROGRAM),
+    instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value, policy=PROGRAM),
+    instance(
+        "*", ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer, policy=PROGRAM
+    ),
+    instance("*", ("add", "toString", "length"), _joiner, policy=PROGRAM),
+    instance("*", "orElse", _optional_or_else, policy=PROGRAM),
+    instance("*", "forEach", _for_each, policy=PROGRAM),
+    instance("*", tuple(_NAV_CMP), _nav_compare, policy=PROGRAM),
+    instance("*", ("firstEntry", "lastEntry"), _nav_entry, policy=PROGRAM),
+    instance("*", ("pollFirst", "pollLast"), _nav_poll, policy=PROGRAM),
+    instance("*", ("headSet", "tailSet"), _nav_range, policy=PROGRAM),
+    instance("*", "split", _java_split, policy=PROGRAM),
+    instance("*", tuple(_BIG_ARITY), _big_op, policy=PROGRAM),
+    instance("*", _HEAP_OPS, _min_heap, policy=PROGRAM),
+    instance("*", _HEAP_OPS, _comparator_heap, policy=PROGRAM),
+    instance("*", "addAll", _heap_add_all, policy=PROGRAM),
+    instance("*", _HEAP_OPS, _max_heap, policy=PROGRAM),
+    instance("*", "sort", _list_sort, policy=PROGRAM),
+    instance("*", ("iterator", "listIterator"), _java_iterator, policy=PROGRAM),
+    instance("*", "toArray", _to_typed_array, policy=PROGRAM),
+    instance("*", "subList", _sub_list, policy=PROGRAM),
+    instance("*", ("keySet", "navigableKeySet", "entrySet", "values"), _sorted_view, policy=PROGRAM),
+    instance("*", ("firstKey", "first", "lastKey", "last"), _sorted_view, policy=PROGRAM),
+    instance("*", "merge", _merge_sum, policy=PROGRAM),
+    # -- constructors in programs
+    new("StringJoiner", _joiner_new, policy=PROGRAM),
+    new("PriorityQueue", _heap_new, policy=PROGRAM),
+    new("StringTokenizer", _tokenizer_new, policy=PROGRAM),
+    new("Random", _random_imported, policy=PROGRAM),
+    # -- constructors of both policies (a Java collection is its Python counterpart)
+    new(tuple(sorted(CONCRETE_MAP_TYPES)), _map_new),
+    new(tuple(sorted(SET_TYPES)), _set_new),
+    new(_LISTS, _deque_new),
+    new(_LISTS, _list_new),
+    new((*_BUILDERS, "String"), _text_new),
+    new(("Integer", "Long", "Double"), _boxed_new),
+    new(_TUPLE_CLASSES, _tuple_new),
+    new("Random", _random_new),
+    # -- stream pipelines in programs: sources by the receiver as written, steps and terminals of a stream
+    stream(("IntStream", "LongStream"), ("range", "rangeClosed"), _stream_range),
+    stream(_STREAMS, "of", _stream_of),
+    stream("Arrays", "stream", _arrays_stream_range),
+    stream("*", "stream", _collection_stream),
+    stream("*", "chars", _string_chars),
+    stream("Stream", ("map", "mapToInt", "mapToLong", "mapToDouble", "mapToObj"), _stream_map),
+    stream("Stream", ("asLongStream", "asDoubleStream", "boxed", "parallel", "sequential"), _receiver),
+    stream("Stream", "filter", _stream_filter),
+    stream("Stream", "sorted", _stream_sorted),
+    stream("Stream", "distinct", _stream_distinct),
+    stream("Stream", "limit", _stream_limit),
+    stream("Stream", "skip", _stream_skip),
+    stream("Stream", ("sum", "max", "min"), _stream_extreme),
+    stream("Stream", "count", _length),
+    stream("Stream", "average", _stream_average),
+    stream("Stream", ("toArray", "toList"), _listed),
+    stream("Stream", ("anyMatch", "allMatch", "noneMatch"), _stream_match),
+    stream("Stream", "forEach", _stream_map),
+    stream("Stream", "reduce", _stream_reduce),
+    stream("Stream", "findFirst", _head),
+    stream("Stream", "collect", _stream_collect),
 )
 
 
-def _entries(classes: Sequence[str], members: Sequence[str], emitter: Emitter) -> dict[tuple[str, str], Emitter]:
-    return {(cls, member): emitter for cls in classes for member in members}
+def _index(rules: Sequence[Rule]) -> dict[tuple[str, str, str], tuple[Rule, ...]]:
+    """(kind, receiver, member) -> its rows, in the order written."""
+    table: dict[tuple[str, str, str], list[Rule]] = {}
+    for rule in rules:
+        for cls in rule.receiver:
+            for member in rule.member:
+                table.setdefault((rule.kind, cls, member), []).append(rule)
+    return {key: tuple(rows) for key, rows in table.items()}
 
 
-_COMPARE = Emitter(program=_compare)
-
-LIBRARY: dict[tuple[str, str], Emitter] = {
-    # Math: any member not listed is `math . name`
-    ("Math", "*"): Emitter(_expression(_math_any)),
-    **_entries(("Math",), _MATH_BUILTIN, Emitter(_expression(_math_builtin))),
-    ("Math", "cbrt"): Emitter(_expression(_math_cbrt)),
-    ("Math", "floor"): Emitter(_expression(_math_floor_ceil)),
-    ("Math", "ceil"): Emitter(_expression(_math_floor_ceil)),
-    ("Math", "round"): Emitter(_expression(_math_round), program=_math_round_half_up),
-    ("Math", "random"): Emitter(_expression(_math_random)),
-    ("Math", "floorDiv"): Emitter(_expression(_math_floor_div_mod)),
-    ("Math", "floorMod"): Emitter(_expression(_math_floor_div_mod)),
-    ("Math", "signum"): Emitter(_expression(_math_signum)),
-    ("Math", "toRadians"): Emitter(_expression(_math_angle)),
-    ("Math", "toDegrees"): Emitter(_expression(_math_angle)),
-    # boxed numbers
-    **_entries(_INTEGERS, ("parseInt", "parseLong", "valueOf"), Emitter(_expression(_to_int))),
-    **_entries(("Double", "Float"), ("parseDouble", "parseFloat", "valueOf"), Emitter(_expression(_to_float))),
-    **_entries(("Integer", "Long"), tuple(_RADIX_STRINGS), Emitter(_expression(_radix_string))),
-    **_entries(("Integer", "Long"), ("bitCount",), Emitter(_expression(_bit_count))),
-    **_entries(
-        ("Integer", "Long"),
-        ("numberOfTrailingZeros", "numberOfLeadingZeros", "highestOneBit", "lowestOneBit"),
-        Emitter(program=_bits, returns="int"),
-    ),
-    **_entries(("Integer", "Long"), ("max", "min"), Emitter(_expression(_builtin_of_flat))),
-    **_entries(("Integer", "Long", "Double", "Character", "String"), ("toString",), Emitter(_expression(_to_str))),
-    ("Character", "valueOf"): Emitter(_expression(_to_str)),
-    **_entries((*_INTEGERS, "Double", "Character"), ("compare",), _COMPARE),
-    ("BigInteger", "valueOf"): Emitter(program=_big_value_of),
-    # Character, String, System, Map
-    **_entries(("Character",), tuple(_CHAR_METHODS), Emitter(_expression(_char_method))),
-    ("Character", "getNumericValue"): Emitter(_expression(_char_numeric), program=_char_numeric_any),
-    ("String", "valueOf"): Emitter(_expression(_string_value_of)),
-    ("String", "copyValueOf"): Emitter(_expression(_string_value_of)),
-    ("String", "join"): Emitter(program=_string_join),
-    ("String", "format"): Emitter(program=_string_format),
-    ("System", "exit"): Emitter(program=_system_exit),
-    ("System", "arraycopy"): Emitter(_statement(_arraycopy)),
-    ("Map", "entry"): Emitter(program=_map_entry),
-    ("Objects", "hash"): Emitter(program=_objects_hash, returns="int"),
-    **_entries(("List", "Set", "Map"), ("of",), Emitter(program=_list_of)),
-    ("Objects", "equals"): Emitter(program=_objects_equals, returns="boolean"),
-    # Arrays
-    ("Arrays", "asList"): Emitter(_expression(_as_list), program=_as_list_of_array, returns="List"),
-    ("Arrays", "copyOfRange"): Emitter(_expression(_copy_of_range)),
-    ("Arrays", "copyOf"): Emitter(_expression(_copy_of)),
-    ("Arrays", "equals"): Emitter(_expression(_arrays_equals)),
-    ("Arrays", "stream"): Emitter(_expression(_arrays_stream)),
-    ("Arrays", "toString"): Emitter(_expression(_arrays_to_string), program=_text_array_to_string),
-    ("Arrays", "deepToString"): Emitter(_expression(_arrays_to_string)),
-    ("Arrays", "binarySearch"): Emitter(_expression(_binary_search)),
-    ("Arrays", "sort"): Emitter(_statement(_arrays_sort), program=_sort_by_comparator),
-    ("Arrays", "fill"): Emitter(_statement(_fill), program=_fill_in_place),
-    ("Arrays", "setAll"): Emitter(program=_set_all),
-    # Collections
-    ("Collections", "frequency"): Emitter(_expression(_frequency)),
-    ("Collections", "nCopies"): Emitter(_expression(_n_copies)),
-    ("Collections", "max"): Emitter(_expression(_collection_extreme)),
-    ("Collections", "min"): Emitter(_expression(_collection_extreme)),
-    ("Collections", "swap"): Emitter(_statement(_swap)),
-    ("Collections", "sort"): Emitter(_statement(_collections_sort), program=_sort_by_comparator),
-    ("Collections", "reverse"): Emitter(_statement(_collections_reverse)),
-    ("Collections", "shuffle"): Emitter(program=_shuffle),
-    # StringBuilder / StringBuffer (instance methods the str that stands for it lacks)
-    **_entries(_BUILDERS, ("trimToSize", "ensureCapacity"), Emitter(method=_builder_no_op)),
-    **_entries(_BUILDERS, ("reverse",), Emitter(method=_builder_reverse)),
-    **_entries(_BUILDERS, ("indexOf", "lastIndexOf"), Emitter(method=_builder_find, returns="int")),
-    **_entries(_BUILDERS, ("isEmpty",), Emitter(method=_builder_is_empty, returns="boolean")),
-    **_entries(_BUILDERS, ("append",), Emitter(method=_builder_append_chain)),
-    **_entries(_BUILDERS, ("deleteCharAt", "setCharAt", "delete", "setLength"), Emitter(method=_builder_cut)),
-    **_entries(("Iterator", "ListIterator"), ("hasNext", "next", "remove"), Emitter(method=_support_call)),
-    # Map (programs)
-    **_entries(_MAPS, ("computeIfAbsent",), Emitter(method=_compute_if_absent)),
-    **_entries(_MAPS, ("putIfAbsent",), Emitter(method=_put_if_absent)),
-    **_entries(_MAPS, ("replace",), Emitter(method=_map_replace)),
-    **_entries(_MAPS, ("merge",), Emitter(method=_map_merge)),
-    # String's regex methods; java.util.regex and java.time are SUPPORT_CLASSES (the result types here)
-    ("String", "matches"): Emitter(method=_string_matches, returns="boolean"),
-    ("String", "repeat"): Emitter(method=_string_repeat, returns="String"),
-    ("String", "split"): Emitter(returns="String[]"),
-    **_entries(("String",), ("compareTo", "compareToIgnoreCase"), Emitter(method=_string_compare, returns="int")),
-    ("String", "hashCode"): Emitter(method=_string_hash, returns="int"),
-    ("String", "equalsIgnoreCase"): Emitter(returns="boolean"),
-    **_entries(("String",), ("replaceAll", "replaceFirst"), Emitter(method=_string_replace_regex, returns="String")),
-    **_support_entries(),  # their methods as called; below, the result types `type_of` reads
-    ("Pattern", "compile"): Emitter(method=_support_call, returns="Pattern"),
-    ("Pattern", "matcher"): Emitter(method=_support_call, returns="Matcher"),
-    **_entries(("Pattern",), ("matches",), Emitter(method=_support_call, returns="boolean")),
-    **_entries(("Matcher",), ("matches", "find", "lookingAt"), Emitter(method=_support_call, returns="boolean")),
-    **_entries(("Matcher",), ("group",), Emitter(method=_support_call, returns="String")),
-    **_entries(("Matcher",), ("start", "end", "groupCount"), Emitter(method=_support_call, returns="int")),
-    **_entries(
-        ("LocalDate", "LocalTime", "Duration"),
-        ("isBefore", "isAfter", "isEqual", "equals", "isLeapYear", "isNegative", "isZero"),
-        Emitter(method=_support_call, returns="boolean"),
-    ),
-    ("LocalDate", "getDayOfWeek"): Emitter(method=_support_call, returns="DayOfWeek"),
-    **_entries(
-        ("LocalDate",),
-        ("of", "parse", "plusDays", "minusDays", "plusMonths", "plusYears"),
-        Emitter(method=_support_call, returns="LocalDate"),
-    ),
-    **_entries(
-        ("LocalTime",),
-        ("of", "parse", "plusHours", "plusMinutes", "plusSeconds", "minusMinutes"),
-        Emitter(method=_support_call, returns="LocalTime"),
-    ),
-    # java.util.function: the functional object is called
-    **{
-        (cls, member): Emitter(method=_functional_call, returns=_FUNCTIONAL_RESULTS.get(member, ""))
-        for cls, member in _FUNCTIONAL.items()
-    },
-    # java.math.BigDecimal
-    ("BigDecimal", "new"): Emitter(program=_decimal_new),
-    ("TreeMap", "new"): Emitter(program=_tree_new),
-    ("TreeSet", "new"): Emitter(program=_tree_new),
-    ("BigDecimal", "valueOf"): Emitter(program=_decimal_value_of, returns="BigDecimal"),
-    **{
-        ("BigDecimal", name): Emitter(constant=_decimal_constant(value), returns="BigDecimal")
-        for name, value in (("ZERO", "0"), ("ONE", "1"), ("TWO", "2"), ("TEN", "10"))
-    },
-    **_entries(("BigDecimal",), tuple(_DECIMAL_OPS), Emitter(method=_decimal_binary, returns="BigDecimal")),
-    ("BigDecimal", "divide"): Emitter(method=_decimal_divide, returns="BigDecimal"),
-    ("BigDecimal", "setScale"): Emitter(method=_decimal_set_scale, returns="BigDecimal"),
-    ("BigDecimal", "pow"): Emitter(method=_decimal_pow, returns="BigDecimal"),
-    ("BigDecimal", "negate"): Emitter(method=_decimal_negate, returns="BigDecimal"),
-    ("BigDecimal", "abs"): Emitter(method=_decimal_call(["abs"]), returns="BigDecimal"),
-    **_entries(("BigDecimal",), ("max", "min"), Emitter(method=_decimal_pair, returns="BigDecimal")),
-    ("BigDecimal", "stripTrailingZeros"): Emitter(method=_decimal_method("normalize"), returns="BigDecimal"),
-    ("BigDecimal", "compareTo"): Emitter(method=_decimal_compare, returns="int"),
-    ("BigDecimal", "signum"): Emitter(method=_decimal_signum, returns="int"),
-    ("BigDecimal", "scale"): Emitter(method=_decimal_scale, returns="int"),
-    **_entries(
-        ("BigDecimal",),
-        ("intValue", "longValue", "intValueExact", "longValueExact"),
-        Emitter(method=_decimal_call(["int"]), returns="long"),
-    ),
-    ("BigDecimal", "toBigInteger"): Emitter(method=_decimal_call(["int"]), returns="BigInteger"),
-    ("BigDecimal", "doubleValue"): Emitter(method=_decimal_call(["float"]), returns="double"),
-    ("BigDecimal", "toString"): Emitter(method=_decimal_call(["str"]), returns="String"),
-    ("BigDecimal", "toPlainString"): Emitter(method=_decimal_plain, returns="String"),
+_ROWS = _index(RULES)
+_RETURNS = {(cls, member): r.returns for r in RULES if r.returns for cls in r.receiver for member in r.member}
+_TYPED = frozenset(member for _, member in _RETURNS)  # ask type_of only for these
+_OWN = {  # (policy, kind) -> the members that have rows of that policy's own
+    (policy, kind): frozenset(m for r in RULES if r.policy is policy and r.kind == kind and r.emit for m in r.member)
+    for policy in {r.policy for r in RULES if r.policy is not None}
+    for kind in (STATIC, INSTANCE, NEW, STREAM)
 }
-for _key, _emits in _instance_entries().items():
-    LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), instance=_first(_emits))
-for _key, _emits in _grouped(_STREAM_RULES).items():
-    LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), stream=_first(_emits))
-for _key, _emits in _grouped(_PROGRAM_METHOD_RULES).items():
-    LIBRARY[_key] = replace(LIBRARY.get(_key, Emitter()), method=_first(_emits))
-LIBRARY_CLASSES = frozenset(cls for cls, _ in LIBRARY)
-_METHODS = frozenset(member for (_, member), e in LIBRARY.items() if e.method is not None)
-_TYPED = frozenset(member for (_, member), e in LIBRARY.items() if e.returns)  # ask type_of only for these
 
 
-def emitters(receiver: str, member: str) -> tuple[Emitter, ...]:
-    """The table's emitters for ``receiver . member``, most specific first."""
-    if receiver not in LIBRARY_CLASSES:
-        return ()
-    found = (LIBRARY.get((receiver, member)), LIBRARY.get((receiver, "*")))
-    return tuple(e for e in found if e is not None)
-
-
-def emit_program(tr: Translator, call: Call) -> Tokens | None:
-    """PROGRAM's own translation of a library call, or None."""
-    for emitter in emitters(tr.text(call.obj), call.name):
-        if emitter.program is not None:
-            out = emitter.program(tr, call)
-            if out is not None:
-                return out
+def ask(tr: Emitting, call: Call, kind: str, keys: Sequence[tuple[str, str]], policy: Policy | None) -> Tokens | None:
+    """The first row of ``kind`` and ``policy`` (None: the rows both policies share) that takes ``call``,
+    asking the rows of each (receiver, member) of ``keys`` in turn; None when none does."""
+    where = STATEMENT if call.statement else EXPRESSION
+    for cls, member in keys:
+        for rule in _ROWS.get((kind, cls, member), ()):
+            if rule.emit is not None and rule.policy is policy and rule.where in (where, ANYWHERE):
+                out = rule.emit(tr, call)
+                if out is not None:
+                    return out
     return None
 
 
-def emit_function(tr: Translator, call: Call) -> Tokens | None:
-    """The shared translation of a library call (a statement's when ``call.statement``), or None."""
-    for emitter in emitters(tr.text(call.obj), call.name):
-        if emitter.function is not None:
-            out = emitter.function(tr, call)
-            if out is not None:
-                return out
-    return None
+def own_members(policy: Policy, kind: str) -> frozenset[str]:
+    """The members that have rows of ``kind`` which are ``policy``'s own (``policy=PROGRAM``)."""
+    return _OWN.get((policy, kind), frozenset())
 
 
 def _class_of(java_type: str) -> str:
@@ -1883,95 +2136,26 @@ def _class_of(java_type: str) -> str:
     return java_type.split("<", 1)[0].rsplit(".", 1)[-1].strip()
 
 
-def emit_method(tr: Translator, call: Call) -> Tokens | None:
-    """PROGRAM's translation of an instance method (the receiver's static type, then any receiver), or None."""
-    if call.name not in _METHODS:
-        return None
-    receiver = call.obj
-    while receiver.type == "method_invocation" and tr.text(receiver.child_by_field_name("name")) in _CHAINED:
-        receiver = receiver.child_by_field_name("object")  # a builder's edits return the builder
-    for cls in (_class_of(tr.type_of(receiver)), "*"):
-        entry = LIBRARY.get((cls, call.name))
-        out = entry.method(tr, call) if entry is not None and entry.method is not None else None
-        if out is not None:
-            return out
-    return None
+def emit_constant(policy: Policy, receiver: str, member: str) -> Tokens | None:
+    """A library class's static field (``BigDecimal . ONE``) under ``policy``, or None."""
+    rows = [r for r in _ROWS.get((FIELD, receiver, member), ()) if r.policy is None or r.policy is policy]
+    return list(rows[0].constant) if rows else None
 
 
-def emit_instance(tr: Translator, call: Call) -> Tokens | None:
-    """Both policies' translation of an instance method (``call.o`` the receiver, ``call.receiver`` its
-    static type): the entries of that type, then those of any receiver; None when none takes it."""
-    for cls in (_base_type(call.receiver), "*"):
-        entry = LIBRARY.get((cls, call.name))
-        if entry is not None and entry.instance is not None:
-            out = entry.instance(tr, call)
-            if out is not None:
-                return out
-    return None
-
-
-def emit_stream(tr: Translator, call: Call) -> Tokens | None:
-    """PROGRAM's translation of a stream call (a source, or a step / terminal of a stream receiver), or None.
-
-    The arguments are translated first, whatever the outcome, and the receiver after them: the
-    order the translation has always used (hoisted lambdas are numbered in it)."""
-    saved = tr.st.lambda_type
-    if call.obj is not None and call.obj.type == "method_invocation" and tr._call_parts(call.obj)[1] == "chars":
-        tr.st.lambda_type = "int"  # `s . chars ( ) . filter ( c -> c == 'a' )`: c is a code point
-    c = replace(call, a=[tr.expr(x) for x in call.args])
-    tr.st.lambda_type = saved
-    if call.obj is not None:
-        for key in ((tr.text(call.obj), call.name), ("*", call.name)):
-            entry = LIBRARY.get(key)
-            out = entry.stream(tr, c) if entry is not None and entry.stream is not None else None
-            if out is not None:
-                return out
-    if call.obj is None or not tr._is_stream(call.obj):
-        return None
-    c = replace(c, o=tr.expr(call.obj))
-    entry = LIBRARY.get(("Stream", call.name))
-    return entry.stream(tr, c) if entry is not None and entry.stream is not None else None
-
-
-def emit_static_import(tr: Translator, cls: str, call: Call) -> Tokens | None:
-    """A member of ``cls`` imported statically and called bare (``max ( a , b )`` under
-    ``import static java.lang.Math.*``): the entry of ``cls . member``, PROGRAM's own first."""
-    a = [tr.expr(x) for x in call.args]
-    flat = [t for i, toks in enumerate(a) for t in ([","] if i else []) + toks]
-    c = replace(call, a=a, flat=flat)
-    for emitter in (LIBRARY.get((cls, call.name)), LIBRARY.get((cls, "*"))):
-        for emit in (emitter.program, emitter.function) if emitter is not None else ():
-            out = emit(tr, c) if emit is not None else None
-            if out is not None:
-                return out
-    return None
-
-
-def emit_constant(receiver: str, member: str) -> Tokens | None:
-    """A library class's static field (``BigDecimal . ONE``), or None."""
-    entry = LIBRARY.get((receiver, member)) if receiver in LIBRARY_CLASSES else None
-    return list(entry.constant) if entry is not None and entry.constant else None
-
-
-def returns(tr: Translator, obj: Node | None, member: str) -> str:
+def returns(tr: Emitting, obj: Node | None, member: str) -> str:
     """The Java type the table gives ``obj . member ( ... )`` ("" when it says nothing)."""
     if obj is None or member not in _TYPED:
         return ""
-    receiver = tr.text(obj)
-    entry = LIBRARY.get((receiver, member)) if receiver in LIBRARY_CLASSES else None
-    if entry is None or not entry.returns:
-        entry = LIBRARY.get((_class_of(tr.type_of(obj)), member))
-    return entry.returns if entry is not None else ""
+    return _RETURNS.get((tr.text(obj), member)) or _RETURNS.get((_class_of(tr.type_of(obj)), member), "")
 
 
 def two_policy_apis() -> list[tuple[str, str]]:
-    """The APIs whose entry names both a shared and a program translation (they differ): a static
-    call's ``function`` and ``program``, an instance method's ``instance`` and ``method``."""
-    return sorted(
-        k
-        for k, e in LIBRARY.items()
-        if (e.function is not None and e.program is not None) or (e.instance is not None and e.method is not None)
-    )
+    """The APIs with a shared row and a program's own row (they differ), static calls and instance methods."""
+    policies: dict[tuple[str, str, str], set[bool]] = {}
+    for (kind, cls, member), rows in _ROWS.items():
+        if kind in (STATIC, INSTANCE):
+            policies.setdefault((kind, cls, member), set()).update(r.policy is None for r in rows if r.emit)
+    return sorted({(cls, member) for (_, cls, member), found in policies.items() if len(found) == 2})
 
 
 def support_lines(used: set[str]) -> list[tuple[int, Tokens]]:

@@ -22,7 +22,6 @@ Output: ``PrintWriter`` / ``BufferedWriter`` / hand-written writers become
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -31,23 +30,20 @@ from plugins.c2c.java_types import (
     FIXED_INTS,
     FLOAT_TYPES,
     IN_TYPES,
-    INT_TYPES,
     OUT_TYPES,
     field_default,
 )
 from plugins.c2c.library import (
     _BIG_OPS,
+    _THEN_COMPARING,
     SUPPORT_BASES,
     SUPPORT_CLASSES,
-    Call,
+    _scalar_local,
     emit_constant,
-    emit_method,
-    emit_program,
-    emit_static_import,
-    emit_stream,
     support_lines,
     support_methods,
 )
+from plugins.c2c.state import ClassInfo, ProgramInfo
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
 
 if TYPE_CHECKING:
@@ -88,45 +84,6 @@ _PRINT_OPS = {
     "flush": "noop",
     "close": "noop",
 }
-
-
-@dataclass
-class ClassInfo:
-    name: str
-    node: Node
-    role: str = "class"  # "main" (flattened), "class", "reader" (replaced by the runtime), "writer" (print)
-    base: str = ""
-    static_fields: set[str] = field(default_factory=set)
-    instance_fields: set[str] = field(default_factory=set)
-    static_methods: set[str] = field(default_factory=set)
-    instance_methods: set[str] = field(default_factory=set)
-    field_types: dict[str, str] = field(default_factory=dict)  # field -> its declared Java type (``type_of``)
-    ops: dict[str, str] = field(default_factory=dict)  # reader/writer method -> op
-
-
-@dataclass
-class ProgramInfo:
-    classes: dict[str, ClassInfo] = field(default_factory=dict)
-    main: ClassInfo | None = None
-    io: dict[str, str] = field(default_factory=dict)  # variable name -> "in" | "tok" | "out" | class name
-    module_globals: set[str] = field(default_factory=set)
-    reads: set[str] = field(default_factory=set)  # ops used
-    line_null_checks: bool = False
-    recursive: bool = False
-    overloads: dict[str, dict[int, str]] = field(default_factory=dict)  # main-class method -> arity -> name
-    class_overloads: dict[str, dict[str, dict[int, str]]] = field(default_factory=dict)  # other classes'
-    renames: dict[str, str] = field(default_factory=dict)  # main-class method named like a Python builtin
-    static_math: bool = False  # `import static java.lang.Math.*`
-    main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
-    heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
-    max_heaps: set[str] = field(default_factory=set)  # PriorityQueues in reverse order (of numbers)
-    cmp_heaps: set[str] = field(default_factory=set)  # PriorityQueues with another comparator: heapq over keys
-    signed: set[str] = field(default_factory=set)  # variables that may hold a negative number (``_signed_names``)
-    local_main: bool = False  # main runs as a function: its locals are fast and a str grows in place
-    sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
-    hash_tables: set[str] = field(default_factory=set)  # HashMap / HashSet variables (iterate in Java's order)
-    enum_constants: dict[str, str] = field(default_factory=dict)  # an enum's constant -> its enum (``case RED``)
-    deques: frozenset[str] = frozenset()  # queues used only through queue methods: `collections.deque` (``_deques``)
 
 
 def _modifiers(node: Node) -> str:
@@ -213,7 +170,6 @@ def _recursive(calls: list[Node], info: ProgramInfo, methods: set[bytes]) -> boo
 
 
 _COMPARING = ("comparing", "comparingInt", "comparingLong", "comparingDouble")
-_THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
 
 
 def _key_extractor(node: Node) -> bool:
@@ -874,7 +830,6 @@ class ProgramMixin:
         self._header(token_reads)
 
     def _flatten_main(self, node: Node, main_nodes: list[Node], deferred: list[Node], emitted: set[int]) -> None:
-        assert self.st.prog is not None
         main = self.st.prog.main
         methods = main.static_methods | main.instance_methods if main is not None else set()
         for m in class_members(node):
@@ -905,7 +860,6 @@ class ProgramMixin:
 
     def _entry(self, m: Node) -> None:
         """``main``: the script (under ``if __name__``), or a thread with a large stack when recursion is deep."""
-        assert self.st.prog is not None
         body = m.child_by_field_name("body")
         start = len(self.st.lines)
         returns = body is not None and _returns(body)
@@ -958,7 +912,6 @@ class ProgramMixin:
                 )
             ]
         elif mode == "mixed":
-            assert self.st.prog is not None
             funcs = set()
             reads = self.st.prog.reads
             if token_reads:
@@ -973,7 +926,6 @@ class ProgramMixin:
                 funcs.add("read_char")
             runtime = runtime_lines(funcs)
         declared = self.declared_names()
-        assert self.st.prog is not None
         named = {t for _, toks in self.st.lines for t in toks if t in SUPPORT_CLASSES}
         runtime += support_lines(named - declared - self.st.prog.classes.keys())  # `Pattern`, `LocalDate`, ...
         used = {t for _, toks in [*runtime, *self.st.lines] for t in toks}
@@ -994,7 +946,6 @@ class ProgramMixin:
 
     # -- classes --------------------------------------------------------------------------------
     def _class(self, node: Node, level: int, emitted: set[int]) -> None:
-        assert self.st.prog is not None
         if node.id in emitted:
             return
         emitted.add(node.id)
@@ -1070,7 +1021,7 @@ class ProgramMixin:
             if c.type != "enum_constant":
                 continue
             args = c.child_by_field_name("arguments")
-            values = self._arg_tokens(args.named_children) if args is not None else []
+            values = self.arg_tokens(args.named_children) if args is not None else []
             made += [*([","] if made else []), self.text(c.child_by_field_name("name")), "=", cls, "(", *values, ")"]
         self._simple(level, [cls, ".", "constants", "(", *made, ")"])
 
@@ -1188,7 +1139,6 @@ class ProgramMixin:
 
     def _function(self, node: Node, level: int, ci: ClassInfo | None) -> None:
         """A method: a module function (main class, ``ci`` None) or a method of class ``ci``."""
-        assert self.st.prog is not None
         name = self.text(node.child_by_field_name("name"))
         params = self._params(node.child_by_field_name("parameters"))
         static = ci is None or "static" in _modifiers(node)
@@ -1237,7 +1187,6 @@ class ProgramMixin:
 
     def _globals_of(self, method: Node, ci: ClassInfo | None) -> list[str]:
         """Module globals the method assigns (so Python must declare them ``global``)."""
-        assert self.st.prog is not None
         from plugins.c2c.syntax import local_names
 
         glob = self.st.prog.module_globals
@@ -1289,7 +1238,6 @@ class ProgramMixin:
 
     def _builder_fields(self) -> set[str]:
         """The main class's StringBuilder fields (module globals that appends rebind)."""
-        assert self.st.prog is not None
         main = self.st.prog.main
         if main is None:
             return set()
@@ -1332,7 +1280,7 @@ class ProgramMixin:
         cached = self.st.out_params
         if cached is None:
             cached = {}
-            main = self.st.prog.main if self.policy.whole_program else None
+            main = self.st.prog.main
             if main is not None:
                 counts: dict[str, int] = {}
                 methods = [m for m in class_members(main.node) if m.type == "method_declaration"]
@@ -1351,7 +1299,6 @@ class ProgramMixin:
 
     def _field(self, node: Node, level: int, prefix: Tokens | None) -> None:
         """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
-        assert self.st.prog is not None
         typ = self._type_name(node.child_by_field_name("type"))
         kind = _io_kind(_base_io(re.sub(r"<.*>", "", typ)), self.st.prog)
         if (kind and kind != "tok") or (self.st.prog.main is not None and typ == self.st.prog.main.name):
@@ -1378,8 +1325,6 @@ class ProgramMixin:
 
     def _identifier(self, name: str) -> Tokens:
         prog = self.st.prog
-        if not self.policy.whole_program:
-            return [name]
         if self.st.cls_stack and not self._is_local(name):
             ci = self.st.cls_stack[-1]
             if name in ci.instance_fields and not self.st.static_ctx:
@@ -1391,23 +1336,16 @@ class ProgramMixin:
         if name in prog.enum_constants and not self._is_local(name) and name not in prog.module_globals:
             return [prog.enum_constants[name], ".", name]  # `case RED :` of a switch on an enum
         kind = prog.io.get(name)
-        if kind and kind not in ("tok", "main") and not self._is_local_non_io(name):
+        if kind and kind not in ("tok", "main") and not _scalar_local(self, name):
             return ["None"]
         return [name]
 
-    def _receiver_kind(self, obj: Node) -> str:
+    def receiver_kind(self, obj: Node) -> str:
         """What the program analysis makes of the object a call is made on (``receiver_kind``)."""
-        assert self.st.prog is not None
         return receiver_kind(obj, self.st.prog)
-
-    def _is_local_non_io(self, name: str) -> bool:
-        typ = self.lookup(name)
-        return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
 
     def _field_access(self, node: Node) -> Tokens | None:
         prog = self.st.prog
-        if not self.policy.whole_program:
-            return None
         obj = node.child_by_field_name("object")
         fld = self.text(node.child_by_field_name("field"))
         if obj is None:
@@ -1416,7 +1354,7 @@ class ProgramMixin:
         if op:
             return self._read(op, [])
         main = prog.main.name if prog.main is not None else None
-        exact = _EXACT_CONSTANTS.get((self.text(obj), fld))
+        exact = _EXACT_CONSTANTS.get((self.text(obj), fld)) if self.policy.exact_constants else None
         up = node.parent
         while up is not None and up.type == "parenthesized_expression":
             up = up.parent
@@ -1427,12 +1365,10 @@ class ProgramMixin:
         )
         if exact is not None and arith:  # `Integer . MAX_VALUE / 2`: Java's value (a sentinel stays sys.maxsize)
             return list(exact)
-        constant = emit_constant(self.text(obj), fld)
-        if constant is not None:
+        constant = emit_constant(self.policy, self.text(obj), fld)
+        if constant is not None:  # a library class's static field (``BigDecimal . ONE``)
             return constant
-        if self.text(obj) == "BigInteger" and fld in ("ZERO", "ONE", "TWO", "TEN"):
-            return [{"ZERO": "0", "ONE": "1", "TWO": "2", "TEN": "10"}[fld]]
-        if obj.type == "this" and not self.st.cls_stack:
+        if obj.type == "this" and not self.st.cls_stack and self.policy.program_classes:  # the flattened main class
             return [fld]
         if obj.type == "identifier" and self.text(obj) == main:
             return [fld]
@@ -1440,102 +1376,12 @@ class ProgramMixin:
             return ["self", ".", fld]
         return None
 
-    # -- calls ----------------------------------------------------------------------------------
-    def _program_call(self, node: Node, statement: bool) -> Tokens | None:
-        """Calls a whole program needs: stdin reads, prints, class-qualified calls; None: not one of them."""
-        prog = self.st.prog
-        if not self.policy.whole_program:
-            return None
-        obj, name, args = self._call_parts(node)
-        op = read_op(node, prog)
-        if op == "advance":  # StreamTokenizer.nextToken: its `nval` / `sval` read the token
-            return [] if statement else ["-", "2"]  # TT_NUMBER
-        if op:
-            return self._read(op, args)
-        if name in ("reversed", *_THEN_COMPARING) and obj is not None:  # a comparator chain as a compare function
-            chain = self._comparator_chain(node)
-            if chain is not None:
-                key, (a, b) = chain[0], ("_b", "_a") if chain[1] else ("_a", "_b")
-                ka, kb = ["(", *key, ")", "(", a, ")"], ["(", *key, ")", "(", b, ")"]
-                return ["(", "lambda", "_a", ",", "_b", ":", "(", *ka, ">", *kb, ")", "-", "(", *ka, "<", *kb, ")", ")"]
-        if name == "printStackTrace" and not args:
-            return [] if statement else ["None"]
-        if obj is not None:  # instance methods of the Java library's classes (library.py)
-            lib = emit_method(self, Call(node, obj, name, args, statement=statement))
-            if lib is not None:
-                return lib
-        kind = receiver_kind(obj, prog)
-        if kind in ("out", "err") or (kind in prog.classes and prog.classes[kind].role == "writer"):
-            wop = _PRINT_OPS.get(name, "") if kind in ("out", "err") else prog.classes[kind].ops.get(name, "print")
-            if kind == "err" or wop == "noop":
-                return [] if statement else ["None"]
-            if wop == "newline":
-                return ["print", "(", ")"]
-            if wop == "printf" and args:
-                return self._printf(args)
-            if wop in ("println", "print"):
-                if name == "write" and args and self.type_of(args[0]) in ("int", "char"):
-                    pass
-                return self._print(args, newline=wop == "println")
-        if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
-            return [*self.expr(obj), ".", name + "_", "(", *self._arg_tokens(args), ")"]
-        if obj is not None:  # stream pipelines, then the Java library's static calls (library.py)
-            lib = self.st.first(
-                lambda: emit_stream(self, Call(node, obj, name, args, statement)),
-                lambda: emit_program(self, Call(node, obj, name, args, statement)),
-            )
-            if lib is not None:
-                return lib
-        ot = self.text(obj) if obj is not None else ""
-        main = prog.main
-        if (
-            main is not None
-            and obj is not None
-            and (
-                ot == main.name
-                or (
-                    obj.type == "object_creation_expression"
-                    and _type_text(obj.child_by_field_name("type")) == main.name
-                )
-                or (obj.type == "identifier" and prog.io.get(ot) == "main")
-            )
-        ):
-            obj = None
-        if obj is not None and prog.class_overloads:
-            owner = ot if ot in prog.class_overloads else ""
-            if not owner:
-                owners = [c for c, per in prog.class_overloads.items() if len(args) in per.get(name, {})]
-                owner = owners[0] if len(owners) == 1 else ""
-            if owner and len(args) in prog.class_overloads[owner].get(name, {}):
-                new = prog.class_overloads[owner][name][len(args)]
-                return [*self.expr(obj), ".", new, "(", *self._arg_tokens(args), ")"]
-        if obj is None:
-            flat = self._arg_tokens(args)
-            if self.st.cls_stack and not self._is_local(name):
-                ci = self.st.cls_stack[-1]
-                name = prog.class_overloads.get(ci.name, {}).get(name, {}).get(len(args), name)
-                if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)} and not self.st.static_ctx:
-                    return ["self", ".", name, "(", *flat, ")"]
-                if name in ci.static_methods | {n for s_, n in _renamed(prog, ci) if s_}:
-                    return [ci.name, ".", name, "(", *flat, ")"]
-                if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)}:
-                    return ["self", ".", name, "(", *flat, ")"]
-            if name in prog.overloads:
-                return [prog.overloads[name].get(len(args), name), "(", *flat, ")"]
-            if name in prog.renames and not self.st.cls_stack:
-                return [prog.renames[name], "(", *flat, ")"]
-            if main is not None and (name in main.static_methods or name in main.instance_methods):
-                return [name, "(", *flat, ")"]
-            if prog.static_math and name not in self.st.method_types:  # `import static java.lang.Math.*`
-                return emit_static_import(self, "Math", Call(node, obj, name, args, statement))
-        return None
-
-    def _is_big(self, node: Node | None) -> bool:
+    def is_big(self, node: Node | None) -> bool:
         """Is ``node`` a BigInteger (declared so, made so, or the result of a BigInteger operation)?"""
         if node is None:
             return False
         if node.type == "parenthesized_expression" and node.named_children:
-            return self._is_big(node.named_children[0])
+            return self.is_big(node.named_children[0])
         if self.type_of(node) == "BigInteger":
             return True
         if node.type == "field_access":
@@ -1546,10 +1392,10 @@ class ProgramMixin:
             obj, name, _ = self._call_parts(node)
             if self.text(obj) == "BigInteger" and name == "valueOf":
                 return True
-            return name in _BIG_OPS and self._is_big(obj)
+            return name in _BIG_OPS and self.is_big(obj)
         return False
 
-    def _comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None:
+    def comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None:
         """``Comparator.comparing(f).thenComparing(g)[.reversed()]`` of key extractors: one key function
         (``f``, or a tuple of the keys) and whether the order is reversed; None for anything else."""
         node, reverse, keys = cmp, False, []
@@ -1575,7 +1421,7 @@ class ProgramMixin:
             return None
         return None
 
-    def _sort_order(self, cmp: Node) -> Tokens:
+    def sort_order(self, cmp: Node) -> Tokens:
         """A Java comparator as ``sort``'s arguments: ``reverse = True``, ``key = f`` or ``key = cmp_to_key ( c )``."""
         text = self.text(cmp).replace(" ", "")
         if text in ("Collections.reverseOrder()", "Comparator.reverseOrder()"):
@@ -1586,7 +1432,7 @@ class ProgramMixin:
             obj, name, args = self._call_parts(cmp)
             if self.text(obj) == "Comparator" and name.startswith("comparing") and len(args) == 1:
                 return ["key", "=", *self.expr(args[0])]
-            chain = self._comparator_chain(cmp)
+            chain = self.comparator_chain(cmp)
             if chain is not None:
                 return ["key", "=", *chain[0], *([",", "reverse", "=", "True"] if chain[1] else [])]
             if name in ("comparingByKey", "comparingByValue") and not args:  # Map.Entry's orders
@@ -1653,7 +1499,7 @@ class ProgramMixin:
             if base in ("HashMap", "TreeMap", "LinkedHashMap"):
                 return ["dict"]
             return [base]
-        if self.policy.whole_program and self.st.prog.main is not None and owner == self.st.prog.main.name:
+        if self.st.prog.main is not None and owner == self.st.prog.main.name:
             return self._identifier(meth)
         if owner == "this":
             return ["self", ".", meth]
@@ -1661,7 +1507,7 @@ class ProgramMixin:
             return ["print"]
         return [*self.expr(parts[0]), ".", meth]
 
-    def _is_stream(self, node: Node | None) -> bool:
+    def is_stream(self, node: Node | None) -> bool:
         """Does ``node`` give a Java stream (``Arrays.stream``, ``list.stream()``, ``IntStream.range``, ...)?"""
         if node is None or node.type != "method_invocation":
             return False
@@ -1671,15 +1517,7 @@ class ProgramMixin:
             return True
         if name in ("stream", "chars") and not args and obj is not None:
             return True
-        return name in _STREAM_STEPS and self._is_stream(obj)
-
-    def _joined(self, name: str) -> Tokens:
-        """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
-        parts = self.st.joiners[name]
-        out = [*parts[0], ".", "join", "(", name, ")"]
-        if len(parts) == 3:
-            out = ["(", *parts[1], "+", *out, "+", *parts[2], ")"]
-        return out
+        return name in _STREAM_STEPS and self.is_stream(obj)
 
     def _hoist(self, params: list[tuple[str, str]], body: Node | None, owner: Node) -> str:
         """A function an expression needs (a lambda with statements, an anonymous class's method): ``def _fN``
@@ -1696,7 +1534,7 @@ class ProgramMixin:
             [],
         )
         self._emit(0, ["def", name, "(", *_comma_list([p for p, _ in params]), ")", ":"])
-        glob = self._globals_of(owner, None) if self.policy.whole_program and not self.st.cls_stack else []
+        glob = self._globals_of(owner, None) if not self.st.cls_stack else []
         if glob:
             self._emit(1, ["global", *_comma_list(glob)])
         self._block(body, 1, params=params)
@@ -1718,7 +1556,6 @@ class ProgramMixin:
 
     def _runnable_call(self, r: Node) -> Tokens | None:
         """What running the ``Runnable`` ``r`` (given to a ``Thread``) is: a call, or None when it is not one."""
-        assert self.st.prog is not None
         if r.type == "lambda_expression":
             return ["(", *self.expr(r), ")", "(", ")"]
         if r.type == "method_reference":
@@ -1741,7 +1578,7 @@ class ProgramMixin:
         """``Thread t = new Thread ( null , runnable , "" , 1 << 26 )``: the runnable runs here (``t . start``
         and ``t . join`` then vanish); False for any other declaration."""
         decls = node.children_by_field_name("declarator")
-        if self.policy.whole_program and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
+        if self.policy.runs_threads and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
             value = decls[0].child_by_field_name("value")
             if value is not None and value.type == "object_creation_expression":
                 targs = [a for a in self._args(value.child_by_field_name("arguments")) if a.type != "null_literal"]
@@ -1759,7 +1596,7 @@ class ProgramMixin:
         (``sc = new Scanner ( System . in )`` in ``main``) vanishes as its declaration does. False for any other
         statement."""
         call = node.named_children[0] if node.named_children else None
-        if not self.policy.whole_program or call is None:
+        if call is None:
             return False
         if self._io_assignment(call):
             return True
@@ -1768,7 +1605,8 @@ class ProgramMixin:
             if obj is not None and self.text(obj) in self.st.threads and name in ("start", "join"):
                 return True  # the thread's runnable already ran where the thread was made
             if (
-                name == "start"
+                self.policy.runs_threads
+                and name == "start"
                 and not args
                 and obj is not None
                 and obj.type == "object_creation_expression"
@@ -1823,9 +1661,9 @@ class ProgramMixin:
     def _printf(self, args: list[Node]) -> Tokens:
         if args and args[0].type == "identifier" and self.type_of(args[0]) == "Locale":
             args = args[1:]
-        return ["print", "(", *self._format_expr(args), ",", "end", "=", '" "', ")"]
+        return ["print", "(", *self.format_expr(args), ",", "end", "=", '" "', ")"]
 
-    def _format_expr(self, args: list[Node]) -> Tokens:
+    def format_expr(self, args: list[Node]) -> Tokens:
         if args and self.text(args[0]).startswith("Locale"):
             args = args[1:]
         fmt = args[0]
@@ -1842,7 +1680,7 @@ class ProgramMixin:
             ]
             values = [t for i, x in enumerate(parts) for t in ([","] if i else []) + x]
         else:
-            values = self._arg_tokens(args[1:])
+            values = self.arg_tokens(args[1:])
         out = [*ft, "%", "(", *values, *([","] if len(args) == 2 else []), ")"]
         call = fmt.parent.parent if fmt.parent is not None else None
         outer = call.parent if call is not None else None
@@ -1850,90 +1688,9 @@ class ProgramMixin:
             return ["(", *out, ")"]  # `String.format(...).replace(' ', '0')`: the method of the formatted string
         return out
 
-    def _object_creation(self, node: Node) -> Tokens | None:
-        prog = self.st.prog
-        if not self.policy.whole_program:
-            return None
-        t = _base_io(_type_text(node.child_by_field_name("type")))
-        args = self._args(node.child_by_field_name("arguments"))
-        method = self._anonymous_method(node)
-        if method is not None:  # an anonymous Comparator / Runnable / ...: its method as a function
-            params = self._params(method.child_by_field_name("parameters"))
-            return [self._hoist(params, method.child_by_field_name("body"), method)]
-        made_type = node.child_by_field_name("type")
-        if made_type is not None and made_type.type == "generic_type":  # `new TreeMap < > ( )`: the class
-            made_type = made_type.named_children[0]
-        made = emit_program(self, Call(node, made_type, "new", args))
-        if made is not None:  # constructors of the Java library's classes (library.py)
-            return made
-        if t == "BigInteger" and len(args) == 1:
-            return ["int", "(", *self.expr(args[0]), ")"]
-        if t == "String" and len(args) == 3 and self.type_of(args[0]) == "char[]":  # new String ( cs , off , n )
-            off = self.expr(args[1])
-            return [
-                '" "',
-                ".",
-                "join",
-                "(",
-                *self.expr(args[0]),
-                "[",
-                *off,
-                ":",
-                *off,
-                "+",
-                *self.expr(args[2]),
-                "]",
-                ")",
-            ]
-        if t.replace(" ", "") in ("AbstractMap.SimpleEntry", "SimpleEntry", "AbstractMap.SimpleImmutableEntry") and (
-            len(args) == 2
-        ):
-            return ["(", *self._arg_tokens(args), ")"]  # an entry is a (key, value) tuple, as entrySet's items
-        if t == "StringJoiner" and args and node.parent is not None and node.parent.type == "variable_declarator":
-            # a list of the parts; ``toString`` / printing joins them (``_joined``)
-            nm = self.text(node.parent.child_by_field_name("name"))
-            self.st.joiners[nm] = [self.expr(a) for a in args[:3]]
-            return ["[", "]"]
-        if t == "PriorityQueue":
-            decl = node.parent
-            cmp = [a for a in args if a.type not in ("decimal_integer_literal", "identifier")]
-            if decl is not None and decl.type == "variable_declarator" and cmp:
-                nm = self.text(decl.child_by_field_name("name"))
-                if nm in prog.cmp_heaps:  # elements wrapped by cmp_to_key (``.obj`` is the element)
-                    self.st.pre.append([nm + "_key", "=", "cmp_to_key", "(", *self.expr(cmp[-1]), ")"])
-            return ["[", "]"]
-        if t == "StringTokenizer" and args:
-            src = self.expr(args[0])
-            if len(args) >= 2 and args[1].type == "string_literal":
-                return [
-                    "re",
-                    ".",
-                    "split",
-                    "(",
-                    '" [ "',
-                    "+",
-                    *self.expr(args[1]),
-                    "+",
-                    '" ] + "',
-                    ",",
-                    *src,
-                    ")",
-                    "[",
-                    ":",
-                    ":",
-                    "-",
-                    "1",
-                    "]",
-                ]
-            return [*src, ".", "split", "(", ")", "[", ":", ":", "-", "1", "]"]
-        if _io_kind(t, prog) in ("in", "out") or (t in prog.classes and prog.classes[t].role in ("reader", "writer")):
-            return ["None"]
-        return None
-
     def _io_assignment(self, node: Node) -> bool:
         """Does ``node`` make a stdin / stdout object (``x = new Scanner ( System . in )``, ``this . out = new
         PrintWriter ( System . out )``) for a variable of that kind? Its reads and prints are the runtime's."""
-        assert self.st.prog is not None
         if node.type != "assignment_expression" or self.text(node.child_by_field_name("operator")) != "=":
             return False
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -1947,10 +1704,8 @@ class ProgramMixin:
     def _skip_declaration(self, node: Node) -> bool:
         """Declarations of stdin / stdout objects and of the flattened main class vanish."""
         prog = self.st.prog
-        if not self.policy.whole_program:
-            return False
         typ = _base_io(_type_text(node.child_by_field_name("type")))
-        kind = _io_kind(typ, prog)
+        kind = _io_kind(typ, prog) if self.policy.program_io else ""
         return (kind not in ("", "tok")) or (prog.main is not None and typ == prog.main.name)
 
     def _st_static_initializer(self, node: Node, level: int) -> None:
@@ -1968,7 +1723,7 @@ class ProgramMixin:
             value = r.child_by_field_name("value")
             if typ is None or name is None or value is None:
                 continue
-            kind = _io_kind(_base_io(_type_text(typ)), self.st.prog) if self.policy.whole_program else ""
+            kind = _io_kind(_base_io(_type_text(typ)), self.st.prog) if self.policy.program_io else ""
             if kind and kind != "tok":
                 continue
             self.st.scopes[-1][self.text(name)] = self._type_name(typ)
@@ -1984,7 +1739,7 @@ class ProgramMixin:
         args = self._args(node.child_by_field_name("arguments"))
         ctor = node.child_by_field_name("constructor")
         target = ["super", "(", ")"] if ctor is not None and ctor.type == "super" else ["self"]
-        self._simple(level, [*target, ".", "__init__", "(", *self._arg_tokens(args), ")"])
+        self._simple(level, [*target, ".", "__init__", "(", *self.arg_tokens(args), ")"])
 
 
 # Integer.compare / Long.compare as a value: the sign of a - b, as Java returns it.
@@ -2045,15 +1800,6 @@ _METHOD_REFS: dict[tuple[str, str], tuple[str, ...]] = {
 
 def _base_type_name(typ: str) -> str:
     return typ.removesuffix("<>")
-
-
-def _renamed(prog: ProgramInfo, ci: ClassInfo) -> list[tuple[bool, str]]:
-    """(static?, new name) of the class's overloads renamed by arity."""
-    out = []
-    for name, per in prog.class_overloads.get(ci.name, {}).items():
-        for new in per.values():
-            out.append((name in ci.static_methods, new))
-    return out
 
 
 def _comma_list(items: list[str]) -> Tokens:

@@ -17,7 +17,51 @@ from plugins.c2c.style import DEFAULT_STYLE, Site, Style
 from plugins.c2c.syntax import Tokens
 
 if TYPE_CHECKING:
-    from plugins.c2c.program import ClassInfo, ProgramInfo
+    from tree_sitter import Node
+
+
+@dataclass
+class ClassInfo:
+    """One class of a program: its role, members and their types (``program.analyze``)."""
+
+    name: str
+    node: Node
+    role: str = "class"  # "main" (flattened), "class", "reader" (replaced by the runtime), "writer" (print)
+    base: str = ""
+    static_fields: set[str] = field(default_factory=set)
+    instance_fields: set[str] = field(default_factory=set)
+    static_methods: set[str] = field(default_factory=set)
+    instance_methods: set[str] = field(default_factory=set)
+    field_types: dict[str, str] = field(default_factory=dict)  # field -> its declared Java type (``type_of``)
+    ops: dict[str, str] = field(default_factory=dict)  # reader/writer method -> op
+
+
+@dataclass
+class ProgramInfo:
+    """What the analysis of a whole program found (``program.analyze``). A function's translation reads an
+    empty one: no classes, no stdin / stdout objects, no heaps."""
+
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    main: ClassInfo | None = None
+    io: dict[str, str] = field(default_factory=dict)  # variable name -> "in" | "tok" | "out" | class name
+    module_globals: set[str] = field(default_factory=set)
+    reads: set[str] = field(default_factory=set)  # ops used
+    line_null_checks: bool = False
+    recursive: bool = False
+    overloads: dict[str, dict[int, str]] = field(default_factory=dict)  # main-class method -> arity -> name
+    class_overloads: dict[str, dict[str, dict[int, str]]] = field(default_factory=dict)  # other classes'
+    renames: dict[str, str] = field(default_factory=dict)  # main-class method named like a Python builtin
+    static_math: bool = False  # `import static java.lang.Math.*`
+    main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
+    heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
+    max_heaps: set[str] = field(default_factory=set)  # PriorityQueues in reverse order (of numbers)
+    cmp_heaps: set[str] = field(default_factory=set)  # PriorityQueues with another comparator: heapq over keys
+    signed: set[str] = field(default_factory=set)  # variables that may hold a negative number (``_signed_names``)
+    local_main: bool = False  # main runs as a function: its locals are fast and a str grows in place
+    sorted_maps: set[str] = field(default_factory=set)  # TreeMap / TreeSet variables (iterate in order)
+    hash_tables: set[str] = field(default_factory=set)  # HashMap / HashSet variables (iterate in Java's order)
+    enum_constants: dict[str, str] = field(default_factory=dict)  # an enum's constant -> its enum (``case RED``)
+    deques: frozenset[str] = frozenset()  # queues used only through queue methods: `collections.deque` (``_deques``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,43 +69,59 @@ class Policy:
     """How a request is translated: as a function (the references' idioms) or a program (Java's output)."""
 
     name: str
-    whole_program: bool  # classes, stdin / stdout objects, `main` as the script (program.py)
     returned_ratio_divides: bool  # `return a * b / c` divides with `/`, as the function references do
     python_iterators: bool  # `list . iterator ( )` is `iter ( list )`, `while ( it . hasNext ( ) )` a for loop
     drops_dummy_return: bool  # a printing procedure's final `return 0 ;` is dropped (its reference returns None)
-    java_booleans: bool  # a boolean made a string reads `true` / `false`, as Java prints it
+    java_strings: bool  # a value made a string reads as Java writes it: `true` / `false`, a list `[a, b]`
     unsigned_shift: bool  # `x >>> k` shifts x's 32- or 64-bit pattern (a negative x), as Java does
     truncating_division: bool  # an int variable that may be negative divides toward zero, as Java's `/`
     saturating_casts: bool  # `(int)` / `(long)` of a double saturates at the type's bounds, as Java's does
     java_print: bool  # a print writes exactly Java's text (``_print``), not the references' `print ( a , b )`
     labelled_jumps: bool  # `break outer` / `continue outer` out of a nested loop set flags the loops test
+    program_io: bool  # stdin / stdout objects read one stdin and print (``resolve``); else only `System.out` prints
+    program_classes: bool  # the program's classes: main flattened into the module (`this . x` a global), calls
+    # resolved to its classes, overloads and anonymous classes (``resolve``), `this == o` as `is`
+    java_nulls: bool  # `map . remove ( k )` of a missing key gives None, as Java's null
+    exact_constants: bool  # `Integer.MAX_VALUE / 2` in arithmetic is Java's value, not the references' sys.maxsize
+    runs_threads: bool  # a `Thread`'s runnable runs where the thread is made (`start` / `join` vanish)
+    wrapping_hash: bool  # an int hash step in a loop (`h = 31 * h + c`) wraps to 32 bits as Java's int
 
 
 FUNCTION = Policy(
     "function",
-    whole_program=False,
     returned_ratio_divides=True,
     python_iterators=True,
     drops_dummy_return=True,
-    java_booleans=False,
+    java_strings=False,
     unsigned_shift=False,
     truncating_division=False,
     saturating_casts=False,
     java_print=False,
     labelled_jumps=False,
+    program_io=False,
+    program_classes=False,
+    java_nulls=False,
+    exact_constants=False,
+    runs_threads=False,
+    wrapping_hash=False,
 )
 PROGRAM = Policy(
     "program",
-    whole_program=True,
     returned_ratio_divides=False,
     python_iterators=False,
     drops_dummy_return=False,
-    java_booleans=True,
+    java_strings=True,
     unsigned_shift=True,
     truncating_division=True,
     saturating_casts=True,
     java_print=True,
     labelled_jumps=True,
+    program_io=True,
+    program_classes=True,
+    java_nulls=True,
+    exact_constants=True,
+    runs_threads=True,
+    wrapping_hash=True,
 )
 
 
@@ -72,7 +132,7 @@ class TranslationState:
     policy: Policy
     style: Style = DEFAULT_STYLE
     choices: dict[int, str] = field(default_factory=dict)  # decision-site index -> chosen option (``_decide``)
-    prog: ProgramInfo | None = None  # the program's analysis (PROGRAM only)
+    prog: ProgramInfo = field(default_factory=ProgramInfo)  # the program's analysis (FUNCTION: an empty one)
     src: bytes = b""
     offset: int = 0  # bytes of wrapper before the Java in ``src`` (FUNCTION)
     sites: list[Site] = field(default_factory=list)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES, SET_TYPES
-from plugins.c2c.library import Call, emit_function, emit_instance
+from plugins.c2c.library import joined
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
     PY_BUILTINS,
@@ -256,10 +256,7 @@ class StatementsMixin:
             self._simple(level, self._update_tokens(expr))
             return
         if expr.type == "method_invocation":
-            special = self.st.first(
-                lambda: self._program_call(expr, statement=True),  # stdin, stdout, class calls (program.py)
-                lambda: self._statement_call(expr),
-            )
+            special = self.resolve_statement(expr)  # resolve.py: the one place a call is translated
             if special is not None:
                 if special:  # [] for `out . flush ( )`, `sc . close ( )`: nothing to do in Python
                     self._simple(level, special)
@@ -298,7 +295,7 @@ class StatementsMixin:
             rt = ["str", "(", *rt, ")"]  # Java's `s += 3` appends "3"
         if op in ("=", "+=", "-=", "*=") and self.type_of(left) in INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
-        hashes = self.policy.whole_program and self.type_of(left) == "int" and _int_hash_step(node, op)
+        hashes = self.policy.wrapping_hash and self.type_of(left) == "int" and _int_hash_step(node, op)
         if (
             op in ("=", "*=")
             and self.type_of(left) in ("int", "long")
@@ -541,8 +538,7 @@ class StatementsMixin:
             target, part = value.child_by_field_name("object"), self.text(value.child_by_field_name("name"))
         name = target.child_by_field_name("field") if target is not None and target.type == "field_access" else target
         if (
-            prog is None
-            or name is None
+            name is None
             or name.type != "identifier"
             or self.text(name) not in prog.hash_tables
             or part not in ("", "keySet", "entrySet", "values")
@@ -798,36 +794,12 @@ class StatementsMixin:
         self._member(node, level, [])
 
     # -- statement-level calls -------------------------------------------------------------------
-    def _statement_call(self, node: Node) -> Tokens | None:
-        obj, name, args = self._call_parts(node)
-        obj_text = self.text(obj) if obj is not None else ""
-        if obj_text in ("System . out", "System.out") and name in ("printf", "format") and len(args) >= 2:
-            values = self._arg_tokens(args[1:])
-            return ["print", "(", *self.expr(args[0]), "%", "(", *values, *([","] if len(args) == 2 else []), ")"] + [
-                ",",
-                "end",
-                "=",
-                '" "',
-                ")",
-            ]
-        if obj_text in ("System . out", "System.out") and name in ("println", "print", "printf"):
-            return self._print(args, newline=name == "println")
-        if obj is None and name == "swap" and len(args) == 3 and name not in self.st.method_types:
-            arr, i, j = (self.expr(a) for a in args)  # the class's swap helper, as the references inline it
-            return [*arr, "[", *i, "]", ",", *arr, "[", *j, "]", "=", *arr, "[", *j, "]", ",", *arr, "[", *i, "]"]
-        lib = emit_function(self, Call(node, obj, name, args, statement=True)) if obj is not None else None
-        if lib is not None:  # the Java library's static calls (library.py)
-            return lib
-        if obj is not None:  # the Java library's instance methods, as statements (library.py)
-            return emit_instance(self, Call(node, obj, name, args, statement=True, receiver=self.type_of(obj)))
-        return None
-
-    def _as_str(self, node: Node) -> Tokens:
+    def as_str(self, node: Node) -> Tokens:
         t = self.type_of(node)
         out = self.expr(node)
         if t in ("String", "char", "StringBuilder"):
             return out
-        if t == "boolean" and self.policy.java_booleans:  # Java prints `true`
+        if t == "boolean" and self.policy.java_strings:  # Java prints `true`
             return ["str", "(", *out, ")", ".", "lower", "(", ")"]
         listed = self._collection_text(node, out)
         return listed if listed is not None else ["str", "(", *out, ")"]
@@ -836,7 +808,7 @@ class StatementsMixin:
         """A list or set as a program's Java prints it, ``[a, b]`` (a HashSet in its bucket order, a TreeSet
         sorted); else None."""
         prog = self.st.prog
-        if prog is None or _base_type(self.type_of(node)) not in COLLECTION_TYPES | SET_TYPES:
+        if not self.policy.java_strings or _base_type(self.type_of(node)) not in COLLECTION_TYPES | SET_TYPES:
             return None
         if node.type == "identifier" and self.text(node) in prog.hash_tables:
             out = ["hash_keys", "(", *out, ")"]
@@ -882,7 +854,7 @@ class StatementsMixin:
         if self.type_of(part) == "char[]":
             return ['" "', ".", "join", "(", *toks, ")"]
         if part.type == "identifier" and self.text(part) in self.st.joiners:
-            return self._joined(self.text(part))
+            return joined(self.st, self.text(part))
         listed = self._collection_text(part, toks)
         if listed is not None:
             return listed

@@ -11,7 +11,7 @@ from plugins.c2c.library import returns
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from plugins.c2c.program import ClassInfo
+    from plugins.c2c.state import ClassInfo
 
 # a Scanner's (or any reader's) typed reads
 _READS = {"nextInt": "int", "nextLong": "long", "nextShort": "int", "nextByte": "int", "nextDouble": "double"}
@@ -127,7 +127,7 @@ class TypesMixin:
                 return table
             ot = self.text(obj) if obj is not None else ""
             prog = self.st.prog
-            if name == "values" and not args and prog is not None and ot in prog.enum_constants.values():
+            if name == "values" and not args and ot in prog.enum_constants.values():
                 return ot + "[]"  # an enum's constants
             if ot == "Math":
                 if name in ("max", "min", "abs"):
@@ -187,7 +187,7 @@ class TypesMixin:
     def _program_class(self, node: Node | None) -> ClassInfo | None:
         """The program's own class that ``node``'s static type names (PROGRAM), or None."""
         prog = self.st.prog
-        if prog is None or node is None or node.type == "this":
+        if node is None or node.type == "this":
             return None
         return prog.classes.get(self.type_of(node).split("<", 1)[0])
 

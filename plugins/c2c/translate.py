@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.expressions import ExpressionsMixin
-from plugins.c2c.program import CLASS_TYPES, ProgramInfo, ProgramMixin, analyze
-from plugins.c2c.state import FUNCTION, PROGRAM, Policy, TranslationState
+from plugins.c2c.program import CLASS_TYPES, ProgramMixin, analyze
+from plugins.c2c.resolve import ResolverMixin
+from plugins.c2c.state import FUNCTION, PROGRAM, Policy, ProgramInfo, TranslationState
 from plugins.c2c.statements import StatementsMixin
 from plugins.c2c.static_types import TypesMixin
 from plugins.c2c.style import DEFAULT_STYLE, DIV_OPTIONS, STYLE_FIELDS, Site, Style, style_variants
@@ -75,7 +76,7 @@ log = logging.getLogger(__name__)
 _DECLARES = ("variable_declarator", "formal_parameter", "enum_constant", "catch_formal_parameter")
 
 
-class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
+class Translator(ResolverMixin, ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
     """Translate one Java source (functions, fields or whole classes) to AVATAR Python tokens."""
 
     def __init__(self, state: TranslationState) -> None:
@@ -84,6 +85,10 @@ class Translator(ProgramMixin, StatementsMixin, ExpressionsMixin, TypesMixin):
     @property
     def policy(self) -> Policy:
         return self.st.policy
+
+    @property
+    def state(self) -> TranslationState:
+        return self.st
 
     # -- entry points -------------------------------------------------------------------------
     def translate_program(self, unit: tuple[bytes, Any, ProgramInfo]) -> Tokens:

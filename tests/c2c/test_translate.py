@@ -197,3 +197,64 @@ def test_two_policy_apis_name_static_and_instance_entries() -> None:
     program = "import java . util . * ; public class Main { public static void main ( String [ ] args ) { PriorityQueue < Integer > q = new PriorityQueue < > ( ) ; q . add ( 2 ) ; System . out . println ( q . poll ( ) ) ; } }"
     assert "q . pop ( 0 )" in translate(function)
     assert "heapq . heappop ( q )" in translate(program)
+
+
+def test_library_rows_are_well_formed() -> None:
+    """Every row of the library table names a kind, where it applies and what it gives."""
+    from plugins.c2c.library import ANYWHERE, EXPRESSION, FIELD, INSTANCE, NEW, RULES, STATEMENT, STATIC, STREAM
+    from plugins.c2c.state import PROGRAM
+
+    assert len(RULES) > 200
+    for rule in RULES:
+        assert rule.kind in (STATIC, INSTANCE, NEW, STREAM, FIELD), rule
+        assert rule.where in (EXPRESSION, STATEMENT, ANYWHERE), rule
+        assert rule.policy in (None, PROGRAM), rule
+        assert rule.receiver and rule.member, rule
+        assert all(isinstance(name, str) and name for name in (*rule.receiver, *rule.member)), rule
+        assert rule.emit is not None or rule.returns or rule.constant, rule  # a row translates, types or is a value
+        assert rule.kind != NEW or rule.member == ("new",), rule
+        assert (rule.kind == FIELD) == bool(rule.constant), rule
+
+
+def test_the_resolver_asks_io_then_the_library_then_the_program_then_the_plain_call() -> None:
+    program = (
+        "import java . io . * ; import java . math . * ; import java . util . * ; "
+        "import static java . lang . Math . * ; public class Main { "
+        "static int max ( int a , int b ) { return a > b ? b : a ; } "
+        "public static void main ( String [ ] args ) { PrintWriter out = new PrintWriter ( System . out ) ; "
+        "ArrayList < Integer > l = new ArrayList < > ( ) ; l . add ( max ( 3 , 5 ) ) ; "
+        'BigDecimal d = new BigDecimal ( "1.5" ) ; out . println ( d . add ( BigDecimal . ONE ) ) ; '
+        "out . println ( l . get ( 0 ) + abs ( - 2 ) ) ; l . trimToSize ( ) ; out . flush ( ) ; } }"
+    )
+    out = translate(program)
+    assert "PrintWriter" not in out and "flush" not in out  # I/O: the writer vanishes, its prints print
+    assert 'd = decimal . Decimal ( "1.5" )' in out  # a constructor's row (the program's own)
+    assert "( d + ( decimal . Decimal ( 1 ) ) )" in out  # an instance row and a field row
+    assert "l = [ ]" in out and "l . append ( max_ ( 3 , 5 ) )" in out  # the program's max, not the import's
+    assert "print ( l [ 0 ] + abs ( - 2 ) )" in out  # a statically imported member the program lacks
+    assert "l . trimToSize ( )" in out  # no row: the plain call
+    # a function reads an empty program: no stdin object, no class of its own; the references' forms
+    function = translate(
+        "static void f ( int x ) { Scanner sc = new Scanner ( System . in ) ; print ( max ( x , 2 ) ) ; }"
+    )
+    assert "sc = Scanner ( System . in )" in function and "print ( max ( x , 2 ) )" in function
+
+
+def test_emitters_ask_only_the_narrow_protocol() -> None:
+    """An emit function reads the translator through ``library.Emitting`` only, and the Translator offers it all."""
+    import ast
+    import inspect
+
+    from plugins.c2c import library
+    from plugins.c2c.translate import Translator
+
+    offered = {name for name in vars(library.Emitting) if not name.startswith("_")}
+    assert {"expr", "text", "type_of", "arg_tokens", "policy", "state"} <= offered
+    assert all(hasattr(Translator, name) for name in offered)
+    tree = ast.parse(inspect.getsource(library))
+    asked = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "tr"
+    }
+    assert asked and asked <= offered, asked - offered
