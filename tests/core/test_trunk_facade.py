@@ -96,3 +96,17 @@ def test_ablated_text_noise_does_not_depend_on_the_batch() -> None:
     other = trunk.embed_texts(["a blue bus"])[0]
     torch.testing.assert_close(alone, padded, rtol=1e-6, atol=1e-7)  # the L2 norm is a float sum
     assert not torch.allclose(alone, other)
+
+
+def test_fewer_levels_are_the_finest_maps_of_a_full_pass(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    """A backend without ``levels`` runs its whole pass; the facade hands out the finest maps."""
+    pixels = torch.rand(2, 3, 64, 96)
+    with torch.inference_mode():
+        full = fake_trunk.image_feature_maps(pixels)
+        two = fake_trunk.image_feature_maps(pixels, levels=2)
+        many = fake_trunk.image_feature_maps(pixels, levels=5)
+    assert two.strides == (8, 16) and many.strides == full.strides == (8, 16, 32)
+    for a, b in zip(two.maps, full.maps, strict=False):
+        torch.testing.assert_close(a, b)
+    with pytest.raises(TrunkError, match="at least 1"):
+        fake_trunk.image_feature_maps(pixels, levels=0)
