@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -86,6 +88,8 @@ class Trunk:
         self.autocast_dtype = autocast_dtype(self.device, config.precision)
         self._pixel_affine: tuple[np.ndarray, np.ndarray] | None = None
         self.assert_frozen()
+        # May a feature pass stop after the finest maps? (a backend whose image_feature_maps takes ``levels``)
+        self._stops_early = "levels" in inspect.signature(backend.image_feature_maps).parameters
         # Declared capability, decided once: may regions of one feature pass be embedded?
         self.can_pool_regions = isinstance(backend, RegionPooling) and bool(backend.can_pool_regions)
         # "exact" (an image's embedding is the projection of its mean map), "approximate", or "none"
@@ -181,9 +185,13 @@ class Trunk:
             black = self.image_transform(Image.new("RGB", (8, 8), (0, 0, 0))).reshape(3, -1).mean(1).numpy()
             white = self.image_transform(Image.new("RGB", (8, 8), (255, 255, 255))).reshape(3, -1).mean(1).numpy()
             self._pixel_affine = ((white - black).astype(np.float32) / 255.0, black.astype(np.float32))
-        scale, shift = self._pixel_affine
-        arr = rgb.astype(np.float32) * scale + shift
-        return torch.from_numpy(np.ascontiguousarray(np.moveaxis(arr, -1, -3)))
+        scale, shift = (torch.from_numpy(a).view(3, 1, 1) for a in self._pixel_affine)
+        with warnings.catch_warnings():  # a read-only array (np.asarray of an image) is only read here
+            warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+            pixels = torch.from_numpy(np.asarray(rgb))
+        # Channels first while still 1 byte a value, then the same float32 multiply and add as
+        # ever: half the memory traffic of converting first.
+        return pixels.movedim(-1, -3).contiguous().to(torch.float32).mul_(scale).add_(shift)
 
     def tokenize(self, texts: Sequence[str]) -> TextTokens:
         return self._backend.tokenize(list(texts))
@@ -203,11 +211,23 @@ class Trunk:
             out = self._backend.encode_texts(self._in_tokens(tokens))
         return _l2(self._ablate(_out(out), _unpadded(tokens)))
 
-    def image_feature_maps(self, pixels: torch.Tensor) -> FeatureMaps:
-        """``[B, 3, H, W]`` (any H, W divisible by the coarsest stride) -> feature maps."""
+    def image_feature_maps(self, pixels: torch.Tensor, *, levels: int | None = None) -> FeatureMaps:
+        """``[B, 3, H, W]`` (any H, W divisible by the coarsest stride) -> feature maps.
+
+        ``levels``: only that many of the finest maps (None: all). A caller that reads the
+        fine maps alone says so, and a backend that can stop its pass early (one whose
+        ``image_feature_maps`` takes ``levels``) skips the coarser stages; the maps given
+        are the same either way.
+        """
+        if levels is not None and levels < 1:
+            raise TrunkError(f"levels must be at least 1, got {levels}")
         with self._autocast():
-            fm = self._backend.image_feature_maps(self._in(pixels))
-        return FeatureMaps(tuple(self._ablate(_out(m), pixels) for m in fm.maps), fm.strides)
+            if levels is not None and self._stops_early:
+                fm = self._backend.image_feature_maps(self._in(pixels), levels=levels)  # type: ignore[call-arg]
+            else:
+                fm = self._backend.image_feature_maps(self._in(pixels))
+        maps, strides = fm.maps[:levels], fm.strides[:levels]
+        return FeatureMaps(tuple(self._ablate(_out(m), pixels) for m in maps), strides)
 
     def project_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
         """Region embeddings: ``[N, C]`` means of ``image_feature_maps().maps[-1]`` over

@@ -42,6 +42,7 @@ TOWERS = {
 DEFAULT_TOWER = "efficientnet_lite0"
 MEAN = STD = 0.5
 STRIDES = (8, 16, 32)
+_TAP_STAGES = (2, 4)  # the block stages whose outputs are the stride-8 and stride-16 maps
 
 
 def weight_file(name: str) -> Path:
@@ -93,7 +94,10 @@ def _fold_bn(parent: nn.Module, conv_name: str, bn_name: str) -> None:
 
 @torch.no_grad()
 def _optimize_for_inference(net: nn.Module) -> None:
-    """Fold every BatchNorm and turn 1x1 convolutions into GEMMs (outputs equal to 1e-4)."""
+    """Fold every BatchNorm, turn 1x1 convolutions into GEMMs and the "same"-padded stride-2
+    convolutions into plain ones (``_same_padding``; outputs equal to 1e-4)."""
+    from core.backends._same_padding import fold_same_padding
+
     _fold_bn(net, "conv_stem", "bn1")
     _fold_bn(net, "conv_head", "bn2")
     for stage in net.blocks:
@@ -104,6 +108,7 @@ def _optimize_for_inference(net: nn.Module) -> None:
                 pairs = (("conv_dw", "bn1"), ("conv_pw", "bn2"))
             for conv_name, bn_name in pairs:
                 _fold_bn(block, conv_name, bn_name)
+    fold_same_padding(net)
 
 
 class LiteTower(nn.Module):
@@ -141,17 +146,22 @@ class LiteTower(nn.Module):
         self.version = f"{name}-in1k-{digest}"
         self.feature_dim = net.num_features
 
-    def forward(self, pixels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """``[B, 3, H, W]`` -> stride-8, stride-16 and stride-32 (head) maps, channels-last."""
+    def forward(self, pixels: torch.Tensor, levels: int = len(STRIDES)) -> tuple[torch.Tensor, ...]:
+        """``[B, 3, H, W]`` -> stride-8, stride-16 and stride-32 (head) maps, channels-last.
+
+        ``levels`` < 3 gives only that many of the finest maps and stops the pass there: the
+        stages after them (and the 1,280-channel head convolution) are never run.
+        """
         net = self.net
         x = net.bn1(net.conv_stem(pixels.contiguous(memory_format=torch.channels_last)))
-        taps = []
+        taps: list[torch.Tensor] = []
         for i, stage in enumerate(net.blocks):
             x = stage(x)
-            if i in (2, 4):
+            if i in _TAP_STAGES:
                 taps.append(x)
-        head = net.bn2(net.conv_head(x))
-        return taps[0], taps[1], head
+                if len(taps) == levels:
+                    return tuple(taps)
+        return (*taps, net.bn2(net.conv_head(x)))
 
     def classify(self, pooled: torch.Tensor) -> torch.Tensor:
         """Pooled 1280-d feature -> ImageNet logits."""

@@ -79,12 +79,14 @@ class DefaultBackend(nn.Module):
         return self.text.tokenize(list(texts))
 
     # -- image side -------------------------------------------------------------------
-    def image_feature_maps(self, pixels: torch.Tensor) -> FeatureMaps:
+    def image_feature_maps(self, pixels: torch.Tensor, levels: int | None = None) -> FeatureMaps:
+        """The stride 8/16/32 maps; ``levels``: only that many of the finest, the pass stopping there."""
         h, w = pixels.shape[-2:]
         if h % STRIDES[-1] or w % STRIDES[-1]:
             raise TrunkError(f"image side {h}x{w} must be a multiple of {STRIDES[-1]}")
+        levels = len(STRIDES) if levels is None else min(levels, len(STRIDES))
         # Plain NCHW-contiguous maps: heads may .view() them.
-        return FeatureMaps(tuple(m.contiguous() for m in self.tower(pixels)), STRIDES)
+        return FeatureMaps(tuple(m.contiguous() for m in self.tower(pixels, levels)), STRIDES[:levels])
 
     can_pool_regions = True  # the image embedding is a projection of the pooled stride-32 map
 

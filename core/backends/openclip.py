@@ -148,7 +148,10 @@ class OpenClipBackend(nn.Module):
             pixels = F.interpolate(pixels, size=(side, side), mode="bicubic", align_corners=False, antialias=True)
         return self.model.encode_image(pixels)
 
-    def image_feature_maps(self, pixels: torch.Tensor) -> FeatureMaps:
+    def image_feature_maps(self, pixels: torch.Tensor, levels: int | None = None) -> FeatureMaps:
+        """The tower's maps (module doc); ``levels``: only that many of the finest, where the
+        tower can stop early (ModifiedResNet; ViTs have one map, timm towers give all and
+        ``Trunk`` keeps the finest)."""
         from open_clip.modified_resnet import ModifiedResNet
         from open_clip.timm_model import TimmModel
         from open_clip.transformer import VisionTransformer
@@ -159,8 +162,9 @@ class OpenClipBackend(nn.Module):
             return _vit_maps(visual, pixels)
         if isinstance(visual, ModifiedResNet):
             _check_divisible(pixels, 32)
-            out = visual.forward_intermediates(pixels, indices=[2, 3, 4], intermediates_only=True)
-            return FeatureMaps(tuple(out["image_intermediates"]), (8, 16, 32))
+            n = 3 if levels is None else max(1, min(levels, 3))
+            out = visual.forward_intermediates(pixels, indices=[2, 3, 4][:n], intermediates_only=True, stop_early=True)
+            return FeatureMaps(tuple(out["image_intermediates"]), (8, 16, 32)[:n])
         if isinstance(visual, TimmModel):
             return _timm_maps(visual, pixels)
         raise TrunkError(
@@ -574,6 +578,12 @@ def build_openclip_backend(config: TrunkConfig) -> nn.Module:
     except (RuntimeError, ValueError, KeyError, OSError) as exc:
         raise TrunkError(f"cannot build open_clip {arch!r} from {checkpoint}: {exc}") from exc
 
+    from open_clip.timm_model import TimmModel
+
+    if isinstance(model.visual, TimmModel):  # tf_* towers: "same" padding without a padded copy
+        from core.backends._same_padding import fold_same_padding
+
+        fold_same_padding(model.visual)
     context_length = text_cfg.get("context_length", open_clip.tokenizer.DEFAULT_CONTEXT_LENGTH)
     eot_id: int | None = None
     if hf_dir is not None:

@@ -209,10 +209,12 @@ def decode(
 
     pts = centers(size, out.scores.device)
     bins = torch.arange(REG_MAX + 1, dtype=torch.float32, device=out.scores.device)
+    # The expected bin of every side, for the whole batch in one softmax (per image it is the same
+    # arithmetic, several times slower on the CPU): [B, A, 4] in strides.
+    expected = out.distances.float().reshape(len(out.distances), -1, 4, REG_MAX + 1).softmax(-1) @ bins
     results = []
     for b, lb in enumerate(boxes_in):
-        dist = out.distances[b].float().view(-1, 4, REG_MAX + 1).softmax(-1) @ bins  # [A, 4] in strides
-        dist = dist * pts[:, 2:3]
+        dist = expected[b] * pts[:, 2:3]
         xy = pts[:, :2]
         boxes = torch.cat([xy - dist[:, :2], xy + dist[:, 2:]], -1).clamp(0, size)
         cand_boxes, cand_scores, cand_labels = [], [], []
@@ -256,7 +258,10 @@ class NanoDet:
         tensors, _ = weights.load_safetensors(path, weights.read_card(card_path, weights=path), card_path=card_path)
         weights.fit_state(net, {k: v.float() for k, v in tensors.items()}, path, card_path)
         net.eval().requires_grad_(False)
-        self._net = net.to(self.device)
+        # Channels-last on the CPU: oneDNN's convolutions and the stem's max-pool run about 1.6x
+        # faster (scores equal to 1e-5; ``self._layout`` is what inputs are made in).
+        self._layout = torch.channels_last if self.device.type == "cpu" else torch.contiguous_format
+        self._net = net.to(self.device, memory_format=self._layout)
         self._torch = torch
         self.classes = coco_classes()
 
@@ -269,6 +274,6 @@ class NanoDet:
             chunk = [rgb_array(image) for image in images[start : start + self.config.batch_size]]
             inputs, boxes = zip(*(letterbox(image, size) for image in chunk), strict=True) if chunk else ((), ())
             with self._torch.inference_mode():
-                raw = self._net(self._torch.stack(inputs).to(self.device))
+                raw = self._net(self._torch.stack(inputs).to(self.device).contiguous(memory_format=self._layout))
                 out.extend(Detections(*found) for found in decode(raw, boxes, size))
         return out

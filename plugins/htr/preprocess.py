@@ -75,15 +75,20 @@ def reading_height(trunk: Trunk) -> int:
 
 def word_maps(trunk: Trunk, pixels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``reading_maps`` of a batch of crops, through the trunk ``TRUNK_CHUNK`` crops at a time on one
-    CPU thread (in one call on more threads or an accelerator)."""
+    CPU thread (in one call on more threads or an accelerator). The trunk's pass stops after the
+    two finest maps (``READ_LEVELS``): the coarser stages are never read."""
     import torch
 
     if trunk.device.type != "cpu" or torch.get_num_threads() > 1 or len(pixels) <= TRUNK_CHUNK:
-        return reading_maps(trunk.image_feature_maps(pixels))
+        return reading_maps(trunk.image_feature_maps(pixels, levels=READ_LEVELS))
     parts = [
-        reading_maps(trunk.image_feature_maps(pixels[i : i + TRUNK_CHUNK])) for i in range(0, len(pixels), TRUNK_CHUNK)
+        reading_maps(trunk.image_feature_maps(pixels[i : i + TRUNK_CHUNK], levels=READ_LEVELS))
+        for i in range(0, len(pixels), TRUNK_CHUNK)
     ]
     return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
+
+
+READ_LEVELS = 2  # the head reads the trunk's two finest maps (``reading_maps``)
 
 
 def reading_maps(fm: FeatureMaps) -> tuple[torch.Tensor, torch.Tensor]:

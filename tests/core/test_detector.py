@@ -67,6 +67,39 @@ def test_batches_give_what_single_images_give(detector):
         assert np.allclose(a.boxes, b.boxes, atol=1e-3) and a.labels.tolist() == b.labels.tolist()
 
 
+def test_channels_last_network_gives_the_plain_layouts_outputs(detector):
+    """On the CPU the network runs channels-last (faster); its outputs are the NCHW network's."""
+    assert detector._layout is torch.channels_last
+    assert detector._net.stages[0][0].weight.is_contiguous(memory_format=torch.channels_last)
+    plain = NanoDetG()
+    plain.load_state_dict(detector._net.state_dict())
+    plain.eval()
+    image = np.asarray(Image.open(BUS).convert("RGB"))
+    x = torch.stack([letterbox(image, 256)[0], letterbox(image[::2, ::3].copy(), 256)[0]])
+    with torch.inference_mode():
+        want = plain(x.contiguous())
+        got = detector._net(x.contiguous(memory_format=torch.channels_last))
+    torch.testing.assert_close(got.scores, want.scores, atol=1e-4, rtol=0)
+    torch.testing.assert_close(got.distances, want.distances, atol=1e-3, rtol=1e-4)
+
+
+def test_batched_decoding_equals_one_image_at_a_time():
+    """``decode`` takes the expected bins of a whole batch at once; each image decodes as it does alone."""
+    from core.detector.nanodet import HeadOutput, decode
+
+    gen = torch.Generator().manual_seed(3)
+    size = 128
+    anchors = sum((size // s) ** 2 for s in (8, 16, 32))
+    out = HeadOutput(torch.rand(3, anchors, 80, generator=gen) ** 4, torch.randn(3, anchors, 44, generator=gen) * 3)
+    boxes = [Letterbox(0.5, 0, 16, 256, 192), Letterbox(1.0, 0, 0, 128, 128), Letterbox(0.25, 8, 0, 480, 512)]
+    together = decode(out, boxes, size)
+    for b, lb in enumerate(boxes):
+        (alone,) = decode(HeadOutput(out.scores[b : b + 1], out.distances[b : b + 1]), [lb], size)
+        assert alone[2].tolist() == together[b][2].tolist()
+        np.testing.assert_allclose(alone[0], together[b][0], atol=1e-4)
+        np.testing.assert_allclose(alone[1], together[b][1], atol=1e-6)
+
+
 def test_letterbox_centres_and_maps_back():
     image = np.zeros((100, 200, 3), dtype=np.uint8)
     x, box = letterbox(image, 416)

@@ -102,6 +102,29 @@ def test_feature_maps_of_a_word_image(default_trunk) -> None:  # type: ignore[no
         default_trunk.image_feature_maps(torch.zeros(1, 3, 50, 512))
 
 
+def test_a_pass_that_stops_at_stride_16_gives_the_full_pass_maps(default_trunk) -> None:  # type: ignore[no-untyped-def]
+    pixels = torch.randn(3, 3, 64, 256, generator=torch.Generator().manual_seed(0))
+    with torch.inference_mode():
+        full = default_trunk.image_feature_maps(pixels)
+        fine = default_trunk.image_feature_maps(pixels, levels=2)
+        finest = default_trunk.image_feature_maps(pixels, levels=1)
+    assert fine.strides == (8, 16) and finest.strides == (8,)
+    for got, want in zip((*fine.maps, *finest.maps), (*full.maps[:2], full.maps[0]), strict=True):
+        assert got.is_contiguous()
+        torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+
+
+def test_the_towers_same_padded_convolutions_are_plain_ones(default_trunk) -> None:  # type: ignore[no-untyped-def]
+    """The stem and the stride-2 depthwise convolutions run without timm's padded copy (``_same_padding``)."""
+    from timm.layers import Conv2dSame
+
+    from core.backends._same_padding import SamePadConv
+
+    tower = default_trunk._backend.tower  # noqa: SLF001 - checking what the tower runs
+    assert sum(isinstance(m, SamePadConv) for m in tower.modules()) == 5
+    assert not any(isinstance(m, Conv2dSame) for m in tower.modules())
+
+
 def test_image_embedding_is_a_projection_of_the_stride32_map(default_trunk) -> None:  # type: ignore[no-untyped-def]
     """Region features pooled from the maps project into the joint space like whole images."""
     backend = default_trunk._backend  # noqa: SLF001 - checking the tower/joint split

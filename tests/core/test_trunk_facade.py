@@ -96,3 +96,34 @@ def test_ablated_text_noise_does_not_depend_on_the_batch() -> None:
     other = trunk.embed_texts(["a blue bus"])[0]
     torch.testing.assert_close(alone, padded, rtol=1e-6, atol=1e-7)  # the L2 norm is a float sum
     assert not torch.allclose(alone, other)
+
+
+def test_fewer_levels_are_the_finest_maps_of_a_full_pass(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    """A backend without ``levels`` runs its whole pass; the facade hands out the finest maps."""
+    pixels = torch.rand(2, 3, 64, 96)
+    with torch.inference_mode():
+        full = fake_trunk.image_feature_maps(pixels)
+        two = fake_trunk.image_feature_maps(pixels, levels=2)
+        many = fake_trunk.image_feature_maps(pixels, levels=5)
+    assert two.strides == (8, 16) and many.strides == full.strides == (8, 16, 32)
+    for a, b in zip(two.maps, full.maps, strict=False):
+        torch.testing.assert_close(a, b)
+    with pytest.raises(TrunkError, match="at least 1"):
+        fake_trunk.image_feature_maps(pixels, levels=0)
+
+
+def test_normalize_pixels_is_the_per_channel_affine_map_for_any_input(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    """The same affine map on read-only, batched and odd-sized inputs; the caller's array is untouched."""
+    import numpy as np
+
+    rgb = np.random.default_rng(1).integers(0, 256, (3, 17, 29, 3), dtype=np.uint8)
+    frozen = rgb.copy()
+    frozen.flags.writeable = False
+    out = fake_trunk.normalize_pixels(frozen)
+    black = fake_trunk.normalize_pixels(np.zeros((1, 1, 3), np.uint8))[:, 0, 0]
+    white = fake_trunk.normalize_pixels(np.full((1, 1, 3), 255, np.uint8))[:, 0, 0]
+    scale, shift = ((white - black) / 255).view(3, 1, 1), black.view(3, 1, 1)
+    want = torch.from_numpy(rgb).permute(0, 3, 1, 2).float() * scale + shift
+    assert out.shape == (3, 3, 17, 29) and out.dtype == torch.float32 and out.is_contiguous()
+    torch.testing.assert_close(out, want, atol=1e-5, rtol=1e-5)
+    assert np.array_equal(frozen, rgb)

@@ -176,6 +176,11 @@ def test_modified_resnet_maps_at_strides_8_16_32(models: dict[str, tuple[Path, A
         fm = trunk.image_feature_maps(_pixels(trunk))
     assert fm.strides == (8, 16, 32)
     assert [tuple(m.shape) for m in fm.maps] == [(2, 64, 8, 8), (2, 128, 4, 4), (2, 256, 2, 2)]
+    with torch.inference_mode():
+        fine = trunk.image_feature_maps(_pixels(trunk), levels=2)  # stops after layer3
+    assert fine.strides == (8, 16)
+    for got, want in zip(fine.maps, fm.maps[:2], strict=True):
+        torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
 
 
 def test_timm_tower_maps_keep_strides_from_8(models: dict[str, tuple[Path, Any]]) -> None:
