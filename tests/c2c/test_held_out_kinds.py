@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.c2c_kinds import java_tokens
 from plugins.c2c.detok import compiles, detokenize
 from plugins.c2c.translate import translate
 from tests.c2c.test_program_kinds import check
-from tests.c2c.test_programs import tokens
 
 pytestmark = pytest.mark.usefixtures("jdk")
 
@@ -36,7 +36,7 @@ def test_scanner_field_made_in_main_read_by_a_static_method(tmp_path: Path) -> N
 
 
 def test_the_assignment_vanishes_as_the_declaration_does() -> None:
-    out = translate(tokens(SCANNER_FIELD))
+    out = translate(java_tokens(SCANNER_FIELD))
     assert compiles(out) and "None = None" not in detokenize(out) and "sc" not in out.split()
 
 
@@ -245,7 +245,7 @@ public class Main {
 
 
 def test_queues_used_only_as_queues_are_deques(tmp_path: Path) -> None:
-    source = detokenize(translate(tokens(QUEUES)))
+    source = detokenize(translate(java_tokens(QUEUES)))
     assert "bfs = deque ( )" in source and "bfs . popleft ( )" in source and "dq . appendleft" in source
     assert "shown = [ ]" in source  # printed: Java's `[0, 1, 2]`, kept a list
     check(QUEUES, ["1\n", "6\n", "200000\n"], tmp_path)
@@ -365,7 +365,7 @@ public class Main {
 
 
 def test_tree_maps_and_sets_navigate_in_order_at_the_limits(tmp_path: Path) -> None:
-    source = detokenize(translate(tokens(TREES)))
+    source = detokenize(translate(java_tokens(TREES)))
     assert "ts = TreeSet ( )" in source and "tree_floor ( ts , x )" in source
     import random
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.c2c_kinds import java_tokens
 from plugins.c2c.detok import compiles, detokenize
 from plugins.c2c.task import clean_request, safe_translate
 from plugins.c2c.translate import parses_cleanly
-from tests.c2c.test_programs import tokens
 
 pytestmark = pytest.mark.usefixtures("jdk")
 
@@ -19,7 +19,7 @@ def check(java: str, stdins: list[str], tmp_path: Path) -> None:
     """The translation prints what the Java prints on every one of ``stdins``."""
     from bench.c2c_programs import run_java_oracle, run_python, same_output
 
-    request = clean_request("0", tokens(java))
+    request = clean_request("0", java_tokens(java))
     assert parses_cleanly(request)
     out = safe_translate(request)
     assert compiles(out), detokenize(out)
@@ -324,7 +324,7 @@ def test_text_built_in_main_in_a_loop_stays_linear(tmp_path: Path) -> None:
         System.out.println(sb.toString().trim().length() + " " + s);
       }
     }"""
-    request = clean_request("0", tokens(java))
+    request = clean_request("0", java_tokens(java))
     assert detokenize(safe_translate(request)).splitlines()[-1] == "main ( )"  # locals: += extends in place
     check(java, ["300000\n", "3\n"], tmp_path)
 
@@ -509,7 +509,7 @@ def test_nested_loops_in_main_run_in_a_function(tmp_path: Path) -> None:
         System.out.println(dp[n][n]);
       }
     }"""
-    request = clean_request("0", tokens(java))
+    request = clean_request("0", java_tokens(java))
     assert detokenize(safe_translate(request)).splitlines()[-1] == "main ( )"  # names are locals: fast
     check(java, ["1500\n", "1\n"], tmp_path)
 

@@ -3,37 +3,21 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from bench.c2c_kinds import java_tokens
 from plugins.c2c.detok import compiles, detokenize
 from plugins.c2c.task import C2cTask, clean_request, safe_translate
 from plugins.c2c.translate import parses_cleanly
 
-_TOKEN = re.compile(
-    r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|\d+\.\d+|\w+|>>>=|<<=|>>=|\+\+|--|&&|\|\||[-+*/%=!<>&|^]=|->|::|\S'
-)
-
-
-def tokens(java: str) -> str:
-    """Java source -> the challenge's token form (string words split, ``▁`` for a space)."""
-    out = []
-    for tok in _TOKEN.findall(java):
-        if tok[:1] in ('"', "'") and len(tok) > 2:
-            body = " ".join(tok[1:-1].replace(" ", " \u2581 ").split())
-            out.append(f"{tok[0]} {body} {tok[0]}")
-        else:
-            out.append(tok)
-    return " ".join(out)
-
 
 def run(java: str, stdin: str = "") -> str:
     """Translate the program as the task does and run the Python on ``stdin``; its stdout."""
-    request = clean_request("0", tokens(java))
+    request = clean_request("0", java_tokens(java))
     assert parses_cleanly(request)
     tokens_out = safe_translate(request)
     assert compiles(tokens_out), detokenize(tokens_out)
@@ -174,7 +158,7 @@ def test_static_initializer_and_enum() -> None:
 def test_invalid_program_gets_one_warning_and_a_translation(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     import logging
 
-    valid = tokens("import java.util.*; public class Main { public static void main(String[] a) { int x = 1; } }")
+    valid = java_tokens("import java.util.*; public class Main { public static void main(String[] a) { int x = 1; } }")
     broken = "import java . util . * ; public class Main { static int f ( ) { return 1 ; "
     folder = tmp_path / "C2C"
     folder.mkdir()

@@ -176,14 +176,16 @@ def test_decision_sites_can_be_overridden_one_by_one() -> None:
 
 
 def test_arrays_sort_with_a_key_comparator_in_a_function() -> None:
+    from bench.c2c_kinds import java_tokens
     from plugins.c2c.detok import detokenize
-    from tests.c2c.test_programs import tokens
 
     out = detokenize(
-        translate(tokens("static void f(String[] a) { Arrays.sort(a, Comparator.comparing(String::length)); }"))
+        translate(java_tokens("static void f(String[] a) { Arrays.sort(a, Comparator.comparing(String::length)); }"))
     )
     assert "a . sort ( key = len )" in out
-    out = detokenize(translate(tokens("static void f(Integer[] a) { Arrays.sort(a, Collections.reverseOrder()); }")))
+    out = detokenize(
+        translate(java_tokens("static void f(Integer[] a) { Arrays.sort(a, Collections.reverseOrder()); }"))
+    )
     assert "a . sort ( reverse = True )" in out
 
 
