@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import gettext
-import hashlib
 import json
 import math
 import os
@@ -45,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.htr_heldout_set import labels_sha256
 from core.metrics.htr import accuracy_cer
 from plugins.htr.train.words import MONTHS_RU
 
@@ -337,10 +337,6 @@ def write_set(out: Path, n: int = SIZE, seed: int = SEED) -> dict[str, str]:
     meta = {"version": VERSION, "seed": seed, "n": n, "labels_sha256": labels_sha256(gold)}
     (out / "hands.json").write_text(json.dumps(meta, indent=1) + "\n")
     return gold
-
-
-def labels_sha256(gold: dict[str, str]) -> str:
-    return hashlib.sha256(json.dumps(gold, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
 def ensure_set(path: Path, n: int) -> tuple[dict[str, str], dict[str, str]]:
