@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests._network import refuse_network
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -71,12 +72,6 @@ def pm():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Block every outgoing socket connection for the duration of a test."""
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("network access is blocked in tests")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+    """Block every outgoing connection and name lookup for the duration of a test."""
+    refuse_network(monkeypatch)
     yield

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,16 +33,12 @@ def offline() -> Iterator[None]:
     """No connection (nor name lookup) inside; Hugging Face's offline switch, which the
     openclip backend turns on for good, is given back afterwards."""
 
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("network access is blocked in tests")
-
     import pytest
 
+    from tests._network import refuse_network
+
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(socket.socket, "connect", refuse)
-        mp.setattr(socket.socket, "connect_ex", refuse)
-        mp.setattr(socket, "create_connection", refuse)
-        mp.setattr(socket, "getaddrinfo", refuse)
+        refuse_network(mp)
         mp.setenv("HF_HUB_OFFLINE", os.environ.get("HF_HUB_OFFLINE", "0"))
         mp.setenv("TRANSFORMERS_OFFLINE", os.environ.get("TRANSFORMERS_OFFLINE", "0"))
         import huggingface_hub.constants as hf_constants

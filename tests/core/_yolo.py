@@ -10,11 +10,12 @@ test module to use them.
 from __future__ import annotations
 
 import importlib.util
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests._network import refuse_network
 
 if importlib.util.find_spec("ultralytics") is None:  # not imported here: that would patch the process for good
     pytest.skip("needs ultralytics (requirements.txt)", allow_module_level=True)
@@ -24,16 +25,8 @@ if importlib.util.find_spec("ultralytics") is None:  # not imported here: that w
 def offline() -> Iterator[list[str]]:
     """Refuse (and record) every socket connection and name lookup for the module's tests."""
     attempts: list[str] = []
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        attempts.append(repr(args[:2]))
-        raise OSError("network access is blocked in tests")
-
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(socket.socket, "connect", refuse)
-        mp.setattr(socket.socket, "connect_ex", refuse)
-        mp.setattr(socket, "create_connection", refuse)
-        mp.setattr(socket, "getaddrinfo", refuse)
+        refuse_network(mp, attempts)
         yield attempts
 
 
