@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import inspect
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -186,9 +185,10 @@ class Trunk:
             white = self.image_transform(Image.new("RGB", (8, 8), (255, 255, 255))).reshape(3, -1).mean(1).numpy()
             self._pixel_affine = ((white - black).astype(np.float32) / 255.0, black.astype(np.float32))
         scale, shift = (torch.from_numpy(a).view(3, 1, 1) for a in self._pixel_affine)
-        with warnings.catch_warnings():  # a read-only array (np.asarray of an image) is only read here
-            warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
-            pixels = torch.from_numpy(np.asarray(rgb))
+        arr = np.asarray(rgb)
+        if not arr.flags.writeable:  # np.asarray of an image: torch would warn; a 1-byte copy is cheap
+            arr = arr.copy()
+        pixels = torch.from_numpy(arr)
         # Channels first while still 1 byte a value, then the same float32 multiply and add as
         # ever: half the memory traffic of converting first.
         return pixels.movedim(-1, -3).contiguous().to(torch.float32).mul_(scale).add_(shift)
