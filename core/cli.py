@@ -112,6 +112,14 @@ def build_parser(*, add_help: bool = True) -> argparse.ArgumentParser:
         help="'local' (default): this process; 'ray': samples sharded across Ray actors, each building the trunk once",
     )
     parser.add_argument(
+        "--batch-workers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="--engine local: batches a task solves at once, in threads that share --threads "
+        "(default: 2 on a CPU with 2 or more threads, else 1; only tasks that declare parallel_batches)",
+    )
+    parser.add_argument(
         "--ray-address",
         default=None,
         metavar="ADDRESS",
@@ -296,6 +304,7 @@ def request_from_args(
         strict=args.strict,
         time_budget=args.time_budget or None,
         threads=args.threads,
+        batch_workers=args.batch_workers,
         plugins=plugin_options(args, heads, owners),
         factories=factories,
     )

@@ -14,6 +14,7 @@ with the selected tasks, to ``run``. ``run`` owns everything a run holds for its
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -117,7 +118,21 @@ def _run(
             on_written=on_written,
             detector=SharedDetector(request.detector, detectors=_factories(request).detectors),
             control=control,
+            batch_workers=batch_workers(request),
         )
+
+
+def batch_workers(request: RunRequest) -> int:
+    """How many batches a task that declares ``parallel_batches`` solves at once (``--batch-workers``).
+
+    By default 2 on a CPU run given 2 or more threads: one batch's Python stages (decoding,
+    parsing) then run beside another's torch pass, which releases the GIL. Measured on 2 cores
+    (docs/results.md, issue 41). A cuda run keeps 1 unless asked: not measured there.
+    """
+    if request.batch_workers:
+        return request.batch_workers
+    threads = request.threads or os.cpu_count() or 1
+    return 2 if threads >= 2 and not request.trunk.device.startswith("cuda") else 1
 
 
 def _build_trunk(request: RunRequest, load_trunk: TrunkLoader | None) -> Trunk:

@@ -76,6 +76,8 @@ class RunRequest:
     :param strict: abort on the first error instead of falling back.
     :param time_budget: seconds for the whole run, counted from the orchestrator's start (None: no limit).
     :param threads: torch CPU threads (0: every core; with Ray, per worker: ``ray.threads``).
+    :param batch_workers: the local engine's concurrent batches a task (``core.runner.run``;
+        0: ``default_batch_workers``).
     :param progress: progress bars (None: only on a terminal).
     :param plugins: the plugins' options (``register_tasks``' ``config``).
     :param factories: the registered trunk backends and detectors ``trunk.backend`` and
@@ -92,6 +94,7 @@ class RunRequest:
     strict: bool = False
     time_budget: float | None = None
     threads: int = 0
+    batch_workers: int = 0
     progress: bool | None = None
     plugins: PluginOptions = field(default_factory=PluginOptions)
     factories: Factories | None = None
@@ -101,3 +104,5 @@ class RunRequest:
             raise ProjectError(f"unknown engine {self.engine!r}; one of {', '.join(ENGINES)}")
         if self.ray.workers < 0 or self.ray.gpus_per_worker < 0:
             raise ProjectError("--workers and --gpus-per-worker must not be negative")
+        if self.batch_workers < 0 or self.threads < 0:
+            raise ProjectError("--batch-workers and --threads must not be negative")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -184,6 +184,7 @@ def run(
     on_written: Observer | None = None,
     detector: SharedDetector | None = None,
     control: RunControl | None = None,
+    batch_workers: int = 1,
 ) -> list[TaskReport]:
     """Solve every planned task with ``trunk`` and write its prediction file.
 
@@ -196,6 +197,9 @@ def run(
     :param control: the run's stopping state (``core.stop``; the orchestrator's): a signal it
         records stops the batch in progress; once its deadline (``RunControl.with_budget``) is
         spent, remaining samples get fallbacks so that every file is still complete. None: no limit.
+    :param batch_workers: batches solved at once by a task that declares ``parallel_batches``
+        (``solve_batches``); for that task torch's threads are divided among them, so the run
+        keeps the number of CPU threads it was given (``divided_threads``).
 
     Whatever stops the run, every task still writes its file (answers so far, fallbacks for
     the rest); the caller reads ``control.signalled()`` to exit non-zero.
@@ -204,7 +208,16 @@ def run(
     prepare_output_folder(planned, out_dir)
     reports = []
     for item in planned:
-        report = _run_task(item, trunk, out_dir, strict=strict, progress=progress, detector=detector, control=control)
+        report = _run_task(
+            item,
+            trunk,
+            out_dir,
+            strict=strict,
+            progress=progress,
+            detector=detector,
+            control=control,
+            workers=batch_workers if item.task.info.parallel_batches else 1,
+        )
         if report.path is not None and on_written is not None:
             try:
                 on_written(item.task.info.name, report.path)
@@ -296,6 +309,7 @@ def _run_task(
     progress: bool | None,
     detector: SharedDetector | None = None,
     control: RunControl,
+    workers: int = 1,
 ) -> TaskReport:
     task, samples = item.task, item.samples
     report = TaskReport(task.info.name, items=len(samples))
@@ -306,18 +320,24 @@ def _run_task(
     bar = _Progress(len(samples), task.info.name, progress)
     try:
         ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector, control=control)
-        solve_batches(
-            task,
-            chunks(samples, max(1, task.info.batch_size)),
-            trunk,
-            report,
-            strict=strict,
-            ready=ready,
-            out=predictions,
-            on_batch=bar.update,
-            root=item.input_dir,
-            control=control,
-        )
+        batches = chunks(samples, max(1, task.info.batch_size))
+        workers = max(1, min(workers, len(batches)))
+        if workers > 1 and not _shares_safely(task, trunk, detector):
+            workers = 1
+        with divided_threads(workers):
+            solve_batches(
+                task,
+                batches,
+                trunk,
+                report,
+                strict=strict,
+                ready=ready,
+                out=predictions,
+                on_batch=bar.update,
+                root=item.input_dir,
+                control=control,
+                workers=workers,
+            )
         if trunk is not None:
             trunk.assert_frozen()
     finally:
@@ -327,6 +347,36 @@ def _run_task(
                 write_task(task, predictions, samples, RunContext(out_dir, item.folder), report)
         report.seconds = time.monotonic() - start
     return report
+
+
+def _shares_safely(task: Task, trunk: Trunk | None, detector: SharedDetector | None) -> bool:
+    """Whether what ``task`` shares across its concurrent batches is declared ``thread_safe``: the
+    trunk's backend (``core.trunk``) and, for a task that uses it, the detector (``core.detector``)."""
+    if trunk is not None and not trunk.thread_safe:
+        log.info("%s: one batch at a time: the trunk's backend does not declare thread_safe", task.info.name)
+        return False
+    uses_detector = getattr(task.info, "needs_detector", False) and detector is not None and detector.built
+    if uses_detector and not detector.thread_safe:  # type: ignore[union-attr]
+        log.info("%s: one batch at a time: the detector does not declare thread_safe", task.info.name)
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def divided_threads(workers: int) -> Iterator[None]:
+    """Within the block, torch's CPU threads divided among ``workers`` concurrent batches (at
+    least one each), so that they together use what the run was given; restored after."""
+    if workers <= 1:
+        yield
+        return
+    import torch
+
+    total = torch.get_num_threads()
+    torch.set_num_threads(max(1, total // workers))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(total)
 
 
 def _confined(root: Path | None):  # type: ignore[no-untyped-def]
@@ -428,6 +478,7 @@ def solve_batches(
     on_batch: Callable[[int], object] | None = None,
     root: Path | None = None,
     control: RunControl | None = None,
+    workers: int = 1,
 ) -> list[Prediction]:
     """Consecutive batches of one task, in order, with the whole policy: each batch through
     ``solve_batch``; every batch gets fallbacks when ``ready`` is False (setup failed) or
@@ -435,36 +486,134 @@ def solve_batches(
     stopping (``control``, ``core.stop``: the run's deadline or a signal, which also abandon
     the batch in progress). ``root``: the input folder the stages may read in.
 
+    ``workers`` > 1 solves that many batches at once, each in a thread of its own (for a task
+    that declares ``TaskInfo.parallel_batches``; dividing torch's threads among them is the
+    caller's part, see ``run``): the same batches, the same policy and the predictions in the
+    same order, so the same answers.
+
     Predictions are appended to ``out`` as they come (so a caller keeps what was done when
     ``strict`` raises) and returned. ``on_batch(len(batch))`` follows each batch. The local
     runner and every Ray worker shard go through here.
     """
-    from core.io import confined
-
     control = control if control is not None else RunControl()
     predictions = [] if out is None else out
+    gate = _Gate(task.info.name, ready, deadline, clock or time.monotonic, control)
+    if workers > 1 and len(batches) > 1 and gate.open():
+        _solve_concurrently(task, batches, trunk, report, strict, workers, gate, predictions, on_batch, root)
+        return predictions
     for batch in batches:
-        if ready:
-            why = control.hurry()
-            if why is None and deadline is not None and (clock or time.monotonic)() > deadline:
-                why = "time budget"
-            if why:
-                log.warning("%s: %s: the remaining samples get fallbacks", task.info.name, why)
-                ready = False
-        if not ready:
-            predictions.extend(fallback_batch(task, batch, report, strict=strict))
+        if not gate.open():
+            solved = fallback_batch(task, batch, report, strict=strict)
         else:
             try:
-                with control.interruptible(), confined(root):
+                with control.interruptible(), _confined(root):
                     solved = solve_batch(task, batch, trunk, report, strict=strict)
             except Stop as exc:
                 log.warning("%s: %s: batch abandoned, the remaining samples get fallbacks", task.info.name, exc.reason)
-                ready = False
+                gate.ready = False
                 solved = fallback_batch(task, batch, report, strict=strict)
-            predictions.extend(solved)
+        predictions.extend(solved)
         if on_batch is not None:
             on_batch(len(batch))
     return predictions
+
+
+@dataclass(slots=True)
+class _Gate:
+    """Whether the next batch of a task is solved: not once its setup failed, the run is stopping
+    (``control.hurry()``) or ``clock()`` passed ``deadline``; from then on every batch falls back."""
+
+    task: str
+    ready: bool
+    deadline: float | None
+    clock: Callable[[], float]
+    control: RunControl
+
+    def open(self) -> bool:
+        if self.ready:
+            why = self.control.hurry()
+            if why is None and self.deadline is not None and self.clock() > self.deadline:
+                why = "time budget"
+            if why:
+                self.shut(why)
+        return self.ready
+
+    def shut(self, why: str) -> None:
+        log.warning("%s: %s: the remaining samples get fallbacks", self.task, why)
+        self.ready = False
+
+
+WAIT_SLICE_S = 0.1  # how often the thread collecting concurrent batches looks at the run's stopping state
+
+
+def _solve_concurrently(
+    task: Task,
+    batches: Sequence[Sequence[Sample]],
+    trunk: Trunk | None,
+    report: TaskReport,
+    strict: bool,
+    workers: int,
+    gate: _Gate,
+    out: list[Prediction],
+    on_batch: Callable[[int], object] | None,
+    root: Path | None,
+) -> None:
+    """``solve_batches`` with ``workers`` pool threads: a batch goes out while fewer than
+    ``workers + 1`` are out (one waits ready for the first thread free), and results are taken
+    back in batch order. Each batch counts its fallbacks and errors in a report of its own, merged
+    here, on the calling thread. The caller's thread only waits, in slices, so that a signal or
+    the deadline (``gate``) is seen within ``WAIT_SLICE_S``: the batches still out are then
+    abandoned to their fallbacks, as the one-batch path abandons the batch in progress."""
+    import concurrent.futures as cf
+    from collections import deque
+
+    def solve(batch: Sequence[Sample]) -> tuple[list[Prediction], TaskReport] | None:
+        if gate.control.hurry():
+            return None  # queued when the run began to stop
+        part = TaskReport(report.name)
+        with _confined(root):  # a context variable: each thread sets its own
+            return solve_batch(task, batch, trunk, part, strict=strict), part
+
+    pool = cf.ThreadPoolExecutor(workers, thread_name_prefix=f"{task.info.name}-batch")
+    out_now: deque[tuple[Sequence[Sample], cf.Future | None]] = deque()
+    abandoned = False
+    try:
+        pending = iter(batches)
+        while True:
+            while len(out_now) <= workers:
+                batch = next(pending, None)
+                if batch is None:
+                    break
+                out_now.append((batch, pool.submit(solve, batch) if gate.open() else None))
+            if not out_now:
+                break
+            batch, future = out_now[0]
+            while future is not None and not future.done():
+                cf.wait([future], timeout=WAIT_SLICE_S)
+                if future.done() or gate.open():
+                    continue
+                abandoned = True  # stopping: what is out falls back, the threads finish unwatched
+                for _, f in out_now:
+                    if f is not None:
+                        f.cancel()
+                out_now = deque((b, None) for b, _ in out_now)
+                future = None
+            out_now.popleft()
+            result = future.result() if future is not None else None  # strict: a batch's error, raised here
+            if result is None:
+                solved = fallback_batch(task, batch, report, strict=strict)
+            else:
+                solved, part = result
+                report.fallbacks += part.fallbacks
+                report.errors.extend(part.errors)
+            out.extend(solved)
+            if on_batch is not None:
+                on_batch(len(batch))
+    finally:
+        for _, f in out_now:
+            if f is not None:
+                f.cancel()
+        pool.shutdown(wait=not abandoned, cancel_futures=True)
 
 
 def solve_batch(

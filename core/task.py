@@ -101,6 +101,13 @@ class TaskInfo:
         (``core.detector``): the runner then calls ``setup(trunk, detector=...)`` with it,
         built once for the run (``None`` when it could not be built: the task answers without
         it). A run whose tasks all leave this False never builds the detector.
+    :param parallel_batches: True when several batches may be solved at once, each in its own
+        thread (``core.runner``: ``--batch-workers``): the stages keep no per-call state on
+        ``self`` (setup's objects are only read, or memoise idempotently) and what they share
+        (models, decoders, the trunk and the detector) may be used by several threads. Worth it
+        when a task's stages leave a core idle: torch passes release the GIL, so one batch's
+        Python decoding runs beside another's forward pass. False (the default): one batch at a
+        time, with all of the run's torch threads.
     """
 
     name: str
@@ -114,6 +121,7 @@ class TaskInfo:
     form: RequestForm | None = None
     needs_trunk: bool = True
     needs_detector: bool = False
+    parallel_batches: bool = False
 
     def folders(self) -> tuple[str, ...]:
         """The folder and its aliases, in the order they are looked for."""

@@ -40,6 +40,7 @@ def _fake_backend_class() -> type:
         image_size = 64
         vocab = 4096
         component_versions = {"image": "fake-image-1", "text": "fake-text-1", "joint": "fake-joint-1"}
+        thread_safe = True  # plain forwards: batches may share it (``core.trunk``: threads)
 
         def __init__(self, seed: int = 0) -> None:
             super().__init__()
@@ -114,6 +115,8 @@ class FakeDetector:
     brightness and the dominant colour channel of the box, scored from 0.9 down; labels
     index ``classes`` (the real COCO names unless given).
     """
+
+    thread_safe = True  # ``detect`` keeps nothing between calls
 
     def __init__(self, boxes: int = 3, classes: Any = None) -> None:
         from core.detector import coco_classes

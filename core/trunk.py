@@ -23,6 +23,11 @@ tensors, so task heads run unchanged on the CPU whatever the trunk runs on. On
 CUDA the forward passes run under autocast (``TrunkConfig.precision``: ``auto``
 picks bf16 where the GPU has it, else fp16; ``fp32`` turns it off) and with cuDNN off
 (``Trunk._autocast``: cuDNN plans every new input shape afresh, and images come in every size).
+
+Threads: a backend that declares ``thread_safe = True`` (its passes are plain ``nn.Module``
+forwards that change nothing) may serve several batches at once (``TaskInfo.parallel_batches``);
+both of core's do. ``tokenize`` is serialised here whatever the backend: HF fast tokenizers
+refuse concurrent calls.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import inspect
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -86,6 +92,9 @@ class Trunk:
         self.device = resolve_device(config.device)
         self.autocast_dtype = autocast_dtype(self.device, config.precision)
         self._pixel_affine: tuple[np.ndarray, np.ndarray] | None = None
+        self._tokenizing = threading.Lock()
+        # May several threads run passes at once? (the backend declares it; core's two do)
+        self.thread_safe = bool(getattr(backend, "thread_safe", False))
         self.assert_frozen()
         # May a feature pass stop after the finest maps? (a backend whose image_feature_maps takes ``levels``)
         self._stops_early = "levels" in inspect.signature(backend.image_feature_maps).parameters
@@ -194,7 +203,8 @@ class Trunk:
         return pixels.movedim(-1, -3).contiguous().to(torch.float32).mul_(scale).add_(shift)
 
     def tokenize(self, texts: Sequence[str]) -> TextTokens:
-        return self._backend.tokenize(list(texts))
+        with self._tokenizing:  # one call at a time: HF fast tokenizers refuse concurrent ones
+            return self._backend.tokenize(list(texts))
 
     # -- features ---------------------------------------------------------------------
     # Inputs go to the trunk's device; outputs come back as CPU float32 (``_out``), and
@@ -281,7 +291,7 @@ class Trunk:
         # CPU per convolution on an H100) and zsOD/VQA images come in every size. Measured on
         # an H100 (bench/full_run.py's mix): zsOD 2.1 images/s with cuDNN, 7.9 without.
         with (
-            torch.backends.cudnn.flags(enabled=False),
+            _cudnn_off(),
             torch.autocast(device_type="cuda", dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None),
         ):
             yield
@@ -290,6 +300,33 @@ class Trunk:
         if self.config.ablation == "none":
             return features
         return random_like_from(features, source)
+
+
+_cudnn_lock = threading.Lock()
+_cudnn_passes = 0  # trunk passes under way, in every thread
+_cudnn_before: bool | None = None
+
+
+@contextlib.contextmanager
+def _cudnn_off() -> Iterator[None]:
+    """cuDNN off while any thread runs a trunk pass, and back as it was after the last one.
+    (``torch.backends.cudnn.flags`` sets one process-wide flag and restores what it saw on entry:
+    two batches' passes overlapping would turn it back on under each other.)"""
+    import torch
+
+    global _cudnn_passes, _cudnn_before
+    with _cudnn_lock:
+        if _cudnn_passes == 0:
+            _cudnn_before = torch.backends.cudnn.enabled
+            torch.backends.cudnn.enabled = False
+        _cudnn_passes += 1
+    try:
+        yield
+    finally:
+        with _cudnn_lock:
+            _cudnn_passes -= 1
+            if _cudnn_passes == 0 and _cudnn_before is not None:
+                torch.backends.cudnn.enabled = _cudnn_before
 
 
 def versions_id(versions: Mapping[str, str]) -> str:

@@ -39,7 +39,12 @@ class TokenStates(NamedTuple):
 
 
 class TrunkBackend(Protocol):
-    """What a backend module provides; ``Trunk`` adds freezing and normalisation."""
+    """What a backend module provides; ``Trunk`` adds freezing and normalisation.
+
+    Optional: a class attribute ``thread_safe = True`` says that its passes may run in several
+    threads at once (plain forwards that change nothing); tasks then solve several batches at
+    once on it (``TaskInfo.parallel_batches``). Without it they take one batch at a time.
+    """
 
     embed_dim: int  # joint-space width
     image_size: int  # square side the image transform produces

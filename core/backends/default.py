@@ -88,6 +88,7 @@ class DefaultBackend(nn.Module):
         # Plain NCHW-contiguous maps: heads may .view() them.
         return FeatureMaps(tuple(m.contiguous() for m in self.tower(pixels, levels)), STRIDES[:levels])
 
+    thread_safe = True  # passes are plain forwards of frozen modules (``core.trunk``: threads)
     can_pool_regions = True  # the image embedding is a projection of the pooled stride-32 map
 
     def pool_map(self, head: torch.Tensor) -> torch.Tensor:

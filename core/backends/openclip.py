@@ -49,6 +49,7 @@ import hashlib
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 log = logging.getLogger(__name__)
+_TOKENIZING = threading.Lock()
 
 _HASH_CHUNK = 1 << 20  # bytes hashed at each end of a checkpoint (a full hash of 1+ GB is slow)
 _TEXT_CHUNK = 64  # texts encoded together, cut to the chunk's longest (``encode_texts``)
@@ -84,6 +86,10 @@ _TOKENIZER_FILES = (
 
 class OpenClipBackend(nn.Module):
     """An open_clip model behind the ``TrunkBackend`` interface."""
+
+    # Passes are forwards of the frozen model; the lazy probes (``region_projection``,
+    # ``trims_text_padding``) are deterministic, so two threads racing there decide alike.
+    thread_safe = True
 
     def __init__(
         self,
@@ -125,7 +131,8 @@ class OpenClipBackend(nn.Module):
         if not texts:  # HF tokenizers reject an empty batch
             ids = torch.zeros(0, self.context_length, dtype=torch.long)
             return TextTokens(ids, ids != ids)
-        ids = self._tokenizer(list(texts)).long()
+        with _TOKENIZING:  # HF fast tokenizers refuse concurrent calls (the probes call here too)
+            ids = self._tokenizer(list(texts)).long()
         if self.eot_id is not None:
             is_eot = ids == self.eot_id
             # positions up to and including the first end-of-text token

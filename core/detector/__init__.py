@@ -84,7 +84,13 @@ class Detections(NamedTuple):
 
 @runtime_checkable
 class Detector(Protocol):
-    """Finds objects of a closed vocabulary in images."""
+    """Finds objects of a closed vocabulary in images.
+
+    A detector whose ``detect`` may run in several threads at once says so with a class
+    attribute ``thread_safe = True`` (NanoDet does; an ultralytics predictor keeps per-call
+    state and does not): only then do tasks solve several batches at once with it
+    (``TaskInfo.parallel_batches``).
+    """
 
     classes: ClassNames
 

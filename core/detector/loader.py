@@ -59,6 +59,11 @@ class SharedDetector:
     def built(self) -> bool:
         return self._detector is not None
 
+    @property
+    def thread_safe(self) -> bool:
+        """Whether the built detector declares that ``detect`` may run in several threads at once."""
+        return self._detector is not None and bool(getattr(self._detector, "thread_safe", False))
+
     def get(self) -> Detector:
         with self._lock:
             if self._detector is None:

@@ -243,6 +243,8 @@ class NanoDet:
     """NanoDet-g with its upstream pre- and post-processing: the ``nanodet`` detector
     (``core.default_plugins.detectors``)."""
 
+    thread_safe = True  # ``detect`` keeps nothing between calls: batches may call it at once
+
     def __init__(self, config: DetectorConfig) -> None:
         from core import weights
         from core.devices import resolve_device
