@@ -83,6 +83,7 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         metric="core.metrics.htr:METRIC",
         trainer="plugins.htr.train:train_head",
         form=RequestForm(ask=None, images="images"),  # the word images alone, keyed by file name
+        parallel_batches=True,  # stages keep nothing on self; setup's objects are read, or memoise alike
     )
 
     def __init__(self, weights_dir: Path | None = None, *, search: Sequence[Path] = ()) -> None:

@@ -111,6 +111,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         trainer="plugins.vqa.train:train_head",
         form=RequestForm(ask="question", request_file="questions.json", images="images", image_field="file_name"),
         needs_detector=True,
+        parallel_batches=True,  # stages keep nothing on self; setup's objects are read, or memoise alike
     )
 
     def __init__(self, head_weights: Path | None = None, *, search: Sequence[Path] = ()) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +129,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         trainer="plugins.zsod.train:train_head",
         form=RequestForm(ask="phrases", images="images", answer="boxes"),  # requests.json {image name: [phrase, ...]}
         needs_detector=True,
+        parallel_batches=True,  # stages keep nothing on self; the --zsod-proposals detector is guarded (_propose)
     )
 
     def __init__(
@@ -273,7 +275,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                 out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, detected))
                 continue
             if loaded.proposer is not None:
-                (extra,) = loaded.proposer.detect([item.image])
+                extra = _propose(loaded.proposer, item.image)
                 extra_boxes = detector_proposals(extra.boxes, *item.image.size)
                 item = item._replace(boxes=np.concatenate([item.boxes, extra_boxes]))
             scores = score_image(item, trunk, loaded.verifier, loaded.background, texts)
@@ -409,3 +411,15 @@ def to_stored(boxes: np.ndarray, geo: Geometry) -> list[list[float]]:
     """Loaded-image ``xyxy`` -> stored-image ``[[x, y, w, h], ...]``."""
     full = scale_boxes(boxes, *geo.scale)
     return to_output_boxes(unrotate_boxes(full, geo.orientation, geo.stored_size), *geo.stored_size)
+
+
+_PROPOSING = threading.Lock()
+
+
+def _propose(proposer: Detector, image: Any) -> Any:
+    """The ``--zsod-proposals`` detector's boxes for one image; one call at a time unless it declares
+    ``thread_safe`` (batches may run in several threads: ``TaskInfo.parallel_batches``)."""
+    if getattr(proposer, "thread_safe", False):
+        return proposer.detect([image])[0]
+    with _PROPOSING:
+        return proposer.detect([image])[0]
