@@ -159,7 +159,7 @@ def test_a_stop_gives_every_remaining_sample_its_fallback_and_loses_no_key(tmp_p
     assert list(out) == list(REQUESTS)
     answered = [k for k, v in out.items() if v.startswith("dim")]
     fell_back = [k for k, v in out.items() if v == "fallback"]
-    assert len(answered) >= 2 * 3 and fell_back, "the first batches are answered, the rest fall back"
+    assert len(answered) >= 2 and fell_back, "the first batches are answered, the rest fall back"
     assert answered == list(REQUESTS)[: len(answered)]  # answered ones are a prefix: batches are taken in order
     assert report.fallbacks == len(fell_back)
 
