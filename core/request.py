@@ -77,7 +77,7 @@ class RunRequest:
     :param time_budget: seconds for the whole run, counted from the orchestrator's start (None: no limit).
     :param threads: torch CPU threads (0: every core; with Ray, per worker: ``ray.threads``).
     :param batch_workers: the local engine's concurrent batches a task (``core.runner.run``;
-        0: ``default_batch_workers``).
+        0: ``core.orchestrator.batch_workers`` decides).
     :param progress: progress bars (None: only on a terminal).
     :param plugins: the plugins' options (``register_tasks``' ``config``).
     :param factories: the registered trunk backends and detectors ``trunk.backend`` and

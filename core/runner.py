@@ -355,8 +355,8 @@ def _shares_safely(task: Task, trunk: Trunk | None, detector: SharedDetector | N
     if trunk is not None and not trunk.thread_safe:
         log.info("%s: one batch at a time: the trunk's backend does not declare thread_safe", task.info.name)
         return False
-    uses_detector = getattr(task.info, "needs_detector", False) and detector is not None and detector.built
-    if uses_detector and not detector.thread_safe:  # type: ignore[union-attr]
+    unsafe_detector = detector is not None and detector.built and not detector.thread_safe
+    if unsafe_detector and getattr(task.info, "needs_detector", False):
         log.info("%s: one batch at a time: the detector does not declare thread_safe", task.info.name)
         return False
     return True
