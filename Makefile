@@ -38,7 +38,7 @@ $(TEST_STAMP): $(RUN_STAMP) requirements.txt requirements-dev.txt
 	test -x /usr/bin/chromedriver || missing="$$missing chromium chromium-driver"; \
 	test -f /usr/share/hershey-fonts/futural.jhf || missing="$$missing hershey-fonts-data"; \
 	if [ -n "$$missing" ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+		apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$missing; \
 	fi
 	touch $@
 
