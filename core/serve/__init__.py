@@ -5,6 +5,7 @@
   the task's own layout (``TaskInfo.form``), discovered by the task itself, and micro-batched per task
   through ``core.runner``'s policy;
 - ``app``: the FastAPI app (``/v1/tasks``, ``/health``, the page at ``/``), answering only the allowed hosts;
+- ``hosts``: which ``Host:`` names are answered (DNS rebinding refused);
 - ``connection``: the deadline for each request's head on uvicorn's connections;
 - ``cli``: the command line of ``serve.py`` and uvicorn's configuration.
 

@@ -36,6 +36,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from core.io import dumps_json
+from core.serve.hosts import ANY_HOST, LOCAL_HOSTS, host_name
 from core.serve.upload import BadRequest, FormReader, Part
 
 if TYPE_CHECKING:
@@ -54,9 +55,6 @@ _TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".css": "text/css; charset=utf-8",
 }
-# The names a request's Host header may give when no other is configured: this machine's loopback.
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-ANY_HOST = "*"  # as an allowed host: the Host header is not checked
 # The page loads only its own files; images are shown from the user's own file (blob:).
 _CSP = "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
@@ -71,20 +69,6 @@ def error_response(status: int, message: str, *, close: bool = False) -> Respons
     if close:
         response.headers["Connection"] = "close"
     return response
-
-
-def host_name(value: str) -> str:
-    """A host as the ``Host:`` header or ``--allowed-host`` gives it, compared form: lower case, without
-    its port or a final dot, an IPv6 address in brackets (``LocalHost.:8000`` -> ``localhost``,
-    ``[::1]:8000`` and ``::1`` -> ``[::1]``)."""
-    name = value.strip().lower()
-    if name.startswith("["):
-        name = name[: name.find("]") + 1] or name
-    elif name.count(":") > 1:
-        name = f"[{name}]"
-    else:
-        name = name.partition(":")[0]
-    return name.rstrip(".") if name not in ("", ".") else name
 
 
 class AllowedHosts:

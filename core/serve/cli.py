@@ -14,6 +14,7 @@ from core.detector import DetectorConfig
 from core.factories import Factories
 from core.io.images import MAX_IMAGE_BYTES
 from core.request import PluginOptions
+from core.serve.hosts import LOCAL_HOSTS, allowed_hosts
 from core.serve.memory import DEFAULT_BUDGET, DEFAULT_REQUESTS, DEFAULT_UPLOADS, MemoryLimits
 from core.trunk_types import TrunkConfig
 
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("serve")
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")  # as core.serve.app's (that module imports FastAPI)
-WILDCARD_ADDRESSES = ("", "0.0.0.0", "::", "[::]")  # listening on every address names no host
 DEFAULT_BODY_TIMEOUT = 60.0
 DEFAULT_IDLE_TIMEOUT = 10.0
 
@@ -193,12 +192,6 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
             factories=cli.registered_factories(pm, discovery, args),
         ),
     )
-
-
-def allowed_hosts(host: str, extra: Sequence[str] = ()) -> tuple[str, ...]:
-    """The names answered: the loopback ones, the address listened on when it is one address, and ``extra``."""
-    own = () if host.strip() in WILDCARD_ADDRESSES else (host.strip(),)
-    return tuple(dict.fromkeys((*LOCAL_HOSTS, *own, *(h.strip() for h in extra if h.strip()))))
 
 
 def build_service(tasks: Sequence[Task], request: ServeRequest) -> Service:

@@ -65,4 +65,8 @@ class HeadDeadlineProtocol(H11Protocol):
 
 def head_deadline_protocol(seconds: float) -> type[HeadDeadlineProtocol]:
     """``HeadDeadlineProtocol`` with ``head_timeout = seconds`` (uvicorn builds one protocol per connection)."""
-    return type("HeadDeadlineProtocol", (HeadDeadlineProtocol,), {"head_timeout": seconds})
+
+    class Configured(HeadDeadlineProtocol):
+        head_timeout = seconds
+
+    return Configured
