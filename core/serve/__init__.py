@@ -4,9 +4,11 @@
 - ``service``: every task set up once over one trunk; each request written as a one-item input folder in
   the task's own layout (``TaskInfo.form``), discovered by the task itself, and micro-batched per task
   through ``core.runner``'s policy;
-- ``app``: the FastAPI app (``/v1/tasks``, ``/health``, the page at ``/``);
-- ``cli``: the command line of ``serve.py``.
+- ``app``: the FastAPI app (``/v1/tasks``, ``/health``, the page at ``/``), answering only the allowed hosts;
+- ``hosts``: which ``Host:`` names are answered (DNS rebinding refused);
+- ``connection``: the deadline for each request's head on uvicorn's connections;
+- ``cli``: the command line of ``serve.py`` and uvicorn's configuration.
 
 Nothing here knows a task by name; a task is served when its ``TaskInfo`` declares a ``form``.
-Only ``app`` and ``cli`` import FastAPI / uvicorn, and only when called.
+Only ``app``, ``connection`` and ``cli`` import FastAPI / uvicorn, and only when called.
 """

@@ -6,8 +6,14 @@
   ``{"prediction": ..., "seconds": ...}`` (+ ``"display"``);
 - ``GET /health`` (with what the requests in progress hold of the memory budget).
 
-Each ``POST`` waits for a place among the requests in progress (``Service.admitted``) before its body
-is read, then streams it into its own folder (``core.serve.upload.FormReader``): no body is held whole.
+Each ``POST`` streams its body into its own folder (``core.serve.upload.FormReader``: no body is held
+whole) under one of the service's upload places and within its body deadline, and only then takes a
+place among the requests answered at once (``Service.admitted``). A client that goes away before its
+body has arrived gets one INFO line in the log.
+
+Only the configured hosts are answered (``AllowedHosts``; by default the loopback names): a request
+whose ``Host:`` header names another gets 400, so a page elsewhere that rebinds its DNS name to this
+machine cannot drive the server.
 
 This module imports FastAPI: only ``serve.py``'s serving path and the tests import it.
 Every refusal is a 4xx JSON ``{"error": message}``; an unexpected failure is a 500 JSON error (the
@@ -18,6 +24,7 @@ text readable, a lone surrogate of a request written back as its escape.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,13 +32,17 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from core.io import dumps_json
+from core.serve.hosts import ANY_HOST, LOCAL_HOSTS, host_name
 from core.serve.upload import BadRequest, FormReader, Part
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
+
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
     from core.serve.service import Service
 
@@ -52,12 +63,46 @@ def json_response(data: Any, status: int = 200) -> Response:
     return Response(dumps_json(data).encode("utf-8"), status_code=status, media_type="application/json")
 
 
-def error_response(status: int, message: str) -> Response:
-    return json_response({"error": message}, status)
+def error_response(status: int, message: str, *, close: bool = False) -> Response:
+    """``{"error": message}``; ``close``: the connection is closed after it (a body still arriving is not read)."""
+    response = json_response({"error": message}, status)
+    if close:
+        response.headers["Connection"] = "close"
+    return response
 
 
-def create_app(service: Service, *, max_upload: int = MAX_UPLOAD) -> FastAPI:
-    """The app; its lifespan starts and stops ``service`` (the batching loops, the temporary folder)."""
+class AllowedHosts:
+    """ASGI middleware: a request whose ``Host:`` header names none of ``hosts`` (``host_name`` form;
+    ``ANY_HOST`` among them turns the check off), or that has none, gets 400 and reaches nothing else."""
+
+    def __init__(self, app: ASGIApp, hosts: Collection[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(host_name(h) if h != ANY_HOST else h for h in hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and ANY_HOST not in self.hosts:
+            header = next((v for k, v in scope["headers"] if k == b"host"), None)
+            name = host_name(header.decode("latin-1")) if header is not None else ""
+            if name not in self.hosts:
+                log.info("refused a request for the host %r (allowed: %s)", name, ", ".join(sorted(self.hosts)))
+                message = (
+                    f"this server answers only for {', '.join(sorted(self.hosts))}, not for the host {name!r}; "
+                    "start serve.py with --allowed-host NAME to answer another name"
+                    if name
+                    else "a request without a Host header is not answered"
+                )
+                await error_response(400, message, close=True)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(
+    service: Service, *, max_upload: int = MAX_UPLOAD, allowed_hosts: Collection[str] = LOCAL_HOSTS
+) -> FastAPI:
+    """The app; its lifespan starts and stops ``service`` (the batching loops, the temporary folder).
+
+    ``allowed_hosts``: the names the ``Host:`` header may give (``AllowedHosts``; any port).
+    """
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -69,6 +114,7 @@ def create_app(service: Service, *, max_upload: int = MAX_UPLOAD) -> FastAPI:
 
     # No /docs or /redoc: their pages load scripts from a CDN, and this server needs no network.
     app = FastAPI(title="Fusion Brain", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.add_middleware(AllowedHosts, hosts=allowed_hosts)
     files = {p.name: (p.read_bytes(), _TYPES[p.suffix]) for p in STATIC.iterdir() if p.suffix in _TYPES}
 
     @app.exception_handler(HTTPException)
@@ -111,12 +157,19 @@ def create_app(service: Service, *, max_upload: int = MAX_UPLOAD) -> FastAPI:
             if name not in service.servers:
                 raise BadRequest(404, f"no task {name!r}; tasks: {', '.join(service.servers)}")
             _check_length(request, max_upload)  # before waiting for a place: an oversized body holds none
-            async with service.admitted(), service.request_folder() as folder:
-                fields = await _receive(request, folder, max_upload)
+            # The body is received (under an upload place, within the body deadline) before the request
+            # takes a place among those answered at once.
+            async with (
+                service.request_folder() as folder,
+                service.admitted(lambda: _receive(request, folder, max_upload)) as fields,
+            ):
                 answer = await service.answer(name, fields, folder=folder, display=display)
         except BadRequest as exc:
             log.info("%s: refused (%d): %s", name, exc.status, exc.message)
-            return error_response(exc.status, exc.message)
+            return error_response(exc.status, exc.message, close=exc.status == 408)
+        except ClientDisconnect:
+            log.info("%s: the client went away before its request had arrived; nothing to answer", name)
+            return error_response(400, "the request did not arrive in full")
         except Exception as exc:
             log.exception("%s: the request failed", name)
             return error_response(500, f"the server failed on this request ({type(exc).__name__}); see its log")

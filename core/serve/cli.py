@@ -14,14 +14,20 @@ from core.detector import DetectorConfig
 from core.factories import Factories
 from core.io.images import MAX_IMAGE_BYTES
 from core.request import PluginOptions
-from core.serve.memory import DEFAULT_BUDGET, DEFAULT_REQUESTS, MemoryLimits
+from core.serve.hosts import LOCAL_HOSTS, allowed_hosts
+from core.serve.memory import DEFAULT_BUDGET, DEFAULT_REQUESTS, DEFAULT_UPLOADS, MemoryLimits
 from core.trunk_types import TrunkConfig
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from core.serve.service import Service
     from core.task import Task
 
 log = logging.getLogger("serve")
+
+DEFAULT_BODY_TIMEOUT = 60.0
+DEFAULT_IDLE_TIMEOUT = 10.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,6 +38,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests whose Host header names NAME (repeatable; '*': any). Only 127.0.0.1, "
+        "localhost, [::1] and the --host address (unless 0.0.0.0 or ::) are answered otherwise: another "
+        "Host gets 400, so a web page elsewhere cannot reach the server through DNS rebinding",
+    )
     parser.add_argument("--tasks", default="", help="comma-separated task names to serve (default: all registered)")
     cli.add_trunk_options(parser)
     parser.add_argument(
@@ -69,7 +84,32 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_REQUESTS,
         metavar="N",
-        help=f"requests in progress at once, uploads included; later ones wait (default: {DEFAULT_REQUESTS})",
+        help="requests answered at once, each once its whole body has arrived; later ones wait "
+        f"(default: {DEFAULT_REQUESTS})",
+    )
+    parser.add_argument(
+        "--max-uploads",
+        type=int,
+        default=DEFAULT_UPLOADS,
+        metavar="N",
+        help="request bodies received at once (or received and waiting to be answered); later ones wait "
+        f"before their body is read (default: {DEFAULT_UPLOADS})",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=DEFAULT_BODY_TIMEOUT,
+        metavar="SECONDS",
+        help="a request body that has not arrived in full this long after its reading began is refused "
+        f"with 408 and its connection closed (default: {DEFAULT_BODY_TIMEOUT:g}; 0: no limit)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=DEFAULT_IDLE_TIMEOUT,
+        metavar="SECONDS",
+        help="a connection that has not sent a whole request head this long after it opened or after its "
+        f"last answer is closed (default: {DEFAULT_IDLE_TIMEOUT:g})",
     )
     parser.add_argument("--strict", action="store_true", help="a broken third-party plugin stops the server")
     parser.add_argument("--no-plugins", action="store_true", help="do not load third-party entry-point plugins")
@@ -85,7 +125,10 @@ class ServeRequest:
     :param batch_window: seconds a request waits for others to share its batch.
     :param request_timeout: seconds after which a waiting request gets the fallback (None: never).
     :param max_upload: the largest request body accepted, in bytes.
-    :param limits: requests in progress at once and the memory budget they share.
+    :param limits: bodies received and requests answered at once, and the memory budget they share.
+    :param body_timeout: seconds a request's body may take to arrive (None: no limit).
+    :param idle_timeout: seconds a connection may wait to send a whole request head.
+    :param allowed_hosts: the names a request's Host header may give (``allowed_hosts``).
     :param factories: the registered trunk backends and detectors (None: core's own).
     """
 
@@ -99,6 +142,9 @@ class ServeRequest:
     request_timeout: float | None = 120.0
     max_upload: int = 16 * 2**20
     limits: MemoryLimits = field(default_factory=MemoryLimits)
+    body_timeout: float | None = DEFAULT_BODY_TIMEOUT
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    allowed_hosts: tuple[str, ...] = LOCAL_HOSTS
     strict: bool = False
     verbose: bool = False
     plugins: PluginOptions = field(default_factory=PluginOptions)
@@ -119,8 +165,10 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
     budget = int(args.memory_budget_mb * 2**20)
     if budget < MAX_IMAGE_BYTES:
         parser.error(f"--memory-budget-mb must be at least {MAX_IMAGE_BYTES / 2**20:.0f}: one image may take that much")
-    if args.max_requests < 1:
-        parser.error("--max-requests must be at least 1")
+    if args.max_requests < 1 or args.max_uploads < 1:
+        parser.error("--max-requests and --max-uploads must be at least 1")
+    if args.idle_timeout <= 0:
+        parser.error("--idle-timeout must be more than 0 seconds")
     heads = Path(args.heads).expanduser() if args.heads else None
     return ParsedServe(
         pm,
@@ -134,7 +182,10 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
             batch_window=args.batch_window_ms / 1000,
             request_timeout=args.request_timeout if args.request_timeout > 0 else None,
             max_upload=int(args.max_upload_mb * 2**20),
-            limits=MemoryLimits(budget=budget, requests=args.max_requests),
+            limits=MemoryLimits(budget=budget, requests=args.max_requests, uploads=args.max_uploads),
+            body_timeout=args.body_timeout if args.body_timeout > 0 else None,
+            idle_timeout=args.idle_timeout,
+            allowed_hosts=allowed_hosts(args.host, args.allowed_host),
             strict=args.strict,
             verbose=args.verbose,
             plugins=cli.plugin_options(args, heads, owners),
@@ -160,6 +211,30 @@ def build_service(tasks: Sequence[Task], request: ServeRequest) -> Service:
         timeout=request.request_timeout,
         detector=SharedDetector(request.detector, detectors=factories.detectors),
         limits=request.limits,
+        body_timeout=request.body_timeout,
+    )
+
+
+def server_config(service: Service, request: ServeRequest, *, configure_logging: bool = True) -> uvicorn.Config:
+    """uvicorn's configuration of ``service``'s app as ``request`` asks: where to listen, the hosts
+    answered, and the idle deadline on each connection (``core.serve.connection``).
+    ``configure_logging=False`` leaves the logging as it is (tests)."""
+    import math
+
+    import uvicorn
+
+    from core.serve.app import create_app
+    from core.serve.connection import head_deadline_protocol
+
+    app = create_app(service, max_upload=request.max_upload, allowed_hosts=request.allowed_hosts)
+    return uvicorn.Config(
+        app,
+        host=request.host,
+        port=request.port,
+        log_level="debug" if request.verbose else "info",
+        http=head_deadline_protocol(request.idle_timeout),
+        timeout_keep_alive=max(1, math.ceil(request.idle_timeout)),  # whole seconds; the head deadline is exact
+        **({} if configure_logging else {"log_config": None}),
     )
 
 
@@ -167,12 +242,13 @@ def serve(service: Service, request: ServeRequest) -> int:
     """Serve ``service`` with uvicorn on ``request.host``/``request.port`` until stopped (Ctrl-C)."""
     import uvicorn
 
-    from core.serve.app import create_app
-
-    app = create_app(service, max_upload=request.max_upload)
+    config = server_config(service, request)
     log.info("serving %s on http://%s:%d/", ", ".join(service.servers), request.host, request.port)
+    server = uvicorn.Server(config)
     try:
-        uvicorn.run(app, host=request.host, port=request.port, log_level="debug" if request.verbose else "info")
+        server.run()
+    except KeyboardInterrupt:
+        pass
     finally:
         service.close()
-    return 0
+    return 0 if server.started else 3  # 3: it never listened (the port taken, say), as uvicorn.run exits

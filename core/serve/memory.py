@@ -38,6 +38,7 @@ _M_ARENA_MAX = -8
 
 DEFAULT_BUDGET = 640 * MiB
 DEFAULT_REQUESTS = 16
+DEFAULT_UPLOADS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +47,16 @@ class MemoryLimits:
 
     :param budget: bytes the requests in progress may hold together (their ``request_cost``); it must
         admit the largest image ``core.io`` loads.
-    :param requests: requests in progress at once, from the first byte of their body to their answer;
-        later ones wait before their body is read (nothing of it is held meanwhile).
+    :param requests: requests answered at once, from when their whole body has arrived to their answer;
+        later ones wait, holding their received fields (at most ``uploads`` of them).
+    :param uploads: bodies being received at once, or received and waiting for a place among
+        ``requests``; later ones wait before their body is read (nothing of it is held meanwhile). A slow
+        body holds one of these, never a place among ``requests``.
     """
 
     budget: int = DEFAULT_BUDGET
     requests: int = DEFAULT_REQUESTS
+    uploads: int = DEFAULT_UPLOADS
 
 
 class MemoryBudget:

@@ -11,9 +11,11 @@ solved together on one model thread through ``core.runner.solve_batches``: the r
 fallback). A request that waited longer than ``timeout`` gets its fallback (logged), as samples do when
 ``run.py``'s time budget is spent.
 
-Memory is bounded by design (``core.serve.memory``): at most ``MemoryLimits.requests`` requests are in
-progress at once (``admitted``; later ones wait before their body is read), and each holds its
-estimated cost (``request_cost``: what loading its image takes, as ``core.io`` estimates it from the
+Memory is bounded by design (``core.serve.memory``): at most ``MemoryLimits.uploads`` bodies are received
+at once, each within ``body_timeout`` seconds (later ones wait before their body is read), and at most
+``MemoryLimits.requests`` requests are answered at once, each taking its place only once its body has
+arrived (``admitted``), so slow clients hold upload places, never answering ones. Each answered request
+holds its estimated cost (``request_cost``: what loading its image takes, as ``core.io`` estimates it from the
 header before a pixel is decoded, plus the copies the task makes of the loaded image and its request
 text) against one ``MemoryBudget`` from before its image is decoded until it is answered. When the
 last request in progress is answered after a large one, the allocator's free memory is given back.
@@ -26,12 +28,12 @@ import logging
 import shutil
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from core import runner
 from core.errors import InputError
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # The name an uploaded image gets in the request's folder, by the format found in its content.
 IMAGE_SUFFIXES = {
@@ -125,8 +129,10 @@ class Service:
     :param timeout: seconds a request may wait for its batch before it gets the fallback (None: no limit).
     :param tmp_root: where the service's temporary folder goes (default: the system's).
     :param detector: the shared detector of the tasks that declare ``needs_detector``.
-    :param limits: requests in progress at once and the memory budget they hold their costs against
-        (default: ``MemoryLimits()``, as ``serve.py``'s).
+    :param limits: bodies received and requests answered at once, and the memory budget the answered
+        ones hold their costs against (default: ``MemoryLimits()``, as ``serve.py``'s).
+    :param body_timeout: seconds a request's body may take to arrive in full once its reading has begun;
+        a slower one is refused (408) and its upload place given back (None: no limit).
     """
 
     def __init__(
@@ -139,8 +145,10 @@ class Service:
         tmp_root: Path | str | None = None,
         detector: SharedDetector | None = None,
         limits: MemoryLimits | None = None,
+        body_timeout: float | None = None,
     ) -> None:
         self.trunk = trunk
+        self.body_timeout = body_timeout
         self.window = max(0.0, window)
         self.timeout = timeout
         self.servers: dict[str, TaskServer] = {}
@@ -157,7 +165,9 @@ class Service:
         self.limits = limits = limits or MemoryLimits()
         self.budget = MemoryBudget(limits.budget)
         self._slots = asyncio.Semaphore(limits.requests)
+        self._uploads = asyncio.Semaphore(limits.uploads)
         self._in_progress = 0
+        self._receiving = 0
         self._since_trim = 0
         self._trimming: asyncio.Task[None] | None = None
 
@@ -236,20 +246,37 @@ class Service:
                 "waiting_for_budget": self.budget.waiting,
                 "requests_in_progress": self._in_progress,
                 "max_requests": self.limits.requests,
+                "uploads_in_progress": self._receiving,
+                "max_uploads": self.limits.uploads,
             },
         }
 
     # -- answering ----------------------------------------------------------------------------
     @asynccontextmanager
-    async def admitted(self) -> AsyncIterator[None]:
-        """One of the ``limits.requests`` places of a request in progress; waits while all are taken."""
-        async with self._slots:
-            self._in_progress += 1
+    async def admitted(self, receive: Callable[[], Awaitable[T]]) -> AsyncIterator[T]:
+        """What ``receive`` reads of a request's body, then one of the ``limits.requests`` places to answer it.
+
+        The body is read under one of the ``limits.uploads`` places (waiting while all are taken) and
+        within ``body_timeout`` seconds (``BadRequest`` 408 past it); that place is given back once the
+        request has its answering place, so a client that sends its body slowly never holds one of those.
+        """
+        async with self._uploads:
+            self._receiving += 1
             try:
-                yield
+                async with asyncio.timeout(self.body_timeout):
+                    body = await receive()
+            except TimeoutError as exc:
+                raise BadRequest(408, f"the request's body did not arrive within {self.body_timeout:g} s") from exc
             finally:
-                self._in_progress -= 1
-                self._trim_when_idle()
+                self._receiving -= 1
+            await self._slots.acquire()
+        self._in_progress += 1
+        try:
+            yield body
+        finally:
+            self._in_progress -= 1
+            self._slots.release()
+            self._trim_when_idle()
 
     @asynccontextmanager
     async def request_folder(self) -> AsyncIterator[Path]:

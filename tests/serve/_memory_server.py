@@ -1,8 +1,9 @@
-"""``serve.py``'s serving path over the fake trunk, for ``tests/serve/test_memory.py``.
+"""``serve.py``'s serving path over the fake trunk, for ``tests/serve/test_memory.py`` and ``bench.serve_slow``.
 
 ``python -m tests.serve._memory_server PORT``: the built-in image tasks set up on ``core.testing``'s fake trunk
 (seconds to start, instead of the real trunk's minute), then ``core.serve.cli.serve`` on 127.0.0.1:PORT
-with ``serve.py``'s defaults (upload limit, memory budget, requests in progress) and its allocator settings.
+with ``serve.py``'s defaults (upload limit, memory budget, requests in progress, deadlines, hosts) and its
+allocator settings, logging at INFO as ``serve.py`` does.
 """
 
 from __future__ import annotations
@@ -22,10 +23,15 @@ def main(port: int) -> int:
     from core.testing import make_fake_trunk
     from registry import collect_tasks, get_plugin_manager
 
-    logging.basicConfig(level=logging.WARNING)
+    logging.basicConfig(level=logging.INFO)
     request = ServeRequest(host="127.0.0.1", port=port)
     tasks = collect_tasks(get_plugin_manager(load_entrypoints=False))
-    service = Service({name: tasks[name] for name in TASKS}, make_fake_trunk(seed=0), limits=request.limits)
+    service = Service(  # as core.serve.cli.build_service builds it
+        {name: tasks[name] for name in TASKS},
+        make_fake_trunk(seed=0),
+        limits=request.limits,
+        body_timeout=request.body_timeout,
+    )
     return serve(service, request)
 
 

@@ -32,7 +32,9 @@ def served(fake_trunk) -> Iterator[tuple[Any, Any]]:  # type: ignore[no-untyped-
     pm = get_plugin_manager(load_entrypoints=False)
     pm.register(_shout.Plugin(), name="shout-dist")
     service = Service(collect_tasks(pm), fake_trunk)
-    with TestClient(create_app(service, max_upload=MAX_UPLOAD), raise_server_exceptions=False) as client:
+    # The Host a browser on this machine sends: only the loopback names are answered by default.
+    app = create_app(service, max_upload=MAX_UPLOAD)
+    with TestClient(app, base_url="http://localhost:8000", raise_server_exceptions=False) as client:
         yield service, client
     assert not service.tmp.exists(), "the service's temporary folder outlived it"
 
@@ -227,3 +229,38 @@ def test_task_failure_is_the_runners_fallback_and_serving_goes_on(served) -> Non
     assert answer.status_code == 200 and answer.json()["prediction"] == ""  # ShoutTask.fallback
     assert service.servers["shout"].report.fallbacks == before + 1
     assert post(client, "shout", "ok").json()["prediction"] == "OK"
+
+
+@pytest.mark.parametrize("host", ["localhost", "LOCALHOST.:8000", "127.0.0.1:1", "[::1]:8000", "[::1]"])
+def test_the_loopback_names_are_answered_on_any_port(served, host: str) -> None:  # type: ignore[no-untyped-def]
+    _, client = served
+    assert client.get("/v1/tasks", headers={"Host": host}).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", "testserver", ""])
+def test_a_foreign_host_is_refused_before_anything_is_read(served, host: str) -> None:  # type: ignore[no-untyped-def]
+    """DNS rebinding: a page of evil.example whose name now points at 127.0.0.1 sends Host: evil.example."""
+    service, client = served
+    before = service.servers["shout"].stats.requests
+    answer = post(client, "shout", "rebound", headers={"Host": host})
+    assert answer.status_code == 400 and answer.headers["connection"] == "close"
+    assert "--allowed-host" in answer.json()["error"] if host else "Host header" in answer.json()["error"]
+    assert client.get("/", headers={"Host": host}).status_code == 400  # the page too
+    assert service.servers["shout"].stats.requests == before
+
+
+def test_allowed_hosts_add_names_and_a_star_allows_any(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    from core.serve.app import create_app
+    from core.serve.service import Service
+
+    pm_tasks = {"shout": _shout.ShoutTask()}
+    for hosts, host, status in [
+        (("Box.LAN",), "box.lan:8000", 200),
+        (("box.lan",), "localhost", 400),  # the names given replace create_app's default
+        (("::1",), "[::1]:80", 200),
+        (("*",), "anything.example", 200),
+    ]:
+        with TestClient(create_app(Service(pm_tasks, fake_trunk), allowed_hosts=hosts)) as client:
+            assert client.get("/health", headers={"Host": host}).status_code == status, (hosts, host)

@@ -295,10 +295,14 @@ def test_a_flood_then_large_images_and_bombs_at_once_stay_within_the_bound(memor
     health.result()
     time.sleep(1.0)
     peak, after = _status_kib(pid, "VmHWM"), _status_kib(pid, "VmRSS")
+    growth = (peak - baseline) / 1024
+    print(  # shown with -s: the figures of docs/results.md
+        f"slowest /health {slowest[0]:.2f} s, peak RSS baseline + {growth:.0f} MiB (the flood alone + "
+        f"{(flood_peak - baseline) / 1024:.0f}), after + {(after - baseline) / 1024:.0f}"
+    )
     assert process.poll() is None, "the server died"
     assert not failures, failures
     assert slowest[0] < 2.0, f"/health took {slowest[0]:.2f} s"
-    growth = (peak - baseline) / 1024
     # The budget, plus the 16 requests in progress (their upload chunks and text) and the answers.
     shown = f"peak RSS {peak // 1024} MiB = baseline {baseline // 1024} + {growth:.0f}"
     assert growth < DEFAULT_BUDGET / MiB + 160, shown

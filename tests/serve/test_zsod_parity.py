@@ -43,7 +43,7 @@ def test_zsod_answer_equals_run_py(shared_data: Path, run_py_output: dict[str, A
     tasks = collect_tasks(get_plugin_manager(load_entrypoints=False))
     service = Service({"zsod": tasks["zsod"]}, default_trunk, detector=SharedDetector())  # as serve.py builds it
     keys = list(requests)[:3]
-    with TestClient(create_app(service)) as client:
+    with TestClient(create_app(service), base_url="http://127.0.0.1:8000") as client:
         for key in keys:
             answer = client.post(
                 "/v1/tasks/zsod",
