@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core import cli
 from core.detector import DetectorConfig
-from core.factories import Factories
+from core.factories import Registry
 from core.io.images import MAX_IMAGE_BYTES
 from core.request import PluginOptions
 from core.serve.memory import DEFAULT_BUDGET, DEFAULT_REQUESTS, MemoryLimits
@@ -86,7 +86,7 @@ class ServeRequest:
     :param request_timeout: seconds after which a waiting request gets the fallback (None: never).
     :param max_upload: the largest request body accepted, in bytes.
     :param limits: requests in progress at once and the memory budget they share.
-    :param factories: the registered trunk backends and detectors (None: core's own).
+    :param registry: what the plugins registered (``registry.collect``): the tasks, trunk backends and detectors.
     """
 
     host: str = "127.0.0.1"
@@ -102,7 +102,7 @@ class ServeRequest:
     strict: bool = False
     verbose: bool = False
     plugins: PluginOptions = field(default_factory=PluginOptions)
-    factories: Factories | None = None
+    registry: Registry = field(default_factory=Registry)
 
 
 class ParsedServe(NamedTuple):
@@ -112,8 +112,6 @@ class ParsedServe(NamedTuple):
 
 def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
     """``serve.py``'s command line, with the plugins' flags: the plugin manager and the typed request."""
-    from pathlib import Path
-
     parser = build_parser()
     pm, args, owners = cli.parse_plugin_options(argv, parser, discovery)
     budget = int(args.memory_budget_mb * 2**20)
@@ -121,7 +119,7 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
         parser.error(f"--memory-budget-mb must be at least {MAX_IMAGE_BYTES / 2**20:.0f}: one image may take that much")
     if args.max_requests < 1:
         parser.error("--max-requests must be at least 1")
-    heads = Path(args.heads).expanduser() if args.heads else None
+    options = cli.plugin_options(args, owners)
     return ParsedServe(
         pm,
         ServeRequest(
@@ -137,28 +135,27 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
             limits=MemoryLimits(budget=budget, requests=args.max_requests),
             strict=args.strict,
             verbose=args.verbose,
-            plugins=cli.plugin_options(args, heads, owners),
-            factories=cli.registered_factories(pm, discovery, args),
+            plugins=options,
+            registry=cli.collect_registry(pm, discovery, args, options),
         ),
     )
 
 
 def build_service(tasks: Sequence[Task], request: ServeRequest) -> Service:
     """Build the trunk ``request`` names and set every task up once: the service to serve."""
-    from core.detector.loader import SharedDetector
+    from core.detector.loader import Detectors
     from core.runtime import set_threads
     from core.serve.service import Service
     from core.trunk import load_trunk
 
     set_threads(request.threads)
-    factories = request.factories or Factories.core()
-    trunk = load_trunk(request.trunk, backends=factories.trunk_backends)
+    trunk = load_trunk(request.trunk, request.registry)
     return Service(
         {t.info.name: t for t in tasks},
         trunk,
         window=request.batch_window,
         timeout=request.request_timeout,
-        detector=SharedDetector(request.detector, detectors=factories.detectors),
+        detector=Detectors(request.detector, request.registry),
         limits=request.limits,
     )
 

@@ -27,11 +27,11 @@ def served(fake_trunk) -> Iterator[tuple[Any, Any]]:  # type: ignore[no-untyped-
 
     from core.serve.app import create_app
     from core.serve.service import Service
-    from registry import collect_tasks, get_plugin_manager
+    from registry import collect, get_plugin_manager
 
     pm = get_plugin_manager(load_entrypoints=False)
     pm.register(_shout.Plugin(), name="shout-dist")
-    service = Service(collect_tasks(pm), fake_trunk)
+    service = Service(collect(pm).tasks, fake_trunk)
     with TestClient(create_app(service, max_upload=MAX_UPLOAD), raise_server_exceptions=False) as client:
         yield service, client
     assert not service.tmp.exists(), "the service's temporary folder outlived it"
