@@ -1,7 +1,7 @@
 """The one place plugins are discovered and validated.
 
-Built-in task plugins are listed explicitly in ``DEFAULT_PLUGINS``; core's own trunk
-backends and detectors are plugins too (``core.default_plugins``), always registered first;
+Built-in plugins are listed explicitly in ``DEFAULT_PLUGINS``: core's own trunk backends and
+detectors (``core.default_plugins``), registered first, then the four task plugins;
 third-party ones come from the ``fusionbrain`` entry-point group, whatever they register
 (tasks, trunk backends, detectors)::
 
@@ -9,8 +9,8 @@ third-party ones come from the ``fusionbrain`` entry-point group, whatever they 
     mytask = "my_pkg.plugin"
 
 Nothing is loaded at import: call ``get_plugin_manager()`` for a new manager, then
-``collect_tasks(pm)``, ``collect_trunk_backends(pm)`` or ``collect_detectors(pm)`` for what
-the plugins registered.
+``collect(pm)`` for the one ``core.factories.Registry`` of what the plugins registered
+(``load()`` does both).
 """
 
 from __future__ import annotations
@@ -23,24 +23,30 @@ import warnings
 from collections.abc import Callable, Iterable
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import pluggy
 
-from core import default_plugins, factories, hookspecs
+from core import hookspecs
 from core.errors import PluginError
+from core.factories import Registry
 from core.request import PluginOptions
 from core.task import Task, TaskInfo, protocol_members
-
-if TYPE_CHECKING:
-    from core.detector import DetectorFactory
-    from core.trunk_types import TrunkBackendFactory
 
 log = logging.getLogger(__name__)
 
 PROJECT_NAME = "fusionbrain"
 ENTRYPOINT_GROUP = "fusionbrain"
-DEFAULT_PLUGINS = ("plugins.c2c", "plugins.htr", "plugins.zsod", "plugins.vqa")
+DEFAULT_PLUGINS = (
+    "core.default_plugins.trunk_backends",
+    "core.default_plugins.detectors",
+    "plugins.c2c",
+    "plugins.htr",
+    "plugins.zsod",
+    "plugins.vqa",
+)
+#: core's own plugins alone (its trunk backends and detectors): ``get_plugin_manager(builtins=CORE_PLUGINS)``
+CORE_PLUGINS = DEFAULT_PLUGINS[:2]
 # Comma-separated distribution names; when set, only their entry points load.
 ALLOW_ENV = "FUSIONBRAIN_LOAD_PLUGINS"
 
@@ -64,8 +70,8 @@ def get_plugin_manager(
     strict: bool = False,
     builtins: Iterable[str] = DEFAULT_PLUGINS,
 ) -> PluginManager:
-    """A new plugin manager with core's default plugins (its trunk backends and detectors), the
-    built-in task plugins (``builtins``) and (optionally) entry points.
+    """A new plugin manager with the built-in plugins (``builtins``: core's trunk backends and
+    detectors, the task plugins) and (optionally) entry points.
 
     A third-party plugin that fails to import is skipped with a warning naming
     its distribution; ``strict=True`` re-raises instead. A hookimpl whose name
@@ -73,8 +79,6 @@ def get_plugin_manager(
     """
     pm = PluginManager()
     pm.add_hookspecs(hookspecs)
-    for module in default_plugins.modules():
-        pm.register(module, name=module.__name__)
     for module_name in builtins:
         pm.register(importlib.import_module(module_name), name=module_name)
     if load_entrypoints:
@@ -122,64 +126,92 @@ def _distribution_name(ep: EntryPoint) -> str:
     return dist.name if dist is not None else ep.value.split(":")[0]
 
 
-def collect_tasks(pm: PluginManager, options: PluginOptions | None = None, *, strict: bool = False) -> dict[str, Task]:
-    """Ask every plugin to register its tasks; return them by name, in plugin order.
+def collect(pm: PluginManager, options: PluginOptions | None = None, *, strict: bool = False) -> Registry:
+    """Ask every plugin what it registers (``register_tasks``, ``register_trunk_backends``,
+    ``register_detectors``); the one ``Registry`` of a run, each kind by name, in plugin order.
 
     ``options``: the run's ``PluginOptions`` (``RunRequest.plugins``, ``TrainRequest``'s for
     ``train.py``): each plugin's ``register_tasks`` gets its own share as ``config``.
 
-    Two plugins registering one task name is a ``PluginError`` naming both. A
-    third-party plugin whose hook raises is skipped with a warning unless
-    ``strict``; a built-in one always raises.
+    A name registered twice is a ``PluginError`` naming both plugins; a name is a lowercase
+    identifier (it is typed on the command line). A third-party plugin whose hook raises is
+    skipped with a warning unless ``strict``; a built-in one always raises.
     """
-    tasks: dict[str, Task] = {}
-    owners: dict[str, str] = {}
-    plugins = [impl.plugin for impl in pm.hook.register_tasks.get_hookimpls()]
-    # Oldest registration first, so built-ins claim their names before entry points.
-    # Each plugin is called through its own subset caller, so we know who registered what.
+    options = options or PluginOptions()
+    tasks = _collect(pm, "register_tasks", strict=strict, config=lambda name: options.config(name))
+    return Registry(
+        tasks={_validate_task(task, origin): task for origin, (task,) in _unique(tasks, "task", _validate_task)},
+        trunk_backends=_factories(pm, "register_trunk_backends", "trunk backend", strict=strict),
+        detectors=_factories(pm, "register_detectors", "detector", strict=strict),
+    )
+
+
+def load(options: PluginOptions | None = None, *, load_entrypoints: bool = True, strict: bool = False) -> Registry:
+    """``collect`` of a new plugin manager (``get_plugin_manager``): for scripts that hold none."""
+    return collect(get_plugin_manager(load_entrypoints=load_entrypoints, strict=strict), options, strict=strict)
+
+
+def _collect(
+    pm: PluginManager, hook: str, *, strict: bool, config: Callable[[str], object] | None = None
+) -> list[tuple[str, tuple[Any, ...]]]:
+    """The one collection of every kind: each plugin's ``hook`` called on its own (so we know who
+    registered what), oldest registration first (built-ins claim their names before entry points);
+    ``(origin, the arguments of one register call)`` in that order."""
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    plugins = [impl.plugin for impl in getattr(pm.hook, hook).get_hookimpls()]
     for plugin in plugins:
-        origin = pm.origin(plugin)
-        config = (options or PluginOptions()).config(pm.get_name(plugin) or "")
-        found: list[Task] = []
-        call = pm.subset_hook_caller("register_tasks", remove_plugins=[p for p in plugins if p is not plugin])
+        origin, name = pm.origin(plugin), pm.get_name(plugin) or ""
+        calls: list[tuple[Any, ...]] = []
+        call = pm.subset_hook_caller(hook, remove_plugins=[p for p in plugins if p is not plugin])
+        kwargs = {} if config is None else {"config": config(name)}
         try:
-            call(register=found.append, config=config)
+            call(register=_recorder(calls), **kwargs)
         except Exception as exc:
-            if strict or pm.get_name(plugin) in DEFAULT_PLUGINS:
-                raise PluginError(f"plugin {origin!r} failed in register_tasks: {exc}") from exc
-            warnings.warn(f"skipping plugin {origin!r}: register_tasks raised {exc!r}", RuntimeWarning, stacklevel=2)
+            if strict or name in DEFAULT_PLUGINS:
+                raise PluginError(f"plugin {origin!r} failed in {hook}: {exc}") from exc
+            warnings.warn(f"skipping plugin {origin!r}: {hook} raised {exc!r}", RuntimeWarning, stacklevel=3)
             continue
-        for task in found:
-            _validate_task(task, origin)
-            name = task.info.name
-            if name in tasks:
-                raise PluginError(f"task {name!r} is registered twice: by {owners[name]!r} and by {origin!r}")
-            tasks[name] = task
-            owners[name] = origin
-    return tasks
+        found += [(origin, args) for args in calls]
+    return found
 
 
-def collect_trunk_backends(pm: PluginManager, *, strict: bool = False) -> dict[str, TrunkBackendFactory]:
-    """Every registered trunk backend (``register_trunk_backends``), name -> factory: what
-    ``--trunk NAME`` may select (``core.trunk.load_trunk(config, backends=...)``).
+def _recorder(calls: list[tuple[Any, ...]]) -> Callable[..., None]:
+    """The ``register`` a hook gets: it records the arguments of each call."""
 
-    A name registered twice is a ``PluginError`` naming both distributions; a third-party
-    plugin whose hook raises is skipped with a warning unless ``strict``.
-    """
-    return factories.collect(
-        pm, "register_trunk_backends", origin=pm.origin, builtins=default_plugins.DEFAULT_PLUGINS, strict=strict
-    )
+    def register(*args: Any) -> None:
+        calls.append(args)
+
+    return register
 
 
-def collect_detectors(pm: PluginManager, *, strict: bool = False) -> dict[str, DetectorFactory]:
-    """Every registered detector (``register_detectors``), name -> factory: what ``--detector NAME``
-    may select (``core.detector.loader.load_detector(config, detectors=...)``); as ``collect_trunk_backends``."""
-    return factories.collect(
-        pm, "register_detectors", origin=pm.origin, builtins=default_plugins.DEFAULT_PLUGINS, strict=strict
-    )
+def _unique(
+    found: list[tuple[str, tuple[Any, ...]]], kind: str, name_of: Callable[..., str]
+) -> list[tuple[str, tuple[Any, ...]]]:
+    """``found``, checked: a name registered twice is a ``PluginError`` naming both plugins."""
+    owners: dict[str, str] = {}
+    for origin, args in found:
+        name = name_of(*args, origin)
+        if name in owners:
+            raise PluginError(f"{kind} {name!r} is registered twice: by {owners[name]!r} and by {origin!r}")
+        owners[name] = origin
+    return found
 
 
-def _validate_task(task: object, origin: str) -> None:
+def _factories(pm: PluginManager, hook: str, kind: str, *, strict: bool) -> dict[str, Any]:
+    """``{name: factory}`` of every ``register(name, factory)`` call of ``hook``."""
+
+    def name_of(name: object, factory: object, origin: str) -> str:
+        if not isinstance(name, str) or not name.isidentifier() or name != name.lower():
+            raise PluginError(f"plugin {origin!r}: {kind} names are lowercase identifiers, got {name!r}")
+        if not callable(factory):
+            raise PluginError(f"plugin {origin!r}: the {kind} {name!r} needs a callable factory, got {factory!r}")
+        return name
+
+    return {name: factory for _, (name, factory) in _unique(_collect(pm, hook, strict=strict), kind, name_of)}
+
+
+def _validate_task(task: object, origin: str) -> str:
+    """The name of a registered task, checked against the contract."""
     if not isinstance(task, Task):
         missing = [name for name in protocol_members() if not hasattr(task, name)]
         raise PluginError(f"plugin {origin!r} registered {task!r}, which is not a Task (missing: {missing})")
@@ -190,6 +222,7 @@ def _validate_task(task: object, origin: str) -> None:
         raise PluginError(f"plugin {origin!r}: task names are lowercase identifiers, got {info.name!r}")
     if info.batch_size < 1:
         raise PluginError(f"plugin {origin!r}: task {info.name!r} needs a positive batch_size")
+    return info.name
 
 
 def add_plugin_options(pm: PluginManager, parser: argparse.ArgumentParser) -> dict[str, tuple[str, ...]]:

@@ -20,7 +20,7 @@ def _run(argv: Sequence[str] | None) -> orchestrator.RunOutcome:
     runtime.guard_std_streams()
     try:
         pm, request, list_tasks = cli.parse_run(argv, registry)
-        tasks = registry.collect_tasks(pm, request.plugins, strict=request.strict)
+        tasks = request.registry.tasks
         if list_tasks:
             runtime.say(cli.describe_tasks(tasks))
             return orchestrator.RunOutcome()

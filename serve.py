@@ -21,7 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tune_allocator()  # before the trunk's threads and the first large blocks: freed memory goes back
     try:
         pm, request = serve_cli.parse(argv, registry)
-        tasks = cli.select_tasks(registry.collect_tasks(pm, request.plugins, strict=request.strict), request.tasks)
+        tasks = cli.select_tasks(request.registry.tasks, request.tasks)
         service = serve_cli.build_service(tasks, request)
     except ProjectError as exc:
         logging.getLogger("serve").error("%s", exc)

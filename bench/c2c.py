@@ -18,6 +18,7 @@ import json
 import time
 from pathlib import Path
 
+import registry
 from bench import data_set
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +45,7 @@ def main() -> int:
     from plugins.c2c.task import C2cTask
 
     t0 = time.perf_counter()
-    trunk = load_trunk(TrunkConfig(ablation=args.ablation))
+    trunk = load_trunk(TrunkConfig(ablation=args.ablation), registry.load())
     text = trunk.component_versions["text"]
     print(f"trunk loaded in {time.perf_counter() - t0:.1f} s ({text}, ablation={args.ablation})")
     for root in sets:

@@ -231,9 +231,10 @@ def translate_set(root: Path, no_selector: bool, out_dir: Path) -> tuple[dict[st
         trunk = make_fake_trunk(seed=0)
         task = C2cTask(weights_dir=Path("/nonexistent"))
     else:
+        import registry
         from core.trunk import TrunkConfig, load_trunk
 
-        trunk = load_trunk(TrunkConfig())
+        trunk = load_trunk(TrunkConfig(), registry.load())
         task = C2cTask()
     counter = _WarningCounter()
     logging.getLogger("plugins.c2c").addHandler(counter)

@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+import registry
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 
@@ -46,7 +48,7 @@ def speed(threads: int, sizes: list[int], batch: int, n: int) -> list[dict]:
     images = _images(n)
     rows = []
     for size in sizes:
-        det = load_detector(DetectorConfig(input_size=size, batch_size=batch))
+        det = load_detector(DetectorConfig(input_size=size, batch_size=batch), registry.load())
         det.detect(images[:batch])  # warm-up
         start = time.perf_counter()
         det.detect(images)
@@ -87,7 +89,7 @@ def quality(sizes: list[int]) -> list[dict]:
     index = {fold(n): i for i in range(len(names)) for n in (names.en[i], names.ru[i])}
     rows = []
     for size in sizes:
-        det = load_detector(DetectorConfig(input_size=size))
+        det = load_detector(DetectorConfig(input_size=size), registry.load())
         per_class: dict[int, list[tuple[float, bool]]] = {}
         n_gold: dict[int, int] = {}
         found_any = total = 0

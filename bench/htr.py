@@ -29,7 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import registry
 from core.metrics.htr import accuracy_cer  # the scorer's own metric
+from core.task import SetupContext
 from plugins.htr.train.metrics import cer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,7 +47,7 @@ def run_ours(input_dir: Path, trunk, weights: Path | None) -> tuple[dict[str, st
     from plugins.htr.task import HtrTask
 
     task = HtrTask(weights)
-    task.setup(trunk)  # built once outside the timing, as run.py does before the first batch
+    task.setup(SetupContext(trunk))  # built once outside the timing, as run.py does before the first batch
     with tempfile.TemporaryDirectory() as out:
         start, cpu = time.perf_counter(), time.process_time()
         reports = run(plan([task], input_dir), trunk, Path(out), progress=False)
@@ -114,7 +116,7 @@ def head_outputs(input_dir: Path, trunk, weights: Path | None) -> tuple[list, li
     from plugins.htr.task import HtrTask
 
     task = HtrTask(weights)
-    task.setup(trunk)
+    task.setup(SetupContext(trunk))
     samples = task.discover(input_dir)
     raws = []
     for i in range(0, len(samples), task.info.batch_size):
@@ -164,8 +166,8 @@ def main() -> int:
 
     from core.trunk import TrunkConfig, load_trunk
 
-    trunk = load_trunk(TrunkConfig())
-    random_trunk = load_trunk(TrunkConfig(ablation="random"))
+    trunk = load_trunk(TrunkConfig(), registry.load())
+    random_trunk = load_trunk(TrunkConfig(ablation="random"), registry.load())
     results: dict[str, dict[str, float]] = {}
 
     gold = json.loads((args.data / "true" / "HTR" / "true_HTR.json").read_text(encoding="utf-8"))

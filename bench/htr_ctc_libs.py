@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+import registry
 from bench.htr_heldout import DEFAULT_SET, HELDOUT_SIZE, ensure_set
 from core.metrics.htr import accuracy_cer
 
@@ -63,7 +64,7 @@ def head_outputs(input_dir: Path, weights: Path | None) -> tuple[list[Any], list
     from bench.htr import head_outputs as task_head_outputs
     from core.trunk import TrunkConfig, load_trunk
 
-    raws, samples, task = task_head_outputs(input_dir, load_trunk(TrunkConfig()), weights)
+    raws, samples, task = task_head_outputs(input_dir, load_trunk(TrunkConfig(), registry.load()), weights)
     return raws, [s.key for s in samples], task
 
 

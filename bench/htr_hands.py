@@ -44,8 +44,10 @@ from pathlib import Path
 
 import numpy as np
 
+import registry
 from bench.htr_heldout_set import labels_sha256
 from core.metrics.htr import accuracy_cer
+from core.task import SetupContext
 from plugins.htr.train.words import MONTHS_RU
 
 REPO = Path(__file__).resolve().parents[1]
@@ -382,7 +384,7 @@ def head_outputs(input_dir: Path, trunk, weights: Path | None) -> list[tuple]:  
     from plugins.htr.task import HtrTask
 
     task = HtrTask(weights)
-    task.setup(trunk)
+    task.setup(SetupContext(trunk))
     samples = task.discover(input_dir)
     size = task.info.batch_size
     with torch.inference_mode():
@@ -453,7 +455,7 @@ def main() -> int:
     from core.trunk import TrunkConfig, load_trunk
 
     gold, kinds = ensure_set(args.set, args.n)
-    trunk = load_trunk(TrunkConfig())
+    trunk = load_trunk(TrunkConfig(), registry.load())
     if args.script_weights:
         script_grid(args, trunk, gold, kinds)
         return 0

@@ -18,6 +18,7 @@ import json
 import os
 from pathlib import Path
 
+import registry
 from bench.htr import run_ours
 from bench.htr_heldout_set import HELDOUT_SIZE, HELDOUT_VERSION, labels_sha256, write_set
 from core.metrics.htr import accuracy_cer
@@ -69,7 +70,7 @@ def main() -> int:
     from core.trunk import TrunkConfig, load_trunk
 
     gold, kinds = ensure_set(args.set, args.n)
-    trunk = load_trunk(TrunkConfig())
+    trunk = load_trunk(TrunkConfig(), registry.load())
     fb_gold_path = args.fb / "true" / "HTR" / "true_HTR.json"
     fb_gold = json.loads(fb_gold_path.read_text(encoding="utf-8")) if fb_gold_path.exists() else None
     results: dict[str, dict] = {}

@@ -28,6 +28,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import registry
+from core.task import SetupContext
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 STAGES = ("setup", "preprocess", "predict", "postprocess")
@@ -54,11 +57,11 @@ def measure(input_dir: Path, threads: int) -> dict:
     from core.trunk import TrunkConfig, load_trunk
     from plugins.htr.task import HtrTask
 
-    trunk = load_trunk(TrunkConfig())
+    trunk = load_trunk(TrunkConfig(), registry.load())
     task = HtrTask()
     seconds = dict.fromkeys(STAGES, 0.0)
     start, cpu = time.perf_counter(), time.process_time()
-    task.setup(trunk)
+    task.setup(SetupContext(trunk))
     seconds["setup"] = time.perf_counter() - start
     samples = task.discover(input_dir)
     seconds["discover"] = time.perf_counter() - start - seconds["setup"]

@@ -32,15 +32,17 @@ import tempfile
 import time
 from pathlib import Path
 
+import registry
+
 
 def _tasks(names: str) -> list:
     from core import cli
-    from registry import add_plugin_options, collect_tasks, get_plugin_manager
+    from registry import add_plugin_options, collect, get_plugin_manager
 
     pm = get_plugin_manager(load_entrypoints=False)
     parser = cli.build_parser()
     add_plugin_options(pm, parser)
-    return cli.select_tasks(collect_tasks(pm, parser.parse_args([])), names)
+    return cli.select_tasks(collect(pm, parser.parse_args([])).tasks, names)
 
 
 def _files(out: Path) -> dict[str, dict]:
@@ -56,7 +58,7 @@ def run_local(input_dir: Path, out: Path, threads: int, tasks: str) -> dict:
     torch.set_num_threads(threads)
     planned = runner.plan(_tasks(tasks), input_dir)
     begin = time.monotonic()
-    trunk = load_trunk(TrunkConfig())
+    trunk = load_trunk(TrunkConfig(), registry.load())
     ready = time.monotonic()
     reports = runner.run(planned, trunk, out, progress=False)
     end = time.monotonic()

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import registry
 from core.splits import DEFAULT_DATA_ROOT as DATA
 from core.splits import HELD_OUT_COCO, HELD_OUT_FLICKR, challenge_halves, split
 from core.trunk import Trunk, TrunkConfig, load_trunk
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     t0 = time.perf_counter()
-    shipped = load_trunk(TrunkConfig(model_name=args.tower, pretrained=args.projection))
+    shipped = load_trunk(TrunkConfig(model_name=args.tower, pretrained=args.projection), registry.load())
     load_s = time.perf_counter() - t0
     base = shipped._backend  # noqa: SLF001
     from core.backends.default import DefaultBackend, build_joint

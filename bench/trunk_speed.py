@@ -10,6 +10,7 @@ import time
 
 import torch
 
+import registry
 from core.trunk import TrunkConfig, load_trunk
 
 CAPTIONS = [
@@ -35,7 +36,7 @@ def main() -> int:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
-    trunk = load_trunk(TrunkConfig.parse(args.trunk))
+    trunk = load_trunk(TrunkConfig.parse(args.trunk), registry.load())
     print(f"load {time.perf_counter() - start:.1f} s, {trunk.num_parameters():,} weights, threads {args.threads}")
     images = torch.rand(32, 3, trunk.image_size, trunk.image_size) * 2 - 1
     words = torch.rand(64, 3, 64, 256) * 2 - 1

@@ -46,6 +46,8 @@ import json
 import time
 from pathlib import Path
 
+import registry
+
 REPO = Path(__file__).resolve().parents[1]
 
 EVAL_SETS = ("vqa_yesno_dev", "vqa_okvqa_dev", "fb_sample")
@@ -117,7 +119,7 @@ def quality(args: argparse.Namespace) -> int:
     columns: dict[str, dict[str, float]] = collections.defaultdict(dict)
     by_type: dict[tuple[str, str], tuple] = {}
     for ablation in ("none", "random"):
-        trunk = load_trunk(TrunkConfig(ablation=ablation))
+        trunk = load_trunk(TrunkConfig(ablation=ablation), registry.load())
         detections = DetectionCache(args.cache, input_size=args.detector_size)
         cache = EmbeddingCache(trunk, args.cache, detections=detections)
         head = load_head(trunk, weights, card)
@@ -194,7 +196,7 @@ def detector_sizes(args: argparse.Namespace) -> int:
     weights = args.head or WEIGHTS_FILE
     card = weights.with_suffix(".json") if args.head else CARD_FILE
     sets = evaluation_sets(args.data)
-    trunk = load_trunk(TrunkConfig())
+    trunk = load_trunk(TrunkConfig(), registry.load())
     head = load_head(trunk, weights, card)
     print(f"head: {weights}; {args.threads} threads")
     sample = [load_image(p) for p in sorted({q.image for q in sets["vqa_yesno_dev"]})[:32]]
@@ -205,7 +207,7 @@ def detector_sizes(args: argparse.Namespace) -> int:
         for name, qs in sets.items():
             parsed, items = embed_questions(cache, qs)
             cells.append(f"{name} {score(answerer.answer_batch(parsed, items), qs):.3f}")
-        detector = load_detector(DetectorConfig(input_size=size))
+        detector = load_detector(DetectorConfig(input_size=size), registry.load())
         detector.detect(sample[:2])
         start = time.perf_counter()
         detector.detect(sample)
@@ -219,19 +221,19 @@ def speed(args: argparse.Namespace) -> int:
 
     torch.set_num_threads(args.threads)
     from core.detector import DetectorConfig
-    from core.detector.loader import SharedDetector
+    from core.detector.loader import Detectors
     from core.runner import plan, run
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.task import VqaTask
 
-    trunk = load_trunk(TrunkConfig(ablation=args.ablation))
+    trunk = load_trunk(TrunkConfig(ablation=args.ablation), registry.load())
     # A head file that does not exist makes the task use the no-head mode (logged).
     task = VqaTask(args.out / "no_head.safetensors" if args.hand_set_head else args.head)
     planned = plan([task], args.set / "input")
     samples = planned[0].samples
     images = {getattr(s, "image", None) for s in samples}
     start = time.perf_counter()
-    detector = None if args.no_detector else SharedDetector(DetectorConfig(input_size=args.detector_size))
+    detector = None if args.no_detector else Detectors(DetectorConfig(input_size=args.detector_size), registry.load())
     run(planned, trunk, args.out, progress=False, detector=detector)
     total = time.perf_counter() - start
     # Second pass over the same batches, already set up: the per-question cost without setup.

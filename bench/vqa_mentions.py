@@ -30,6 +30,8 @@ import collections
 from pathlib import Path
 from typing import Any
 
+import registry
+
 REPO = Path(__file__).resolve().parents[1]
 MENTION_FEATURES = ("object named", "lowest object score", "highest object score", "lowest < 0.1",
                     "lowest < 0.2", "person named", "person score")  # fmt: skip
@@ -82,7 +84,7 @@ def main() -> int:
     from plugins.vqa.train.data import is_heldout, load_dev_set
     from plugins.vqa.train.detect import DetectionCache
 
-    trunk = load_trunk(TrunkConfig())
+    trunk = load_trunk(TrunkConfig(), registry.load())
     cache = fit.EmbeddingCache(trunk, args.cache, detections=DetectionCache(args.cache, progress=False), progress=False)
     answerer = make_answerer(load_head(trunk), cache.text)
     person = coco_classes().en.index("person")

@@ -36,6 +36,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import registry
+
 REPO = Path(__file__).resolve().parents[1]
 FOLDS = 5
 EN_WORDINGS = ("How many {} are there?", "How many {} are in the picture?", "How many {} can you see?")
@@ -293,7 +295,7 @@ def main() -> int:
 
     size = args.detector_size or DETECTOR_SIZE
     count_size = args.count_detector_size or COUNT_DETECTOR_SIZE
-    trunk = load_trunk(TrunkConfig(ablation=args.ablation))
+    trunk = load_trunk(TrunkConfig(ablation=args.ablation), registry.load())
     detections = DetectionCache(args.cache, input_size=size, count_size=count_size, progress=False)
     cache = EmbeddingCache(trunk, args.cache, detections=detections, progress=False)
     answerer = make_answerer(load_head(trunk), cache.text)

@@ -25,6 +25,8 @@ import collections
 import re
 from pathlib import Path
 
+import registry
+
 REPO = Path(__file__).resolve().parents[1]
 
 SURFACE_WORDS = frozenset(
@@ -65,7 +67,7 @@ def main() -> int:
     from plugins.vqa.train.data import is_heldout, load_dev_set
     from plugins.vqa.train.fit import EmbeddingCache, embed_questions, fit_logistic
 
-    trunk = load_trunk(TrunkConfig())
+    trunk = load_trunk(TrunkConfig(), registry.load())
     cache = EmbeddingCache(trunk, args.cache)
     qs = load_dev_set(args.data / "vqa_yesno_dev")
     parsed, items = embed_questions(cache, qs)

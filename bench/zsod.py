@@ -16,6 +16,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import registry
+from core.task import SetupContext
+
 REPO = Path(__file__).resolve().parents[1]
 
 FILLER = (
@@ -58,9 +61,9 @@ def main() -> int:
 
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
-    trunk = load_trunk(TrunkConfig.parse(args.trunk))
+    trunk = load_trunk(TrunkConfig.parse(args.trunk), registry.load())
     task = ZsodTask()
-    task.setup(trunk)
+    task.setup(SetupContext(trunk))
     load_s = time.perf_counter() - t0
     found = [s for s in task.discover(args.input) if isinstance(s, ZsodSample)]
     if not found:

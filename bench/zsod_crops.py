@@ -28,7 +28,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import registry
 from bench.zsod_detector import DATA, CachedDetector
+from core.task import SetupContext
 
 CANDIDATE = 0.1  # detections cropped for a described phrase
 MAX_CANDIDATES = 24
@@ -42,6 +44,7 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
     import numpy as np
     import torch
 
+    from core.detector import DetectorConfig
     from core.detector.loader import load_detector
     from core.metrics.zsod import iou
     from core.trunk import TrunkConfig, load_trunk
@@ -50,9 +53,13 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
     from plugins.zsod.task import ZsodTask, to_stored
 
     torch.set_num_threads(args.threads)
-    trunk = load_trunk(TrunkConfig())
+    trunk = load_trunk(TrunkConfig(), registry.load())
     task = ZsodTask()
-    task.setup(trunk, detector=CachedDetector(load_detector(), args.cache / "detections.pkl"))
+    task.setup(
+        SetupContext.with_detector(
+            trunk, CachedDetector(load_detector(DetectorConfig(), registry.load()), args.cache / "detections.pkl")
+        )
+    )
     rule, classes = task.rule, task.loaded().classes
     gold = json.loads((DATA / name / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
     samples = task.discover(DATA / name / "input")

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+import registry
 from core.metrics.zsod import f1_counts
 from plugins.zsod.pipeline import component_box
 
@@ -114,7 +115,7 @@ def main() -> int:
     from core.trunk import TrunkConfig, load_trunk
     from plugins.vqa.answerer import imagenet_names
 
-    trunk = load_trunk(TrunkConfig(ablation=args.ablate_trunk))
+    trunk = load_trunk(TrunkConfig(ablation=args.ablate_trunk), registry.load())
     start = time.perf_counter()
     with torch.inference_mode():
         reference = trunk.embed_texts(imagenet_names())

@@ -23,6 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import registry
+from core.task import SetupContext
+
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 RAW_FORMAT = 2  # in the raw outputs' cache file names: 2 since ``Detected`` holds no crops
@@ -54,6 +57,7 @@ def raw_outputs(name: str, ablation: str, cache: Path, threads: int) -> tuple[li
         return pickle.loads(path.read_bytes())
     import torch
 
+    from core.detector import DetectorConfig
     from core.detector.loader import load_detector
     from core.detector.phrases import MappingRule
     from core.trunk import TrunkConfig, load_trunk
@@ -61,11 +65,11 @@ def raw_outputs(name: str, ablation: str, cache: Path, threads: int) -> tuple[li
     from plugins.zsod.task import ZsodTask
 
     torch.set_num_threads(threads)
-    trunk = load_trunk(TrunkConfig(ablation=ablation))
-    detector = CachedDetector(load_detector(), cache / "detections.pkl")
+    trunk = load_trunk(TrunkConfig(ablation=ablation), registry.load())
+    detector = CachedDetector(load_detector(DetectorConfig(), registry.load()), cache / "detections.pkl")
     # no phrase maps at predict time and the grid may answer any, so the grid pipeline runs for every image
     task = ZsodTask(rule=DetectionRule(mapping=MappingRule(min_cos=2.0), grid_described=0.0))
-    task.setup(trunk, detector=detector)
+    task.setup(SetupContext.with_detector(trunk, detector))
     samples = task.discover(DATA / name / "input")
     raw: list[Any] = []
     t0 = time.perf_counter()

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+import registry
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -158,7 +160,7 @@ def main() -> int:
         import plugins.zsod.pipeline as pipeline
 
         pipeline.MAP_DELTAS = () if args.map_deltas == "none" else tuple(map(float, args.map_deltas.split(",")))
-    trunk = load_trunk(TrunkConfig.parse(args.trunk))
+    trunk = load_trunk(TrunkConfig.parse(args.trunk), registry.load())
     if args.no_head:
         verifier, cal, mode = None, Calibration(present=0.5, max_boxes=1), "no-head"
     else:

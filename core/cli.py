@@ -8,6 +8,7 @@ import argparse
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from core.engines import ENGINES
@@ -15,10 +16,8 @@ from core.errors import ProjectError
 from core.task import Task
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from core.detector import DetectorConfig
-    from core.factories import Factories
+    from core.factories import Registry
     from core.request import PluginOptions, RunRequest
     from core.trunk_types import TrunkConfig
 
@@ -36,13 +35,7 @@ class Discovery(Protocol):
 
     def add_plugin_train_options(self, pm: Any, parser: argparse.ArgumentParser) -> None: ...
 
-    def collect_tasks(
-        self, pm: Any, options: PluginOptions | None = None, *, strict: bool = False
-    ) -> dict[str, Task]: ...
-
-    def collect_trunk_backends(self, pm: Any, *, strict: bool = False) -> dict[str, Any]: ...
-
-    def collect_detectors(self, pm: Any, *, strict: bool = False) -> dict[str, Any]: ...
+    def collect(self, pm: Any, options: PluginOptions | None = None, *, strict: bool = False) -> Registry: ...
 
 
 def plugin_loading(argv: Sequence[str]) -> dict[str, bool]:
@@ -248,37 +241,29 @@ class ParsedRun(NamedTuple):
 
 def parse_run(argv: Sequence[str] | None, discovery: Discovery) -> ParsedRun:
     """The one parse of ``run.py``: plugins loaded as ``argv`` asks, their flags added, logging set up,
-    and the options turned into a typed ``RunRequest``. Nothing past this sees the argparse Namespace."""
+    and the options turned into a typed ``RunRequest`` holding the run's ``Registry``. Nothing past
+    this sees the argparse Namespace."""
     pm, args, owners = parse_plugin_options(argv, build_parser(), discovery)
-    request = request_from_args(args, owners, registered_factories(pm, discovery, args))
-    return ParsedRun(pm, request, args.list_tasks)
+    options = plugin_options(args, owners)
+    registry = collect_registry(pm, discovery, args, options)
+    return ParsedRun(pm, request_from_args(args, options, registry), args.list_tasks)
 
 
-def registered_factories(pm: Any, discovery: Discovery, args: argparse.Namespace) -> Factories:
-    """The trunk backends and detectors the plugins registered, with ``--trunk``'s and
-    ``--detector``'s names checked against them: an unknown one is a ``ProjectError`` (a usage
-    error) listing those available."""
-    from core.detector import DetectorConfig, DetectorError
-    from core.errors import TrunkError
-    from core.factories import Factories, pick
+def collect_registry(pm: Any, discovery: Discovery, args: argparse.Namespace, options: PluginOptions) -> Registry:
+    """What the plugins registered (``discovery.collect``), with ``--trunk``'s and ``--detector``'s
+    names checked against it: an unknown one is a ``ProjectError`` (a usage error) listing those available."""
+    from core.detector import DetectorConfig
     from core.trunk_types import TrunkConfig
 
-    strict = bool(getattr(args, "strict", False))
-    found = Factories(
-        discovery.collect_trunk_backends(pm, strict=strict), discovery.collect_detectors(pm, strict=strict)
-    )
-    pick(found.trunk_backends, TrunkConfig.parse(args.trunk).backend, kind="trunk backend", error=TrunkError)
-    pick(found.detectors, DetectorConfig.parse(args.detector).name, kind="detector", error=DetectorError)
-    return found
+    registry = discovery.collect(pm, options, strict=bool(getattr(args, "strict", False)))
+    registry.trunk_backend(TrunkConfig.parse(args.trunk).backend)
+    registry.detector(DetectorConfig.parse(args.detector).name)
+    return registry
 
 
-def request_from_args(
-    args: argparse.Namespace, owners: Mapping[str, Sequence[str]], factories: Factories | None = None
-) -> RunRequest:
-    """The ``RunRequest`` of parsed ``run.py`` options; ``owners``: each plugin's flags (their argparse names);
-    ``factories``: the registered backends and detectors (``registered_factories``; None: core's own)."""
-    from pathlib import Path
-
+def request_from_args(args: argparse.Namespace, options: PluginOptions, registry: Registry) -> RunRequest:
+    """The ``RunRequest`` of parsed ``run.py`` options; ``options``: the plugins' share (``plugin_options``);
+    ``registry``: what the plugins registered (``collect_registry``)."""
     from core.engines import RayOptions
     from core.request import RunRequest
 
@@ -290,7 +275,6 @@ def request_from_args(
             logging.getLogger("run").info("--gpus-per-worker: the trunk runs on each worker's own 'cuda' device")
         trunk = dataclasses.replace(trunk, device="cuda")
         detector = dataclasses.replace(detector, device="cuda")
-    heads = Path(args.heads).expanduser() if args.heads else None
     return RunRequest(
         input_dir=Path(args.input),
         output_dir=Path(args.output),
@@ -305,15 +289,17 @@ def request_from_args(
         time_budget=args.time_budget or None,
         threads=args.threads,
         batch_workers=args.batch_workers,
-        plugins=plugin_options(args, heads, owners),
-        factories=factories,
+        plugins=options,
+        registry=registry,
     )
 
 
-def plugin_options(args: argparse.Namespace, heads: Path | None, owners: Mapping[str, Sequence[str]]) -> PluginOptions:
-    """The plugins' share of the parsed options: ``--heads`` and each plugin's own flags (``owners``)."""
+def plugin_options(args: argparse.Namespace, owners: Mapping[str, Sequence[str]]) -> PluginOptions:
+    """The plugins' share of the parsed options: ``--heads`` and each plugin's own flags (``owners``:
+    their argparse names, by plugin)."""
     from core.request import PluginOptions
 
+    heads = Path(args.heads).expanduser() if args.heads else None
     by_plugin = {plugin: {dest: getattr(args, dest) for dest in dests} for plugin, dests in owners.items()}
     return PluginOptions(heads, by_plugin)
 

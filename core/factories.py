@@ -1,79 +1,32 @@
-"""Named factories of the pluggable kinds a run builds: trunk backends and detectors.
+"""The one ``Registry`` a run builds from: its tasks, trunk backends and detectors, by name.
 
-Plugins announce them through ``register_trunk_backends(register)`` and
-``register_detectors(register)`` (``core.hookspecs``): ``register(name, factory)``, once per
-name. ``collect`` asks every plugin of a manager and returns ``{name: factory}``; ``pick``
-looks one up, answering an unknown name with the list of known ones. Core's own backends and
-detectors are plugins like any other (``core.default_plugins``); ``builtin`` collects those
-alone, for callers that hold no plugin manager (``load_trunk(config)`` in a script).
+``registry.collect(pm)`` (the top-level ``registry`` module, the one place plugins are
+discovered) asks every plugin's ``register_tasks``, ``register_trunk_backends`` and
+``register_detectors`` and returns one ``Registry``; ``load_trunk`` and ``load_detector`` take
+it. Core's own backends and detectors are plugins like any other (``core.default_plugins``),
+so they are in a registry only when its plugin manager registered them: core holds no plugin
+manager of its own.
 
 Nothing is built here: a factory is called only when the run needs what it builds.
 """
 
 from __future__ import annotations
 
-import functools
-import warnings
 from collections.abc import Callable, Mapping
-from functools import cache
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
-from core.errors import PluginError, ProjectError
+from core.errors import ProjectError
 
-#: hook name -> what it registers, for messages
-KINDS = {"register_trunk_backends": "trunk backend", "register_detectors": "detector"}
+if TYPE_CHECKING:
+    from core.detector import DetectorFactory
+    from core.task import Task
+    from core.trunk_types import TrunkBackendFactory
 
-
-def collect(
-    pm: Any,
-    hook: str,
-    *,
-    origin: Callable[[object], str] | None = None,
-    builtins: tuple[str, ...] = (),
-    strict: bool = False,
-) -> dict[str, Callable[..., Any]]:
-    """``{name: factory}`` of every plugin's ``hook`` (``register_trunk_backends`` or
-    ``register_detectors``), in registration order.
-
-    A name registered twice is a ``PluginError`` naming both plugins (``origin`` says where
-    a plugin came from; by default its registered name). A name must be a lowercase
-    identifier (it is typed on the command line) and a factory callable. A third-party
-    plugin whose hook raises is skipped with a warning unless ``strict``; one of ``builtins``
-    (registered names) always raises.
-    """
-    kind = KINDS[hook]
-    origin = origin or (lambda plugin: pm.get_name(plugin) or repr(plugin))
-    factories: dict[str, Callable[..., Any]] = {}
-    owners: dict[str, str] = {}
-    plugins = [impl.plugin for impl in getattr(pm.hook, hook).get_hookimpls()]
-    for plugin in plugins:  # oldest registration first: core's own before entry points
-        where = origin(plugin)
-        found: list[tuple[str, Callable[..., Any]]] = []
-        call = pm.subset_hook_caller(hook, remove_plugins=[p for p in plugins if p is not plugin])
-        try:
-            call(register=functools.partial(_append, found))
-        except Exception as exc:
-            if strict or pm.get_name(plugin) in builtins:
-                raise PluginError(f"plugin {where!r} failed in {hook}: {exc}") from exc
-            warnings.warn(f"skipping plugin {where!r}: {hook} raised {exc!r}", RuntimeWarning, stacklevel=2)
-            continue
-        for name, factory in found:
-            if not isinstance(name, str) or not name.isidentifier() or name != name.lower():
-                raise PluginError(f"plugin {where!r}: {kind} names are lowercase identifiers, got {name!r}")
-            if not callable(factory):
-                raise PluginError(f"plugin {where!r}: the {kind} {name!r} needs a callable factory, got {factory!r}")
-            if name in factories:
-                raise PluginError(f"{kind} {name!r} is registered twice: by {owners[name]!r} and by {where!r}")
-            factories[name] = factory
-            owners[name] = where
-    return factories
+F = TypeVar("F", bound=Callable[..., object])
 
 
-def _append(into: list[tuple[str, Callable[..., Any]]], name: str, factory: Callable[..., Any]) -> None:
-    into.append((name, factory))
-
-
-def pick(factories: Mapping[str, Callable[..., Any]], name: str, *, kind: str, error: type[ProjectError]) -> Any:
+def pick(factories: Mapping[str, F], name: str, *, kind: str, error: type[ProjectError]) -> F:
     """The factory registered as ``name``; ``error`` listing the known names when there is none."""
     try:
         return factories[name]
@@ -82,34 +35,31 @@ def pick(factories: Mapping[str, Callable[..., Any]], name: str, *, kind: str, e
         raise error(f"unknown {kind} {name!r}; available: {known}") from None
 
 
-@cache
-def _builtin(hook: str) -> Mapping[str, Callable[..., Any]]:
-    import pluggy
+@dataclass(frozen=True, slots=True)
+class Registry:
+    """What the plugins registered, by name: tasks, trunk backends, detectors.
 
-    from core import default_plugins, hookspecs
+    Plain dicts (of tasks and module-level factories), so a registry pickles: Ray workers build
+    their own trunk and detector from it. A registry of only some kinds is fine
+    (``Registry(trunk_backends={"fake": fake_backend})`` in a test).
+    """
 
-    pm = pluggy.PluginManager("fusionbrain")
-    pm.add_hookspecs(hookspecs)
-    for module in default_plugins.modules():
-        pm.register(module, name=module.__name__)
-    return collect(pm, hook, builtins=default_plugins.DEFAULT_PLUGINS)
+    tasks: Mapping[str, Task] = field(default_factory=dict)
+    trunk_backends: Mapping[str, TrunkBackendFactory] = field(default_factory=dict)
+    detectors: Mapping[str, DetectorFactory] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for name in ("tasks", "trunk_backends", "detectors"):
+            object.__setattr__(self, name, dict(getattr(self, name)))
 
-def builtin(hook: str) -> dict[str, Callable[..., Any]]:
-    """``{name: factory}`` of core's own plugins alone (``core.default_plugins``): what
-    ``load_trunk`` / ``load_detector`` use when the caller hands no factories."""
-    return dict(_builtin(hook))
+    def trunk_backend(self, name: str) -> TrunkBackendFactory:
+        """The backend ``--trunk NAME`` selects; a ``TrunkError`` listing the known ones when none is."""
+        from core.errors import TrunkError
 
+        return pick(self.trunk_backends, name, kind="trunk backend", error=TrunkError)
 
-class Factories(NamedTuple):
-    """What a run may build, by name: the registered trunk backends and detectors
-    (``registry.collect_trunk_backends`` / ``collect_detectors``). Plain dicts of module-level
-    functions, so a request holding them pickles (Ray workers build their own trunk)."""
+    def detector(self, name: str) -> DetectorFactory:
+        """The detector ``--detector NAME`` selects; a ``DetectorError`` listing the known ones when none is."""
+        from core.detector import DetectorError
 
-    trunk_backends: Mapping[str, Callable[..., Any]]
-    detectors: Mapping[str, Callable[..., Any]]
-
-    @classmethod
-    def core(cls) -> Factories:
-        """Core's own backends and detectors alone (``builtin``)."""
-        return cls(builtin("register_trunk_backends"), builtin("register_detectors"))
+        return pick(self.detectors, name, kind="detector", error=DetectorError)

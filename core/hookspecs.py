@@ -3,9 +3,10 @@
 Hooks announce capabilities, one ``register_*`` hook per pluggable kind: tasks, trunk
 backends, detectors. Behaviour lives on the objects registered (``Task`` objects, see
 ``core.task``; factories of backends and detectors). A plugin is any module or object with
-``@hookimpl`` functions; built-in ones are listed in ``registry.DEFAULT_PLUGINS`` (tasks) and
-``core.default_plugins`` (core's backends and detectors), third-party ones come from the
-``fusionbrain`` entry-point group.
+``@hookimpl`` functions; built-in ones are listed in ``registry.DEFAULT_PLUGINS`` (core's
+backends and detectors, ``core.default_plugins``, then the task plugins), third-party ones come
+from the ``fusionbrain`` entry-point group. ``registry.collect`` asks every plugin's
+``register_*`` hooks and returns the run's one ``core.factories.Registry``.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ def register_tasks(register: Callable[[Task], None], config: PluginConfig) -> No
         ``PluginError`` naming both.
     :param config: the run's options as typed values (``core.request.PluginConfig``):
         ``config.heads`` (``--heads``; ``core.heads.search_dirs(config)`` gives the folders
-        to search) and ``config.option(name)``, the value of a flag the plugin added in
-        ``add_options``, by its argparse name (``"zsod_visualize"``; None when called
-        outside ``run.py``). An implementation may leave this argument out.
+        to search) and ``config.typed(MyOptions, prefix="mytask")``, the flags the plugin
+        added in ``add_options`` as its own dataclass (field ``visualize`` <- ``--mytask-visualize``;
+        a field keeps its default outside ``run.py``). An implementation may leave this argument out.
     :return: nothing; results are ignored.
 
     The ``options`` argument (the same values as an ``argparse.Namespace``) is gone: an
@@ -52,7 +53,7 @@ def register_tasks(register: Callable[[Task], None], config: PluginConfig) -> No
 def register_trunk_backends(register: Callable[[str, TrunkBackendFactory], None]) -> None:
     """Register trunk backends by name. Optional.
 
-    Called when a plugin manager's backends are collected (``registry.collect_trunk_backends``:
+    Called when a plugin manager's backends are collected (``registry.collect``:
     ``run.py``, ``serve.py`` and ``train.py`` do it while parsing ``--trunk``), before any
     trunk exists. Core registers ``default`` and ``openclip`` this way
     (``core.default_plugins.trunk_backends``).
@@ -74,7 +75,7 @@ def register_trunk_backends(register: Callable[[str, TrunkBackendFactory], None]
 def register_detectors(register: Callable[[str, DetectorFactory], None]) -> None:
     """Register object detectors by name. Optional.
 
-    Called when a plugin manager's detectors are collected (``registry.collect_detectors``,
+    Called when a plugin manager's detectors are collected (``registry.collect``,
     while ``run.py`` or ``serve.py`` parses ``--detector``). The run builds its one shared
     detector only when a task that declares ``needs_detector`` is set up. Core registers
     ``nanodet`` and ``yolo`` this way (``core.default_plugins.detectors``).

@@ -24,7 +24,6 @@ from core.errors import ProjectError
 from core.stop import RunControl
 
 if TYPE_CHECKING:
-    from core.factories import Factories
     from core.request import RunRequest
     from core.runner import Observer, Planned, TaskReport
     from core.task import Task
@@ -94,7 +93,7 @@ def _run(
     load_trunk: TrunkLoader | None,
 ) -> list[TaskReport]:
     from core import runner
-    from core.detector.loader import SharedDetector
+    from core.detector.loader import Detectors
     from core.runtime import scratch_space
 
     # Ray workers may run elsewhere (another cwd, another node): they get absolute paths.
@@ -116,7 +115,7 @@ def _run(
             strict=request.strict,
             progress=request.progress,
             on_written=on_written,
-            detector=SharedDetector(request.detector, detectors=_factories(request).detectors),
+            detector=Detectors(request.detector, request.registry),
             control=control,
             batch_workers=batch_workers(request),
         )
@@ -142,15 +141,8 @@ def _build_trunk(request: RunRequest, load_trunk: TrunkLoader | None) -> Trunk:
     if load_trunk is None:
         from core.trunk import load_trunk as load
 
-        return load(request.trunk, backends=_factories(request).trunk_backends)
+        return load(request.trunk, request.registry)
     return load_trunk(request.trunk)
-
-
-def _factories(request: RunRequest) -> Factories:
-    """The backends and detectors ``request`` may build: the registered ones, else core's own."""
-    from core.factories import Factories
-
-    return request.factories or Factories.core()
 
 
 def _run_on_ray(
@@ -162,16 +154,17 @@ def _run_on_ray(
     if importlib.util.find_spec("ray") is None:
         raise ProjectError("--engine ray needs the 'ray' package: pip install -r requirements.txt")
     from core.engines import ray as ray_engine
+    from core.factories import Registry
 
     return ray_engine.run(
         planned,
-        ray_engine.trunk_factory(request.trunk, _factories(request).trunk_backends),
+        ray_engine.trunk_factory(request.trunk, request.registry),
         request.output_dir,
         options=request.ray,
         strict=request.strict,
         progress=request.progress,
         on_written=on_written,
         detector=request.detector,
-        detectors=_factories(request).detectors,
+        registry=Registry(detectors=request.registry.detectors),  # the tasks travel with their shards
         control=control,
     )

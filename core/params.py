@@ -29,11 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ProjectError
-from core.task import Task, TaskInfo
+from core.task import SetupContext, Task, TaskInfo
 from core.trunk import Trunk
 
 if TYPE_CHECKING:
     from core.cli import Discovery
+    from core.factories import Registry
 
 log = logging.getLogger("params")
 
@@ -79,25 +80,27 @@ def _is_plugin_object(value: Any) -> bool:
     return type(value).__module__.startswith("plugins")
 
 
-def count(tasks: Sequence[Task], trunk: Trunk, *, detector: Any = None) -> dict[str, Any]:
+def count(
+    tasks: Sequence[Task], trunk: Trunk, *, detector: Any = None, registry: Registry | None = None
+) -> dict[str, Any]:
     """``{"shared": M, "total": N, "ratio": M/N, "per_task": {name: own}, "detector": {...}}``.
 
     The shared detector (``core.detector``), when a task declares it, is built once and
     counted once in N, beside the trunk: it serves only the tasks that declare it, so it is
-    not part of M, which every task shares. ``detector`` replaces the real one (tests).
+    not part of M, which every task shares. ``detector`` replaces the real one (tests), which
+    is the default ``--detector`` of ``registry``.
     """
     shared = trunk.num_parameters()
     users = [task.name for task in tasks if getattr(task.info, "needs_detector", False)]
     if users and detector is None:
+        from core.detector import DetectorConfig
         from core.detector.loader import load_detector
+        from core.factories import Registry
 
-        detector = load_detector()
+        detector = load_detector(DetectorConfig(), registry or Registry())
     per_task = {}
     for task in tasks:
-        if task.name in users:
-            task.setup(trunk, detector=detector)  # type: ignore[call-arg]
-        else:
-            task.setup(trunk)
+        task.setup(SetupContext(trunk, lambda name: detector))
         per_task[task.name] = task_parameters(task, trunk)  # the detector is not the task's own: counted below
     own_detector = _detector_parameters(detector) if users else 0
     total = shared + own_detector + sum(per_task.values())
@@ -285,10 +288,10 @@ def main(argv: Sequence[str] | None, discovery: Discovery, *, run_script: Path |
     except ProjectError as exc:
         log.error("%s", exc)
         return 2
-    pm = discovery.get_plugin_manager(load_entrypoints=False)
-    trunk = load_trunk(TrunkConfig.parse(args.trunk), backends=discovery.collect_trunk_backends(pm))
-    tasks = discovery.collect_tasks(pm)
-    result: dict[str, Any] = count(list(tasks.values()), trunk)
+    registry = discovery.collect(discovery.get_plugin_manager(load_entrypoints=False))
+    trunk = load_trunk(TrunkConfig.parse(args.trunk), registry)
+    tasks = registry.tasks
+    result: dict[str, Any] = count(list(tasks.values()), trunk, registry=registry)
     if not args.json:
         runtime.say(*format_count(result))
     if set_dir is not None and run_script is not None:

@@ -8,17 +8,20 @@ and the values of the flags that plugin added in ``add_options``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from core.detector import DetectorConfig
 from core.engines import ENGINES, RayOptions
 from core.errors import ProjectError
-from core.factories import Factories
+from core.factories import Registry
 from core.trunk_types import TrunkConfig
+
+OptionsT = TypeVar("OptionsT")
 
 
 def _frozen(values: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -33,6 +36,7 @@ class PluginConfig:
         ``core.heads.search_dirs(config)`` turns it into the folders a task searches.
     :param options: the values of the flags the plugin added in ``add_options``, by their argparse
         name (``--zsod-visualize`` -> ``zsod_visualize``); the parser's defaults outside ``run.py``.
+        A plugin reads them as its own dataclass (``typed``), never by string key.
     """
 
     heads: Path | None = None
@@ -41,10 +45,12 @@ class PluginConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", _frozen(self.options))
 
-    def option(self, name: str, default: Any = None) -> Any:
-        """The value of one of the plugin's flags; ``default`` when it was not added or is None."""
-        value = self.options.get(name)
-        return default if value is None else value
+    def typed(self, cls: type[OptionsT], *, prefix: str) -> OptionsT:
+        """The plugin's options as its own typed dataclass ``cls``: each field takes the value of the
+        flag ``--<prefix>-<field>`` (argparse name ``<prefix>_<field>``); the field's default when
+        that flag was not added (another command's parser) or is None."""
+        values = {f.name: self.options.get(f"{prefix}_{f.name}") for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return cls(**{name: value for name, value in values.items() if value is not None})
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +86,8 @@ class RunRequest:
         0: ``core.orchestrator.batch_workers`` decides).
     :param progress: progress bars (None: only on a terminal).
     :param plugins: the plugins' options (``register_tasks``' ``config``).
-    :param factories: the registered trunk backends and detectors ``trunk.backend`` and
-        ``detector.name`` are looked up in (``core.factories.Factories``; None: core's own).
+    :param registry: what the plugins registered (``registry.collect``): the trunk backends and
+        detectors ``trunk.backend`` and ``detector.name`` are looked up in.
     """
 
     input_dir: Path = Path("input")
@@ -97,7 +103,7 @@ class RunRequest:
     batch_workers: int = 0
     progress: bool | None = None
     plugins: PluginOptions = field(default_factory=PluginOptions)
-    factories: Factories | None = None
+    registry: Registry = field(default_factory=Registry)
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:

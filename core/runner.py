@@ -19,6 +19,7 @@ regular files inside the input folder are opened, whatever the task passes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -28,12 +29,12 @@ from typing import TYPE_CHECKING
 
 from core.errors import InputError, PluginError
 from core.stop import RunControl, Stop
-from core.task import Prediction, RunContext, Sample, Task, write_outputs
+from core.task import Prediction, RunContext, Sample, SetupContext, Task, write_outputs
 from core.weights import WeightsError
 
 if TYPE_CHECKING:
     from core.detector import Detector
-    from core.detector.loader import SharedDetector
+    from core.detector.loader import Detectors
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
@@ -182,7 +183,7 @@ def run(
     strict: bool = False,
     progress: bool | None = None,
     on_written: Observer | None = None,
-    detector: SharedDetector | None = None,
+    detector: Detectors | None = None,
     control: RunControl | None = None,
     batch_workers: int = 1,
 ) -> list[TaskReport]:
@@ -190,8 +191,8 @@ def run(
 
     :param trunk: the trunk; None when it could not be built (``build_trunk``): tasks
         with ``needs_trunk=False`` then run without it, the others get fallbacks.
-    :param detector: the run's shared detector, built when the first task that declares
-        ``needs_detector`` is set up (None: such tasks get ``detector=None``).
+    :param detector: the run's detectors (``--detector`` and any other registered one), each
+        built when a task's setup first asks for it (None: such tasks get None).
     :param progress: show progress bars (``None``: only on a terminal).
     :param on_written: called with ``(task_name, path)`` after each file is written.
     :param control: the run's stopping state (``core.stop``; the orchestrator's): a signal it
@@ -307,7 +308,7 @@ def _run_task(
     *,
     strict: bool,
     progress: bool | None,
-    detector: SharedDetector | None = None,
+    detector: Detectors | None = None,
     control: RunControl,
     workers: int = 1,
 ) -> TaskReport:
@@ -349,7 +350,7 @@ def _run_task(
     return report
 
 
-def _shares_safely(task: Task, trunk: Trunk | None, detector: SharedDetector | None) -> bool:
+def _shares_safely(task: Task, trunk: Trunk | None, detector: Detectors | None) -> bool:
     """Whether what ``task`` shares across its concurrent batches is declared ``thread_safe``: the
     trunk's backend (``core.trunk``) and, for a task that uses it, the detector (``core.detector``)."""
     if trunk is not None and not trunk.thread_safe:
@@ -391,7 +392,7 @@ def _ready(
     report: TaskReport,
     *,
     strict: bool,
-    detector: SharedDetector | None,
+    detector: Detectors | None,
     control: RunControl,
 ) -> bool:
     """Set ``task`` up unless the run is stopping or it needs a trunk there is not; False: fallbacks only."""
@@ -412,24 +413,21 @@ def setup_task(
     report: TaskReport,
     *,
     strict: bool,
-    detector: SharedDetector | None = None,
+    detector: Detectors | None = None,
     control: RunControl | None = None,
 ) -> bool:
-    """``task.setup(trunk)`` under the error policy: False (logged, counted) when it failed.
+    """``task.setup(ctx)`` under the error policy: False (logged, counted) when it failed.
 
-    A task that declares ``needs_detector`` gets ``setup(trunk, detector=...)``: the shared
-    detector, built now if no task built it before, or None when it cannot be built (logged,
-    counted; ``strict`` re-raises) or the run has none.
+    ``ctx.detector(name)`` gives the run's detectors (``detector``), each built the first time a
+    task asks for it, or None when it cannot be built (logged, counted; ``strict`` re-raises) or
+    the run has none.
     A task whose setup failed answers every sample with its fallback; ``strict`` re-raises.
     The setup may be abandoned by a signal or the deadline of ``control`` (``core.stop``): then False too.
     """
     control = control if control is not None else RunControl()
     try:
         with control.interruptible():
-            if getattr(task.info, "needs_detector", False):
-                task.setup(trunk, detector=_detector_for(task, detector, report, strict=strict))  # type: ignore[call-arg]
-            else:
-                task.setup(trunk)  # type: ignore[arg-type]
+            task.setup(setup_context(task, trunk, report, detector, strict=strict))
     except Stop as exc:
         log.warning("%s: %s during setup; every sample gets the fallback", task.info.name, exc.reason)
         report.errors.append(f"setup: stopped ({exc.reason})")
@@ -449,17 +447,29 @@ def setup_task(
     return True
 
 
-def _detector_for(task: Task, shared: SharedDetector | None, report: TaskReport, *, strict: bool) -> Detector | None:
-    """The run's detector for ``task``'s setup; None, logged, when there is none or it fails to build."""
-    if shared is None:
+def setup_context(
+    task: Task, trunk: Trunk | None, report: TaskReport, detectors: Detectors | None, *, strict: bool
+) -> SetupContext[Trunk | None]:
+    """The ``SetupContext`` of ``task``'s setup: ``trunk`` and the run's ``detectors``, a detector that
+    cannot be built logged and counted in ``report`` (``strict`` re-raises)."""
+    return SetupContext(trunk, functools.partial(_detector_for, task, detectors, report, strict=strict))
+
+
+def _detector_for(
+    task: Task, detectors: Detectors | None, report: TaskReport, name: str | None = None, *, strict: bool
+) -> Detector | None:
+    """The detector ``name`` (None: the run's) for ``task``'s setup (``SetupContext.detector``); None,
+    logged and counted, when there is none or it fails to build."""
+    if detectors is None:
         log.warning("%s: this run has no detector; the task answers without it", task.info.name)
         return None
     try:
-        return shared.get()
+        return detectors.shared(name)
     except Exception as exc:
         if strict:
             raise
-        log.error("%s: the detector could not be built (%s); the task answers without it", task.info.name, exc)
+        what = "the detector" if name is None else f"the detector {name!r}"
+        log.error("%s: %s could not be built (%s); the task answers without it", task.info.name, what, exc)
         report.errors.append(f"detector: {exc}")
         return None
 

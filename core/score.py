@@ -69,7 +69,7 @@ def score_task(info: TaskInfo, pred_file: Path | None, true_file: Path) -> dict[
 def registered_infos(discovery: Discovery) -> list[TaskInfo]:
     """The declared info of every task ``discovery`` (the caller's plugin registry) registers that
     brings a metric, in registration order."""
-    tasks = discovery.collect_tasks(discovery.get_plugin_manager())
+    tasks = discovery.collect(discovery.get_plugin_manager()).tasks
     return [t.info for t in tasks.values() if t.info.metric]
 
 

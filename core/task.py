@@ -5,7 +5,7 @@ shape of a transformers pipeline (pre, forward, post) followed by a writer. The
 runner (``core.runner``) owns batching, timing, the error policy and
 ``torch.inference_mode``; a task never loops over the dataset itself.
 
-Stages are functions of their typed arguments. ``setup(trunk)`` is the one place
+Stages are functions of their typed arguments. ``setup(ctx)`` is the one place
 anything loads (heads, label embeddings); after it, nothing passes from one stage
 to the next on ``self``: what a later stage needs travels in the value the earlier
 stage returned. The sample ``S`` carries what ``discover`` found (paths, texts), the
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, run
 from core.errors import PluginError
 
 if TYPE_CHECKING:
+    from core.detector import Detector
     from core.trunk import Trunk
 
 JSONValue = Any  # str | list | dict | float | int | None, nested; kept loose for mypy's sake
@@ -95,12 +96,12 @@ class TaskInfo:
         to train the task's head for a trunk; ``None`` when there is nothing to train.
     :param form: how one item is asked (``RequestForm``), for ``serve.py``; ``None``: not served.
     :param needs_trunk: False when the task still answers without the trunk: when the trunk
-        cannot be built, the runner then runs it with ``trunk=None`` (``setup(None)`` and
-        every stage get None) instead of giving every sample the fallback.
-    :param needs_detector: True when the task uses the run's shared object detector
-        (``core.detector``): the runner then calls ``setup(trunk, detector=...)`` with it,
-        built once for the run (``None`` when it could not be built: the task answers without
-        it). A run whose tasks all leave this False never builds the detector.
+        cannot be built, the runner then runs it with ``trunk=None`` (``ctx.trunk`` and
+        every stage get None; its setup takes a ``SetupContext[Trunk | None]``) instead of
+        giving every sample the fallback.
+    :param needs_detector: True when the task's setup asks for the run's object detector
+        (``ctx.detector()``): the runner then solves its batches one at a time unless that
+        detector declares ``thread_safe``. A detector is built only when a setup asks for it.
     :param parallel_batches: True when several batches may be solved at once, each in its own
         thread (``core.runner``: ``--batch-workers``): the stages keep no per-call state on
         ``self`` (setup's objects are only read, or memoise idempotently) and what they share
@@ -136,6 +137,49 @@ class RunContext:
     input_folder: str | None = None  # the folder name the input was found under, e.g. "OD"
 
 
+T = TypeVar("T", covariant=True)
+
+
+class DetectorSource(Protocol):
+    """Where a setup context gets its detectors (the runner's, over ``core.detector.loader.Detectors``)."""
+
+    def __call__(self, name: str | None) -> Detector | None: ...
+
+
+def _no_detector(name: str | None) -> Detector | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SetupContext(Generic[T]):
+    """What ``Task.setup`` gets from the run: one typed value, nothing through undeclared keywords.
+
+    ``SetupContext[Trunk]`` for a task that needs the trunk; ``SetupContext[Trunk | None]`` for one
+    that declares ``needs_trunk=False`` (it is set up with None when the trunk cannot be built).
+
+    :param trunk: the run's shared, frozen trunk.
+    :param detectors: what ``detector`` asks (the runner's; default: no detector at all).
+    """
+
+    trunk: T
+    detectors: DetectorSource = _no_detector
+
+    def detector(self, name: str | None = None) -> Detector | None:
+        """A registered detector, built once for the run and shared (``core.detector.loader.Detectors``):
+        ``name`` is ``NAME[:WEIGHTS]`` as ``--detector`` takes it, None the run's own (``--detector``).
+
+        Safe to use from several threads at once (core serialises a detector that does not declare
+        ``thread_safe``). None when it cannot be built (logged and counted in the task's report; a
+        ``--strict`` run raises): the task answers without it.
+        """
+        return self.detectors(name)
+
+    @classmethod
+    def with_detector(cls, trunk: T, detector: Detector | None) -> SetupContext[T]:
+        """A context whose ``detector(name)`` is ``detector`` whatever the name (scripts, tests)."""
+        return cls(trunk, lambda name: detector)
+
+
 S = TypeVar("S", bound=Sample)
 B = TypeVar("B")
 R = TypeVar("R")
@@ -147,15 +191,13 @@ class Task(Protocol[S, B, R]):
 
     info: ClassVar[TaskInfo]
 
-    def setup(self, trunk: Trunk) -> None:
+    def setup(self, ctx: SetupContext[Trunk]) -> None:
         """The one place anything loads (heads, caches of label embeddings), once per trunk.
 
+        ``ctx`` is the run's ``SetupContext``: ``ctx.trunk`` (None only for a task that declares
+        ``needs_trunk=False``, typed ``SetupContext[Trunk | None]``) and ``ctx.detector(name)``.
         Heavy third-party imports belong here, not at module import. Every stage
         may assume it ran; a stage called before it raises ``PluginError``.
-
-        A task whose info says ``needs_detector=True`` is called as ``setup(trunk, detector=d)``
-        with the run's shared ``core.detector.Detector`` (or None when it could not be built),
-        and keeps it with what else it loads.
         """
 
     def discover(self, input_dir: Path) -> list[S]:
@@ -209,7 +251,7 @@ class TaskBase(Generic[S, B, R]):
 
     def loaded(self) -> Any:
         if self._loaded is None:
-            raise PluginError(f"{self.info.name}: setup(trunk) must run before the other stages")
+            raise PluginError(f"{self.info.name}: setup(ctx) must run before the other stages")
         return self._loaded
 
     def write(self, predictions: Sequence[Prediction], samples: Sequence[S], ctx: RunContext) -> Path:

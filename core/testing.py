@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.task import Prediction, RunContext, Sample, Task, TaskInfo
+from core.task import Prediction, RunContext, Sample, SetupContext, Task, TaskInfo
 
 if TYPE_CHECKING:
     import torch
@@ -172,8 +172,8 @@ def assert_task_conforms(
     output must equal the one from running that input alone. Anything kept between
     stages on ``self`` shows up as a difference.
 
-    A task that declares ``needs_detector`` is set up with ``detector`` (default: a
-    ``FakeDetector``).
+    The task is set up with a ``SetupContext`` whose ``detector(name)`` is ``detector``
+    whatever the name (default: a ``FakeDetector``).
 
     Returns the predictions for ``sample_dir``, for task-specific assertions.
     """
@@ -185,10 +185,8 @@ def assert_task_conforms(
     with tempfile.TemporaryDirectory() as empty:
         assert task.discover(Path(empty)) == [], "discover() on an empty dir must return []"
 
-    if info.needs_detector:
-        task.setup(trunk, detector=detector if detector is not None else FakeDetector())  # type: ignore[call-arg]
-    else:
-        task.setup(trunk)
+    fake = detector if detector is not None else FakeDetector()
+    task.setup(SetupContext(trunk, lambda name: fake))
 
     def stages(samples: Sequence[Sample]) -> tuple[Callable[[], Any], ...]:
         box: dict[str, Any] = {}
@@ -352,11 +350,12 @@ def assert_trunk_backend_conforms(factory: Callable[[Any], Any], config: Any = N
     import torch
     from PIL import Image
 
+    from core.factories import Registry
     from core.trunk import load_trunk
     from core.trunk_types import TextTokens, TrunkConfig
 
     config = config or TrunkConfig(backend="probe")
-    trunk = load_trunk(config, backends={config.backend: factory})
+    trunk = load_trunk(config, Registry(trunk_backends={config.backend: factory}))
     assert isinstance(trunk.embed_dim, int) and trunk.embed_dim > 0, "embed_dim is a positive int"
     assert isinstance(trunk.image_size, int) and trunk.image_size > 0, "image_size is a positive int"
     versions = trunk.base_component_versions

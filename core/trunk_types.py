@@ -127,3 +127,9 @@ class TrunkConfig:
 #: What ``register_trunk_backends`` registers under a name: the config in, an unfrozen backend
 #: module on the CPU out (``load_trunk`` freezes it and moves it to ``config.device``).
 TrunkBackendFactory = Callable[[TrunkConfig], TrunkBackend]
+
+
+class TrunkBackends(Protocol):
+    """Where ``load_trunk`` looks a backend up: the run's ``core.factories.Registry``."""
+
+    def trunk_backend(self, name: str) -> TrunkBackendFactory: ...

@@ -201,10 +201,11 @@ def _plain_folder(folder: Path) -> Iterator[Path]:
 
 
 def builtin_plugins() -> dict[str, str]:
-    """Short name -> module of the built-in plugins (``registry.DEFAULT_PLUGINS``)."""
+    """Short name -> module of the built-in task plugins (``registry.DEFAULT_PLUGINS`` past core's own)."""
     import registry
 
-    return {module.rpartition(".")[2]: module for module in registry.DEFAULT_PLUGINS}
+    tasks = [module for module in registry.DEFAULT_PLUGINS if module not in registry.CORE_PLUGINS]
+    return {module.rpartition(".")[2]: module for module in tasks}
 
 
 def resolve_plugins(names: Sequence[str]) -> list[Plugin]:
@@ -241,13 +242,14 @@ def plugin_tasks(plugins: Sequence[Plugin]) -> dict[str, str]:
     """Task name -> input folder for every task the selected plugins register."""
     import registry
 
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=[p.module for p in plugins if p.builtin])
+    builtins = [*registry.CORE_PLUGINS, *(p.module for p in plugins if p.builtin)]
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=builtins)
     for plugin in plugins:
         if not plugin.builtin:
             import importlib
 
             pm.register(importlib.import_module(plugin.module), name=plugin.name)
-    return {name: task.info.folder for name, task in registry.collect_tasks(pm, strict=True).items()}
+    return {name: task.info.folder for name, task in registry.collect(pm, strict=True).tasks.items()}
 
 
 def third_party_files(plugin: Plugin) -> dict[str, Path]:
@@ -346,15 +348,17 @@ def metadata_text(with_heads: bool) -> str:
 
 
 def narrowed_registry(modules: Sequence[str]) -> str:
-    """``registry.py`` with ``DEFAULT_PLUGINS`` narrowed to the shipped built-ins.
+    """``registry.py`` with ``DEFAULT_PLUGINS`` narrowed to core's own and the shipped built-ins.
 
     The archive lacks the other plugin packages, which ``get_plugin_manager`` would import.
     """
+    import registry
+
     source = (REPO / "registry.py").read_text(encoding="utf-8")
-    pattern = re.compile(r"^DEFAULT_PLUGINS = \(.*\)$", re.MULTILINE)
+    pattern = re.compile(r"^DEFAULT_PLUGINS = \([^()]*\)$", re.MULTILINE)
     if len(pattern.findall(source)) != 1:
-        raise BuildError("registry.py: expected one 'DEFAULT_PLUGINS = (...)' line to narrow")
-    value = "(" + "".join(f"{m!r}, " for m in modules).rstrip(" ") + ")"
+        raise BuildError("registry.py: expected one 'DEFAULT_PLUGINS = (...)' to narrow")
+    value = "(" + "".join(f"{m!r}, " for m in (*registry.CORE_PLUGINS, *modules)).rstrip(" ") + ")"
     text = pattern.sub(f"DEFAULT_PLUGINS = {value}", source)
     ast.parse(text)
     return text

@@ -358,7 +358,7 @@ def archive_plugins(archive: Path) -> list[str]:
             for node in tree.body
             if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "DEFAULT_PLUGINS"
         )
-        names = [module.rpartition(".")[2] for module in builtins]
+        names = [module.rpartition(".")[2] for module in builtins if not module.startswith("core.")]
         for entry in zf.namelist():
             if entry.count("/") == 1 and entry.endswith(".dist-info/entry_points.txt"):
                 parser = configparser.ConfigParser(delimiters=("=",))

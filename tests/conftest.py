@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import registry
 from tests._network import refuse_network
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,7 +55,7 @@ def default_trunk():  # type: ignore[no-untyped-def]
     """The real default trunk (pretrained parts from registry packages); built once per session."""
     from core.trunk import TrunkConfig, load_trunk
 
-    return load_trunk(TrunkConfig())
+    return load_trunk(TrunkConfig(), registry.load(load_entrypoints=False))
 
 
 @pytest.fixture

@@ -450,12 +450,13 @@ def train_cli(task: str | None, argv: Sequence[str] | None = None, *, discovery:
         scale = check_scale(args.scale)
         options = PluginOptions(heads=Path(args.heads).expanduser() if args.heads else None)
         (heads_root,) = search_dirs(PluginConfig(options.heads))
-        tasks = select_trainable(discovery.collect_tasks(pm, options, strict=args.strict), args.tasks)
+        registry = discovery.collect(pm, options, strict=args.strict)
+        tasks = select_trainable(registry.tasks, args.tasks)
         if not tasks:
             raise ProjectError("no task to train: none of the selected tasks declares a trainer")
         cli.set_threads(args.threads)
         config = TrunkConfig.parse(args.trunk, device=args.device, ablation=args.ablate_trunk)
-        trunk = load_trunk(config, backends=discovery.collect_trunk_backends(pm, strict=args.strict))
+        trunk = load_trunk(config, registry)
         log.info("trunk %s (version %s); heads go under %s", args.trunk, trunk.version, heads_root)
         results = []
         for t in tasks:

@@ -1,9 +1,10 @@
 """The shared object detector: one per run, built like the trunk and handed to the tasks that ask.
 
-A task declares ``TaskInfo(needs_detector=True)``; the runner then calls its
-``setup(trunk, detector=...)`` with the run's one ``SharedDetector`` (``core.detector.loader``),
-which builds the detector the first time a task asks for it (so a run without such a task
-never builds it). ``detector.detect(images)`` takes RGB images and gives each its ``Detections``.
+A task's setup asks ``ctx.detector()`` for the run's detector, or ``ctx.detector("NAME[:WEIGHTS]")``
+for any other registered one (``core.task.SetupContext``); the run's ``Detectors``
+(``core.detector.loader``) builds each the first time a task asks for it (so a run without such a
+task never builds one) and shares it. A task that uses one declares ``TaskInfo(needs_detector=True)``.
+``detector.detect(images)`` takes RGB images and gives each its ``Detections``.
 This module holds the types every detector shares; ``loader`` builds them, so that a detector
 module imports the types without importing what builds it.
 
@@ -141,6 +142,12 @@ class DetectorConfig:
 
 #: What ``register_detectors`` registers under a name: the config in, a built ``Detector`` out.
 DetectorFactory = Callable[[DetectorConfig], Detector]
+
+
+class DetectorFactories(Protocol):
+    """Where a detector is looked up by name: the run's ``core.factories.Registry``."""
+
+    def detector(self, name: str) -> DetectorFactory: ...
 
 
 def check_input_size(size: int) -> int:

@@ -1,8 +1,7 @@
-"""Building detectors: ``load_detector`` (one, now) and ``SharedDetector`` (the run's one, on first use).
+"""Building detectors: ``load_detector`` (one, now) and ``Detectors`` (the run's, each on first use).
 
 A detector is looked up by ``DetectorConfig.name`` among the registered ones
-(``register_detectors``; ``core.factories``), core's own (``nanodet``, ``yolo``) unless the
-caller hands the plugins' (``registry.collect_detectors``). Apart from ``core.detector``, so
+(``register_detectors``), in the run's ``core.factories.Registry``. Apart from ``core.detector``, so
 that a detector module imports the types without importing what builds it.
 """
 
@@ -10,68 +9,90 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.detector import Detector, DetectorConfig, DetectorError, DetectorFactory
+from core.detector import Detector, DetectorConfig, DetectorError
 
-__all__ = ["SharedDetector", "load_detector"]
+if TYPE_CHECKING:
+    from core.detector import DetectorFactories
 
-
-def load_detector(
-    config: DetectorConfig | None = None, *, detectors: Mapping[str, DetectorFactory] | None = None
-) -> Detector:
-    """The detector ``config`` names, built now.
-
-    :param detectors: the registered detectors by name (``registry.collect_detectors``); None:
-        core's own (``nanodet``, ``yolo``). An unknown name is a ``DetectorError`` listing the known ones.
-    """
-    from core import factories
-
-    config = config or DetectorConfig()
-    known = detectors if detectors is not None else factories.builtin("register_detectors")
-    return factories.pick(known, config.name, kind="detector", error=DetectorError)(config)  # type: ignore[no-any-return]
+__all__ = ["Detectors", "Serialized", "load_detector"]
 
 
-class SharedDetector:
-    """The run's one detector, built on first use and shared by every task (and thread) that asks.
+def load_detector(config: DetectorConfig, registry: DetectorFactories) -> Detector:
+    """The detector ``config`` names among ``registry``'s (``registry.collect``), built now; an
+    unknown name is a ``DetectorError`` listing the known ones."""
+    return registry.detector(config.name)(config)
 
-    A build that fails raises a ``DetectorError`` to every later caller, without trying
-    again: the runner logs it and sets the tasks that asked up with ``detector=None``.
+
+class Detectors:
+    """The run's detectors, each built on first use, once, and shared by every task (and thread) that
+    asks: what ``SetupContext.detector(name)`` hands a task's setup.
+
+    ``get()`` is the run's own detector (``--detector``); ``get("NAME[:WEIGHTS]")`` any other
+    registered one, on the same device. A build that fails raises a ``DetectorError`` to every
+    later caller of that name, without trying again. A detector that does not declare
+    ``thread_safe`` is handed out behind a lock (``Serialized``), so that batches solved at once
+    may share it.
     """
 
     def __init__(
-        self,
-        config: DetectorConfig | None = None,
-        *,
-        detectors: Mapping[str, DetectorFactory] | None = None,
-        factory: Any = None,
+        self, default: DetectorConfig, registry: DetectorFactories | None = None, *, factory: Any = None
     ) -> None:
-        """:param detectors: the registered detectors ``config.name`` is looked up in (None: core's own).
-        :param factory: builds the detector from ``config`` instead (tests)."""
-        self.config = config or DetectorConfig()
-        self._factory = factory or functools.partial(load_detector, detectors=detectors)
+        """:param default: the run's detector (``--detector``), what ``get()`` builds.
+        :param registry: the registered detectors a name is looked up in.
+        :param factory: builds a detector from its config instead (tests)."""
+        self.config = default
+        self._factory = factory or functools.partial(load_detector, registry=registry)
         self._lock = threading.Lock()
-        self._detector: Detector | None = None
-        self._error: BaseException | None = None
+        self._built: dict[DetectorConfig, Detector] = {}
+        self._errors: dict[DetectorConfig, BaseException] = {}
+
+    def config_of(self, spec: str | None = None) -> DetectorConfig:
+        """The config ``spec`` names (``NAME[:WEIGHTS]``, on the run's detector's device); None: the run's."""
+        return self.config if spec is None else DetectorConfig.parse(spec, device=self.config.device)
 
     @property
     def built(self) -> bool:
-        return self._detector is not None
+        """Whether the run's own detector is built."""
+        return self.config in self._built
 
     @property
     def thread_safe(self) -> bool:
-        """Whether the built detector declares that ``detect`` may run in several threads at once."""
-        return self._detector is not None and bool(getattr(self._detector, "thread_safe", False))
+        """Whether the run's own detector, built, declares that ``detect`` may run in several threads at once."""
+        return bool(getattr(self._built.get(self.config), "thread_safe", False))
 
-    def get(self) -> Detector:
+    def get(self, spec: str | None = None) -> Detector:
+        """The detector ``spec`` names (None: the run's), built now if no one asked for it before."""
+        config = self.config_of(spec)
         with self._lock:
-            if self._detector is None:
-                if self._error is not None:
-                    raise DetectorError(f"the detector could not be built: {self._error}") from self._error
+            if config not in self._built:
+                if config in self._errors:
+                    error = self._errors[config]
+                    raise DetectorError(f"the detector could not be built: {error}") from error
                 try:
-                    self._detector = self._factory(self.config)
+                    self._built[config] = self._factory(config)
                 except Exception as exc:
-                    self._error = exc
+                    self._errors[config] = exc
                     raise
-            return self._detector
+            return self._built[config]
+
+    def shared(self, spec: str | None = None) -> Detector:
+        """``get(spec)``, safe to use from several threads at once: behind a lock unless it declares ``thread_safe``."""
+        detector = self.get(spec)
+        return detector if getattr(detector, "thread_safe", False) else Serialized(detector)
+
+
+class Serialized:
+    """A detector whose ``detect`` runs one call at a time (one that does not declare ``thread_safe``)."""
+
+    thread_safe = True
+
+    def __init__(self, detector: Detector) -> None:
+        self.detector = detector
+        self.classes = detector.classes
+        self._lock = threading.Lock()
+
+    def detect(self, images: Any, *, input_size: int | None = None) -> Any:
+        with self._lock:
+            return self.detector.detect(images, input_size=input_size)

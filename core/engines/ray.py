@@ -63,9 +63,10 @@ from core.task import Prediction, RunContext, Sample, Task
 __all__ = ["RayOptions", "ShardWorker", "WorkerPool", "plan_workers", "run", "trunk_factory", "worker_pool"]
 
 if TYPE_CHECKING:
-    from core.detector import DetectorConfig, DetectorFactory
+    from core.detector import DetectorConfig
+    from core.factories import Registry
     from core.stop import RunControl
-    from core.trunk import Trunk, TrunkBackendFactory, TrunkConfig
+    from core.trunk import Trunk, TrunkConfig
 
 log = logging.getLogger(__name__)
 
@@ -95,16 +96,17 @@ class ShardWorker:
         trunk_factory: TrunkFactory,
         threads: int,
         detector: DetectorConfig | None = None,
-        detectors: Mapping[str, DetectorFactory] | None = None,
+        registry: Registry | None = None,
     ) -> None:
         import torch
 
-        from core.detector.loader import SharedDetector
+        from core.detector import DetectorConfig
+        from core.detector.loader import Detectors
 
         torch.set_num_threads(max(1, threads))
         started = time.monotonic()
         self.trunk = trunk_factory()
-        self.detector = SharedDetector(detector, detectors=detectors)  # built by the first task that asks for it
+        self.detector = Detectors(detector or DetectorConfig(), registry)  # built by the first task that asks for it
         self.trunk_seconds = time.monotonic() - started
         self.tasks: dict[str, tuple[Task, bool]] = {}  # run's task key -> (the task, set up fine)
 
@@ -147,12 +149,13 @@ class ShardWorker:
         return len(gone)
 
 
-def trunk_factory(config: TrunkConfig, backends: Mapping[str, TrunkBackendFactory] | None = None) -> TrunkFactory:
-    """The picklable factory each actor builds its trunk with (``backends``: the registered ones
-    ``config.backend`` is looked up in; None: core's own)."""
+def trunk_factory(config: TrunkConfig, registry: Registry) -> TrunkFactory:
+    """The picklable factory each actor builds its trunk with (``registry``: the registered
+    backends ``config.backend`` is looked up in; its tasks are left behind)."""
+    from core.factories import Registry
     from core.trunk import load_trunk
 
-    return functools.partial(load_trunk, config, backends=None if backends is None else dict(backends))
+    return functools.partial(load_trunk, config, Registry(trunk_backends=registry.trunk_backends))
 
 
 def start_local(num_cpus: int, *, num_gpus: int | None = None) -> None:
@@ -251,12 +254,12 @@ def worker_pool(
     *,
     deadline: float | None = None,
     detector: DetectorConfig | None = None,
-    detectors: Mapping[str, DetectorFactory] | None = None,
+    registry: Registry | None = None,
 ) -> Iterator[WorkerPool]:
     """Ray (connected or started, see ``RayOptions.address``) and a pool of ready workers; both
     are closed on exit (a Ray that was already initialised is left up). ``deadline``
     (``time.time()``) bounds the wait for the workers to build their trunks; each worker
-    builds its detector (``detector``, looked up in ``detectors``) only when a task asks for it."""
+    builds its detector (``detector``, looked up in ``registry``) only when a task asks for it."""
     import ray
 
     options = options or RayOptions()
@@ -269,7 +272,7 @@ def worker_pool(
             gpus_per_worker=options.gpus_per_worker,
             max_attempts=options.max_attempts,
             detector=detector,
-            detectors=detectors,
+            registry=registry,
         )
         try:
             ready_s = pool.wait_ready(deadline)
@@ -315,7 +318,7 @@ class WorkerPool:
         gpus_per_worker: float = 0.0,
         max_attempts: int = 3,
         detector: DetectorConfig | None = None,
-        detectors: Mapping[str, DetectorFactory] | None = None,
+        registry: Registry | None = None,
     ) -> None:
         import ray
 
@@ -324,7 +327,7 @@ class WorkerPool:
         self.remote = ray.remote(ShardWorker).options(
             num_cpus=threads, num_gpus=gpus_per_worker or None, max_restarts=0, max_task_retries=0
         )
-        self.args = (factory, threads, detector, None if detectors is None else dict(detectors))
+        self.args = (factory, threads, detector, registry)
         self.slots: list[Any] = [self.remote.remote(*self.args) for _ in range(workers)]
         self.generation = [0] * workers
         self.replacements_left = 2 * workers
@@ -486,14 +489,14 @@ def run(
     on_written: Observer | None = None,
     pool: WorkerPool | None = None,
     detector: DetectorConfig | None = None,
-    detectors: Mapping[str, DetectorFactory] | None = None,
+    registry: Registry | None = None,
     control: RunControl | None = None,
 ) -> list[TaskReport]:
     """``core.runner.run`` on Ray: the same files and reports; see the module docstring.
 
     :param factory: builds the trunk in each worker (``trunk_factory(config)``).
     :param detector: the detector each worker builds when a task asks for it (default config),
-        looked up in ``detectors`` (the registered ones; None: core's own).
+        looked up in ``registry`` (the registered ones).
     :param pool: workers already holding that trunk (``worker_pool``), kept open; by default
         a pool is made for this run and closed after it.
     :param control: the run's stopping state (``core.stop``): its signal stops the run, its
@@ -582,7 +585,7 @@ def run(
                 finally:  # the run's tasks leave the workers (not waited for: nothing depends on it)
                     pool.broadcast("forget", f"{run_id}:")
             else:
-                with worker_pool(factory, options, deadline=deadline, detector=detector, detectors=detectors) as own:
+                with worker_pool(factory, options, deadline=deadline, detector=detector, registry=registry) as own:
                     own.run(jobs, done, lost, deadline=deadline, strict=strict, on_dispatch=dispatched, control=control)
         finally:
             bar.close()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core import cli
 from core.detector import DetectorConfig
-from core.factories import Factories
+from core.factories import Registry
 from core.io.images import MAX_IMAGE_BYTES
 from core.request import PluginOptions
 from core.serve.hosts import LOCAL_HOSTS, allowed_hosts
@@ -129,7 +129,7 @@ class ServeRequest:
     :param body_timeout: seconds a request's body may take to arrive (None: no limit).
     :param idle_timeout: seconds a connection may wait to send a whole request head.
     :param allowed_hosts: the names a request's Host header may give (``allowed_hosts``).
-    :param factories: the registered trunk backends and detectors (None: core's own).
+    :param registry: what the plugins registered (``registry.collect``): the tasks, trunk backends and detectors.
     """
 
     host: str = "127.0.0.1"
@@ -148,7 +148,7 @@ class ServeRequest:
     strict: bool = False
     verbose: bool = False
     plugins: PluginOptions = field(default_factory=PluginOptions)
-    factories: Factories | None = None
+    registry: Registry = field(default_factory=Registry)
 
 
 class ParsedServe(NamedTuple):
@@ -158,8 +158,6 @@ class ParsedServe(NamedTuple):
 
 def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
     """``serve.py``'s command line, with the plugins' flags: the plugin manager and the typed request."""
-    from pathlib import Path
-
     parser = build_parser()
     pm, args, owners = cli.parse_plugin_options(argv, parser, discovery)
     budget = int(args.memory_budget_mb * 2**20)
@@ -169,7 +167,7 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
         parser.error("--max-requests and --max-uploads must be at least 1")
     if args.idle_timeout <= 0:
         parser.error("--idle-timeout must be more than 0 seconds")
-    heads = Path(args.heads).expanduser() if args.heads else None
+    options = cli.plugin_options(args, owners)
     return ParsedServe(
         pm,
         ServeRequest(
@@ -188,28 +186,27 @@ def parse(argv: Sequence[str] | None, discovery: cli.Discovery) -> ParsedServe:
             allowed_hosts=allowed_hosts(args.host, args.allowed_host),
             strict=args.strict,
             verbose=args.verbose,
-            plugins=cli.plugin_options(args, heads, owners),
-            factories=cli.registered_factories(pm, discovery, args),
+            plugins=options,
+            registry=cli.collect_registry(pm, discovery, args, options),
         ),
     )
 
 
 def build_service(tasks: Sequence[Task], request: ServeRequest) -> Service:
     """Build the trunk ``request`` names and set every task up once: the service to serve."""
-    from core.detector.loader import SharedDetector
+    from core.detector.loader import Detectors
     from core.runtime import set_threads
     from core.serve.service import Service
     from core.trunk import load_trunk
 
     set_threads(request.threads)
-    factories = request.factories or Factories.core()
-    trunk = load_trunk(request.trunk, backends=factories.trunk_backends)
+    trunk = load_trunk(request.trunk, request.registry)
     return Service(
         {t.info.name: t for t in tasks},
         trunk,
         window=request.batch_window,
         timeout=request.request_timeout,
-        detector=SharedDetector(request.detector, detectors=factories.detectors),
+        detector=Detectors(request.detector, request.registry),
         limits=request.limits,
         body_timeout=request.body_timeout,
     )

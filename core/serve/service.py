@@ -42,7 +42,7 @@ from core.serve.upload import ASK_SHAPES, BadRequest, Part, image_data, request_
 from core.task import JSONValue, Prediction, RequestForm, Sample, Task, resolve
 
 if TYPE_CHECKING:
-    from core.detector.loader import SharedDetector
+    from core.detector.loader import Detectors
     from core.io import ImageInfo
     from core.trunk import Trunk
 
@@ -143,7 +143,7 @@ class Service:
         window: float = 0.005,
         timeout: float | None = None,
         tmp_root: Path | str | None = None,
-        detector: SharedDetector | None = None,
+        detector: Detectors | None = None,
         limits: MemoryLimits | None = None,
         body_timeout: float | None = None,
     ) -> None:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.heads import find_head
 from core.io import find_task_dir, read_request
-from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
+from core.task import Prediction, RequestForm, Sample, SetupContext, TaskBase, TaskInfo
 from plugins.c2c.detok import compiles
 from plugins.c2c.errors import TranslationBug
 from plugins.c2c.guard import ensure_compiles
@@ -161,10 +161,10 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
         self.weights_dir = weights_dir
         self.search = tuple(search)
 
-    def setup(self, trunk: Trunk) -> None:
+    def setup(self, ctx: SetupContext[Trunk | None]) -> None:
         """Load the style selector made for this trunk; without one (or without a trunk: it could
         not be built) the translator runs alone."""
-        head = None
+        head, trunk = None, ctx.trunk
         if trunk is None:
             log.warning("C2C: no trunk; the translator runs alone (default style)")
             self._loaded = _Selector(None)

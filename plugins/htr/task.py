@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.errors import InputError
 from core.heads import find_head
-from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
+from core.task import Prediction, RequestForm, Sample, SetupContext, TaskBase, TaskInfo
 from plugins.htr.head import CARD_NAME, WEIGHTS_DIR, WEIGHTS_NAME
 
 if TYPE_CHECKING:
@@ -91,10 +91,11 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         self.search = tuple(search)
 
     # -- set-up -------------------------------------------------------------------
-    def setup(self, trunk: Trunk) -> None:
+    def setup(self, ctx: SetupContext[Trunk]) -> None:
         """Load the head made for this trunk. Without one HTR cannot read: say so, answer ""."""
         from plugins.htr.preprocess import HEIGHT, WIDTH
 
+        trunk = ctx.trunk
         folder = find_head(self.info.name, trunk, CARD_NAME, shipped=self.weights_dir, search=self.search)
         if folder is None:
             log.error(

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from core.errors import InputError
 from core.heads import find_head
 from core.io import find_task_dir, load_image, model_safe_text, read_request, resolve_input_file
-from core.task import Prediction, RequestForm, Sample, TaskBase, TaskInfo
+from core.task import Prediction, RequestForm, Sample, SetupContext, TaskBase, TaskInfo
 from plugins.vqa.evidence import detector_size, wants_detections
 from plugins.vqa.question import ParsedQuestion, QType, detect_language, parse_question
 from plugins.vqa.typed import subject_queries
@@ -125,9 +125,10 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         """The head's weights (plain tensors, not an ``nn.Module``); counted by ``core.params``."""
         return self.loaded().answerer.head.num_parameters()
 
-    def setup(self, trunk: Trunk, detector: Detector | None = None) -> None:
+    def setup(self, ctx: SetupContext[Trunk]) -> None:
         """Load the head made for this trunk (hand-set weights when there is none), embed the answers
         and the detector's class names; keep the run's detector (None: answer without it)."""
+        trunk, detector = ctx.trunk, ctx.detector()
         from core.detector import coco_classes
         from core.detector.phrases import class_prompt_texts, pool_class_prompts
         from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts, class_texts

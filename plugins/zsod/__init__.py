@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +22,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--zsod-visualize",
         metavar="DIR",
+        type=Path,
         default=None,
         help="also write every zsOD image with its predicted boxes and phrases drawn into DIR",
     )
@@ -54,17 +54,7 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
 def register_tasks(register: Callable[[Task], None], config: PluginConfig) -> None:
     """Register the zsOD task."""
     from core.heads import search_dirs
-    from plugins.zsod.task import ZsodTask
+    from plugins.zsod.task import ZsodOptions, ZsodTask
 
-    folder = config.option("zsod_visualize")
-    spec = config.option("zsod_proposals")
-    proposals = None
-    if spec:
-        from core.detector import DetectorConfig, DetectorError
-
-        try:
-            proposals = DetectorConfig.parse(spec)
-        except DetectorError as exc:  # the task still runs and writes its file, on the grid proposals alone
-            logging.getLogger(__name__).error("zsod: --zsod-proposals: %s; running on the grid proposals alone", exc)
-    search = search_dirs(config)
-    register(ZsodTask(visualize_dir=Path(folder) if folder else None, search=search, proposals=proposals))
+    options = config.typed(ZsodOptions, prefix="zsod")
+    register(ZsodTask(visualize_dir=options.visualize, search=search_dirs(config), proposals=options.proposals))

@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,7 @@ import numpy as np
 from core.errors import InputError, TrunkError
 from core.heads import find_head
 from core.io import find_task_dir, load_image_and_info, model_safe_text, read_request, resolve_input_file
-from core.task import Prediction, RequestForm, RunContext, Sample, TaskBase, TaskInfo
+from core.task import Prediction, RequestForm, RunContext, Sample, SetupContext, TaskBase, TaskInfo
 from plugins.zsod.boxes import scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
 from plugins.zsod.detected import Detected, DetectionRule, choose_detected
@@ -45,7 +44,7 @@ if TYPE_CHECKING:
     import torch
     from PIL import Image
 
-    from core.detector import Detector, DetectorConfig
+    from core.detector import Detector
     from core.trunk import TextTokens, Trunk
     from plugins.zsod.verifier import Verifier
 
@@ -115,6 +114,14 @@ class Scorer(NamedTuple):
     classes: torch.Tensor | None = None  # [C, D] the detector's class prompts, embedded (core.detector.phrases)
 
 
+@dataclass(frozen=True, slots=True)
+class ZsodOptions:
+    """The plugin's ``run.py`` flags (``add_options``), typed."""
+
+    visualize: Path | None = None  # --zsod-visualize DIR
+    proposals: str | None = None  # --zsod-proposals NAME[:WEIGHTS], a registered detector
+
+
 class ZsodTask(TaskBase[ZsodSample, list, list]):
     """Zero-shot detection from free-text phrases (SPEC: zsOD)."""
 
@@ -129,7 +136,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         trainer="plugins.zsod.train:train_head",
         form=RequestForm(ask="phrases", images="images", answer="boxes"),  # requests.json {image name: [phrase, ...]}
         needs_detector=True,
-        parallel_batches=True,  # stages keep nothing on self; the --zsod-proposals detector is guarded (_propose)
+        parallel_batches=True,  # stages keep nothing on self; core serialises a detector that is not thread-safe
     )
 
     def __init__(
@@ -138,23 +145,26 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         calibration: Calibration | None = None,
         *,
         search: Sequence[Path] = (),
-        proposals: DetectorConfig | None = None,
+        proposals: str | None = None,
         rule: DetectionRule | None = None,
     ) -> None:
         self.visualize_dir = visualize_dir
         self.calibration = calibration
         self.search = tuple(search)
-        self.proposals = proposals  # --zsod-proposals (yolo:PATH): that detector's boxes join the grid proposals
+        self.proposals = proposals  # --zsod-proposals NAME[:WEIGHTS]: that detector's boxes join the grid proposals
         self.grid = GridSpec()
         self.rule = rule or DetectionRule()
 
     # -- setup ----------------------------------------------------------------------------
-    def setup(self, trunk: Trunk, detector: Detector | None = None) -> None:
+    def setup(self, ctx: SetupContext[Trunk]) -> None:
         """Find the heads made for this trunk (the user's heads folders first, then the shipped ones) and
         their calibration; without heads, the no-head mode (``plugins.zsod.pipeline``). Keep the run's
-        detector and embed its classes' prompts (without one, every phrase takes the grid pipeline)."""
+        detector and embed its classes' prompts (without one, every phrase takes the grid pipeline), and
+        the ``--zsod-proposals`` detector (one that does not build is logged and left out)."""
         import torch
 
+        trunk, detector = ctx.trunk, ctx.detector()
+        proposer = ctx.detector(self.proposals) if self.proposals else None
         from plugins.zsod.pipeline import background_embeddings, no_head_calibration
         from plugins.zsod.verifier import CARD_FILE, WEIGHTS_FILE, load_verifier
 
@@ -181,20 +191,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             classes = class_embeddings(trunk, detector.classes) if detector is not None else None
         if detector is None:
             log.warning("zsod: no detector; every phrase takes the grid pipeline")
-        self._loaded = Scorer(verifier, calibration, background, self._load_proposer(trunk), detector, classes)
-
-    def _load_proposer(self, trunk: Trunk) -> Detector | None:
-        """The ``--zsod-proposals`` detector, on the trunk's device; one that does not build is logged and left out."""
-        if self.proposals is None:
-            return None
-        from core.detector.loader import load_detector
-
-        spec = f"{self.proposals.name}:{self.proposals.weights}".rstrip(":")
-        try:
-            return load_detector(dataclasses.replace(self.proposals, device=str(trunk.device)))
-        except Exception as exc:  # whatever ultralytics raises on a bad checkpoint: the grid proposals still run
-            log.error("zsod: proposals from %s not used (%s: %s)", spec, type(exc).__name__, exc)
-            return None
+        self._loaded = Scorer(verifier, calibration, background, proposer, detector, classes)
 
     # -- discover ---------------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[ZsodSample]:
@@ -275,7 +272,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                 out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, detected))
                 continue
             if loaded.proposer is not None:
-                extra = _propose(loaded.proposer, item.image)
+                extra = loaded.proposer.detect([item.image])[0]
                 extra_boxes = detector_proposals(extra.boxes, *item.image.size)
                 item = item._replace(boxes=np.concatenate([item.boxes, extra_boxes]))
             scores = score_image(item, trunk, loaded.verifier, loaded.background, texts)
@@ -411,15 +408,3 @@ def to_stored(boxes: np.ndarray, geo: Geometry) -> list[list[float]]:
     """Loaded-image ``xyxy`` -> stored-image ``[[x, y, w, h], ...]``."""
     full = scale_boxes(boxes, *geo.scale)
     return to_output_boxes(unrotate_boxes(full, geo.orientation, geo.stored_size), *geo.stored_size)
-
-
-_PROPOSING = threading.Lock()
-
-
-def _propose(proposer: Detector, image: Any) -> Any:
-    """The ``--zsod-proposals`` detector's boxes for one image; one call at a time unless it declares
-    ``thread_safe`` (batches may run in several threads: ``TaskInfo.parallel_batches``)."""
-    if getattr(proposer, "thread_safe", False):
-        return proposer.detect([image])[0]
-    with _PROPOSING:
-        return proposer.detect([image])[0]

@@ -27,7 +27,7 @@ class EchoTask(TaskBase[EchoSample, Any, list]):
         self.fail_setup = fail_setup
         self.setup_calls = 0
 
-    def setup(self, trunk: Any) -> None:
+    def setup(self, ctx: Any) -> None:
         self.setup_calls += 1
         if self.fail_setup:
             raise RuntimeError("head weights missing")

@@ -27,6 +27,8 @@ from typing import Any
 
 import pytest
 
+import registry
+
 torch = pytest.importorskip("torch")
 open_clip = pytest.importorskip("open_clip")
 
@@ -75,17 +77,17 @@ def sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Path]]:
 
 @pytest.fixture(scope="module")
 def registered() -> dict[str, Any]:
-    from registry import collect_tasks, get_plugin_manager
+    from registry import collect, get_plugin_manager
 
-    return collect_tasks(get_plugin_manager(load_entrypoints=False))
+    return collect(get_plugin_manager(load_entrypoints=False)).tasks
 
 
 def _trainable() -> list[str]:
     """Every built-in task with a trainer: on the tiny sources (``--data-root none``) each trains in
     seconds to about 25 s (measured on the shared 2-core machine: zsod 23 s, vqa 10 s, htr 15 s)."""
-    from registry import collect_tasks, get_plugin_manager
+    from registry import collect, get_plugin_manager
 
-    return [n for n, t in collect_tasks(get_plugin_manager(load_entrypoints=False)).items() if t.info.trainer]
+    return [n for n, t in collect(get_plugin_manager(load_entrypoints=False)).tasks.items() if t.info.trainer]
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, tuple[int, int, str]]]:
@@ -115,9 +117,11 @@ def _assert_complete(registered: dict[str, Any], out: Path, input_dir: Path = DE
 def test_cuda_without_a_gpu_is_a_clear_trunk_error(monkeypatch: pytest.MonkeyPatch, specs: dict[str, str]) -> None:
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(TrunkError, match="no CUDA GPU"):
-        load_trunk(TrunkConfig.parse(specs["vit"], device="cuda"))
+        load_trunk(TrunkConfig.parse(specs["vit"], device="cuda"), registry.load(load_entrypoints=False))
     with pytest.raises(TrunkError, match="no CUDA GPU"):
-        load_trunk(TrunkConfig(device="cuda:0"))  # the default backend too, refused before it is built
+        load_trunk(
+            TrunkConfig(device="cuda:0"), registry.load(load_entrypoints=False)
+        )  # the default backend too, refused before it is built
     with pytest.raises(TrunkError, match="not supported"):
         resolve_device("mps")
     with pytest.raises(TrunkError, match="bad trunk device"):
@@ -140,7 +144,7 @@ def test_autocast_only_on_cuda() -> None:
 
 def test_facade_hands_out_cpu_float32(specs: dict[str, str]) -> None:
     """Whatever dtype the backend computes in, callers get CPU float32 (here: a half-precision tower)."""
-    trunk = load_trunk(TrunkConfig.parse(specs["vit"]))
+    trunk = load_trunk(TrunkConfig.parse(specs["vit"]), registry.load(load_entrypoints=False))
     assert trunk.device == torch.device("cpu") and trunk.autocast_dtype is None
     trunk._module.half()  # what autocast leaves behind on a GPU: half-precision outputs
     pixels = torch.zeros(2, 3, 64, 64, dtype=torch.float64)  # any input dtype is moved/cast by the backend
@@ -228,7 +232,7 @@ def test_train_then_run_uses_the_new_head(
         argv += ["--scale", "0.01"]
     code = train.main([*argv, "--no-plugins", *data_args(sources)])
     assert code == 0, f"train.py failed for {task}:\n{capsys.readouterr().out}"
-    trunk = load_trunk(TrunkConfig.parse(specs[kind]))
+    trunk = load_trunk(TrunkConfig.parse(specs[kind]), registry.load(load_entrypoints=False))
     folder = head_dir_for(heads, task, trunk)
     cards = [p for p in folder.glob("*.json") if card_matches(read_card(p) or {}, trunk)]
     assert cards, f"{task}: no card recording this trunk in {folder}"
@@ -264,7 +268,7 @@ def test_train_reports_a_failing_or_missing_trainer(
     class Broken:
         info = TaskInfo(name="broken", version="1", folder="B", output="b.json", trainer="tests.core.no_such:train")
 
-    trunk = load_trunk(TrunkConfig.parse(specs["vit"]))
+    trunk = load_trunk(TrunkConfig.parse(specs["vit"]), registry.load(load_entrypoints=False))
     req = training.TrainRequest(trunk, tmp_path)
     results = [training.train_task(t, req) for t in (NoTrainer(), Broken())]  # type: ignore[arg-type]
     assert [r.ok for r in results] == [False, False]

@@ -10,7 +10,7 @@ import registry
 from core.testing import assert_task_conforms
 
 DEMO = Path(__file__).resolve().parents[2] / "demo" / "input"
-TASKS = registry.collect_tasks(registry.get_plugin_manager(load_entrypoints=False))
+TASKS = registry.collect(registry.get_plugin_manager(load_entrypoints=False)).tasks
 
 
 @pytest.mark.parametrize("name", list(TASKS))

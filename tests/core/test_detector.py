@@ -11,9 +11,10 @@ import pytest
 import torch
 from PIL import Image
 
+import registry
 from core import runner
 from core.detector import WEIGHTS_DIR, DetectorConfig, DetectorError, coco_classes
-from core.detector.loader import SharedDetector, load_detector
+from core.detector.loader import Detectors, Serialized, load_detector
 from core.detector.nanodet import Letterbox, NanoDetG, letterbox
 from core.task import Prediction, Sample, TaskBase, TaskInfo
 from core.testing import FakeDetector
@@ -25,7 +26,7 @@ BUS = ROOT / "demo" / "input" / "zsOD" / "images" / "bus.jpg"
 
 @pytest.fixture(scope="module")
 def detector():
-    return load_detector()
+    return load_detector(DetectorConfig(), registry.load(load_entrypoints=False))
 
 
 def test_weights_match_their_card():
@@ -149,7 +150,7 @@ class _Counting:
 
 def test_shared_detector_is_built_once_and_only_when_asked():
     factory = _Counting()
-    shared = SharedDetector(factory=factory)
+    shared = Detectors(DetectorConfig(), factory=factory)
     assert not shared.built and factory.builds == 0
     assert shared.get() is shared.get()
     assert factory.builds == 1
@@ -157,7 +158,7 @@ def test_shared_detector_is_built_once_and_only_when_asked():
 
 def test_a_failed_build_is_not_retried():
     factory = _Counting(fail=True)
-    shared = SharedDetector(factory=factory)
+    shared = Detectors(DetectorConfig(), factory=factory)
     for _ in range(2):
         with pytest.raises(DetectorError):
             shared.get()
@@ -178,8 +179,8 @@ class _Sees(TaskBase[Sample, list, list]):
         )
         self.got: list[object] = []
 
-    def setup(self, trunk, detector=None):  # noqa: ANN001
-        self.got.append(detector)
+    def setup(self, ctx):  # noqa: ANN001
+        self.got.append(ctx.detector() if self.info.needs_detector else None)  # a task asks when it uses one
         self._loaded = True
 
     def discover(self, input_dir):  # noqa: ANN001
@@ -204,10 +205,32 @@ def _planned(tmp_path: Path, *tasks: _Sees) -> list[runner.Planned]:
     return runner.plan(list(tasks), tmp_path / "in")
 
 
+def test_each_named_detector_is_built_once_and_shared_behind_a_lock_unless_thread_safe():
+    factory = _Counting()
+    detectors = Detectors(DetectorConfig(), factory=factory)
+    assert detectors.get() is detectors.get("nanodet") is detectors.get()  # the run's own, by name or not
+    assert factory.builds == 1
+    other = detectors.get("yolo:best.pt")
+    assert other is not detectors.get() and other is detectors.get("yolo:best.pt") and factory.builds == 2
+    assert detectors.config_of("yolo:best.pt") == DetectorConfig("yolo", "best.pt")
+
+    class Unsafe(FakeDetector):
+        thread_safe = False
+
+    unsafe = Detectors(DetectorConfig(), factory=lambda config: Unsafe())
+    wrapped = unsafe.shared()
+    assert isinstance(wrapped, Serialized) and wrapped.detector is unsafe.get() and wrapped.thread_safe
+    assert len(wrapped.detect([np.zeros((8, 8, 3), np.uint8)])) == 1
+    safe = Detectors(DetectorConfig(), factory=lambda config: FakeDetector())
+    assert safe.shared() is safe.get()  # FakeDetector declares thread_safe
+
+
 def test_a_run_hands_one_detector_to_the_tasks_that_declare_it(tmp_path):
     factory = _Counting()
     a, b, c = _Sees("a", True), _Sees("b", True), _Sees("c", False)
-    runner.run(_planned(tmp_path, a, b, c), None, tmp_path / "out", detector=SharedDetector(factory=factory))
+    runner.run(
+        _planned(tmp_path, a, b, c), None, tmp_path / "out", detector=Detectors(DetectorConfig(), factory=factory)
+    )
     assert factory.builds == 1
     assert a.got[0] is b.got[0] and isinstance(a.got[0], FakeDetector)
     assert c.got == [None]
@@ -216,14 +239,17 @@ def test_a_run_hands_one_detector_to_the_tasks_that_declare_it(tmp_path):
 def test_a_run_without_such_tasks_never_builds_it(tmp_path):
     factory = _Counting()
     task = _Sees("c", False)
-    runner.run(_planned(tmp_path, task), None, tmp_path / "out", detector=SharedDetector(factory=factory))
+    runner.run(_planned(tmp_path, task), None, tmp_path / "out", detector=Detectors(DetectorConfig(), factory=factory))
     assert factory.builds == 0
 
 
 def test_a_detector_that_cannot_be_built_leaves_the_task_running_without_it(tmp_path):
     task = _Sees("a", True)
     reports = runner.run(
-        _planned(tmp_path, task), None, tmp_path / "out", detector=SharedDetector(factory=_Counting(fail=True))
+        _planned(tmp_path, task),
+        None,
+        tmp_path / "out",
+        detector=Detectors(DetectorConfig(), factory=_Counting(fail=True)),
     )
     assert task.got == [None]
     assert reports[0].fallbacks == 0 and any("detector" in e for e in reports[0].errors)

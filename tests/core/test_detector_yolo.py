@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import registry
 from core.detector import DetectorConfig, DetectorError
 from core.detector.loader import load_detector
 from core.testing import assert_detector_conforms
@@ -30,7 +31,7 @@ def test_the_checkpoint_is_a_conforming_detector(checkpoint: Path, offline: list
 
     from core.detector.yolo import MAX_BOXES
 
-    detector = load_detector(DetectorConfig.parse(f"yolo:{checkpoint}"))
+    detector = load_detector(DetectorConfig.parse(f"yolo:{checkpoint}"), registry.load(load_entrypoints=False))
     assert detector.classes.en == tuple(detector.model.names[i] for i in range(len(detector.model.names)))
     threads = torch.get_num_threads()
     torch.set_num_threads(NUM_THREADS + 1)  # as run.py --threads N would, N not ultralytics' own choice
@@ -49,7 +50,9 @@ def test_one_box_per_object_whatever_its_class(checkpoint: Path) -> None:  # noq
     from core.detector.yolo import IOU
 
     image = Image.open(BUS)
-    (found,) = load_detector(DetectorConfig("yolo", str(checkpoint))).detect([image])
+    (found,) = load_detector(DetectorConfig("yolo", str(checkpoint)), registry.load(load_entrypoints=False)).detect(
+        [image]
+    )
     b = found.boxes.astype(np.float64)
     w, h = image.size
     b = b[(b[:, 0] > 1) & (b[:, 1] > 1) & (b[:, 2] < w - 1) & (b[:, 3] < h - 1)]
@@ -65,12 +68,14 @@ def test_one_box_per_object_whatever_its_class(checkpoint: Path) -> None:  # noq
 @pytest.mark.parametrize("weights", ["", "missing.pt"])
 def test_no_checkpoint_is_a_clear_error(tmp_path: Path, weights: str) -> None:
     with pytest.raises(DetectorError, match="yolo"):
-        load_detector(DetectorConfig("yolo", str(tmp_path / weights) if weights else ""))
+        load_detector(
+            DetectorConfig("yolo", str(tmp_path / weights) if weights else ""), registry.load(load_entrypoints=False)
+        )
 
 
 def test_a_file_that_is_no_checkpoint_does_not_load(tmp_path: Path, offline: list[str]) -> None:  # noqa: F811
     bad = tmp_path / "broken.pt"
     bad.write_bytes(b"not a checkpoint")
     with pytest.raises(Exception):  # noqa: B017  (whatever ultralytics raises; zsOD logs it and goes on)
-        load_detector(DetectorConfig("yolo", str(bad)))
+        load_detector(DetectorConfig("yolo", str(bad)), registry.load(load_entrypoints=False))
     assert offline == []

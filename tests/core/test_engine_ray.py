@@ -222,12 +222,12 @@ def test_tasks_are_picklable_before_setup() -> None:
     import pickle
 
     from core.cli import build_parser, plugin_options
-    from registry import add_plugin_options, collect_tasks, get_plugin_manager
+    from registry import add_plugin_options, collect, get_plugin_manager
 
     pm = get_plugin_manager(load_entrypoints=False)
     parser = build_parser()
     owners = add_plugin_options(pm, parser)
-    tasks = collect_tasks(pm, plugin_options(parser.parse_args([]), None, owners))
+    tasks = collect(pm, plugin_options(parser.parse_args([]), owners)).tasks
     assert sorted(tasks) == ["c2c", "htr", "vqa", "zsod"]
     for task in tasks.values():
         assert type(pickle.loads(pickle.dumps(task))) is type(task)

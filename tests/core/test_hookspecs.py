@@ -25,7 +25,7 @@ def _observer_plugin(events: list) -> types.ModuleType:
 
     @hookimpl
     def register_tasks(register, config):  # type: ignore[no-untyped-def]
-        events.append(("suffix", config.option("echo_suffix")))
+        events.append(("suffix", config.options.get("echo_suffix")))
         register(EchoTask())
 
     @hookimpl
@@ -61,7 +61,7 @@ def test_run_py_drives_every_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     real_manager = registry.get_plugin_manager
 
     def manager(**kwargs):  # type: ignore[no-untyped-def]
-        pm = real_manager(load_entrypoints=False, builtins=())
+        pm = real_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
         pm.register(_observer_plugin(events), name="observer_plugin")
         pm.add_hookcall_monitoring(lambda name, impls, kw: called.add(name), lambda *args: None)
         return pm

@@ -9,6 +9,7 @@ import torch
 from core.errors import InputError
 from core.metadata import load_metadata
 from core.params import count, task_parameters
+from core.task import SetupContext
 from core.testing import make_fake_trunk
 from tests.core._tasks import EchoTask
 
@@ -33,15 +34,15 @@ def test_bad_metadata_is_rejected(tmp_path: Path, data: dict) -> None:
 class _HeadTask(EchoTask):
     name = "head"
 
-    def setup(self, trunk) -> None:  # type: ignore[no-untyped-def]
+    def setup(self, ctx) -> None:  # type: ignore[no-untyped-def]
         self.head = torch.nn.Linear(4, 3)  # 15 weights
-        self.parts = {"trunk_ref": trunk, "extra": [torch.nn.Linear(2, 1)]}  # 3 more; the trunk adds nothing
+        self.parts = {"trunk_ref": ctx.trunk, "extra": [torch.nn.Linear(2, 1)]}  # 3 more; the trunk adds nothing
 
 
 def test_counts_own_modules_once_and_never_the_trunk() -> None:
     trunk = make_fake_trunk()
     task = _HeadTask()
-    task.setup(trunk)
+    task.setup(SetupContext(trunk))
     assert task_parameters(task, trunk) == 18
     result = count([task, EchoTask()], trunk)
     assert result["per_task"] == {"head": 18, "echo": 0}
@@ -59,9 +60,9 @@ def test_the_shared_detector_counts_once_in_n_and_not_in_m() -> None:
         name = "seeing"
         info = dataclasses.replace(_HeadTask.info, name="seeing", needs_detector=True)
 
-        def setup(self, trunk, detector=None):  # noqa: ANN001
-            assert detector is not None
-            super().setup(trunk)
+        def setup(self, ctx):  # noqa: ANN001
+            assert ctx.detector() is not None
+            super().setup(ctx)
 
     class _Counted(FakeDetector):
         def num_parameters(self) -> int:

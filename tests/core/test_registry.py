@@ -45,17 +45,17 @@ def test_each_call_returns_a_new_manager_with_the_builtins() -> None:
 
 
 def test_builtin_tasks_are_registered_under_their_names(pm) -> None:  # type: ignore[no-untyped-def]
-    tasks = registry.collect_tasks(pm)
+    tasks = registry.collect(pm).tasks
     assert list(tasks) == ["c2c", "htr", "zsod", "vqa"]
     assert [t.info.folder for t in tasks.values()] == ["C2C", "HTR", "zsOD", "VQA"]
 
 
 def test_duplicate_task_name_names_both_plugins() -> None:
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     pm.register(_plugin("first_plugin"), name="first_plugin")
     pm.register(_plugin("second_plugin"), name="second_plugin")
     with pytest.raises(PluginError, match="first_plugin.*second_plugin"):
-        registry.collect_tasks(pm)
+        registry.collect(pm)
 
 
 def test_mistyped_hookimpl_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,7 +75,7 @@ def test_broken_entry_point_is_skipped_with_its_distribution_named(monkeypatch: 
     eps = [_entry_point("broken", "no_such_module_xyz:plugin", "broken-dist")]
     monkeypatch.setattr(registry, "entry_points", lambda group: eps)
     with pytest.warns(RuntimeWarning, match="broken-dist"):
-        pm = registry.get_plugin_manager(builtins=())
+        pm = registry.get_plugin_manager(builtins=registry.CORE_PLUGINS)
     assert pm.get_plugin("broken") is None
 
 
@@ -83,16 +83,16 @@ def test_broken_entry_point_raises_when_strict(monkeypatch: pytest.MonkeyPatch) 
     eps = [_entry_point("broken", "no_such_module_xyz", "broken-dist")]
     monkeypatch.setattr(registry, "entry_points", lambda group: eps)
     with pytest.raises(PluginError, match="broken-dist"):
-        registry.get_plugin_manager(builtins=(), strict=True)
+        registry.get_plugin_manager(builtins=registry.CORE_PLUGINS, strict=True)
 
 
 def test_entry_point_plugin_registers_and_is_attributed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(__import__("sys").modules, "good_plugin_mod", _plugin("good_plugin_mod", "good"))
     eps = [_entry_point("good", "good_plugin_mod", "good-dist")]
     monkeypatch.setattr(registry, "entry_points", lambda group: eps)
-    pm = registry.get_plugin_manager(builtins=())
+    pm = registry.get_plugin_manager(builtins=registry.CORE_PLUGINS)
     assert pm.origin(pm.get_plugin("good")) == "good-dist"
-    assert list(registry.collect_tasks(pm)) == ["good"]
+    assert list(registry.collect(pm).tasks) == ["good"]
 
 
 def test_allow_list_env_filters_distributions(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -100,9 +100,9 @@ def test_allow_list_env_filters_distributions(monkeypatch: pytest.MonkeyPatch) -
     eps = [_entry_point("good", "good_plugin_mod", "good-dist")]
     monkeypatch.setattr(registry, "entry_points", lambda group: eps)
     monkeypatch.setenv(registry.ALLOW_ENV, "other-dist")
-    assert registry.get_plugin_manager(builtins=()).get_plugin("good") is None
+    assert registry.get_plugin_manager(builtins=registry.CORE_PLUGINS).get_plugin("good") is None
     monkeypatch.setenv(registry.ALLOW_ENV, "Good-Dist")
-    assert registry.get_plugin_manager(builtins=()).get_plugin("good") is not None
+    assert registry.get_plugin_manager(builtins=registry.CORE_PLUGINS).get_plugin("good") is not None
 
 
 def test_third_party_register_tasks_failure_is_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -113,12 +113,12 @@ def test_third_party_register_tasks_failure_is_a_warning(monkeypatch: pytest.Mon
         raise RuntimeError("boom")
 
     bad.register_tasks = register_tasks  # type: ignore[attr-defined]
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     pm.register(bad, name="bad_register")
     with pytest.warns(RuntimeWarning, match="bad_register"):
-        assert registry.collect_tasks(pm) == {}
+        assert registry.collect(pm).tasks == {}
     with pytest.raises(PluginError, match="boom"):
-        registry.collect_tasks(pm, strict=True)
+        registry.collect(pm, strict=True)
 
 
 def test_registering_a_non_task_is_a_plugin_error() -> None:
@@ -129,10 +129,16 @@ def test_registering_a_non_task_is_a_plugin_error() -> None:
         register(object())
 
     odd.register_tasks = register_tasks  # type: ignore[attr-defined]
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     pm.register(odd, name="odd")
     with warnings.catch_warnings(), pytest.raises(PluginError, match="not a Task"):
-        registry.collect_tasks(pm)
+        registry.collect(pm)
+
+
+@dataclasses.dataclass(frozen=True)
+class _EchoOptions:
+    flag: int = 0
+    other: str = "kept"  # a flag not given keeps the field's default
 
 
 def test_register_tasks_receives_its_own_options_as_config() -> None:
@@ -143,10 +149,10 @@ def test_register_tasks_receives_its_own_options_as_config() -> None:
 
     @hookimpl
     def register_tasks(register, config):  # type: ignore[no-untyped-def]
-        seen["value"] = config.option("echo_flag")
+        seen["value"] = config.typed(_EchoOptions, prefix="echo")
 
     mod.register_tasks = register_tasks  # type: ignore[attr-defined]
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     pm.register(mod, name="opt_plugin")
-    registry.collect_tasks(pm, PluginOptions(by_plugin={"opt_plugin": {"echo_flag": 7}, "other": {"echo_flag": 8}}))
-    assert seen == {"value": 7}
+    registry.collect(pm, PluginOptions(by_plugin={"opt_plugin": {"echo_flag": 7}, "other": {"echo_flag": 8}}))
+    assert seen == {"value": _EchoOptions(7, "kept")}

@@ -162,7 +162,7 @@ def test_the_command_line_becomes_a_typed_request_and_each_plugin_gets_its_own_o
     assert isinstance(request, RunRequest) and not list_tasks
     assert request.input_dir == Path("in") and request.tasks == ("zsod", "vqa") and request.time_budget == 90.0
     assert request.trunk.backend == "default" and request.engine == "local" and request.detector.device == "cpu"
-    zsod = PluginConfig(tmp_path, {"zsod_visualize": "drawn", "zsod_proposals": None})
+    zsod = PluginConfig(tmp_path, {"zsod_visualize": Path("drawn"), "zsod_proposals": None})
     assert request.plugins.config("plugins.zsod") == zsod
     assert request.plugins.config("plugins.c2c") == PluginConfig(tmp_path, {})
     seen = {}
@@ -174,7 +174,7 @@ def test_the_command_line_becomes_a_typed_request_and_each_plugin_gets_its_own_o
             seen["typed"] = config
 
     pm.register(Typed(), name="typed")
-    registry.collect_tasks(pm, request.plugins)
+    registry.collect(pm, request.plugins)
     assert seen == {"typed": PluginConfig(tmp_path, {})}
 
 
@@ -190,7 +190,7 @@ def test_a_register_tasks_impl_still_asking_for_the_removed_options_is_refused_l
         def register_tasks(register, options):  # type: ignore[no-untyped-def]
             raise AssertionError("never called")
 
-    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+    pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     with pytest.raises(pluggy.PluginValidationError, match="options"):
         pm.register(Older(), name="older")
 

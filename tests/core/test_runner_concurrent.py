@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 
 from core import orchestrator, runner
-from core.detector.loader import SharedDetector
+from core.detector import DetectorConfig
+from core.detector.loader import Detectors
 from core.errors import ProjectError
 from core.request import RunRequest
 from core.stop import RunControl
-from core.task import Prediction, Sample, TaskInfo
+from core.task import Prediction, Sample, SetupContext, TaskInfo
 from core.testing import FakeDetector, make_fake_trunk
 from core.trunk import Trunk, TrunkConfig
 from core.trunk_types import TextTokens
@@ -72,8 +73,9 @@ class ParallelEcho(SlowEcho):
 class ParallelDetecting(ParallelEcho):
     info = dataclasses.replace(ParallelEcho.info, needs_detector=True)
 
-    def setup(self, trunk: Any, detector: Any = None) -> None:
-        super().setup(trunk)
+    def setup(self, ctx: Any) -> None:
+        ctx.detector()
+        super().setup(ctx)
 
 
 def _run(tmp_path: Path, task: EchoTask, trunk: Any, name: str, **kwargs: Any) -> tuple[dict[str, str], Any]:
@@ -189,7 +191,7 @@ class _UnsafeDetector(FakeDetector):
 @pytest.mark.parametrize(("detector", "most"), [(FakeDetector, 2), (_UnsafeDetector, 1)])
 def test_batches_share_the_detector_only_when_it_is_thread_safe(tmp_path: Path, fake_trunk, detector, most) -> None:  # type: ignore[no-untyped-def]
     overlap = _Overlap()
-    shared = SharedDetector(factory=lambda config: detector())
+    shared = Detectors(DetectorConfig(), factory=lambda config: detector())
     _run(tmp_path, ParallelDetecting(overlap), fake_trunk, "out", batch_workers=2, detector=shared)
     assert shared.built and overlap.most == most
 
@@ -302,7 +304,7 @@ def test_prediction_order_within_each_batch_is_kept() -> None:
             return [Prediction(s.key, k) for s, k in zip(samples, raw, strict=True)]
 
     keys = Keys(_Overlap(0.001))
-    keys.setup(trunk)
+    keys.setup(SetupContext(trunk))
     out = runner.solve_batches(keys, runner.chunks(samples, 2), trunk, runner.TaskReport("k"), strict=False, workers=3)
     assert [(p.key, p.value) for p in out] == [(f"s{i}", f"s{i}") for i in range(7)]
 

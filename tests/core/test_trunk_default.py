@@ -14,6 +14,7 @@ import pytest
 import torch
 from PIL import Image
 
+import registry
 from core.errors import TrunkError
 from core.trunk import TrunkConfig, load_trunk
 
@@ -138,9 +139,9 @@ def test_image_embedding_is_a_projection_of_the_stride32_map(default_trunk) -> N
 
 def test_unknown_tower_and_missing_projection_are_clear_errors() -> None:
     with pytest.raises(TrunkError, match="unknown image tower"):
-        load_trunk(TrunkConfig(model_name="resnet50"))
+        load_trunk(TrunkConfig(model_name="resnet50"), registry.load(load_entrypoints=False))
     with pytest.raises(TrunkError, match="not found"):
-        load_trunk(TrunkConfig(pretrained="/nonexistent/projection.safetensors"))
+        load_trunk(TrunkConfig(pretrained="/nonexistent/projection.safetensors"), registry.load(load_entrypoints=False))
 
 
 def test_projection_for_another_tower_is_refused(default_trunk, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+import registry
 from core.errors import TrunkError
 from core.testing import make_fake_trunk
 from core.trunk import TrunkConfig
@@ -38,7 +39,7 @@ def test_what_a_backend_cannot_build_is_a_clear_error(spec: str, message: str) -
     from core.trunk import load_trunk
 
     with pytest.raises(TrunkError, match=message):
-        load_trunk(TrunkConfig.parse(spec))
+        load_trunk(TrunkConfig.parse(spec), registry.load(load_entrypoints=False))
 
 
 def test_trunk_is_frozen_and_features_are_unit_vectors(fake_trunk) -> None:  # type: ignore[no-untyped-def]

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+import registry
+
 torch = pytest.importorskip("torch")
 open_clip = pytest.importorskip("open_clip")
 
@@ -68,7 +70,10 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, An
 
 
 def _load(models: dict[str, tuple[Path, Any]], name: str, **kw: str) -> Trunk:
-    return load_trunk(TrunkConfig(backend="openclip", model_name=name, pretrained=str(models[name][0]), **kw))
+    return load_trunk(
+        TrunkConfig(backend="openclip", model_name=name, pretrained=str(models[name][0]), **kw),
+        registry.load(load_entrypoints=False),
+    )
 
 
 _LOADED: dict[str, Trunk] = {}
@@ -244,7 +249,10 @@ def test_file_checkpoints_get_their_architectures_published_normalisation() -> N
 
 def test_model_config_json_path_as_architecture(models: dict[str, tuple[Path, Any]]) -> None:
     config_file = models["config_dir"][0] / "fbtest-tiny-vit.json"
-    trunk = load_trunk(TrunkConfig.parse(f"openclip:{config_file}:{models['fbtest-tiny-vit'][0]}"))
+    trunk = load_trunk(
+        TrunkConfig.parse(f"openclip:{config_file}:{models['fbtest-tiny-vit'][0]}"),
+        registry.load(load_entrypoints=False),
+    )
     assert trunk.component_versions["image"].startswith("openclip:fbtest-tiny-vit:")
 
 
@@ -276,19 +284,29 @@ def test_hf_text_tower_from_local_folder(models: dict[str, tuple[Path, Any]]) ->
 def test_missing_checkpoint_and_bad_names_fail_clearly(tmp_path: Path) -> None:
     missing = tmp_path / "nope.pt"
     with pytest.raises(TrunkError, match=str(missing)):
-        load_trunk(TrunkConfig(backend="openclip", model_name="ViT-B-32", pretrained=str(missing)))
+        load_trunk(
+            TrunkConfig(backend="openclip", model_name="ViT-B-32", pretrained=str(missing)),
+            registry.load(load_entrypoints=False),
+        )
     with pytest.raises(TrunkError, match="needs a local checkpoint"):
-        load_trunk(TrunkConfig(backend="openclip", model_name="ViT-B-32"))
+        load_trunk(TrunkConfig(backend="openclip", model_name="ViT-B-32"), registry.load(load_entrypoints=False))
     with pytest.raises(TrunkError, match="unknown open_clip architecture"):
-        load_trunk(TrunkConfig(backend="openclip", model_name="no-such-arch", pretrained=str(missing)))
+        load_trunk(
+            TrunkConfig(backend="openclip", model_name="no-such-arch", pretrained=str(missing)),
+            registry.load(load_entrypoints=False),
+        )
     with pytest.raises(TrunkError, match="not supported"):
-        load_trunk(TrunkConfig(backend="openclip", model_name="hf-hub:laion/x", pretrained=str(missing)))
+        load_trunk(
+            TrunkConfig(backend="openclip", model_name="hf-hub:laion/x", pretrained=str(missing)),
+            registry.load(load_entrypoints=False),
+        )
 
 
 def test_checkpoint_for_another_architecture_is_a_trunk_error(models: dict[str, tuple[Path, Any]]) -> None:
     with pytest.raises(TrunkError, match="cannot build"):
         load_trunk(
-            TrunkConfig(backend="openclip", model_name="fbtest-tiny-rn", pretrained=str(models["fbtest-tiny-vit"][0]))
+            TrunkConfig(backend="openclip", model_name="fbtest-tiny-rn", pretrained=str(models["fbtest-tiny-vit"][0])),
+            registry.load(load_entrypoints=False),
         )
 
 
@@ -319,7 +337,10 @@ def test_texts_are_encoded_without_padding_where_that_is_exact(
     # pooled at the last position, a text's embedding depends on its padding: kept
     cfg = {**ARCHS["fbtest-tiny-vit"], "text_cfg": {**CLIP_TEXT, "pool_type": "last"}}
     _, path, model = build_checkpoint(tmp_path, "fbtest-tiny-vit-last", cfg, seed=7)
-    last = load_trunk(TrunkConfig(backend="openclip", model_name="fbtest-tiny-vit-last", pretrained=str(path)))
+    last = load_trunk(
+        TrunkConfig(backend="openclip", model_name="fbtest-tiny-vit-last", pretrained=str(path)),
+        registry.load(load_entrypoints=False),
+    )
     assert not last._backend.trims_text_padding
     _check_matches_raw(last, model, texts[:5])
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import registry
 from bench.weights_verify import shipped_weight_files
 from core import runner, weights
 from core.weights import SKIP_ENV, WeightsError
@@ -327,7 +328,7 @@ class _Damaged:
         self.path = path
         self.info = SimpleNamespace(name="damaged", needs_trunk=False, needs_detector=False)
 
-    def setup(self, trunk: Any) -> None:
+    def setup(self, ctx: Any) -> None:
         raise WeightsError(self.path, "altered: sha256 0123..., its card says 4567...")
 
 
@@ -357,12 +358,12 @@ def test_the_detector_names_its_damaged_file_to_the_task(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     from core.detector import DetectorConfig, nanodet
-    from core.detector.loader import SharedDetector
+    from core.detector.loader import Detectors
 
     folder, path, _ = _copy("detector", tmp_path)
     _flip_middle(path)
     monkeypatch.setattr(nanodet, "WEIGHTS_DIR", folder)
-    shared = SharedDetector(DetectorConfig())
+    shared = Detectors(DetectorConfig(), registry.load(load_entrypoints=False))
     task = SimpleNamespace(info=SimpleNamespace(name="seeing"))
     with caplog.at_level(logging.ERROR):
         assert runner._detector_for(task, shared, runner.TaskReport("seeing"), strict=False) is None  # type: ignore[arg-type]  # noqa: SLF001

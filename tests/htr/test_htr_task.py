@@ -12,7 +12,7 @@ import pytest
 import torch
 from PIL import Image
 
-from core.task import Prediction
+from core.task import Prediction, SetupContext
 from core.testing import assert_task_conforms
 from plugins.htr.charset import NUM_CLASSES
 from plugins.htr.task import HtrSample, HtrTask
@@ -53,7 +53,7 @@ def test_crops_are_fitted_to_the_size_on_the_card(fake_trunk, tmp_path: Path) ->
     import torch
 
     task = HtrTask(_write_head(tmp_path / "head", "fake-image-1", size=(96, 384)))
-    task.setup(fake_trunk)
+    task.setup(SetupContext(fake_trunk))
     samples = task.discover(DATA)
     batch = task.preprocess(samples, fake_trunk)
     assert tuple(batch.pixels.shape[-2:]) == (96, 384)
@@ -65,7 +65,7 @@ def test_crops_are_fitted_to_the_size_on_the_card(fake_trunk, tmp_path: Path) ->
 
 def test_head_of_another_trunk_is_not_used(fake_trunk, tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
     task = HtrTask(_write_head(tmp_path, "efficientnet_lite0-other"), search=[tmp_path / "none"])
-    task.setup(fake_trunk)
+    task.setup(SetupContext(fake_trunk))
     assert task.loaded().head is None and "cannot read without one" in caplog.text
     samples = [HtrSample("a.png", tmp_path / "a.png")]
     with torch.inference_mode():
@@ -93,7 +93,7 @@ def test_every_bad_image_gets_a_string(fake_trunk, fake_head: Path, tmp_path: Pa
 
     expected = _bad_images(tmp_path)
     task = HtrTask(fake_head)
-    task.setup(fake_trunk)
+    task.setup(SetupContext(fake_trunk))
     samples = task.discover(tmp_path)
     assert [s.key for s in samples] == [
         "0.png",
@@ -123,7 +123,7 @@ def test_all_unreadable_batch_still_answers(fake_trunk, fake_head: Path, tmp_pat
     images.mkdir(parents=True)
     (images / "0.png").write_bytes(b"")
     task = HtrTask(fake_head)
-    task.setup(fake_trunk)
+    task.setup(SetupContext(fake_trunk))
     samples = task.discover(tmp_path)
     with torch.inference_mode():
         preds = task.postprocess(task.predict(task.preprocess(samples, fake_trunk), fake_trunk), samples)
@@ -143,7 +143,7 @@ def test_shipped_head_reads_demo_on_default_trunk(default_trunk) -> None:  # typ
 
     demo = REPO / "demo" / "input"
     task = HtrTask()
-    task.setup(default_trunk)
+    task.setup(SetupContext(default_trunk))
     samples = task.discover(demo)
     with torch.inference_mode():
         preds = task.postprocess(task.predict(task.preprocess(samples, default_trunk), default_trunk), samples)

@@ -21,11 +21,11 @@ def main(port: int) -> int:
     from core.serve.cli import ServeRequest, serve
     from core.serve.service import Service
     from core.testing import make_fake_trunk
-    from registry import collect_tasks, get_plugin_manager
+    from registry import collect, get_plugin_manager
 
     logging.basicConfig(level=logging.INFO)
     request = ServeRequest(host="127.0.0.1", port=port)
-    tasks = collect_tasks(get_plugin_manager(load_entrypoints=False))
+    tasks = collect(get_plugin_manager(load_entrypoints=False)).tasks
     service = Service(  # as core.serve.cli.build_service builds it
         {name: tasks[name] for name in TASKS},
         make_fake_trunk(seed=0),

@@ -38,7 +38,7 @@ class ShoutTask(TaskBase[ShoutSample, list, list]):
     def __init__(self, *, fail_setup: bool = False) -> None:
         self.fail_setup = fail_setup
 
-    def setup(self, trunk: Any) -> None:
+    def setup(self, ctx: Any) -> None:
         if self.fail_setup:
             raise RuntimeError("no head for this trunk")
         self._loaded = True

@@ -27,11 +27,11 @@ def served(fake_trunk) -> Iterator[tuple[Any, Any]]:  # type: ignore[no-untyped-
 
     from core.serve.app import create_app
     from core.serve.service import Service
-    from registry import collect_tasks, get_plugin_manager
+    from registry import collect, get_plugin_manager
 
     pm = get_plugin_manager(load_entrypoints=False)
     pm.register(_shout.Plugin(), name="shout-dist")
-    service = Service(collect_tasks(pm), fake_trunk)
+    service = Service(collect(pm).tasks, fake_trunk)
     # The Host a browser on this machine sends: only the loopback names are answered by default.
     app = create_app(service, max_upload=MAX_UPLOAD)
     with TestClient(app, base_url="http://localhost:8000", raise_server_exceptions=False) as client:

@@ -43,7 +43,9 @@ def test_the_command_line_becomes_a_typed_request() -> None:
     _, request = serve_cli.parse([*argv, "--zsod-visualize", "drawn", "--batch-window-ms", "10"], registry)
     assert request.tasks == ("zsod",) and request.port == 8080 and request.request_timeout is None
     assert request.max_upload == 2**20 and request.batch_window == 0.01 and request.trunk.backend == "default"
-    assert request.plugins.config("plugins.zsod").option("zsod_visualize") == "drawn"
+    from plugins.zsod.task import ZsodOptions
+
+    assert request.plugins.config("plugins.zsod").typed(ZsodOptions, prefix="zsod").visualize == Path("drawn")
 
 
 def test_the_hosts_answered_are_the_loopback_the_address_listened_on_and_the_allowed_ones() -> None:

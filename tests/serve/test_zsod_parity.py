@@ -32,16 +32,22 @@ def test_zsod_answer_equals_run_py(shared_data: Path, run_py_output: dict[str, A
     import torch
     from fastapi.testclient import TestClient
 
-    from core.detector.loader import SharedDetector
+    import registry
+    from core.detector import DetectorConfig
+    from core.detector.loader import Detectors
     from core.serve.app import create_app
     from core.serve.service import Service
-    from registry import collect_tasks, get_plugin_manager
+    from registry import collect, get_plugin_manager
 
     folder = shared_data / "fb_sample" / "input" / "zsOD"
     requests = json.loads((folder / "requests.json").read_text("utf-8"))
     torch.set_num_threads(1)
-    tasks = collect_tasks(get_plugin_manager(load_entrypoints=False))
-    service = Service({"zsod": tasks["zsod"]}, default_trunk, detector=SharedDetector())  # as serve.py builds it
+    tasks = collect(get_plugin_manager(load_entrypoints=False)).tasks
+    service = Service(
+        {"zsod": tasks["zsod"]},
+        default_trunk,
+        detector=Detectors(DetectorConfig(), registry.load(load_entrypoints=False)),
+    )  # as serve.py builds it
     keys = list(requests)[:3]
     with TestClient(create_app(service), base_url="http://127.0.0.1:8000") as client:
         for key in keys:

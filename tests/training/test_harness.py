@@ -119,18 +119,17 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
 
     class Discovery:
         def get_plugin_manager(self, **kwargs):  # type: ignore[no-untyped-def]
-            pm = registry.get_plugin_manager(load_entrypoints=False, builtins=())
+            pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
             pm.register(Plugin(), name="t_plugin")
             return pm
 
         add_plugin_options = staticmethod(registry.add_plugin_options)
         add_plugin_train_options = staticmethod(registry.add_plugin_train_options)
-        collect_trunk_backends = staticmethod(registry.collect_trunk_backends)
 
-        def collect_tasks(self, pm, options=None, *, strict=False):  # type: ignore[no-untyped-def]
-            tasks = registry.collect_tasks(pm, options, strict=strict)
-            got.update(tasks)
-            return tasks
+        def collect(self, pm, options=None, *, strict=False):  # type: ignore[no-untyped-def]
+            found = registry.collect(pm, options, strict=strict)
+            got.update(found.tasks)
+            return found
 
     CALLS.clear()
     argv = ["--trunk", "default", "--heads", str(tmp_path), "--t-epochs", "4", "--no-progress", "--data-root", "none"]
@@ -138,7 +137,7 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
 
     real = core.trunk.load_trunk
     try:
-        core.trunk.load_trunk = lambda config, **kwargs: make_fake_trunk()  # type: ignore[assignment]
+        core.trunk.load_trunk = lambda config, registry: make_fake_trunk()  # type: ignore[assignment]
         assert training.train_cli("t", argv, discovery=Discovery()) == 0
     finally:
         core.trunk.load_trunk = real  # type: ignore[assignment]

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from core.detector import Detections
+from core.task import SetupContext
 from core.testing import FakeDetector, assert_task_conforms, make_fake_trunk
 from plugins.vqa.evidence import (
     COLOURS,
@@ -153,7 +154,7 @@ def test_the_task_uses_the_detector_once_per_image_and_size() -> None:
     task = VqaTask(NO_HEAD)
     trunk = make_fake_trunk(seed=0)
     counting = SizeLog()
-    task.setup(trunk, detector=counting)
+    task.setup(SetupContext.with_detector(trunk, counting))
     samples = task.discover(DATA)
     batch = task.preprocess(samples, trunk)
     with torch.inference_mode():
@@ -177,7 +178,7 @@ def test_counting_questions_have_their_own_detector_size() -> None:
 def test_without_a_detector_every_question_is_still_answered() -> None:
     task = VqaTask(NO_HEAD)
     trunk = make_fake_trunk(seed=0)
-    task.setup(trunk, detector=None)
+    task.setup(SetupContext.with_detector(trunk, None))
     samples = task.discover(DATA)
     with torch.inference_mode():
         preds = task.postprocess(task.predict(task.preprocess(samples, trunk), trunk), samples)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError, TrunkError
-from core.task import Prediction
+from core.task import Prediction, SetupContext
 from core.testing import assert_task_conforms, make_fake_trunk
 from plugins.vqa.task import VqaSample, VqaTask
 
@@ -65,7 +65,7 @@ def test_discover_keeps_and_logs_every_problem(caplog: pytest.LogCaptureFixture)
 def test_unreadable_image_is_logged_and_answered(caplog: pytest.LogCaptureFixture) -> None:
     task = VqaTask(NO_HEAD)
     trunk = make_fake_trunk()
-    task.setup(trunk)
+    task.setup(SetupContext(trunk))
     sample = VqaSample("5", DATA / "VQA" / "images" / "broken.jpg", "Что это?", "ru")
     with caplog.at_level(logging.WARNING, logger="plugins.vqa.task"):
         batch = task.preprocess([sample], trunk)
@@ -110,7 +110,7 @@ def test_shipped_head_is_not_used_on_another_trunk(caplog: pytest.LogCaptureFixt
         pytest.skip("no trained head shipped")
     task = VqaTask()
     with caplog.at_level(logging.WARNING):
-        task.setup(make_fake_trunk())
+        task.setup(SetupContext(make_fake_trunk()))
     assert "no trained head for this trunk" in caplog.text
     assert task.loaded().answerer.head.card["mode"] == "no head"  # the weight-free mode, prompt templates on
     with pytest.raises(TrunkError, match="another trunk"):

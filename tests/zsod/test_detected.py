@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 import torch
 
+import registry
 from core.detector.phrases import ClassMatch, MappingRule, class_match, phrase_head, phrase_queries, synonym_names
+from core.task import SetupContext
 from core.testing import FakeDetector, assert_task_conforms
 from plugins.zsod.decision import Calibration
 from plugins.zsod.detected import Detected, DetectionRule, choose_detected
@@ -103,7 +105,7 @@ def test_phrases_without_a_class_names_take_the_grid_and_described_ones_abstain(
     answers = {}
     for rule in (DetectionRule(mapping=unmapped), DetectionRule(mapping=unmapped, grid_described=0.0)):
         task = ZsodTask(calibration=EAGER, rule=rule)
-        task.setup(fake_trunk, detector=FakeDetector(boxes=3))
+        task.setup(SetupContext.with_detector(fake_trunk, FakeDetector(boxes=3)))
         samples = [s for s in task.discover(DATA) if s.key in ("0.jpg", "4.jpg")]
         raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
         answers[rule.grid_described] = {p.key: p.value for p in task.postprocess(raw, samples)}
@@ -114,7 +116,7 @@ def test_phrases_without_a_class_names_take_the_grid_and_described_ones_abstain(
 
 def test_the_grid_is_skipped_for_an_image_whose_phrases_all_have_a_class(fake_trunk) -> None:  # type: ignore[no-untyped-def]
     task = ZsodTask(calibration=EAGER, rule=DetectionRule(mapping=MappingRule(min_cos=-1.0, min_margin=0.0)))
-    task.setup(fake_trunk, detector=FakeDetector(boxes=3))
+    task.setup(SetupContext.with_detector(fake_trunk, FakeDetector(boxes=3)))
     samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
     (scored,) = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
     assert scored is not None and scored.detected is not None
@@ -136,7 +138,7 @@ def test_conformance_with_the_fake_detector(fake_trunk) -> None:  # type: ignore
 
 def test_without_a_detector_every_phrase_takes_the_grid(fake_trunk) -> None:  # type: ignore[no-untyped-def]
     task = ZsodTask(calibration=EAGER)
-    task.setup(fake_trunk, detector=None)
+    task.setup(SetupContext.with_detector(fake_trunk, None))
     samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
     raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
     assert raw[0] is not None and raw[0].detected is None
@@ -149,7 +151,7 @@ def test_the_embedded_trunk_maps_class_names_and_abstains_on_other_things() -> N
     from core.detector.phrases import class_embeddings
     from core.trunk import TrunkConfig, load_trunk
 
-    trunk = load_trunk(TrunkConfig())
+    trunk = load_trunk(TrunkConfig(), registry.load(load_entrypoints=False))
     names = coco_classes()
     rule = DetectionRule().mapping
     with torch.inference_mode():

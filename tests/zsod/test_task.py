@@ -11,7 +11,7 @@ import pytest
 
 from core.detector.phrases import MappingRule
 from core.request import PluginConfig
-from core.task import Prediction, RunContext
+from core.task import Prediction, RunContext, SetupContext
 from core.testing import assert_task_conforms
 from plugins.zsod.decision import Calibration
 from plugins.zsod.detected import DetectionRule
@@ -89,7 +89,7 @@ def test_visualize_option_draws_every_readable_image(fake_trunk, tmp_path: Path)
     (task,) = tasks
     assert task.visualize_dir == tmp_path / "viz"
     task.calibration = EAGER
-    task.setup(fake_trunk)
+    task.setup(SetupContext(fake_trunk))
     samples = task.discover(DATA)
     raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
     task.write(task.postprocess(raw, samples), samples, RunContext(tmp_path / "out", "zsOD"))
@@ -99,7 +99,7 @@ def test_visualize_option_draws_every_readable_image(fake_trunk, tmp_path: Path)
 
 def test_verifier_for_another_trunk_is_refused(fake_trunk, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
     task = ZsodTask()
-    task.setup(fake_trunk)
+    task.setup(SetupContext(fake_trunk))
     assert task.loaded().verifier is None
     assert "no-head mode" in caplog.text
 
@@ -125,7 +125,7 @@ def test_older_od_folder_also_gets_prediction_od(fake_trunk, tmp_path: Path) -> 
 
     shutil.copytree(DATA / "zsOD", tmp_path / "in" / "OD")
     task = ZsodTask(calibration=EAGER, rule=GRID_ONLY)
-    task.setup(fake_trunk)
+    task.setup(SetupContext(fake_trunk))
     samples = task.discover(tmp_path / "in")
     preds = task.postprocess(task.predict(task.preprocess(samples, fake_trunk), fake_trunk), samples)
     task.write(preds, samples, RunContext(tmp_path / "out", "OD"))

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from core.errors import TrunkError
+from core.task import SetupContext
 from plugins.zsod.decision import Calibration
 from plugins.zsod.task import ZsodTask
 from plugins.zsod.train.fit import save_verifier
@@ -67,7 +68,7 @@ def _write_random_verifier(trunk, folder: Path) -> None:  # type: ignore[no-unty
 def test_two_stage_pipeline_answers_every_phrase(fake_trunk, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _write_random_verifier(fake_trunk, tmp_path)
     task = ZsodTask(calibration=Calibration(present=0.0, extra=0.0, max_boxes=2))
-    task.setup(fake_trunk)
+    task.setup(SetupContext(fake_trunk))
     task.verifier = load_verifier(fake_trunk, tmp_path / "v.safetensors", tmp_path / "v.json")
     samples = task.discover(DATA)
     with torch.inference_mode():

@@ -11,8 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import registry
+from core import runner
 from core.detector import DetectorConfig
+from core.detector.loader import Detectors
 from core.request import PluginConfig
+from core.task import SetupContext
 from plugins.zsod.decision import Calibration
 from plugins.zsod.proposals import detector_proposals, grid_proposals
 from plugins.zsod.task import ZsodTask
@@ -27,6 +31,13 @@ def test_detector_boxes_become_proposals_inside_the_image() -> None:
     out = detector_proposals(boxes, 100, 60)
     assert out.dtype == np.float64
     assert out.tolist() == [[0.0, 2.0, 50.3, 40.0], [90.0, 5.0, 100.0, 9.5]]  # clipped, the thin one dropped
+
+
+def _context(task: ZsodTask, trunk) -> SetupContext:  # type: ignore[no-untyped-def]
+    """The run's context, as the runner builds it, but without the run's own detector (grid proposals only)."""
+    detectors = Detectors(DetectorConfig(), registry.load(load_entrypoints=False))
+    ctx = runner.setup_context(task, trunk, runner.TaskReport("zsod"), detectors, strict=False)
+    return SetupContext(trunk, lambda name: None if name is None else ctx.detector(name))
 
 
 def _register(*argv: str) -> ZsodTask:
@@ -45,11 +56,11 @@ def _register(*argv: str) -> ZsodTask:
 def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk, offline: list[str]) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     plain = _register()
     with_yolo = _register("--zsod-proposals", f"yolo:{checkpoint}")
-    assert plain.proposals is None and with_yolo.proposals == DetectorConfig("yolo", str(checkpoint))
+    assert plain.proposals is None and with_yolo.proposals == f"yolo:{checkpoint}"
     raws = {}
     for name, task in (("plain", plain), ("yolo", with_yolo)):
         task.calibration = EAGER
-        task.setup(fake_trunk)
+        task.setup(_context(task, fake_trunk))
         samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
         items = task.preprocess(samples, fake_trunk)
         raws[name] = (
@@ -72,10 +83,11 @@ def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk
     assert offline == []
 
 
-def test_a_bad_option_is_logged_and_the_task_runs_on_the_grid(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_bad_option_is_logged_and_the_task_runs_on_the_grid(fake_trunk, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
     task = _register("--zsod-proposals", "not a spec")
-    assert task.proposals is None
-    assert "bad detector spec" in caplog.text and "running on the grid proposals alone" in caplog.text
+    task.setup(_context(task, fake_trunk))
+    assert task.loaded().proposer is None
+    assert "bad detector spec" in caplog.text and "the task answers without it" in caplog.text
 
 
 @pytest.mark.parametrize("spec", ["yolo:{tmp}/missing.pt", "detr:{tmp}/x.pt"])
@@ -87,9 +99,9 @@ def test_a_detector_that_does_not_build_is_logged_and_left_out(
 ) -> None:
     task = _register("--zsod-proposals", spec.format(tmp=tmp_path))
     task.calibration = EAGER
-    task.setup(fake_trunk)
+    task.setup(_context(task, fake_trunk))
     assert task.loaded().proposer is None
-    assert "proposals from" in caplog.text and "not used" in caplog.text
+    assert f"the detector {task.proposals!r} could not be built" in caplog.text
     samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
     (scored,) = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
     assert np.array_equal(scored.boxes, grid_proposals(*task.preprocess(samples, fake_trunk)[0].image.size))
@@ -104,7 +116,7 @@ def test_a_checkpoint_that_does_not_load_is_logged_and_left_out(
     bad = tmp_path / "broken.pt"
     bad.write_bytes(b"not a checkpoint")
     task = _register("--zsod-proposals", f"yolo:{bad}")
-    task.setup(fake_trunk)
+    task.setup(_context(task, fake_trunk))
     assert task.loaded().proposer is None
-    assert f"proposals from yolo:{bad}" in caplog.text and "not used" in caplog.text
+    assert f"the detector 'yolo:{bad}' could not be built" in caplog.text
     assert offline == []

@@ -10,7 +10,7 @@ from typing import Any
 
 from core.errors import InputError
 from core.io import find_task_dir, load_image, read_json
-from core.task import Prediction, Sample, TaskBase, TaskInfo
+from core.task import Prediction, Sample, SetupContext, TaskBase, TaskInfo
 
 log = logging.getLogger(__name__)
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
@@ -25,7 +25,7 @@ class TagSample(Sample):
 class TagTask(TaskBase[TagSample, Any, list]):
     info = TaskInfo(name="tag", version="0.1.0", folder="TAG", output="prediction_TAG.json", batch_size=16)
 
-    def setup(self, trunk: Any) -> None:
+    def setup(self, ctx: SetupContext[Any]) -> None:
         self._loaded = True  # nothing to load: labels come with each input
 
     def discover(self, input_dir: Path) -> list[TagSample]:

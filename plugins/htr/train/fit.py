@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+import registry
 from plugins.htr.charset import CHARSET, NUM_CLASSES, decode, encode
 from plugins.htr.ctc import BLANK
 from plugins.htr.head import CARD_NAME, WEIGHTS_DIR, WEIGHTS_NAME
@@ -76,7 +77,7 @@ def build_trunk(spec: str, ablation: str = "none"):  # noqa: ANN201 - Trunk, imp
         from core.testing import make_fake_trunk
 
         return make_fake_trunk(ablation=ablation)
-    return load_trunk(TrunkConfig.parse(spec, ablation=ablation))
+    return load_trunk(TrunkConfig.parse(spec, ablation=ablation), registry.load())
 
 
 class WordBatches:

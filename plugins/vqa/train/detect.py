@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import registry
 from plugins.vqa.evidence import COUNT_DETECTOR_SIZE, DETECTOR_SIZE, DetectorSizes
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class DetectionCache:
         from core.io import load_image
 
         if self._detector is None:
-            self._detector = load_detector(self.config)
+            self._detector = load_detector(self.config, registry.load())
         out = []
         for found in self._detector.detect([load_image(Path(p)) for p in chunk], input_size=size):
             rows = np.concatenate([found.boxes, found.scores[:, None], found.labels[:, None].astype(np.float32)], 1)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from core.task import SetupContext
 from core.testing import make_fake_trunk
 
 QUESTIONS = [
@@ -145,7 +146,7 @@ def test_train_head_writes_a_usable_head(tmp_path: Path, monkeypatch: pytest.Mon
     head = load_head(trunk, tmp_path / "head" / WEIGHTS_NAME, card_path)
     assert head.has_prior and head.lm_q is not None and head.type_w is not None
     task = VqaTask(tmp_path / "head" / WEIGHTS_NAME)
-    task.setup(trunk)
+    task.setup(SetupContext(trunk))
     # The cache (training.FeatureCache stores) makes a second run resume without encoding anything again.
     cache = tmp_path / "head" / "cache"
     assert any(cache.glob("pooled/*/shard_*.pt")) and any(cache.glob("text/*/shard_*.pt"))
