@@ -15,6 +15,7 @@ and the best reading plus upright score wins.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -228,17 +229,18 @@ def pick_readings(
 
 
 def _free_readings(log_probs: np.ndarray) -> list[str]:
-    """The prefix beam's readings of one row, each in one script, best first."""
+    """The prefix beam's readings of one row, each in one alphabet, best first."""
     from plugins.htr.charset import decode
     from plugins.htr.ctc import prefix_beam_search
-    from plugins.htr.script import harmonize_script
 
-    readings: dict[str, float] = {}
-    for ids, logp in prefix_beam_search(log_probs, BEAM_WIDTH):
-        text = harmonize_script(decode(ids))
-        readings[text] = max(readings.get(text, logp), logp)
-    ranked = sorted(readings.items(), key=lambda kv: kv[1], reverse=True)
-    return [text for text, _ in ranked]
+    return [decode(ids) for ids, _ in prefix_beam_search(log_probs, BEAM_WIDTH, scripts=_label_scripts())]
+
+
+@functools.cache
+def _label_scripts() -> tuple[int, ...]:
+    from plugins.htr.script import label_scripts
+
+    return tuple(label_scripts())
 
 
 def _numeric_first(path: Path) -> tuple[int, int, str]:
