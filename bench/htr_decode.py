@@ -12,7 +12,8 @@ head's weights, so decoders are compared on the very same log-probabilities.
 
 Each tree (this checkout, and ``--against TREE`` when given: e.g. a worktree of main) decodes
 the cached outputs in a fresh process with its own ``task.pick_readings`` and
-``lexdecode.shared_decoder``, as ``postprocess`` does; the trees take turns for ``--repeat``
+``lexdecode.shared_decoder``, as ``postprocess`` does (this tree's with other options with
+``--decoder JSON``: ``LexiconDecoder``'s keyword arguments, to measure a calibration); the trees take turns for ``--repeat``
 rounds, and each keeps its least decoding CPU time (one thread).
 
 Printed per set and tree:
@@ -54,7 +55,11 @@ from plugins.htr.lexdecode import shared_decoder
 from plugins.htr.task import pick_readings
 data = np.load(sys.argv[1], allow_pickle=False)
 keys = json.loads(str(data["keys"]))
-decoder = shared_decoder()
+if len(sys.argv) > 2:
+    from plugins.htr.lexdecode import LexiconDecoder
+    decoder = LexiconDecoder(**json.loads(sys.argv[2]))
+else:
+    decoder = shared_decoder()
 cpu = time.process_time()
 texts = []
 for b in range(int(data["batches"])):
@@ -136,11 +141,16 @@ def cached_outputs(set_dir: Path, weights: Path | None, cache: Path) -> Path:
     return out
 
 
-def decode_in(tree: Path, outputs: Path) -> tuple[dict[str, str], float]:
-    """The readings of the cached ``outputs`` by ``tree``'s decoder, and its decoding CPU-seconds."""
+def decode_in(tree: Path, outputs: Path, decoder: str | None = None) -> tuple[dict[str, str], float]:
+    """The readings of the cached ``outputs`` by ``tree``'s decoder (``LexiconDecoder(**json.loads(decoder))``
+    when given), and its decoding CPU-seconds."""
     env = os.environ | {"PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", _DECODE, str(outputs)], cwd=tree, env=env, capture_output=True, text=True
+        [sys.executable, "-c", _DECODE, str(outputs), *([decoder] if decoder else [])],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     if done.returncode != 0:
         raise SystemExit(f"decoding in {tree} failed:\n{done.stderr[-3000:]}")
@@ -166,6 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--weights", type=Path, default=None, help="head folder (default: the shipped one)")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--against", type=Path, default=None, help="another checkout to decode the same outputs")
+    parser.add_argument(
+        "--decoder", default=None, help="this tree's decoder options as JSON, e.g. '{\"oov\": -16}' (default: as shipped)"
+    )
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--show", type=int, default=0, help="print this many differing readings per set")
     parser.add_argument("--json", type=Path, default=None)
@@ -178,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         best: dict[str, tuple[dict[str, str], float]] = {}
         for _ in range(max(args.repeat, 1)):
             for name, tree in trees.items():
-                preds, cpu = decode_in(tree, outputs)
+                preds, cpu = decode_in(tree, outputs, args.decoder if name == "this tree" else None)
                 if name not in best or cpu < best[name][1]:
                     best[name] = (preds, cpu)
         print(f"{set_dir} ({len(gold)} crops)")
