@@ -78,7 +78,7 @@ CASE_PRIORS = {"lower": 0.0, "capitalised": -1.0, "upper": -2.0, "mixed": -4.0}
 FREE_CASE_PRIORS = {"lower": 0.0, "capitalised": 1.0, "upper": -2.0, "mixed": -4.0}
 SUFFIX_PRIOR = -2.0  # ... a punctuation mark after the word ...
 SCRIPT_PRIOR = 1.0  # ... a word in Cyrillic rather than Latin letters ...
-OOV_PRIOR = -4.0  # ... a free reading (a word outside the lexicon), against a lexicon word's weight * zipf / 8
+OOV_PRIOR = -6.0  # ... a free reading (a word outside the lexicon), against a lexicon word's weight * zipf / 8
 QUERIES = 4  # free readings that seed the shortlist
 _FOLD_INTO_BLANK = ' .,!?":;()/&+#*%№'  # punctuation that never sits inside a lexicon word
 # Candidates per vectorised forward pass: a pass's arrays stay a few MB, whatever the batch.

@@ -206,8 +206,8 @@ def test_case_and_script_priors_decide_what_the_image_leaves_open() -> None:
 def test_open_decoding_wins_when_the_lexicon_word_is_much_less_likely() -> None:
     """A name the lexicon lacks ("Glosaer") is kept as read; with no room for words outside the
     lexicon (``oov`` far below) the nearest word would be taken."""
-    lp = _word("Glosaer", first={"G": 0.6, "C": 0.3})
-    words = {"closer": 4.6, "closet": 3.5}  # their zipf frequencies; "Closer" is 7.9 nats less likely
+    lp = _word("Glosaer", first={"G": 0.8, "C": 0.05})
+    words = {"closer": 4.6, "closet": 3.5}  # their zipf frequencies; "Closer" is 9.9 nats less likely
     assert LexiconDecoder(words).decode(lp, ["Glosaer"]) == "Glosaer"
     assert LexiconDecoder(words, oov=-1e9).decode(lp, ["Glosaer"]) == "Closer"
 
