@@ -1,7 +1,7 @@
 """The HTR decoder alone, on cached head outputs: accuracy, script and case errors, decoding CPU-seconds.
 
     python -m bench.htr_decode SET [SET ...] [--weights DIR] [--cache DIR] [--repeat 3]
-                               [--against TREE] [--show K] [--json FILE]
+                               [--against TREE] [--decoder JSON] [--case-posteriors] [--show K] [--json FILE]
 
 ``SET`` is a folder in the challenge layout (``input/HTR/...`` and ``true/HTR/true_HTR.json``):
 the style-held-out set (``bench.htr_heldout``), the hands proxy (``bench.htr_hands``),
@@ -13,8 +13,8 @@ head's weights, so decoders are compared on the very same log-probabilities.
 Each tree (this checkout, and ``--against TREE`` when given: e.g. a worktree of main) decodes
 the cached outputs in a fresh process with its own ``task.pick_readings`` and
 ``lexdecode.shared_decoder``, as ``postprocess`` does (this tree's with other options with
-``--decoder JSON``: ``LexiconDecoder``'s keyword arguments, to measure a calibration); the trees take turns for ``--repeat``
-rounds, and each keeps its least decoding CPU time (one thread).
+``--decoder JSON``: ``LexiconDecoder``'s keyword arguments, to measure a calibration); the trees
+take turns for ``--repeat`` rounds, and each keeps its least decoding CPU time (one thread).
 
 Printed per set and tree:
 
@@ -25,7 +25,9 @@ Printed per set and tree:
 * case: ``case_errors`` (readings equal to the label ignoring case but not exactly), of which
   ``capital_lost`` (the label's first letter is a capital, the reading's is not) and
   ``capital_invented`` (the reverse);
-* decoding CPU-seconds and words per CPU-second.
+* decoding CPU-seconds and words per CPU-second;
+* with ``--case-posteriors``, how the head itself weighs a capital against a small first letter
+  (``case_posteriors``): what any casing rule of the decoder has to work with.
 """
 
 from __future__ import annotations
@@ -141,6 +143,50 @@ def cached_outputs(set_dir: Path, weights: Path | None, cache: Path) -> Path:
     return out
 
 
+def case_posteriors(outputs: Path, gold: Mapping[str, str]) -> dict[str, dict[str, float]]:
+    """How the head's posteriors weigh a capital against a small letter where the label's first letter is
+    written: per label whose first letter has both cases, log (P(capital) / P(small)) summed over the frames
+    that the label's CTC Viterbi alignment gives its first letter, in the crop's first view; the median and
+    the share above 0, split by the label's case."""
+    from plugins.htr.charset import CHARSET, encode
+    from plugins.htr.lexdecode import align
+
+    data = np.load(outputs, allow_pickle=False)
+    keys = json.loads(str(data["keys"]))
+    ratios: dict[str, list[float]] = {"capital": [], "small": []}
+    offset = 0
+    for b in range(int(data["batches"])):
+        log_probs, owner, seen = data[f"log_probs_{b}"], data[f"owner_{b}"], set()
+        for row, i in enumerate(owner):
+            if i < 0 or i in seen:
+                continue
+            seen.add(i)
+            label = gold.get(keys[offset + int(i)], "")
+            first = label[:1]
+            if (
+                not first.isalpha()
+                or first.upper() == first.lower()
+                or not {first.upper(), first.lower()} <= set(CHARSET)
+            ):
+                continue
+            labels = encode(label)
+            if len(labels) != len(label) or len(labels) > len(log_probs[row]):
+                continue
+            frames = np.flatnonzero(align(log_probs[row], labels) == 0)
+            probs = np.exp(log_probs[row][frames])
+            cap, small = (probs[:, CHARSET.index(c) + 1].sum() + 1e-9 for c in (first.upper(), first.lower()))
+            ratios["capital" if first.isupper() else "small"].append(float(np.log(cap / small)))
+        offset += int(data[f"n_{b}"])
+    return {
+        case: {
+            "n": len(v),
+            "median": float(np.median(v)) if v else float("nan"),
+            "capital_wins": float(np.mean(np.array(v) > 0)) if v else float("nan"),
+        }
+        for case, v in ratios.items()
+    }
+
+
 def decode_in(tree: Path, outputs: Path, decoder: str | None = None) -> tuple[dict[str, str], float]:
     """The readings of the cached ``outputs`` by ``tree``'s decoder (``LexiconDecoder(**json.loads(decoder))``
     when given), and its decoding CPU-seconds."""
@@ -162,7 +208,8 @@ def report(name: str, gold: Mapping[str, str], preds: Mapping[str, str], cpu: fl
     s = accuracy_cer(gold, preds) | script_case(gold, preds) | {"cpu_s": cpu}
     print(
         f"  {name:<10} accuracy {s['accuracy']:.4f} CER {s['cer']:.4f} | latin-in-cyrillic"
-        f" {s['latin_in_cyrillic']}/{s['cyrillic_labels']} cyrillic-in-latin {s['cyrillic_in_latin']}/{s['latin_labels']}"
+        f" {s['latin_in_cyrillic']}/{s['cyrillic_labels']} cyrillic-in-latin"
+        f" {s['cyrillic_in_latin']}/{s['latin_labels']}"
         f" mixed {s['mixed']} | case errors {s['case_errors']} (capital lost {s['capital_lost']}, invented"
         f" {s['capital_invented']}; {s['capitalised_labels']} capitalised labels) | decoding {cpu:.2f} CPU-s,"
         f" {len(gold) / max(cpu, 1e-9):.0f} words/CPU-s"
@@ -177,11 +224,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--against", type=Path, default=None, help="another checkout to decode the same outputs")
     parser.add_argument(
-        "--decoder", default=None, help="this tree's decoder options as JSON, e.g. '{\"oov\": -16}' (default: as shipped)"
+        "--decoder",
+        default=None,
+        help="this tree's decoder options as JSON, e.g. '{\"oov\": -16}' (default: as shipped)",
     )
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--show", type=int, default=0, help="print this many differing readings per set")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--case-posteriors", action="store_true", help="also: the head's capital against small letter posteriors"
+    )
     args = parser.parse_args(argv)
     trees = {"this tree": REPO} | ({"against": args.against.resolve()} if args.against else {})
     results: dict[str, dict] = {}
@@ -196,6 +248,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     best[name] = (preds, cpu)
         print(f"{set_dir} ({len(gold)} crops)")
         results[str(set_dir)] = {name: report(name, gold, *best[name]) for name in trees}
+        if args.case_posteriors:
+            stats = case_posteriors(outputs, gold)
+            results[str(set_dir)]["case_posteriors"] = stats
+            print(
+                "  head, first letter, log P(capital) / P(small): "
+                + "; ".join(
+                    f"{case} labels (n {v['n']}): median {v['median']:.2f}, capital likelier in {v['capital_wins']:.0%}"
+                    for case, v in stats.items()
+                )
+            )
         if args.show and "against" in best:
             ours, theirs = best["this tree"][0], best["against"][0]
             changed = [k for k in gold if ours.get(k) != theirs.get(k)]

@@ -472,7 +472,9 @@ class LexiconDecoder:
                 labels.append(encode(text))
                 scripts.append(script)
         encoded = [_label_matrix(labels) for _, _, labels, _ in variants]
-        exact_jobs = [(r, labels, np.maximum(lengths, 1)) for r, (labels, lengths) in enumerate(encoded) if len(lengths)]
+        exact_jobs = [
+            (r, labels, np.maximum(lengths, 1)) for r, (labels, lengths) in enumerate(encoded) if len(lengths)
+        ]
         exact = iter(_forward_jobs(np.exp(lp).transpose(1, 0, 2), exact_jobs))
         return [
             _best_per_script(texts, np.where(lengths > 0, next(exact), -np.inf) + np.array(priors), np.array(scripts))

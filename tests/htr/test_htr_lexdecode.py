@@ -195,7 +195,9 @@ def test_case_and_script_priors_decide_what_the_image_leaves_open() -> None:
     assert LexiconDecoder(words, case_priors=capital).decode(even_case, ["В"]) == "в"
     assert LexiconDecoder(words, case_priors=capital | {"capitalised": 1.0}).decode(even_case, ["в"]) == "В"
     # a look-alike word: "сар" or "car"; the script prior settles it
-    even_script = _frames([{"c": 0.45, "с": 0.45}, {"": 0.9}, {"a": 0.45, "а": 0.45}, {"": 0.9}, {"r": 0.45, "г": 0.45}])
+    even_script = _frames(
+        [{"c": 0.45, "с": 0.45}, {"": 0.9}, {"a": 0.45, "а": 0.45}, {"": 0.9}, {"r": 0.45, "г": 0.45}]
+    )
     both = {"car": 5.0, "саг": 5.0}
     assert LexiconDecoder(both, script_prior=0.5).decode(even_script, ["car"]) == "саг"
     assert LexiconDecoder(both, script_prior=-0.5).decode(even_script, ["саг"]) == "car"
