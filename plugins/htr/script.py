@@ -3,8 +3,11 @@
 A character-level recognizer trained on both alphabets often mixes them inside
 one word ("рlace", "кнuга"): many letters look the same in print (а/a, р/p) or
 in handwriting (cursive и/u, т/m, п/n, д/g). Real words are written in one
-script, so look-alikes are moved to the script that the word's unambiguous
-letters vote for.
+script: the decoder's beam keeps each reading in one (``label_scripts``, ``script_of``),
+and the look-alike tables write a reading in the other alphabet (``to_script``: the
+lexicon shortlist of both). ``harmonize_script`` (look-alikes moved to the script the
+word's unambiguous letters vote for) is what the decoder did before; the library
+comparison in ``bench/htr_ctc_libs.py`` still applies it to the libraries' beams.
 """
 
 from __future__ import annotations

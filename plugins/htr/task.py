@@ -5,12 +5,12 @@ candidates are added for tall and near-square crops; the frozen trunk gives
 stride-8/16 maps; the CTC head (``model.HtrHead``, trained by
 ``python -m plugins.htr.train`` on rendered words) gives per-frame
 log-probabilities and an "upright" score; a prefix beam search
-(``ctc.prefix_beam_search``) reads each candidate, with Cyrillic/Latin
-look-alikes moved to the word's majority script (``script.harmonize_script``).
+(``ctc.prefix_beam_search``) reads each candidate, every reading in one alphabet.
 The final string comes from the lexicon decoder (``lexdecode.LexiconDecoder``):
-dictionary words scored exactly under the CTC posteriors plus a frequency prior,
-the free reading kept only when it wins by a margin; every orientation is read
-and the best reading plus upright score wins.
+dictionary words and the free readings scored exactly under the CTC posteriors
+plus priors (frequency, casing, punctuation, alphabet, a word outside the
+lexicon), one alphabet per word; every orientation is read and the best reading
+plus upright score wins.
 """
 
 from __future__ import annotations
