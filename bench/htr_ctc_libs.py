@@ -69,12 +69,15 @@ def head_outputs(input_dir: Path, weights: Path | None) -> tuple[list[Any], list
 
 
 def ours_free() -> Free:
+    """Our beam as the task runs it: each reading kept in one alphabet (``plugins.htr.task._free_readings``)."""
     from plugins.htr.charset import decode
     from plugins.htr.ctc import prefix_beam_search
-    from plugins.htr.script import harmonize_script
+    from plugins.htr.script import label_scripts
+
+    scripts = label_scripts()
 
     def run(lp: np.ndarray) -> list[tuple[str, float]]:
-        return _merge((harmonize_script(decode(ids)), logp) for ids, logp in prefix_beam_search(lp, BEAM_WIDTH))
+        return _merge((decode(ids), logp) for ids, logp in prefix_beam_search(lp, BEAM_WIDTH, scripts=scripts))
 
     return run
 

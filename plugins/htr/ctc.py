@@ -20,6 +20,7 @@ words per CPU-second of decoding, best of 5):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from operator import itemgetter
 
 import numpy as np
@@ -39,7 +40,12 @@ def _logsumexp(a: float, b: float) -> float:
 
 
 def prefix_beam_search(
-    log_probs: np.ndarray, beam_width: int = 8, blank: int = BLANK, prune: float = -10.0, top_k: int = 6
+    log_probs: np.ndarray,
+    beam_width: int = 8,
+    blank: int = BLANK,
+    prune: float = -10.0,
+    top_k: int = 6,
+    scripts: Sequence[int] | None = None,
 ) -> list[tuple[tuple[int, ...], float]]:
     """CTC prefix beam search over ``[T, C]`` log-probabilities.
 
@@ -48,6 +54,11 @@ def prefix_beam_search(
     (ending in a blank or not). Labels whose frame log-probability is below
     ``prune``, or outside the frame's ``top_k``, are not extended: that keeps
     the search well under a millisecond per word.
+
+    ``scripts`` (per label id: 0 for a character of no alphabet, else the id of its
+    alphabet) keeps every prefix in one alphabet: a prefix is never extended by a
+    letter of another alphabet than its first letter's, so each reading is written
+    in one script (and prefixes of both alphabets compete in the beam).
     """
     lp = np.asarray(log_probs, dtype=np.float64)
     if lp.shape[0] == 0:
@@ -56,10 +67,12 @@ def prefix_beam_search(
     top = np.broadcast_to(top, (lp.shape[0], top.shape[1]))
     keep = (top != blank) & (np.take_along_axis(lp, top, axis=1) >= prune)
     frames = lp.tolist()  # Python floats: the same doubles, without numpy scalar overhead
+    alphabet = list(scripts) if scripts is not None else [0] * lp.shape[1]
     # prefix -> [log P ending in blank, log P ending in its last label, log P of either]
     beams: dict[tuple[int, ...], tuple[float, float, float]] = {(): (0.0, NEG_INF, 0.0)}
+    written: dict[tuple[int, ...], int] = {(): 0}  # prefix -> the alphabet of its letters (0: none yet)
     for frame, labels, kept in zip(frames, top.tolist(), keep.tolist(), strict=True):
-        candidates = [(c, frame[c]) for c, k in zip(labels, kept, strict=True) if k]
+        candidates = [(c, frame[c], alphabet[c]) for c, k in zip(labels, kept, strict=True) if k]
         p_blank = frame[blank]
         nxt: dict[tuple[int, ...], list[float]] = {}
         for prefix, (pb, pnb, total) in beams.items():
@@ -71,8 +84,12 @@ def prefix_beam_search(
             if prefix:
                 last = prefix[-1]
                 entry[1] = _logsumexp(entry[1], pnb + frame[last])
-            for c, p in candidates:
+            own = written[prefix]
+            for c, p, script in candidates:
+                if own and script and script != own:
+                    continue  # a letter of another alphabet than the prefix's
                 key = prefix + (c,)
+                written[key] = own or script
                 # A repeated label needs a blank in between to count twice.
                 score = (pb if prefix and last == c else total) + p
                 ext = nxt.get(key)

@@ -17,10 +17,16 @@ Per crop:
    "la", "La", "LA." at once; the ``expand`` best by
    ``log P + weight * zipf / 8`` go on.
 3. Exact scoring of each survivor's variants (lower, Capitalised, UPPER, times
-   no / one trailing punctuation mark) on the real posteriors.
-4. Escape: the free beam's best reading is kept when its own exact CTC score
-   beats the best lexicon variant's by more than ``margin`` nats (digits, names,
-   words outside the lexicon).
+   no / one trailing punctuation mark) on the real posteriors, each with its word's
+   prior plus the prior of its spelling (``CASE_PRIORS``, ``SUFFIX_PRIOR``, ``SCRIPT_PRIOR``).
+4. Open vocabulary: the free beam's best reading in each alphabet, as read and in each
+   casing, is scored alongside with the prior of a word outside the lexicon
+   (``OOV_PRIOR``, ``FREE_CASE_PRIORS``): it wins when the lexicon words are much less
+   likely under the posteriors (digits, names, words outside the lexicon).
+5. One alphabet per word: the best reading in each alphabet is kept (a reading without
+   letters stands for both), and the crop takes the better one; the free beam already
+   keeps each of its readings in one alphabet (``ctc.prefix_beam_search(scripts=...)``),
+   and lexicon words are written in one.
 
 Before that, the free beam's best reading sorts each crop onto one of three paths:
 
@@ -30,8 +36,9 @@ Before that, the free beam's best reading sorts each crop onto one of three path
 * **phrases** (two or more space-separated parts: "во время"): the reading is aligned to the
   frames (``align``, CTC Viterbi), the frames are cut at its spaces, and each part is decoded
   on its own frames (padded with certain blanks) by these same paths; the parts are joined
-  with single spaces and their scores summed;
-* **words**: steps 1-4, where each candidate's prior also holds a script term
+  with single spaces and their scores summed, all parts in one alphabet (the alphabet whose
+  readings of the parts sum best; each part's best only when no alphabet reads every part);
+* **words**: steps 1-5, where each candidate's prior can also hold a script term
   (``script_weight`` times the head's log-ratio of Cyrillic-only to Latin-only letter mass over
   the frames, signed by the candidate's alphabet), and the shortlist is seeded with the free
   readings written in the other alphabet too (look-alike letters, ``script.to_script``), so a
@@ -51,7 +58,7 @@ import numpy as np
 
 from plugins.htr.charset import BLANK, CHARSET, CYRILLIC, LATIN, NUM_CLASSES, encode
 from plugins.htr.lexicon import WORD_CHARS, Lexicon, build_lexicon, default_lexicon
-from plugins.htr.script import LOOKALIKES, to_script
+from plugins.htr.script import CYRILLIC_SCRIPT, LATIN_SCRIPT, LOOKALIKES, NONE, script_of, to_script
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +67,18 @@ log = logging.getLogger(__name__)
 # 0.350 / 0.324); then 600 crops drawn as words occur in running text (words.RunningTextSampler,
 # seed 7777), which is what the real crops are:
 # prior weight 4 -> 8 took accuracy 0.545 -> 0.562 (12-24: same within 0.1 %); shortlist 1000 and
-# expand 12 add 0.5 % for 2x the time; margin 8-24 moves it by < 1 %.
+# expand 12 add 0.5 % for 2x the time. (The escape margin of those days is ``OOV_PRIOR`` now.)
 SUFFIXES = ("", ".", ",", "!", "?", ":", ";")
 SCRIPT_WEIGHT = 0.0  # nats of prior per unit of script evidence (``script_evidence``); 1 and 3 measured worse
+# The priors (nats) of issue #49, calibrated on the dev sets (style-held-out, hands proxy, 600 DHSD words of
+# held-out writers; never fb_sample), with the figures in plugins/htr/README.md ("Decoder"):
+# the casing of a lexicon word (all small letters, a capital first, all capitals, anything else) ...
+CASE_PRIORS = {"lower": 0.0, "capitalised": -1.0, "upper": -2.0, "mixed": -4.0}
+# ... and of a free reading: a word outside the lexicon is more often a name, written with a capital ...
+FREE_CASE_PRIORS = {"lower": 0.0, "capitalised": 1.0, "upper": -2.0, "mixed": -4.0}
+SUFFIX_PRIOR = -2.0  # ... a punctuation mark after the word ...
+SCRIPT_PRIOR = 1.0  # ... a word in Cyrillic rather than Latin letters ...
+OOV_PRIOR = -6.0  # ... a free reading (a word outside the lexicon), against a lexicon word's weight * zipf / 8
 QUERIES = 4  # free readings that seed the shortlist
 _FOLD_INTO_BLANK = ' .,!?":;()/&+#*%№'  # punctuation that never sits inside a lexicon word
 # Candidates per vectorised forward pass: a pass's arrays stay a few MB, whatever the batch.
@@ -299,19 +315,27 @@ class LexiconDecoder:
         words: Mapping[str, float] | Lexicon | None = None,
         *,
         weight: float = 8.0,
-        margin: float = 16.0,
+        oov: float = OOV_PRIOR,
         shortlist: int = 300,
         expand: int = 6,
         length_slack: int = 2,
         suffixes: Sequence[str] = SUFFIXES,
         script_weight: float = SCRIPT_WEIGHT,
+        case_priors: Mapping[str, float] = CASE_PRIORS,
+        free_case_priors: Mapping[str, float] = FREE_CASE_PRIORS,
+        suffix_prior: float = SUFFIX_PRIOR,
+        script_prior: float = SCRIPT_PRIOR,
     ) -> None:
         """``words``: ``{lower-case word: zipf}`` or a built ``Lexicon`` (default: the shipped one)."""
         if words is None:
             words = default_lexicon()
         lexicon = words if isinstance(words, Lexicon) else build_lexicon(words)
         self.weight = weight
-        self.margin = margin
+        self.oov = oov
+        self.case_priors = dict(case_priors)
+        self.free_case_priors = dict(free_case_priors)
+        self.suffix_prior = suffix_prior
+        self.script_prior = script_prior
         self.shortlist = shortlist
         self.expand = expand
         self.length_slack = length_slack
@@ -366,7 +390,7 @@ class LexiconDecoder:
         return top[overlap[top] > 0] + start
 
     def decode(self, log_probs: np.ndarray, free: Sequence[str]) -> str:
-        """The best lexicon reading of ``log_probs`` ``[T, C]``, or ``free[0]`` when it wins by ``margin``.
+        """The best reading of ``log_probs`` ``[T, C]``: a lexicon word or a free reading (module docstring).
 
         ``free`` holds the free beam's readings, best first (they seed the shortlist).
         """
@@ -382,9 +406,16 @@ class LexiconDecoder:
 
     def decode_batch(self, log_probs: np.ndarray, free: Sequence[Sequence[str]]) -> list[tuple[str, float]]:
         """``decode_scored`` of each row of ``log_probs`` ``[R, T, C]`` with its free readings ``free[r]``:
-        numbers kept, phrases decoded part by part, words by the lexicon (module docstring)."""
+        numbers kept, phrases decoded part by part, words by the lexicon, each row in one alphabet
+        (module docstring)."""
+        rows = self._decode_rows(log_probs, free)
+        return [max(options.values(), key=_score) if options else ("", -np.inf) for options in rows]
+
+    def _decode_rows(self, log_probs: np.ndarray, free: Sequence[Sequence[str]]) -> list[dict[int, tuple[str, float]]]:
+        """Per row: its best reading in each alphabet, ``{script: (text, score)}`` (``script.CYRILLIC_SCRIPT``,
+        ``LATIN_SCRIPT``; a reading without letters stands for both)."""
         lp = np.asarray(log_probs, dtype=np.float64)
-        out: list[tuple[str, float] | None] = [None] * len(lp)
+        out: list[dict[int, tuple[str, float]]] = [{} for _ in range(len(lp))]
         parts: list[tuple[int, np.ndarray, list[str]]] = []  # (row, the part's frames, its free readings)
         words: list[int] = []
         for r, readings in enumerate(free):
@@ -392,7 +423,7 @@ class LexiconDecoder:
             if best and is_number(best):
                 labels = encode(best)
                 score = float(ctc_forward(lp[r], np.array([labels]), np.array([len(labels)]))[0])
-                out[r] = (as_number(best), score)
+                out[r] = dict.fromkeys(_SCRIPTS, (as_number(best), score))
                 continue
             spans = split_phrase(lp[r], best) if " " in best else None
             if spans is not None:
@@ -406,21 +437,20 @@ class LexiconDecoder:
             else:
                 words.append(r)
         if parts:
-            decoded = self.decode_batch(np.stack([p for _, p, _ in parts]), [f for _, _, f in parts])
-            joined: dict[int, list[tuple[str, float]]] = {}
-            for (r, _, _), reading in zip(parts, decoded, strict=True):
-                joined.setdefault(r, []).append(reading)
-            for r, readings in joined.items():
-                out[r] = (" ".join(t for t, _ in readings if t), float(sum(s for _, s in readings)))
-        for r, reading in zip(words, self._decode_words(lp[words], [free[r] for r in words]), strict=True):
-            out[r] = reading
-        return [o if o is not None else ("", -np.inf) for o in out]
+            decoded = self._decode_rows(np.stack([p for _, p, _ in parts]), [f for _, _, f in parts])
+            joined: dict[int, list[dict[int, tuple[str, float]]]] = {}
+            for (r, _, _), options in zip(parts, decoded, strict=True):
+                joined.setdefault(r, []).append(options)
+            for r, part_options in joined.items():
+                out[r] = _join_parts(part_options)
+        for r, options in zip(words, self._decode_words(lp[words], [free[r] for r in words]), strict=True):
+            out[r] = options
+        return out
 
-    def _decode_words(self, lp: np.ndarray, free: Sequence[Sequence[str]]) -> list[tuple[str, float]]:
-        """Steps 1-4 of the module docstring for each row of ``lp`` ``[R, T, C]``."""
+    def _decode_words(self, lp: np.ndarray, free: Sequence[Sequence[str]]) -> list[dict[int, tuple[str, float]]]:
+        """Steps 1-4 of the module docstring for each row of ``lp`` ``[R, T, C]``: its best reading per alphabet."""
         if len(lp) == 0:
             return []
-        best_free = [readings[0] if readings else "" for readings in free]
         shortlists = [self.candidates(_both_scripts(readings)) for readings in free]
         evidence = self.script_weight * script_evidence(lp) if self.script_weight else np.zeros(len(lp))
         folded_jobs = [
@@ -430,57 +460,64 @@ class LexiconDecoder:
         ]
         folded = iter(_forward_jobs(np.exp(fold_posteriors(lp)).transpose(1, 0, 2), folded_jobs))
         variants = [
-            self._variants(next(folded), ids, float(e)) if len(ids) else ([], [], [])
+            self._variants(next(folded), ids, float(e)) if len(ids) else ([], [], [], [])
             for ids, e in zip(shortlists, evidence, strict=True)
         ]
-        # Each row's variants and then its best free reading, scored on the real posteriors.
-        encoded = [
-            _label_matrix([*labels, encode(best)]) for (_, _, labels), best in zip(variants, best_free, strict=True)
+        # Each row's lexicon variants and its free readings (the best one in each alphabet, in each
+        # casing), all scored on the real posteriors.
+        for (texts, priors, labels, scripts), readings in zip(variants, free, strict=True):
+            for text, script in _free_variants(readings):
+                texts.append(text)
+                priors.append(self.oov + self.spelling_prior(text, script))
+                labels.append(encode(text))
+                scripts.append(script)
+        encoded = [_label_matrix(labels) for _, _, labels, _ in variants]
+        exact_jobs = [
+            (r, labels, np.maximum(lengths, 1)) for r, (labels, lengths) in enumerate(encoded) if len(lengths)
         ]
-        exact_jobs = [(r, labels, np.maximum(lengths, 1)) for r, (labels, lengths) in enumerate(encoded)]
-        exact = _forward_jobs(np.exp(lp).transpose(1, 0, 2), exact_jobs)
+        exact = iter(_forward_jobs(np.exp(lp).transpose(1, 0, 2), exact_jobs))
         return [
-            self._pick(texts, priors, np.where(lengths > 0, scores, -np.inf), best)
-            for (texts, priors, _), (_, lengths), scores, best in zip(variants, encoded, exact, best_free, strict=True)
+            _best_per_script(texts, np.where(lengths > 0, next(exact), -np.inf) + np.array(priors), np.array(scripts))
+            if texts
+            else {}
+            for (texts, priors, _, scripts), (_, lengths) in zip(variants, encoded, strict=True)
         ]
 
-    def _pick(
-        self, texts: Sequence[str], priors: Sequence[float], exact: np.ndarray, best_free: str
-    ) -> tuple[str, float]:
-        """The winner among ``texts`` (exact score ``exact[i]`` plus ``priors[i]``) and the free
-        reading (exact score ``exact[-1]``), with its score."""
-        if not texts:
-            return best_free, float(exact[-1])
-        total = exact[: len(texts)] + np.array(priors)
-        win = int(np.argmax(total))
-        if best_free and exact[-1] > exact[win] + self.margin:
-            return best_free, float(exact[-1])
-        return texts[win], float(total[win])
+    def spelling_prior(self, text: str, script: int) -> float:
+        """The prior of ``text``'s spelling beyond its word: its casing (``case_priors``), a trailing
+        punctuation mark (``suffix_prior``) and its alphabet ``script`` (``script_prior`` for Cyrillic)."""
+        core = text[:-1] if text[-1:] in _SUFFIX_MARKS else text
+        prior = self.free_case_priors[case_of(core)] + (self.suffix_prior if core != text else 0.0)
+        return prior + (self.script_prior if script == CYRILLIC_SCRIPT else 0.0)
 
     def _variants(
         self, folded: np.ndarray, ids: np.ndarray, evidence: float = 0.0
-    ) -> tuple[list[str], list[float], list[list[int]]]:
+    ) -> tuple[list[str], list[float], list[list[int]], list[int]]:
         """The spellings to score exactly (the ``expand`` best words by folded score plus prior, each
         lower, Capitalised and UPPER, times ``suffixes``), each one's prior and its label ids.
 
         The prior is the word's frequency plus ``evidence`` (weighted script evidence) signed by
         its alphabet."""
-        prior = self.weight * self.zipf[ids] / 8.0
+        signs = self.script_signs()[ids]
+        prior = self.weight * self.zipf[ids] / 8.0 + self.script_prior * (signs > 0)
         if evidence:
-            prior = prior + evidence * self.script_signs()[ids]
+            prior = prior + evidence * signs
         order = np.argsort(-(folded + prior))[: self.expand]
-        texts, priors, labels = [], [], []
+        texts, priors, labels, scripts = [], [], [], []
         for j in order:
             if not np.isfinite(folded[j]):
                 continue
             word = self.words[ids[j]]
+            script = CYRILLIC_SCRIPT if signs[j] > 0 else LATIN_SCRIPT if signs[j] < 0 else NONE
             for cased in dict.fromkeys((word, word[:1].upper() + word[1:], word.upper())):
                 cased_labels = encode(cased)
+                cased_prior = prior[j] + self.case_priors[case_of(cased)]
                 for suffix, suffix_labels in zip(self.suffixes, self._suffix_labels, strict=True):
                     texts.append(cased + suffix)
-                    priors.append(prior[j])
+                    priors.append(cased_prior + (self.suffix_prior if suffix else 0.0))
                     labels.append(cased_labels + suffix_labels)
-        return texts, priors, labels
+                    scripts.append(script)
+        return texts, priors, labels, scripts
 
 
 def _label_matrix(encoded: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -501,3 +538,64 @@ def _both_scripts(readings: Sequence[str]) -> list[str]:
 
 def _core(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch in WORD_CHARS)
+
+
+_SCRIPTS = (CYRILLIC_SCRIPT, LATIN_SCRIPT)
+_SUFFIX_MARKS = frozenset("".join(SUFFIXES))
+
+
+def _score(reading: tuple[str, float]) -> float:
+    return reading[1]
+
+
+def case_of(word: str) -> str:
+    """The casing ``word`` is written in: "lower", "capitalised" (a lone capital too), "upper" or "mixed"."""
+    letters = [ch for ch in word if ch.isalpha()]
+    if all(ch.islower() for ch in letters):
+        return "lower"
+    if letters[0].isupper() and all(ch.islower() for ch in letters[1:]):
+        return "capitalised"
+    return "upper" if all(ch.isupper() for ch in letters) else "mixed"
+
+
+def _best_per_script(texts: Sequence[str], totals: np.ndarray, scripts: np.ndarray) -> dict[int, tuple[str, float]]:
+    """The best-scoring text in each alphabet (``scripts[i]``: a text without letters counts for both)."""
+    best: dict[int, tuple[str, float]] = {}
+    for s in _SCRIPTS:
+        mine = np.where((scripts == s) | (scripts == NONE), totals, -np.inf)
+        i = int(np.argmax(mine))
+        if np.isfinite(mine[i]):
+            best[s] = (texts[i], float(mine[i]))
+    return best
+
+
+def _join_parts(parts: Sequence[dict[int, tuple[str, float]]]) -> dict[int, tuple[str, float]]:
+    """A phrase's readings from its parts': the parts read in one alphabet, scores summed, per alphabet
+    that reads every part; when none does, each part's best."""
+    parts = [p for p in parts if p]  # a part with no reading at all (nothing read) adds nothing
+    joined = {
+        s: (" ".join(p[s][0] for p in parts if p[s][0]), sum(p[s][1] for p in parts))
+        for s in _SCRIPTS
+        if all(s in p for p in parts)
+    }
+    if joined or not parts:
+        return joined
+    best = [max(p.values(), key=_score) for p in parts]
+    return {NONE: (" ".join(t for t, _ in best if t), sum(s for _, s in best))}
+
+
+def _free_variants(readings: Sequence[str]) -> list[tuple[str, int]]:
+    """The free readings the lexicon words compete with, with their alphabets: the best one in each
+    alphabet (the beam keeps each reading in one), as read and in each casing a word is written in."""
+    best: dict[str, int] = {}
+    for text in readings:
+        script = script_of(text) if text else None
+        if script is not None and not any(s == script or NONE in (s, script) for s in best.values()):
+            best[text] = script
+        if len(best) == len(_SCRIPTS) or NONE in best.values():
+            break
+    out: dict[str, int] = {}
+    for text, script in best.items():
+        for cased in (text, text.lower(), text[:1].upper() + text[1:].lower(), text.upper()):
+            out.setdefault(cased, script)
+    return list(out.items())

@@ -1,10 +1,13 @@
-"""One script per word: map Cyrillic/Latin look-alikes onto the word's majority script.
+"""One script per word: which alphabet a word is written in, and Cyrillic/Latin look-alikes.
 
 A character-level recognizer trained on both alphabets often mixes them inside
 one word ("рlace", "кнuга"): many letters look the same in print (а/a, р/p) or
 in handwriting (cursive и/u, т/m, п/n, д/g). Real words are written in one
-script, so look-alikes are moved to the script that the word's unambiguous
-letters vote for.
+script: the decoder's beam keeps each reading in one (``label_scripts``, ``script_of``),
+and the look-alike tables write a reading in the other alphabet (``to_script``: the
+lexicon shortlist of both). ``harmonize_script`` (look-alikes moved to the script the
+word's unambiguous letters vote for) is what the decoder did before; the library
+comparison in ``bench/htr_ctc_libs.py`` still applies it to the libraries' beams.
 """
 
 from __future__ import annotations
@@ -110,3 +113,23 @@ def harmonize_script(text: str) -> str:
     if cyr > lat:
         return "".join(_LAT_TO_CYR.get(ch, ch) for ch in text)
     return "".join(_CYR_TO_LAT.get(ch, ch) for ch in text)
+
+
+# Alphabet ids: a word is written in one of these (0: no letter of either, e.g. digits).
+NONE, CYRILLIC_SCRIPT, LATIN_SCRIPT = 0, 1, 2
+
+
+def label_scripts() -> list[int]:
+    """Per charset label id (0 is the CTC blank): the alphabet of its character."""
+    from plugins.htr.charset import CHARSET
+
+    return [NONE, *(CYRILLIC_SCRIPT if _is_cyr(ch) else LATIN_SCRIPT if _is_lat(ch) else NONE for ch in CHARSET)]
+
+
+def script_of(text: str) -> int | None:
+    """The alphabet ``text``'s letters are written in (``NONE`` without letters), None when it mixes both."""
+    cyr = any(map(_is_cyr, text))
+    lat = any(map(_is_lat, text))
+    if cyr and lat:
+        return None
+    return CYRILLIC_SCRIPT if cyr else LATIN_SCRIPT if lat else NONE

@@ -5,16 +5,17 @@ candidates are added for tall and near-square crops; the frozen trunk gives
 stride-8/16 maps; the CTC head (``model.HtrHead``, trained by
 ``python -m plugins.htr.train`` on rendered words) gives per-frame
 log-probabilities and an "upright" score; a prefix beam search
-(``ctc.prefix_beam_search``) reads each candidate, with Cyrillic/Latin
-look-alikes moved to the word's majority script (``script.harmonize_script``).
+(``ctc.prefix_beam_search``) reads each candidate, every reading in one alphabet.
 The final string comes from the lexicon decoder (``lexdecode.LexiconDecoder``):
-dictionary words scored exactly under the CTC posteriors plus a frequency prior,
-the free reading kept only when it wins by a margin; every orientation is read
-and the best reading plus upright score wins.
+dictionary words and the free readings scored exactly under the CTC posteriors
+plus priors (frequency, casing, punctuation, alphabet, a word outside the
+lexicon), one alphabet per word; every orientation is read and the best reading
+plus upright score wins.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -229,17 +230,18 @@ def pick_readings(
 
 
 def _free_readings(log_probs: np.ndarray) -> list[str]:
-    """The prefix beam's readings of one row, each in one script, best first."""
+    """The prefix beam's readings of one row, each in one alphabet, best first."""
     from plugins.htr.charset import decode
     from plugins.htr.ctc import prefix_beam_search
-    from plugins.htr.script import harmonize_script
 
-    readings: dict[str, float] = {}
-    for ids, logp in prefix_beam_search(log_probs, BEAM_WIDTH):
-        text = harmonize_script(decode(ids))
-        readings[text] = max(readings.get(text, logp), logp)
-    ranked = sorted(readings.items(), key=lambda kv: kv[1], reverse=True)
-    return [text for text, _ in ranked]
+    return [decode(ids) for ids, _ in prefix_beam_search(log_probs, BEAM_WIDTH, scripts=_label_scripts())]
+
+
+@functools.cache
+def _label_scripts() -> tuple[int, ...]:
+    from plugins.htr.script import label_scripts
+
+    return tuple(label_scripts())
 
 
 def _numeric_first(path: Path) -> tuple[int, int, str]:

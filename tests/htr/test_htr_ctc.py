@@ -39,3 +39,24 @@ def test_beam_probabilities_are_exact_for_one_frame() -> None:
     assert set(beams) == {(), (1,), (2,)}
     assert math.exp(beams[(2,)]) == pytest.approx(0.5)
     assert math.exp(beams[()]) == pytest.approx(0.2)
+
+
+def test_beam_keeps_each_reading_in_one_alphabet() -> None:
+    from plugins.htr.charset import CHARSET, decode
+    from plugins.htr.script import label_scripts
+
+    # Frames that read "р" (Cyrillic) then "l" (Latin, no Cyrillic look-alike) then "a"/"а".
+    n = len(CHARSET) + 1
+    rows = []
+    for probs in ({"р": 0.6, "p": 0.3}, {"": 0.9}, {"l": 0.7, "л": 0.2}, {"": 0.9}, {"a": 0.5, "а": 0.45}):
+        row = np.full(n, 1e-6)
+        for ch, p in probs.items():
+            row[0 if ch == "" else CHARSET.index(ch) + 1] = p
+        rows.append(row / row.sum())
+    lp = np.log(np.array(rows))
+    assert decode(prefix_beam_search(lp, beam_width=8)[0][0]) == "рla"  # free: Cyrillic р among Latin letters
+    readings = [decode(ids) for ids, _ in prefix_beam_search(lp, beam_width=8, scripts=label_scripts())]
+    assert readings[0] == "pla"
+    assert "рла" in readings  # the best Cyrillic reading stays in the beam
+    for text in readings:
+        assert not (any("а" <= ch <= "я" for ch in text) and any("a" <= ch <= "z" for ch in text)), text
