@@ -294,6 +294,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         import torch
 
         from core.detector.phrases import class_match
+        from plugins.zsod.described import describe_image
 
         classes, q = self.loaded().classes, item.queries
         if classes is None or q is None or item.tokens is None:
@@ -308,7 +309,11 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         boxes = np.asarray(detections.boxes, dtype=np.float32).reshape(-1, 4)
         scores = np.asarray(detections.scores, dtype=np.float32)
         labels = np.asarray(detections.labels, dtype=np.int64)
-        return Detected(boxes, scores, labels, matches, q.bare, item.image.size[0], phrase_cos)
+        described = describe_image(
+            item.image, item.pixels, boxes, labels, scores, item.phrases, [m.label for m in matches],
+            trunk, classes, texts, self.rule.described, self.rule.described_present,
+        )  # fmt: skip
+        return Detected(boxes, scores, labels, matches, q.bare, item.image.size[0], phrase_cos, described)
 
     # -- postprocess ------------------------------------------------------------------------
     def postprocess(self, raw: Sequence[Scored | None], samples: Sequence[ZsodSample]) -> list[Prediction]:
