@@ -64,7 +64,7 @@ def raw_outputs(name: str, ablation: str, cache: Path, threads: int) -> tuple[li
     trunk = load_trunk(TrunkConfig(ablation=ablation))
     detector = CachedDetector(load_detector(), cache / "detections.pkl")
     # no phrase maps at predict time and the grid may answer any, so the grid pipeline runs for every image
-    task = ZsodTask(rule=DetectionRule(mapping=MappingRule(min_cos=2.0), grid_described=0.0))
+    task = ZsodTask(rule=DetectionRule(mapping=MappingRule(min_cos=2.0), grid_names=0.0, grid_described=0.0))
     task.setup(trunk, detector=detector)
     samples = task.discover(DATA / name / "input")
     raw: list[Any] = []

@@ -6,7 +6,7 @@ object ("a frisbee") the task maps to a detector class through the text tower.
 
 ``WORDS`` is the only place such words live: each entry is a kind, a value and the words that say it.
 English words are matched whole; a Russian entry ending in ``*`` is a stem that takes any adjective
-ending ("красн*" -> красный, красной, красную...), one without is matched whole.
+or noun ending ("красн*" -> красный, красной, красную...), one without is matched whole.
 
 Colours are also measured here, from pixels: ``colour_names`` gives every pixel one of ``COLOURS``
 (hue, saturation and value thresholds), the same for the dev set's masks (``bench.zsod_described_set``)
@@ -53,6 +53,7 @@ WORDS: dict[str, dict[str, tuple[str, str]]] = {
         "purple": ("purple violet", "фиолетов* сиренев*"),
         "pink": ("pink", "розов*"),
         "brown": ("brown tan", "коричнев*"),
+        "white+brown+orange": ("beige", "бежев*"),
         "yellow+orange+brown": ("blonde blond", "светловолос* блондин*"),
     },
     "part": {
@@ -88,7 +89,10 @@ WORDS: dict[str, dict[str, tuple[str, str]]] = {
     },
 }
 
-_ADJ_ENDINGS = _words("ый ий ой ая яя ое ее ые ие ого его ому ему ым им ом ем ую юю ых их ыми ими ей ы а о и е у ю я ь")
+# the endings a Russian stem takes: adjectives' and nouns' ("волос*" -> волосы, волосами)
+_ENDINGS = _words(
+    "ый ий ой ая яя ое ее ые ие ого его ому ему ым им ом ем ую юю ых их ыми ими ей ы а о и е у ю я ь ами ями ах ях ов ев"
+)
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 _OWN_KINDS = ("part", "colour", "position", "size")  # words that say something of the object itself
 _NOT_OBJECTS = frozenset(  # articles, and the words of "on top of", "a pair of": no object of their own
@@ -114,7 +118,7 @@ def _matcher(words: str) -> re.Pattern[str]:
     alts = []
     for w in words.split():
         if w.endswith("*"):
-            alts.append(re.escape(w[:-1]) + "(?:" + "|".join(_ADJ_ENDINGS) + ")?")
+            alts.append(re.escape(w[:-1]) + "(?:" + "|".join(_ENDINGS) + ")?")
         else:
             alts.append(re.escape(w))
     return re.compile("^(?:" + "|".join(alts) + ")$", re.IGNORECASE | re.UNICODE)

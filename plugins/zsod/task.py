@@ -1,11 +1,10 @@
 """The zsOD task: phrase grounding with the shared detector's boxes and grid proposals, scored by the trunk.
 
 Phrases whose object the trunk's text tower maps to one of the shared detector's classes
-are answered from that class's detections (``core.detector.phrases``, ``detected.py``). Of the
-other phrases, class-like names ("guitar", "одеяло") take the grid pipeline, described
-ones ("leg of the chair") answer ``[]`` (``DetectionRule.grid_described``); without a
-detector every phrase takes the grid pipeline. The grid pipeline runs only for the images
-with a phrase it may answer.
+are answered from that class's detections (``core.detector.phrases``, ``detected.py``). The
+other phrases ("guitar", "leg of the chair") answer ``[]`` unless ``DetectionRule.grid_names`` /
+``grid_described`` let the grid pipeline answer them; without a detector every phrase takes the
+grid pipeline. The grid pipeline runs only for the images with a phrase it may answer.
 
 Grid pipeline per image: grid proposals (``proposals.py``) -> region embeddings
 from one feature-map pass (``pipeline.pool_boxes``) -> cosine with every phrase ->
@@ -38,7 +37,7 @@ from core.io import find_task_dir, load_image_and_info, model_safe_text, read_re
 from core.task import Prediction, RequestForm, RunContext, Sample, TaskBase, TaskInfo
 from plugins.zsod.boxes import scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
-from plugins.zsod.detected import Detected, DetectionRule, choose_detected
+from plugins.zsod.detected import Detected, DetectionRule, choose_detected, grid_calibration
 from plugins.zsod.proposals import GridSpec, detector_proposals, grid_proposals
 
 if TYPE_CHECKING:
@@ -283,11 +282,11 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         return out
 
     def _takes_grid(self, det: Detected, j: int) -> bool:
-        """Phrase ``j`` has no detector class and the grid may answer it (a class-like name, or
-        ``DetectionRule.grid_described`` set)."""
+        """Phrase ``j`` has no detector class and the grid may answer it (``DetectionRule.grid_names``,
+        ``grid_described``)."""
         if det.matches[j].accepted(self.rule.mapping):
             return False
-        return det.bare[j] or self.rule.grid_described is not None
+        return (self.rule.grid_names if det.bare[j] else self.rule.grid_described) is not None
 
     def _detected(self, item: ImageItem, trunk: Trunk, detections: Any, texts: Any) -> Detected | None:
         """The phrases' classes by the text tower (``texts``: the phrases' ``trunk.encode_texts``)."""
@@ -329,7 +328,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                     if found is not None:
                         value[phrase] = to_stored(det.boxes[found], scored.geometry)  # type: ignore[union-attr]
                         continue
-                    phrase_cal = cal if det is None or det.bare[j] else described_calibration(cal, self.rule)
+                    phrase_cal = cal if det is None else grid_calibration(cal, self.rule, det.bare[j])
                     if phrase_cal is not None:
                         chosen = choose_boxes(scored.boxes, scored.probs[:, j], phrase_cal)
                         value[phrase] = to_stored(scored.boxes[chosen], scored.geometry)
@@ -379,15 +378,6 @@ def clean_phrases(value: Any) -> tuple[tuple[str, ...], list[str]]:
             problems.append(f"duplicated phrase {item!r}")
         phrases.setdefault(item, None)
     return tuple(phrases), problems
-
-
-def described_calibration(calibration: Calibration, rule: DetectionRule) -> Calibration | None:
-    """The grid's decision for a described phrase without a detector class: one box when its probability
-    reaches ``rule.grid_described`` (at least the heads' own presence); None: the phrase answers ``[]``."""
-    if rule.grid_described is None:
-        return None
-    present = max(calibration.present, rule.grid_described)
-    return dataclasses.replace(calibration, present=present, max_boxes=1)
 
 
 def make_queries(phrases: Sequence[str], trunk: Trunk) -> PhraseQueries:

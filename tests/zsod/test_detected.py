@@ -94,18 +94,24 @@ def test_a_described_phrase_without_what_the_detections_show_gets_the_confident_
     assert choose_detected(det, 0, "a man in a red suit", DetectionRule(described_present=0.95)) == []
 
 
-def test_phrases_without_a_class_names_take_the_grid_and_described_ones_abstain(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+def test_phrases_without_a_class_answer_empty_unless_the_rule_lets_the_grid_answer(fake_trunk) -> None:  # type: ignore[no-untyped-def]
     unmapped = MappingRule(min_cos=2.0)
     answers = {}
-    for rule in (DetectionRule(mapping=unmapped), DetectionRule(mapping=unmapped, grid_described=0.0)):
+    rules = {
+        "none": DetectionRule(mapping=unmapped),
+        "names": DetectionRule(mapping=unmapped, grid_names=0.0),
+        "all": DetectionRule(mapping=unmapped, grid_names=0.0, grid_described=0.0),
+    }
+    for name, rule in rules.items():
         task = ZsodTask(calibration=EAGER, rule=rule)
         task.setup(fake_trunk, detector=FakeDetector(boxes=3))
         samples = [s for s in task.discover(DATA) if s.key in ("0.jpg", "4.jpg")]
         raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
-        answers[rule.grid_described] = {p.key: p.value for p in task.postprocess(raw, samples)}
-    assert all(len(b) == 1 for b in answers[None]["0.jpg"].values())  # class-like names: the grid answers
-    assert answers[None]["4.jpg"] == {"red square on the left": []}  # described, no class: absent
-    assert len(answers[0.0]["4.jpg"]["red square on the left"]) == 1  # unless the rule lets the grid answer
+        answers[name] = {p.key: p.value for p in task.postprocess(raw, samples)}
+    assert all(b == [] for a in answers["none"].values() for b in a.values())  # the grid answers nothing
+    assert all(len(b) == 1 for b in answers["names"]["0.jpg"].values())  # class-like names: the grid answers
+    assert answers["names"]["4.jpg"] == {"red square on the left": []}  # described, no class: absent
+    assert len(answers["all"]["4.jpg"]["red square on the left"]) == 1  # unless the rule lets the grid answer
 
 
 def test_the_grid_is_skipped_for_an_image_whose_phrases_all_have_a_class(fake_trunk) -> None:  # type: ignore[no-untyped-def]
