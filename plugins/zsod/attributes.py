@@ -91,7 +91,8 @@ WORDS: dict[str, dict[str, tuple[str, str]]] = {
 
 # the endings a Russian stem takes: adjectives' and nouns' ("волос*" -> волосы, волосами)
 _ENDINGS = _words(
-    "ый ий ой ая яя ое ее ые ие ого его ому ему ым им ом ем ую юю ых их ыми ими ей ы а о и е у ю я ь ами ями ах ях ов ев"
+    "ый ий ой ая яя ое ее ые ие ого его ому ему ым им ом ем ую юю ых их ыми ими ей "  # adjectives
+    "ы а о и е у ю я ь ами ями ах ях ов ев"  # nouns
 )
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 _OWN_KINDS = ("part", "colour", "position", "size")  # words that say something of the object itself
