@@ -12,6 +12,9 @@ the gold box, *wrong* when it has boxes and none does, *empty* when it has none;
 phrase is *rejected* when it has none. Then the official F1 per language, and how many boxes
 overlap another box of the same phrase at IoU >= 0.5 (boxes on an object already boxed).
 
+``--ablations`` also decides with the crop embedding weighed in, or with the detector's score alone.
+``--overlaps OUT...`` only counts those boxes in any prediction files.
+
 ``--sweep`` decides again from the cached raw output with a grid of ``DescribedRule`` weights,
 and for the best weights the rejection thresholds per language, on the official F1 of each
 language (English and Russian are calibrated apart, on the same weights).
@@ -34,6 +37,21 @@ from bench.zsod_detector import CachedDetector
 RAW_FORMAT = 1
 
 
+def doubled_boxes(pred: dict[str, Any]) -> int:
+    """How many boxes overlap another box of the same phrase at IoU >= 0.5 (an object boxed twice)."""
+    import numpy as np
+
+    from plugins.zsod.boxes import iou_matrix, xywh_to_xyxy
+
+    count = 0
+    for per in pred.values():
+        for boxes in per.values():
+            if len(boxes) > 1:
+                a = xywh_to_xyxy(np.asarray(boxes))
+                count += int(((iou_matrix(a, a) >= 0.5).sum(1) > 1).sum())
+    return count
+
+
 def report(pred: dict[str, Any], gold: dict[str, Any], kinds: dict[str, Any]) -> dict[str, Any]:
     """Counts per ``kind/lang`` and the official F1 per language."""
     import numpy as np
@@ -42,7 +60,6 @@ def report(pred: dict[str, Any], gold: dict[str, Any], kinds: dict[str, Any]) ->
     from plugins.zsod.boxes import iou_matrix, xywh_to_xyxy
 
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    doubled = 0
     by_lang: dict[str, tuple[dict[str, Any], dict[str, Any]]] = defaultdict(lambda: ({}, {}))
     for image, per in kinds.items():
         for phrase, (kind, lang) in per.items():
@@ -53,10 +70,6 @@ def report(pred: dict[str, Any], gold: dict[str, Any], kinds: dict[str, Any]) ->
             p.setdefault(image, {})[phrase] = answer
             row = table[f"{kind}/{lang}"]
             row["n"] += 1
-            if answer:
-                a = xywh_to_xyxy(np.asarray(answer))
-                over = iou_matrix(a, a) >= 0.5
-                doubled += int((over.sum(1) > 1).sum())
             if not truth:
                 row["rejected"] += not answer
             elif not answer:
@@ -66,7 +79,7 @@ def report(pred: dict[str, Any], gold: dict[str, Any], kinds: dict[str, Any]) ->
             else:
                 row["wrong"] += 1
     f1 = {lang: f1_counts(g, p) for lang, (g, p) in sorted(by_lang.items())}
-    return {"kinds": {k: dict(v) for k, v in sorted(table.items())}, "f1": f1, "doubled": doubled}
+    return {"kinds": {k: dict(v) for k, v in sorted(table.items())}, "f1": f1, "doubled": doubled_boxes(pred)}
 
 
 def show(result: dict[str, Any]) -> None:
@@ -118,6 +131,23 @@ def decide(task: Any, samples: list[Any], raw: list[Any], rule: Any) -> dict[str
     return {p.key: p.value for p in task.postprocess(raw, samples)}
 
 
+def ablations(task: Any, samples: list[Any], raw: list[Any], gold: dict[str, Any], kinds: dict[str, Any]) -> None:
+    """F1 per language and the right share per kind: the crop embedding added, or the cues taken away."""
+    from plugins.zsod.described import DescribedRule
+    from plugins.zsod.detected import DetectionRule
+
+    shipped = DescribedRule()
+    no_cues = dataclasses.replace(shipped, colour_weight=0, position_weight=0, size_weight=0, relation_weight=0)
+    rules = {f"shipped, embedding weight {w}": dataclasses.replace(shipped, embed_weight=w) for w in (0.05, 0.15, 0.5)}
+    rules["detector score + embedding 0.15 (same rejection)"] = dataclasses.replace(no_cues, embed_weight=0.15)
+    rules["detector score only (same rejection)"] = no_cues
+    for name, rule in rules.items():
+        result = report(decide(task, samples, raw, DetectionRule(described=rule)), gold, kinds)
+        f1 = " / ".join(f"{v['f1']:.3f}" for v in result["f1"].values())
+        right = {k: round(v.get("right", 0) / v["n"], 2) for k, v in result["kinds"].items() if "absent" not in k}
+        print(f"{name}: F1 {' / '.join(result['f1'])} {f1}; right {right}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", type=Path, default=Path("/work/data-zsod/described"))
@@ -125,7 +155,14 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/zsod_detector_cache"))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--sweep", action="store_true")
+    parser.add_argument("--ablations", action="store_true", help="the shipped rule with the embedding, or without cues")
+    parser.add_argument("--overlaps", type=Path, nargs="+", help="only count the doubled boxes of these OUT dirs")
     args = parser.parse_args()
+    if args.overlaps:
+        for out in args.overlaps:
+            pred = json.loads((out / "prediction_zsOD.json").read_text(encoding="utf-8"))
+            print(f"{out}: {doubled_boxes(pred)} boxes overlap another box of their phrase at IoU >= 0.5")
+        return 0
     gold = json.loads((args.set / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
     kinds = json.loads((args.set / "kinds.json").read_text(encoding="utf-8"))
     if args.pred is not None:
@@ -145,6 +182,8 @@ def main() -> int:
     task._loaded = _loaded_for_decisions("none")
     print("shipped rule:")
     show(report(decide(task, samples, raw, DetectionRule()), gold, kinds))
+    if args.ablations:
+        ablations(task, samples, raw, gold, kinds)
     if not args.sweep:
         return 0
 
