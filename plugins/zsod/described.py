@@ -25,12 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from core.detector.phrases import ClassMatch, MappingRule
-from plugins.zsod.attributes import Said, colour_names, colour_share, part_colours, read_phrase
+from plugins.zsod.attributes import COLOURS, PARTS, Said, colour_names, colour_share, part_colours, read_phrase
 from plugins.zsod.boxes import area
 
 if TYPE_CHECKING:
@@ -66,7 +67,8 @@ class Described(NamedTuple):
     """What one image's detections show, for its described phrases (``describe_image``)."""
 
     said: tuple[Said, ...]  # per phrase
-    shares: np.ndarray  # [N, len(PARTS), len(COLOURS)] per detection (``attributes.part_colours``)
+    shares: np.ndarray  # [N, len(PARTS), len(COLOURS)] per detection (``attributes.part_colours``; 0 when
+    # no phrase of the image asks a colour)
     relations: tuple[ClassMatch | None, ...]  # per phrase: the best class of its relation's object (None: none named)
     region_cos: np.ndarray  # [N, P] crop-phrase cosine; NaN where no crop was made
     height: int  # loaded image height
@@ -89,15 +91,18 @@ def describe_image(
     """Colours of every detection, the relation classes of the phrases that name one, and (with
     ``rule.embed_weight``) the crop-phrase cosines of the candidates (detector score >= ``candidate``) of
     the phrases that say anything."""
-    from core.detector.phrases import class_match, phrase_head, phrase_queries
+    from core.detector.phrases import class_match, phrase_queries
     from core.io import model_safe_text
     from plugins.zsod.features import image_crop_embeddings
 
-    said = tuple(read_phrase(p, phrase_head(p).head) for p in phrases)
-    f = COLOUR_SIDE / max(image.size)
-    small = image if f >= 1 else image.resize((max(1, round(image.size[0] * f)), max(1, round(image.size[1] * f))))
-    sx, sy = small.size[0] / image.size[0], small.size[1] / image.size[1]
-    shares = part_colours(colour_names(np.asarray(small.convert("RGB"))), boxes * np.array([sx, sy, sx, sy]))
+    said = tuple(_said(p) for p in phrases)
+    shares = np.zeros((len(boxes), len(PARTS), len(COLOURS)), np.float32)
+    if any(s.colours for s in said):
+        f = COLOUR_SIDE / max(image.size)
+        size = (max(1, round(image.size[0] * f)), max(1, round(image.size[1] * f)))
+        small = image if f >= 1 else image.resize(size)
+        sx, sy = small.size[0] / image.size[0], small.size[1] / image.size[1]
+        shares = part_colours(colour_names(np.asarray(small.convert("RGB"))), boxes * np.array([sx, sy, sx, sy]))
 
     relations: list[ClassMatch | None] = [None] * len(phrases)
     asked = [j for j, s in enumerate(said) if s.relation]
@@ -120,6 +125,14 @@ def describe_image(
             crops = image_crop_embeddings(trunk, image.size, pixels, boxes[rows], 128)
             region_cos[rows] = (crops @ texts.T).float().numpy()
     return Described(said, shares, tuple(relations), region_cos, image.size[1])
+
+
+@lru_cache(maxsize=4096)
+def _said(phrase: str) -> Said:
+    """``read_phrase`` of a phrase, once per phrase (requests repeat their phrases from image to image)."""
+    from core.detector.phrases import phrase_head
+
+    return read_phrase(phrase, phrase_head(phrase).head)
 
 
 def _scaled(x: np.ndarray) -> np.ndarray:
