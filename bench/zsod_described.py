@@ -194,7 +194,7 @@ def main() -> int:
     open_rule = dict(colour_min=(("en", 0.0), ("ru", 0.0)), relation_min=0.0)
     best = (-1.0, DescribedRule())
     for colour, position, size, relation, embed in itertools.product(
-        (0.5, 1.0, 2.0), (0.3, 1.0), (0.2, 1.0), (0.5, 1.0), (0.0, 0.05, 0.15)
+        (0.5, 1.0, 2.0), (0.3, 1.0, 2.0), (0.2, 0.5, 1.0), (0.5, 1.0), (0.0, 0.05)
     ):
         rule = DescribedRule(
             colour_weight=colour, position_weight=position, size_weight=size, relation_weight=relation,
