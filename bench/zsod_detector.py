@@ -28,7 +28,7 @@ from core.task import SetupContext
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
-RAW_FORMAT = 2  # in the raw outputs' cache file names: 2 since ``Detected`` holds no crops
+RAW_FORMAT = 3  # in the raw outputs' cache file names: 3 since ``Detected`` holds what described phrases need
 
 
 class CachedDetector:
@@ -68,7 +68,7 @@ def raw_outputs(name: str, ablation: str, cache: Path, threads: int) -> tuple[li
     trunk = load_trunk(TrunkConfig(ablation=ablation), registry.load())
     detector = CachedDetector(load_detector(DetectorConfig(), registry.load()), cache / "detections.pkl")
     # no phrase maps at predict time and the grid may answer any, so the grid pipeline runs for every image
-    task = ZsodTask(rule=DetectionRule(mapping=MappingRule(min_cos=2.0), grid_described=0.0))
+    task = ZsodTask(rule=DetectionRule(mapping=MappingRule(min_cos=2.0), grid_names=0.0, grid_described=0.0))
     task.setup(SetupContext.with_detector(trunk, detector))
     samples = task.discover(DATA / name / "input")
     raw: list[Any] = []
@@ -133,17 +133,15 @@ def main() -> int:
         (0.25, 0.3, 0.35),
         (0.2, 0.25, 0.3),
         (0.5, 0.55, 0.6),
-        (0.0, 0.2),
         (None, 0.6, 0.9),
     )
-    for min_cos, margin, present, extra, described, bare_cos, side, grid_described in grid:
+    for min_cos, margin, present, extra, described, bare_cos, grid_described in grid:
         rule = DetectionRule(
             mapping=MappingRule(min_cos, margin),
             present=present,
             extra=max(extra, present),
             described_present=described,
             bare_cos=bare_cos,
-            side_weight=side,
             grid_described=grid_described,
         )
         scores = [f1_of(name, s, r, rule, task)["f1"] for name, (s, r, _) in runs.items()]

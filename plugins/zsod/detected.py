@@ -7,23 +7,21 @@ is answered from that class's detections of the image, found once per image:
   class's prompts by the text tower: "bus", "обеденный стол"), gets every instance the
   detector believes in: the best box when its score reaches ``present``, further ones
   when theirs reach ``extra``;
-* a *described* phrase ("a man in a suit", "the tv on the table by the couch") names one
-  object: the class's detections scoring at least ``described_present``, ranked by
-  detector score moved by left/right words ("on the left", "справа"); the first one.
-  The trunk's crops of the detections take no part: on ``fb_sample`` the crop-phrase
-  cosine, its contrast with the bare class and with the image's other phrases each pick
-  the right instance no more often than the detector's score does, and as a gate they
-  drop more hits than false positives (``python -m bench.zsod_crops``, ``bench/zsod.md``);
+* a *described* phrase ("a man in a suit", "the left car", "a red bus": a class-like name
+  with a colour, position or size word is one too) names one object: of the class's
+  detections scoring at least ``described_present``, the one whose colours, position, size
+  and relations fit what the phrase says, or none when the best does not
+  (``plugins.zsod.described``);
 * a mapped class without a detection good enough answers ``[]`` (the object is absent).
 
 Reported boxes of one phrase never overlap by IoU >= ``nms_iou``: one box per object.
-Phrases without a class are left to the task: a class-like name takes the grid pipeline
-(``plugins.zsod.pipeline``), a described one answers ``[]`` (``DetectionRule.grid_described``).
+Phrases without a class are left to the task: they answer ``[]`` unless the rule lets the grid
+pipeline (``plugins.zsod.pipeline``) answer them (``DetectionRule.grid_names``, ``grid_described``).
 """
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -31,9 +29,8 @@ import numpy as np
 
 from core.detector.phrases import ClassMatch, MappingRule
 from plugins.zsod.boxes import iou_matrix
-
-_LEFT = re.compile(r"\b(left|слева|левый|левая|левое|левой|левом)\b", re.IGNORECASE | re.UNICODE)
-_RIGHT = re.compile(r"\b(right|справа|правый|правая|правое|правой|правом)\b", re.IGNORECASE | re.UNICODE)
+from plugins.zsod.decision import Calibration
+from plugins.zsod.described import Described, DescribedRule, choose_described
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +44,17 @@ class DetectionRule:
     mapping: MappingRule = MappingRule()
     present: float = 0.25  # a bare phrase's best box
     extra: float = 0.3  # a bare phrase's further boxes
-    described_present: float = 0.2  # a described phrase's chosen box (its detector score)
-    side_weight: float = 0.2  # weight of the left/right words in ranking a described phrase's candidates
+    described_present: float = 0.2  # a described phrase's candidates (their detector score)
+    described: DescribedRule = DescribedRule()  # how they are scored and when the best is rejected
     nms_iou: float = 0.5
     max_boxes: int = 20
     bare_cos: float = 0.5  # a short phrase is a class-like name when the whole of it is this close to the class
+    # A class-like name without a class ("guitar", "одеяло") takes the grid pipeline only when its verifier
+    # probability reaches this (and the heads' own presence); None: it answers []. On class names the heads
+    # were fitted for (COCO128's images outside zsod_coco_dev, every phrase sent to the grid) the grid's boxes
+    # are right 13-36 % of the time at any presence from the heads' 0.106 to 0.9 (python -m bench.zsod_grid_gate),
+    # under the ~25-30 % a box must reach to raise F1 there, and far less on things outside those classes.
+    grid_names: float | None = None
     # A described phrase without a class ("leg of the chair", "white clouds in blue sky") takes the grid
     # pipeline only when its verifier probability reaches this, with one box; None: it answers []. The
     # verifier was trained and calibrated on class-name phrases; on fb_sample's described ones its
@@ -69,10 +72,13 @@ class Detected(NamedTuple):
     bare: tuple[bool, ...]  # per phrase: a class-like name (``PhraseHead.bare``)
     width: int  # loaded image width, for left/right
     phrase_cos: np.ndarray  # [P] cosine of the whole phrase with its class's prompts
+    described: Described | None = None  # what the detections show for the described phrases
 
 
 def is_class_name(det: Detected, j: int, rule: DetectionRule) -> bool:
     """Phrase ``j`` is a class-like name (every instance answers), not a described object (one box)."""
+    if det.described is not None and det.described.said[j].anything:
+        return False  # "a red bus", "маленький ребенок": one of them
     return det.bare[j] and det.phrase_cos[j] >= rule.bare_cos
 
 
@@ -95,15 +101,17 @@ def choose_detected(det: Detected, j: int, phrase: str, rule: DetectionRule) -> 
                 chosen.append(int(i))
         return chosen
     confident = own[det.scores[own] >= rule.described_present]
-    return rank_described(det, phrase, confident, rule)[:1]
+    if det.described is None:
+        return [int(i) for i in confident[:1]]
+    return choose_described(det, j, confident, rule.described, rule.mapping)
 
 
-def rank_described(det: Detected, phrase: str, own: np.ndarray, rule: DetectionRule) -> list[int]:
-    """The class's detections ``own`` for a described phrase, best first (detector score + side words)."""
-    score = det.scores[own].astype(np.float64)
-    cx = (det.boxes[own, 0] + det.boxes[own, 2]) / 2 / max(det.width, 1)
-    if _LEFT.search(phrase):
-        score += rule.side_weight * (0.5 - cx)
-    if _RIGHT.search(phrase):
-        score += rule.side_weight * (cx - 0.5)
-    return [int(own[i]) for i in np.argsort(-score, kind="stable")]
+def grid_calibration(calibration: Calibration, rule: DetectionRule, bare: bool) -> Calibration | None:
+    """The grid's decision for a phrase without a detector class: a class-like name (``bare``) at
+    ``rule.grid_names``, a described phrase at ``rule.grid_described`` with one box, each at least
+    the heads' own presence; None: the phrase answers ``[]``."""
+    floor = rule.grid_names if bare else rule.grid_described
+    if floor is None:
+        return None
+    present = max(calibration.present, floor)
+    return dataclasses.replace(calibration, present=present, max_boxes=calibration.max_boxes if bare else 1)

@@ -1,11 +1,10 @@
 """The zsOD task: phrase grounding with the shared detector's boxes and grid proposals, scored by the trunk.
 
 Phrases whose object the trunk's text tower maps to one of the shared detector's classes
-are answered from that class's detections (``core.detector.phrases``, ``detected.py``). Of the
-other phrases, class-like names ("guitar", "одеяло") take the grid pipeline, described
-ones ("leg of the chair") answer ``[]`` (``DetectionRule.grid_described``); without a
-detector every phrase takes the grid pipeline. The grid pipeline runs only for the images
-with a phrase it may answer.
+are answered from that class's detections (``core.detector.phrases``, ``detected.py``). The
+other phrases ("guitar", "leg of the chair") answer ``[]`` unless ``DetectionRule.grid_names`` /
+``grid_described`` let the grid pipeline answer them; without a detector every phrase takes the
+grid pipeline. The grid pipeline runs only for the images with a phrase it may answer.
 
 Grid pipeline per image: grid proposals (``proposals.py``) -> region embeddings
 from one feature-map pass (``pipeline.pool_boxes``) -> cosine with every phrase ->
@@ -21,7 +20,6 @@ downscale of huge images) before they are written.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 from collections.abc import Sequence
@@ -37,7 +35,7 @@ from core.io import find_task_dir, load_image_and_info, model_safe_text, read_re
 from core.task import Prediction, RequestForm, RunContext, Sample, SetupContext, TaskBase, TaskInfo
 from plugins.zsod.boxes import scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
-from plugins.zsod.detected import Detected, DetectionRule, choose_detected
+from plugins.zsod.detected import Detected, DetectionRule, choose_detected, grid_calibration
 from plugins.zsod.proposals import GridSpec, detector_proposals, grid_proposals
 
 if TYPE_CHECKING:
@@ -280,17 +278,18 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         return out
 
     def _takes_grid(self, det: Detected, j: int) -> bool:
-        """Phrase ``j`` has no detector class and the grid may answer it (a class-like name, or
-        ``DetectionRule.grid_described`` set)."""
+        """Phrase ``j`` has no detector class and the grid may answer it (``DetectionRule.grid_names``,
+        ``grid_described``)."""
         if det.matches[j].accepted(self.rule.mapping):
             return False
-        return det.bare[j] or self.rule.grid_described is not None
+        return (self.rule.grid_names if det.bare[j] else self.rule.grid_described) is not None
 
     def _detected(self, item: ImageItem, trunk: Trunk, detections: Any, texts: Any) -> Detected | None:
         """The phrases' classes by the text tower (``texts``: the phrases' ``trunk.encode_texts``)."""
         import torch
 
         from core.detector.phrases import class_match
+        from plugins.zsod.described import describe_image
 
         classes, q = self.loaded().classes, item.queries
         if classes is None or q is None or item.tokens is None:
@@ -305,7 +304,11 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         boxes = np.asarray(detections.boxes, dtype=np.float32).reshape(-1, 4)
         scores = np.asarray(detections.scores, dtype=np.float32)
         labels = np.asarray(detections.labels, dtype=np.int64)
-        return Detected(boxes, scores, labels, matches, q.bare, item.image.size[0], phrase_cos)
+        described = describe_image(
+            item.image, item.pixels, boxes, labels, scores, item.phrases, [m.label for m in matches],
+            trunk, classes, texts, self.rule.described, self.rule.described_present,
+        )  # fmt: skip
+        return Detected(boxes, scores, labels, matches, q.bare, item.image.size[0], phrase_cos, described)
 
     # -- postprocess ------------------------------------------------------------------------
     def postprocess(self, raw: Sequence[Scored | None], samples: Sequence[ZsodSample]) -> list[Prediction]:
@@ -321,7 +324,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
                     if found is not None:
                         value[phrase] = to_stored(det.boxes[found], scored.geometry)  # type: ignore[union-attr]
                         continue
-                    phrase_cal = cal if det is None or det.bare[j] else described_calibration(cal, self.rule)
+                    phrase_cal = cal if det is None else grid_calibration(cal, self.rule, det.bare[j])
                     if phrase_cal is not None:
                         chosen = choose_boxes(scored.boxes, scored.probs[:, j], phrase_cal)
                         value[phrase] = to_stored(scored.boxes[chosen], scored.geometry)
@@ -371,15 +374,6 @@ def clean_phrases(value: Any) -> tuple[tuple[str, ...], list[str]]:
             problems.append(f"duplicated phrase {item!r}")
         phrases.setdefault(item, None)
     return tuple(phrases), problems
-
-
-def described_calibration(calibration: Calibration, rule: DetectionRule) -> Calibration | None:
-    """The grid's decision for a described phrase without a detector class: one box when its probability
-    reaches ``rule.grid_described`` (at least the heads' own presence); None: the phrase answers ``[]``."""
-    if rule.grid_described is None:
-        return None
-    present = max(calibration.present, rule.grid_described)
-    return dataclasses.replace(calibration, present=present, max_boxes=1)
 
 
 def make_queries(phrases: Sequence[str], trunk: Trunk) -> PhraseQueries:

@@ -90,28 +90,30 @@ def test_absent_class_answers_empty_and_an_unmapped_phrase_is_left_to_the_grid()
     assert choose_detected(det, 2, "a wall", RULE) is None  # margin too low
 
 
-def test_a_described_phrase_gets_one_confident_instance_moved_by_side_words() -> None:
+def test_a_described_phrase_without_what_the_detections_show_gets_the_confident_best() -> None:
     det = _detected((ClassMatch(0, 0.7, 0.3),), (False,))
     assert choose_detected(det, 0, "a man in a red suit", RULE) == [0]  # the detector's best
-    assert choose_detected(det, 0, "a man on the right", DetectionRule(side_weight=2.0)) == [2]
-    # box 4 is further right still, but below described_present: never chosen
-    assert choose_detected(det, 0, "a man on the right", DetectionRule(side_weight=10.0, described_present=0.3)) == [2]
-    assert choose_detected(det, 0, "справа мужчина", DetectionRule(side_weight=2.0)) == [2]
     assert choose_detected(det, 0, "a man in a red suit", DetectionRule(described_present=0.95)) == []
 
 
-def test_phrases_without_a_class_names_take_the_grid_and_described_ones_abstain(fake_trunk) -> None:  # type: ignore[no-untyped-def]
+def test_phrases_without_a_class_answer_empty_unless_the_rule_lets_the_grid_answer(fake_trunk) -> None:  # type: ignore[no-untyped-def]
     unmapped = MappingRule(min_cos=2.0)
     answers = {}
-    for rule in (DetectionRule(mapping=unmapped), DetectionRule(mapping=unmapped, grid_described=0.0)):
+    rules = {
+        "none": DetectionRule(mapping=unmapped),
+        "names": DetectionRule(mapping=unmapped, grid_names=0.0),
+        "all": DetectionRule(mapping=unmapped, grid_names=0.0, grid_described=0.0),
+    }
+    for name, rule in rules.items():
         task = ZsodTask(calibration=EAGER, rule=rule)
         task.setup(SetupContext.with_detector(fake_trunk, FakeDetector(boxes=3)))
         samples = [s for s in task.discover(DATA) if s.key in ("0.jpg", "4.jpg")]
         raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
-        answers[rule.grid_described] = {p.key: p.value for p in task.postprocess(raw, samples)}
-    assert all(len(b) == 1 for b in answers[None]["0.jpg"].values())  # class-like names: the grid answers
-    assert answers[None]["4.jpg"] == {"red square on the left": []}  # described, no class: absent
-    assert len(answers[0.0]["4.jpg"]["red square on the left"]) == 1  # unless the rule lets the grid answer
+        answers[name] = {p.key: p.value for p in task.postprocess(raw, samples)}
+    assert all(b == [] for a in answers["none"].values() for b in a.values())  # the grid answers nothing
+    assert all(len(b) == 1 for b in answers["names"]["0.jpg"].values())  # class-like names: the grid answers
+    assert answers["names"]["4.jpg"] == {"red square on the left": []}  # described, no class: absent
+    assert len(answers["all"]["4.jpg"]["red square on the left"]) == 1  # unless the rule lets the grid answer
 
 
 def test_the_grid_is_skipped_for_an_image_whose_phrases_all_have_a_class(fake_trunk) -> None:  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ REQUESTS = json.loads((DATA / "zsOD" / "requests.json").read_text(encoding="utf-
 # A calibration that always answers (presence threshold 0) so the fixtures get boxes.
 EAGER = Calibration(present=0.0, extra=1.01, max_boxes=1)
 # no phrase maps to a detector class, and the grid answers described phrases too: every phrase takes the grid
-GRID_ONLY = DetectionRule(mapping=MappingRule(min_cos=2.0), grid_described=0.0)
+GRID_ONLY = DetectionRule(mapping=MappingRule(min_cos=2.0), grid_names=0.0, grid_described=0.0)
 
 
 def test_clean_phrases_keeps_every_requested_phrase_once() -> None:
