@@ -32,8 +32,8 @@ class QType(StrEnum):
 
     @property
     def yesno(self) -> bool:
-        """True for the types answered "yes"/"no"."""
-        return self in (QType.YESNO, QType.PRESENCE)
+        """True for the types answered "yes"/"no" (``YESNO_TYPES``)."""
+        return self in YESNO_TYPES
 
     @property
     def report(self) -> str:
@@ -42,6 +42,9 @@ class QType(StrEnum):
         if self in (QType.WHO, QType.WHY, QType.WHEN, QType.WHAT):
             return "other"
         return self.value
+
+
+YESNO_TYPES = frozenset({QType.YESNO, QType.PRESENCE})  # the types answered "yes"/"no"
 
 
 @dataclass(frozen=True, slots=True)
