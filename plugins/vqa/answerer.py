@@ -25,7 +25,17 @@ from plugins.vqa.evidence import (
 from plugins.vqa.head import ANSWER_TYPES, OpenScored, VqaHead, yesno_features
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import YESNO_TYPES, ParsedQuestion, QType
-from plugins.vqa.typed import CHAIN, DEFAULT_RULE, HEAD_ALONE, LINK_ORDER, PRIORS, Link, TypedEvidence, TypedRule
+from plugins.vqa.typed import (
+    CHAIN,
+    DEFAULT_RULE,
+    HEAD_ALONE,
+    KINDS,
+    LINK_ORDER,
+    PRIORS,
+    Link,
+    TypedEvidence,
+    TypedRule,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -261,7 +271,6 @@ class Answerer:
         self.chain: Mapping[QType, tuple[Link, ...]] = chain if chain is not None and class_prompts is not None else {}
         self.rule = rule
         self.class_names = coco_classes()
-        self.evidence = TypedEvidence(class_prompts, self.class_names, rule) if class_prompts is not None else None
         self.head = head
         self.class_emb = dict(class_emb) if class_emb is not None else None
         self.candidates = list(candidates)
@@ -279,6 +288,24 @@ class Answerer:
             if self.class_emb is not None
             else None
         )
+        self.evidence = (
+            TypedEvidence(class_prompts, self.class_names, rule, self._kind_embeddings(), head.mean_image)
+            if class_prompts is not None
+            else None
+        )
+
+    def _kind_embeddings(self) -> dict[QType, torch.Tensor]:
+        """Per ``typed.KINDS`` type, its answers' English embeddings (rows of the candidates' own); a type
+        some of whose answers are not candidates is left out (its evidence is then the detector's votes)."""
+        row: dict[tuple[str, str], int] = {}
+        for j, c in enumerate(self.candidates):
+            row.setdefault((c.en, c.category), j)
+        out = {}
+        for qtype, kind in KINDS.items():
+            rows = [next((row[(a, c)] for c in kind.categories if (a, c) in row), None) for a in kind.answers]
+            if None not in rows:
+                out[qtype] = self.emb["en"][rows]
+        return out
 
     def yesno_inputs(self, items: Sequence[Embedded], langs: Sequence[str]) -> torch.Tensor:
         """``[B, yesno_width(D)]`` yes/no features, the detector's evidence included where it ran

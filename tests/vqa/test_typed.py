@@ -14,6 +14,7 @@ from plugins.vqa.question import QType, parse_question
 from plugins.vqa.typed import (
     CHAIN,
     CLASS_ANSWERS,
+    KINDS,
     LINK_ORDER,
     PRIORS,
     Link,
@@ -23,6 +24,8 @@ from plugins.vqa.typed import (
     colour_name,
     count_answer,
     evidence_answer,
+    kind_answer,
+    kind_words,
     presence_answer,
     subject_queries,
     where_answer,
@@ -219,3 +222,50 @@ def test_subject_queries_only_for_types_that_ask_about_an_object() -> None:
     texts, together = subject_queries(parse_question("How many men are there?"))
     assert texts[0] == "men" and "person" in texts and together >= 1
     assert subject_queries(parse_question("Why is it here?")) == ((), 0)
+
+
+OVEN, TOILET, SINK, BOWL, PIZZA, TABLE_ = (
+    NAMES.en.index(n) for n in ("oven", "toilet", "sink", "bowl", "pizza", "dining table")
+)
+
+
+def test_the_room_is_voted_by_what_the_detector_sees() -> None:
+    kitchen = _found((OVEN, 0.6, (0, 0, 10, 10)), (SINK, 0.5, (20, 0, 30, 10)), (PERSON, 0.9, (0, 20, 10, 40)))
+    bathroom = _found((TOILET, 0.5, (0, 0, 10, 10)), (SINK, 0.5, (20, 0, 30, 10)))
+    assert kind_answer(kitchen, QType.ROOM, None, NAMES, RULE, "en") == "kitchen"
+    assert kind_answer(bathroom, QType.ROOM, None, NAMES, RULE, "ru") == normalize_answer("ванная", "ru")
+    # The image's fit joins the votes: a clear lead for "bedroom" outweighs a weak oven.
+    fit = torch.zeros(len(KINDS[QType.ROOM].answers))
+    fit[KINDS[QType.ROOM].answers.index("bedroom")] = 1.0
+    weak = _found((OVEN, 0.25, (0, 0, 10, 10)))
+    assert kind_answer(weak, QType.ROOM, fit, NAMES, RULE, "en") == "bedroom"
+
+
+def test_a_kind_is_never_answered_with_another_kind_and_passes_without_evidence() -> None:
+    # A bowl and a table are detected, no food: "What food is this?" passes (never "bowl").
+    dishes = _found((BOWL, 0.9, (0, 0, 10, 10)), (TABLE_, 0.8, (0, 0, 40, 40)))
+    assert kind_answer(dishes, QType.FOOD, None, NAMES, RULE, "en") is None
+    assert kind_answer(_found(), QType.ANIMAL, None, NAMES, RULE, "en") is None
+    # No vote and an image without a clear favourite: pass; a clear favourite answers.
+    flat = torch.tensor([0.3, 0.29, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # two answers fit alike
+    assert kind_answer(dishes, QType.FOOD, flat, NAMES, RULE, "en") is None
+    clear = torch.zeros(10)
+    clear[KINDS[QType.FOOD].answers.index("pizza")] = 1.0
+    assert kind_answer(dishes, QType.FOOD, clear, NAMES, RULE, "ru") == "пицца"
+    with_pizza = _found((BOWL, 0.9, (0, 0, 10, 10)), (PIZZA, 0.3, (0, 0, 40, 40)))
+    assert kind_answer(with_pizza, QType.ON, None, NAMES, RULE, "en") == "pizza"
+
+
+def test_every_kind_answer_has_its_russian_form_and_survives_the_scorer() -> None:
+    for qtype, kind in KINDS.items():
+        assert CHAIN[qtype][0] is Link.EVIDENCE
+        words = kind_words(qtype)
+        assert set(words["ru"]) == set(kind.answers)
+        for lang in ("en", "ru"):
+            for answer in words[lang].values():
+                assert answer and normalize_answer(answer, lang) == normalize_answer(
+                    normalize_answer(answer, lang), lang
+                )
+        for name, votes in kind.votes.items():
+            assert name in NAMES.en, name
+            assert all(answer in kind.answers for answer, _ in votes), name
