@@ -14,6 +14,10 @@ The question's type (``question.TYPE_RULES``) says what evidence answers it:
   language ("стол" for the dining table);
 * **which** ("Какой инструмент используется для резки?"): the detected classes are the
   candidates, chosen by the question's fit to each class through the trunk's text tower.
+* **room, sport, food, animal, vehicle, riding, on** ("What room is this?", "Каким спортом
+  занимаются?", "What is on the plate?"): the answers of the kind (``KINDS``) get the votes of the
+  detected classes that say them (an oven says kitchen, a racket tennis) plus the image's fit to each
+  answer through the trunk (``kind_answer``); a kind is never answered with another kind's answer.
 
 The asked object (``ParsedQuestion.subject``) is mapped to one of the detector's classes by
 ``core.detector.phrases``, the same text-tower mapping phrase grounding uses: a subject that
