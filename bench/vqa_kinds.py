@@ -1,5 +1,6 @@
 """VQA's scene and kind questions ("What room is this?", "Каким спортом занимаются?", "What is on the
-plate?"...) on photos outside every VQA and zsOD evaluation set, each type beside its prior, per language.
+plate?", "Что летит в небе?"...) on photos outside every VQA and zsOD evaluation set, each type beside
+its prior, per language.
 
     python -m bench.vqa_kinds [--data ../shared/data] [--cache /tmp/vqa_cache] [--threads 1]
                               [--per-answer 25] [--write DIR]
@@ -7,8 +8,9 @@ plate?"...) on photos outside every VQA and zsOD evaluation set, each type besid
 **The set** (``kind_questions``): the photos of ``trunk_pairs/coco_val`` (COCO val2014, none of them in
 a VQA or zsOD set) and ``trunk_pairs/flickr8k``, with their human English captions. A photo gets a
 question of a type when at least ``MIN_CAPTIONS`` of its captions name one answer of that type
-(``CAPTION_WORDS``: "kitchen", "a man riding a horse"...) and none names another: the gold comes from
-the people who described the photo, never from the detector. At most ``--per-answer`` photos per
+(``CAPTION_WORDS``: "kitchen", "a man riding a horse"...) and none names another (what is on the
+plate and in the sky: a food or a flying thing, and a caption naming the plate or the sky, ``CONTEXT``):
+the gold comes from the people who described the photo, never from the detector. At most ``--per-answer`` photos per
 answer and source (chosen by a hash of the file name), so that no answer swamps its type. Each photo is
 asked in English and in Russian (one of three wordings, by the same hash); the Russian gold is the
 answer's Russian form in the answer vocabulary (``plugins.vqa.answers``), the form the task answers
@@ -95,8 +97,18 @@ CAPTION_WORDS: Mapping[str, Mapping[tuple[str, ...], str]] = {
         ("snowboard",): r" rid\w* (?:\S+ ){0,3}?snowboards? ",
     },
 }
-# A photo asked what is on its plate: its captions name a plate and one food (the food type's rule).
-PLATE = re.compile(r" plates? ")
+FLYING: Mapping[tuple[str, ...], str] = {
+    ("kite",): r" kites? ",
+    ("airplane", "plane", "jet"): r" (?:airplane|plane|jet|airliner)s? ",
+    ("bird",): r" birds? ",
+}
+# Types asked of a photo whose captions name one answer (by these rules) and, in one caption at least,
+# the context: what is on its plate (a food, and a plate), what is in its sky (a kite, a plane or a
+# bird, and the sky or flying).
+CONTEXT: Mapping[str, tuple[Mapping[tuple[str, ...], str], str]] = {
+    "plate": (CAPTION_WORDS["food"], r" plates? "),
+    "sky": (FLYING, r" (?:sky|flying|flies|fly|air|soaring|soars|overhead) "),
+}
 
 WORDINGS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "room": {
@@ -127,6 +139,10 @@ WORDINGS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "en": ("What is on the plate?", "What food is on the plate?", "What is on the plates?"),
         "ru": ("Что на тарелке?", "Что лежит на тарелке?", "Какая еда на тарелке?"),
     },
+    "sky": {
+        "en": ("What is in the sky?", "What is flying in the sky?", "What is in the air?"),
+        "ru": ("Что в небе?", "Что летит в небе?", "Что летает в небе?"),
+    },
 }
 
 
@@ -138,7 +154,7 @@ def _hash(text: str) -> int:
 # ("orange" is "апельсин" as a food, "оранжевый" as a colour).
 CATEGORIES: Mapping[str, tuple[str, ...]] = {
     "room": ("room",), "sport": ("sport",), "food": ("food",), "plate": ("food",), "animal": ("animal",),
-    "vehicle": ("vehicle",), "riding": ("animal", "vehicle", "tool"),
+    "vehicle": ("vehicle",), "riding": ("animal", "vehicle", "tool"), "sky": ("tool", "vehicle", "animal"),
 }  # fmt: skip
 
 
@@ -173,14 +189,14 @@ def kind_questions(data: Path, per_answer: int = 25) -> list:  # list[DevQuestio
     for source in SOURCES:
         root = data / "trunk_pairs" / source
         captions: dict[str, list[str]] = json.loads((root / "captions_en.json").read_text(encoding="utf-8"))
-        for kind in (*CAPTION_WORDS, "plate"):
+        for kind in (*CAPTION_WORDS, *CONTEXT):
             taken: collections.Counter[str] = collections.Counter()
+            rules, context = CONTEXT.get(kind, (CAPTION_WORDS.get(kind, {}), ""))
             for image in sorted(captions, key=lambda name: _hash(f"{kind}/{name}")):
-                rules = CAPTION_WORDS["food" if kind == "plate" else kind]
                 gold = caption_gold(captions[image], rules)
                 if gold is None or taken[gold[0]] >= per_answer:
                     continue
-                if kind == "plate" and sum(bool(PLATE.search(f" {c.lower()} ")) for c in captions[image]) < 1:
+                if context and not any(re.search(context, f" {c.lower().strip(' .')} ") for c in captions[image]):
                     continue
                 taken[gold[0]] += 1
                 k = _hash(f"{kind}/{image}/wording") % 3

@@ -32,6 +32,7 @@ class QType(StrEnum):
     VEHICLE = "vehicle"  # "What vehicle is this?", "Какой транспорт изображён?"
     RIDING = "riding"  # "What is the man riding?", "На чём едет человек?"
     ON = "on"  # "What is on the plate?", "Что лежит на тарелке?"
+    SKY = "sky"  # "What is in the sky?", "Что летит в небе?"
     WHO = "who"
     WHY = "why"
     WHEN = "when"
@@ -389,6 +390,7 @@ TYPE_RULES: tuple[TypeRule, ...] = (
     _rule(QType.ANIMAL, "en", rf"{_EN_KIND}animals?\b"),
     _rule(QType.VEHICLE, "en", rf"{_EN_KIND}(?:vehicle|transportation|transport)s?\b"),
     _rule(QType.RIDING, "en", rf"{_EN_WHAT_IS}riding\b"),
+    _rule(QType.SKY, "en", r"^what\s+(?:is|are)\s+(?:(?:up\s+)?in\s+the\s+(?:sky|air)|flying(?:\s+in\s+the\s+(?:sky|air))?)\??$"),  # noqa: E501
     _rule(QType.WHICH, "en", rf"^(?:which|what)\s+(?:(?:kind|type|sort)\s+of\s+)?{_EN_WHICH_NOUNS}\b"),
     _rule(QType.WHICH, "en", r"^what\s+(?:is|are)\s+(?:the\s+|this\s+|that\s+)?[\w' -]+?\s+(?:holding|carrying|using)\b"),  # noqa: E501
     _rule(QType.WHO, "en", r"^(?:who|whose|whom)\b"),
@@ -407,6 +409,7 @@ TYPE_RULES: tuple[TypeRule, ...] = (
     _rule(QType.FOOD, "ru", _RU_WHAT + r".*\b(?:еда|еду|еды|едой|блюд\w*|фрукт\w*|овощ\w*|пищ\w*|десерт\w*)\b|^что\s+(?:[\w-]+\s+)?(?:ест|едят)\b"),  # noqa: E501
     _rule(QType.ANIMAL, "ru", _RU_WHAT + r".*\b(?:животн|звер)\w*"),
     _rule(QType.VEHICLE, "ru", _RU_WHAT + r".*\bтранспорт\w*"),
+    _rule(QType.SKY, "ru", r"^что\s+(?:[\w-]+\s+)?(?:в|на)\s+неб\w*\??$|^что\s+(?:летит|летят|летает|летают|парит)\b"),
     _rule(QType.WHICH, "ru", _first_ru_wh(_RU_WHICH_WH) + rf"\s+(?:[\w-]+\s+)?{_RU_WHICH_NOUNS}"),
     _rule(QType.WHICH, "ru", _first_ru_wh("что") + r"\s+(?:[\w-]+\s+){0,2}(?:держит|держат|несёт|несет|использует)\b"),
     _rule(QType.WHO, "ru", _first_ru_wh("кто|кого|кому|кем|ком")),

@@ -93,7 +93,7 @@ CHAIN: Mapping[QType, tuple[Link, ...]] = {
     QType.WHERE: (Link.EVIDENCE, Link.HEAD),
     QType.WHICH: (Link.EVIDENCE, Link.HEAD),
     **{qtype: (Link.EVIDENCE, Link.HEAD) for qtype in (QType.ROOM, QType.SPORT, QType.FOOD, QType.ANIMAL)},
-    **{qtype: (Link.EVIDENCE, Link.HEAD) for qtype in (QType.VEHICLE, QType.RIDING, QType.ON)},
+    **{qtype: (Link.EVIDENCE, Link.HEAD) for qtype in (QType.VEHICLE, QType.RIDING, QType.ON, QType.SKY)},
 }
 HEAD_ALONE: tuple[Link, ...] = (Link.HEAD,)
 
@@ -159,10 +159,10 @@ _FOODS = ("banana", "apple", "sandwich", "orange", "broccoli", "carrot", "hot do
 _RIDDEN = ("horse", "bicycle", "motorcycle", "skateboard", "surfboard", "elephant", "snowboard", "skis")
 
 # Scene and kind questions, in one table: what the detector's classes say about the room, the sport,
-# the food, the animal, the vehicle, what is ridden, what is on the plate. Weights set by hand: a class
-# that only one answer has (toilet, bed, oven; a racket) votes 1-1.5, one shared by two answers (a sink)
-# half to each, one that is only likely (a TV in a living room) 0.5. The image's fit to each answer
-# (through the trunk's text tower) adds to the votes (``TypedRule.image_weight``).
+# the food, the animal, the vehicle, what is ridden, what is on the plate, what is in the sky. Weights
+# set by hand: a class that only one answer has (toilet, bed, oven; a racket) votes 1-1.5, one shared
+# by two answers (a sink) half to each, one that is only likely (a TV in a living room) 0.5. The
+# image's fit to each answer (through the trunk's text tower) adds to the votes (``TypedRule.image_weight``).
 KINDS: Mapping[QType, KindRule] = {
     QType.ROOM: KindRule(
         ("room",),
@@ -196,6 +196,8 @@ KINDS: Mapping[QType, KindRule] = {
     QType.RIDING: KindRule(
         ("animal", "vehicle", "tool"), (*_RIDDEN, "bus", "train", "boat"), _themselves(*_RIDDEN, "bus", "train", "boat")
     ),
+    QType.SKY: KindRule(("tool", "vehicle", "animal"), ("kite", "airplane", "bird", "clouds"),
+                        _themselves("kite", "airplane", "bird")),
 }  # fmt: skip
 
 
