@@ -47,6 +47,7 @@ class Detectors:
         self._lock = threading.Lock()
         self._built: dict[DetectorConfig, Detector] = {}
         self._errors: dict[DetectorConfig, BaseException] = {}
+        self._serialized: dict[DetectorConfig, Serialized] = {}
 
     def config_of(self, spec: str | None = None) -> DetectorConfig:
         """The config ``spec`` names (``NAME[:WEIGHTS]``, on the run's detector's device); None: the run's."""
@@ -78,9 +79,13 @@ class Detectors:
             return self._built[config]
 
     def shared(self, spec: str | None = None) -> Detector:
-        """``get(spec)``, safe to use from several threads at once: behind a lock unless it declares ``thread_safe``."""
+        """``get(spec)``, safe to use from several threads at once: behind one lock per detector (the same
+        for every caller) unless it declares ``thread_safe``."""
         detector = self.get(spec)
-        return detector if getattr(detector, "thread_safe", False) else Serialized(detector)
+        if getattr(detector, "thread_safe", False):
+            return detector
+        with self._lock:
+            return self._serialized.setdefault(self.config_of(spec), Serialized(detector))
 
 
 class Serialized:

@@ -22,10 +22,20 @@ from plugins.vqa.evidence import (
     open_evidence,
     yesno_evidence,
 )
-from plugins.vqa.head import ANSWER_TYPES, VqaHead, open_features, yesno_features
+from plugins.vqa.head import ANSWER_TYPES, OpenScored, VqaHead, yesno_features
 from plugins.vqa.normalize import normalize_answer
-from plugins.vqa.question import ParsedQuestion, QType
-from plugins.vqa.typed import DEFAULT_RULE, POLICY, Policy, TypedRule, choose, evidence_answer
+from plugins.vqa.question import YESNO_TYPES, ParsedQuestion, QType
+from plugins.vqa.typed import (
+    CHAIN,
+    DEFAULT_RULE,
+    HEAD_ALONE,
+    KINDS,
+    LINK_ORDER,
+    PRIORS,
+    Link,
+    TypedEvidence,
+    TypedRule,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -223,7 +233,7 @@ def first_word_index(candidates: Sequence[Candidate], lang: str) -> dict[str, li
 class Embedded:
     """The embeddings one question needs."""
 
-    image: torch.Tensor  # [R, D] region embeddings, row 0 the whole image (``head.region_pool``)
+    image: torch.Tensor  # [R, D] region embeddings, row 0 the whole image (``task.region_pool``)
     question: torch.Tensor  # [D]
     subject: torch.Tensor  # [D] (the question itself when there is no subject)
     choices: torch.Tensor  # [K, D], K = len(parsed.choices)
@@ -245,20 +255,20 @@ class Answerer:
         class_emb: Mapping[str, torch.Tensor] | None = None,
         class_prompts: torch.Tensor | None = None,
         *,
-        policy: Mapping[QType, Policy] | None = POLICY,
+        chain: Mapping[QType, tuple[Link, ...]] | None = CHAIN,
         rule: TypedRule = DEFAULT_RULE,
     ) -> None:
         """``class_emb``: ``{"en": [C, D], "ru": [C, D]}`` the detector's class names embedded by
         the trunk (``class_texts``); None: the detector's evidence is never used. ``class_prompts``:
         ``[C, D]`` the classes' prompt embeddings (``core.detector.phrases.pool_class_prompts``) that
-        asked objects are mapped to; None, or ``policy`` None: no answer by type (``typed.py``),
-        the head answers everything."""
+        asked objects are mapped to. ``chain``: who answers which type (``typed.CHAIN``); None, or
+        ``class_prompts`` None: the head answers everything."""
         import torch
 
         from core.detector import coco_classes
 
         self.class_prompts = class_prompts
-        self.policy = policy if class_prompts is not None else None
+        self.chain: Mapping[QType, tuple[Link, ...]] = chain if chain is not None and class_prompts is not None else {}
         self.rule = rule
         self.class_names = coco_classes()
         self.head = head
@@ -278,10 +288,35 @@ class Answerer:
             if self.class_emb is not None
             else None
         )
+        self.evidence = (
+            TypedEvidence(class_prompts, self.class_names, rule, self._kind_embeddings(), head.mean_image)
+            if class_prompts is not None
+            else None
+        )
+
+    def _kind_embeddings(self) -> dict[QType, torch.Tensor]:
+        """Per ``typed.KINDS`` type, its answers' English embeddings (rows of the candidates' own); a type
+        some of whose answers are not candidates is left out (its evidence is then the detector's votes)."""
+        row: dict[tuple[str, str], int] = {}
+        for j, c in enumerate(self.candidates):
+            row.setdefault((c.en, c.category), j)
+        out = {}
+        for qtype, kind in KINDS.items():
+            rows = [next((row[(a, c)] for c in kind.categories if (a, c) in row), None) for a in kind.answers]
+            if None not in rows:
+                out[qtype] = self.emb["en"][rows]
+        return out
 
     def yesno_inputs(self, items: Sequence[Embedded], langs: Sequence[str]) -> torch.Tensor:
         """``[B, yesno_width(D)]`` yes/no features, the detector's evidence included where it ran
         (elsewhere the head's ``evidence_mean``: its absence says nothing either way)."""
+        img, questions, subjects, evidence = self._yesno_parts(items, langs)
+        return yesno_features(img, questions, subjects, self.head.mean_image, self.reference, evidence)
+
+    def _yesno_parts(
+        self, items: Sequence[Embedded], langs: Sequence[str]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The stacked images, questions and subjects of ``items``, and their detector evidence."""
         import torch
 
         img = torch.stack([e.image for e in items])
@@ -299,25 +334,20 @@ class Answerer:
                 if idx:
                     found = [items[i].detections for i in idx]
                     evidence[idx] = yesno_evidence(subjects[idx], self.class_emb[lang], found)
-        return yesno_features(
-            img, torch.stack([e.question for e in items]), subjects, self.head.mean_image, self.reference, evidence
-        )
+        return img, torch.stack([e.question for e in items]), subjects, evidence
 
     def yesno_logits(self, items: Sequence[Embedded], langs: Sequence[str] | None = None) -> torch.Tensor:
         """``[B]`` logits of "yes" (``langs``: each question's language, default English)."""
-        import torch
-
-        feats = self.yesno_inputs(items, langs or ["en"] * len(items))
-        subjects = torch.stack([e.subject for e in items])
-        return self.head.yesno_logit(feats, subjects, torch.stack([e.image[0] for e in items]))
+        img, questions, subjects, evidence = self._yesno_parts(items, langs or ["en"] * len(items))
+        return self.head.yes_logits(img, questions, subjects, self.reference, evidence)
 
     def open_scores(self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]) -> torch.Tensor:
         """``[B, N]`` scores of every candidate, ``-inf`` where a question's mask excludes it.
 
         All questions must share one language (the candidate texts differ by language).
         """
-        feats, mask = self.open_inputs(parsed, items)
-        return self.head.open_scores(feats).masked_fill(~mask, float("-inf"))
+        scored, mask = self._open(parsed, items)
+        return scored.scores.masked_fill(~mask, float("-inf"))
 
     def open_inputs(
         self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]
@@ -328,6 +358,11 @@ class Answerer:
         a candidate whose answer type gets probability below ``TYPE_FLOOR`` from the head's
         type classifier is dropped, unless that drops every candidate the rules allow.
         """
+        scored, mask = self._open(parsed, items)
+        return scored.feats, mask
+
+    def _open(self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]) -> tuple[OpenScored, torch.Tensor]:
+        """The head's ``score_candidates`` for ``parsed`` (one language) and the mask of allowed candidates."""
         import math
 
         import torch
@@ -337,8 +372,6 @@ class Answerer:
         inq = torch.tensor([in_question(p, self.candidates, self._first_words[lang]) for p in parsed])
         img = torch.stack([e.image for e in items])
         questions = torch.stack([e.question for e in items])
-        lm = self.head.language_model(questions, emb, self.log_prior)
-        type_lp = self.head.type_log_probs(questions)[:, self.types]  # [B, N]
         evidence = None
         if self.class_emb is not None and self.cand_match is not None:
             subjects = torch.stack([e.subject for e in items])
@@ -346,13 +379,13 @@ class Answerer:
                 parsed, subjects, self.class_emb[lang], self.cand_match[lang], self.numbers, self.colours,
                 [e.detections for e in items], [e.pixels for e in items],
             )  # fmt: skip
-        feats = open_features(img, questions, emb, self.head.mean_image, self.log_prior, inq, lm, type_lp, evidence)
+        scored = self.head.score_candidates(img, questions, emb, self.log_prior, inq, self.types, evidence)
         rules = torch.stack([self._mask(p) for p in parsed])
         if self.head.type_w is None:
-            return feats, rules
-        mask = rules & (type_lp > math.log(TYPE_FLOOR))
+            return scored, rules
+        mask = rules & (scored.type_lp > math.log(TYPE_FLOOR))
         empty = ~mask.any(-1, keepdim=True)
-        return feats, torch.where(empty, rules, mask)
+        return scored, torch.where(empty, rules, mask)
 
     def _mask(self, parsed: ParsedQuestion) -> torch.Tensor:
         import torch
@@ -373,30 +406,34 @@ class Answerer:
     def answer_sourced(
         self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]
     ) -> tuple[list[str], list[str]]:
-        """Answers, and where each came from: "head", "evidence" (the detector, by the question's
-        type, ``typed.py``) or "prior" (the type's constant)."""
-        out = self.head_answers(parsed, items)
-        sources = ["head"] * len(out)
-        if self.policy is None or self.class_prompts is None:
-            return out, sources
-        from core.detector.phrases import ClassMatch, class_match
-
-        for i, (p, item) in enumerate(zip(parsed, items, strict=True)):
-            if p.qtype not in self.policy:
+        """Answers from the chain (``typed.CHAIN``), and which link gave each: "evidence" (the
+        detector, by the question's type), "head" or "prior" (the type's constant). Each link sees,
+        in one batch, the questions that no earlier link answered and whose type lists it."""
+        out: list[str | None] = [None] * len(parsed)
+        sources = [""] * len(parsed)
+        for link in LINK_ORDER:
+            todo = [i for i, p in enumerate(parsed) if out[i] is None and link in self.chain.get(p.qtype, HEAD_ALONE)]
+            if not todo:
                 continue
-            match = ClassMatch(-1, -1.0, 0.0)
-            if item.queries is not None and len(item.queries):
-                match = class_match([item.queries], [item.together], self.class_prompts)[0]
-            evidence = evidence_answer(
-                p, item.detections, match, item.question, self.class_prompts, item.pixels, self.class_names, self.rule
-            )
-            out[i], sources[i] = choose(p, evidence, out[i], self.policy)
-        return out, sources
+            asked, their = [parsed[i] for i in todo], [items[i] for i in todo]
+            if link is Link.EVIDENCE:
+                answers = self.evidence.answers(asked, their) if self.evidence is not None else [None] * len(todo)
+            elif link is Link.HEAD:
+                answers = self.head_answers(asked, their)
+            else:
+                answers = [PRIORS.get((p.qtype, "ru" if p.lang == "ru" else "en")) for p in asked]
+            for i, answer in zip(todo, answers, strict=True):
+                if answer is not None:
+                    out[i], sources[i] = answer, link.value
+        missing = [parsed[i].text for i, a in enumerate(out) if a is None]
+        if missing:
+            raise ValueError(f"the answer chain left {len(missing)} questions unanswered, e.g. {missing[0]!r}")
+        return [a for a in out if a is not None], sources
 
     def head_answers(self, parsed: Sequence[ParsedQuestion], items: Sequence[Embedded]) -> list[str]:
         """The learned head's answers (yes/no and open questions scored in batches)."""
         out: list[str] = [""] * len(parsed)
-        yesno = [i for i, p in enumerate(parsed) if p.qtype.yesno]
+        yesno = [i for i, p in enumerate(parsed) if p.qtype in YESNO_TYPES]
         if yesno:
             langs = ["ru" if parsed[i].lang == "ru" else "en" for i in yesno]
             logits = self.yesno_logits([items[i] for i in yesno], langs).tolist()
@@ -406,7 +443,7 @@ class Answerer:
         groups: dict[str, list[int]] = {}
         for i, p in enumerate(parsed):
             lang = "ru" if p.lang == "ru" else "en"
-            if p.qtype.yesno:
+            if p.qtype in YESNO_TYPES:
                 continue
             if p.qtype is QType.CHOICE and len(p.choices) == items[i].choices.shape[0] > 0:
                 fit = (items[i].choices @ (items[i].image[0] - self.head.mean_image)).tolist()
@@ -426,13 +463,13 @@ def make_answerer(
     embed: Callable[[Sequence[str]], torch.Tensor],
     *,
     mode: str = "model",
-    policy: Mapping[QType, Policy] | None = POLICY,
+    chain: Mapping[QType, tuple[Link, ...]] | None = CHAIN,
     rule: TypedRule = DEFAULT_RULE,
 ) -> Answerer:
     """An ``Answerer`` for ``head`` with candidate texts embedded by ``embed`` (texts -> ``[N, D]``).
 
     ``mode``: "model" (the head as shipped) or "prior" (its prior-only model: no image feature).
-    ``policy``/``rule``: the answers by type (``typed.py``); ``policy`` None: the head alone.
+    ``chain``/``rule``: the answer chain and the evidence's thresholds (``typed.py``); ``chain`` None: the head alone.
     """
     from core.detector import coco_classes
     from core.detector.phrases import class_prompt_texts, pool_class_prompts
@@ -446,7 +483,7 @@ def make_answerer(
     class_en, class_ru = class_texts()
     prompts = pool_class_prompts(embed(class_prompt_texts(coco_classes())), len(coco_classes()))
     classes = {"en": embed(class_en), "ru": embed(class_ru)}
-    return Answerer(head, candidates, embed(en), embed(ru), classes, prompts, policy=policy, rule=rule)
+    return Answerer(head, candidates, embed(en), embed(ru), classes, prompts, chain=chain, rule=rule)
 
 
 def class_texts() -> tuple[list[str], list[str]]:

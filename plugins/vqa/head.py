@@ -22,7 +22,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugins.vqa.evidence import N_EVIDENCE, OPEN_EVIDENCE
 
@@ -40,30 +40,6 @@ CARD_FILE = WEIGHTS_DIR / "vqa_head.json"
 DEPENDS_ON = ("image", "text", "joint")
 
 N_SCALAR = 6
-
-
-def region_pool(coarse: torch.Tensor) -> torch.Tensor:
-    """``[B, C, H, W]`` coarsest feature map -> ``[B, 6, C]`` pooled regions.
-
-    Row 0 is the whole image (exactly what ``encode_images`` projects), then the
-    four overlapping quadrants (each 2/3 of the side) and the centre: a small
-    object or a detail a question asks about dominates some region more than the
-    whole picture.
-    """
-    import torch
-
-    _, _, h, w = coarse.shape
-    hs, ws = max(1, round(h * 2 / 3)), max(1, round(w * 2 / 3))
-    h0, w0 = (h - hs) // 2, (w - ws) // 2
-    boxes = [
-        (0, 0, h, w),
-        (0, 0, hs, ws),
-        (0, w - ws, hs, w),
-        (h - hs, 0, h, ws),
-        (h - hs, w - ws, h, w),
-        (h0, w0, h0 + hs, w0 + ws),
-    ]
-    return torch.stack([coarse[:, :, y0:y1, x0:x1].mean(dim=(2, 3)) for y0, x0, y1, x1 in boxes], 1)
 
 
 def yesno_width(dim: int) -> int:
@@ -193,6 +169,14 @@ def open_image_mask() -> torch.Tensor:
     return mask
 
 
+class OpenScored(NamedTuple):
+    """``VqaHead.score_candidates``' output."""
+
+    feats: torch.Tensor  # [B, N, N_OPEN] (``open_features``)
+    type_lp: torch.Tensor  # [B, N] log-probability of each candidate's answer type
+    scores: torch.Tensor  # [B, N] the head's score of each candidate
+
+
 # Tensors of a head file. The prior-only model (``prior_*``: the same model fitted without any
 # image feature) ships beside the model, for the benchmark's "prior alone" and as the fallback.
 TENSORS = (
@@ -266,6 +250,36 @@ class VqaHead:
     def open_scores(self, feats: torch.Tensor) -> torch.Tensor:
         """``[B, N]`` scores of candidate answers."""
         return feats @ self.open_w
+
+    def yes_logits(
+        self,
+        img: torch.Tensor,
+        question: torch.Tensor,
+        subject: torch.Tensor,
+        reference: torch.Tensor,
+        evidence: torch.Tensor | None,
+    ) -> torch.Tensor:
+        """``[B]`` logits of "yes" from ``yesno_features``' inputs (``yesno_logit`` of those features)."""
+        feats = yesno_features(img, question, subject, self.mean_image, reference, evidence)
+        return self.yesno_logit(feats, subject, img[:, 0])
+
+    def score_candidates(
+        self,
+        img: torch.Tensor,
+        question: torch.Tensor,
+        answers: torch.Tensor,
+        log_prior: torch.Tensor,
+        in_question: torch.Tensor,
+        answer_types: torch.Tensor,
+        evidence: torch.Tensor | None,
+    ) -> OpenScored:
+        """Every candidate's ``open_features`` (with this head's language model and answer-type fit),
+        the answer-type log-probabilities and the scores (``open_features``' parameters;
+        ``answer_types``: ``[N]`` each candidate's index into ``ANSWER_TYPES``)."""
+        lm = self.language_model(question, answers, log_prior)
+        type_lp = self.type_log_probs(question)[:, answer_types]  # [B, N]
+        feats = open_features(img, question, answers, self.mean_image, log_prior, in_question, lm, type_lp, evidence)
+        return OpenScored(feats, type_lp, self.open_scores(feats))
 
     def language_model(self, question: torch.Tensor, answers: torch.Tensor, log_prior: torch.Tensor) -> torch.Tensor:
         """``[B, N]`` log-probabilities of the answers given the questions (zeros without a model)."""

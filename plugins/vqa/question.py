@@ -24,7 +24,15 @@ class QType(StrEnum):
     COUNT = "count"
     COLOR = "color"
     WHERE = "where"
-    WHICH = "which"  # which object / tool / animal: "What animal is this?", "Какой инструмент ...?"
+    WHICH = "which"  # which object / tool: "What is the man holding?", "Какой инструмент ...?"
+    ROOM = "room"  # "What room is this?", "Что это за комната?"
+    SPORT = "sport"  # "What sport is being played?", "Каким спортом занимаются?"
+    FOOD = "food"  # "What food is this?", "What is the woman eating?", "Что это за еда?"
+    ANIMAL = "animal"  # "What kind of animal is this?", "Какое животное на фото?"
+    VEHICLE = "vehicle"  # "What vehicle is this?", "Какой транспорт изображён?"
+    RIDING = "riding"  # "What is the man riding?", "На чём едет человек?"
+    ON = "on"  # "What is on the plate?", "Что лежит на тарелке?"
+    SKY = "sky"  # "What is in the sky?", "Что летит в небе?"
     WHO = "who"
     WHY = "why"
     WHEN = "when"
@@ -32,16 +40,19 @@ class QType(StrEnum):
 
     @property
     def yesno(self) -> bool:
-        """True for the types answered "yes"/"no"."""
-        return self in (QType.YESNO, QType.PRESENCE)
+        """True for the types answered "yes"/"no" (``YESNO_TYPES``)."""
+        return self in YESNO_TYPES
 
     @property
     def report(self) -> str:
-        """The question type the dev report groups by: yes/no, presence, count, colour, where,
-        which, choice, or "other" (who, why, when and every other open question)."""
+        """The question type the dev report groups by: its own (yes/no, presence, count, colour, where,
+        which, choice, the scene and kind types), or "other" (who, why, when and every other open question)."""
         if self in (QType.WHO, QType.WHY, QType.WHEN, QType.WHAT):
             return "other"
         return self.value
+
+
+YESNO_TYPES = frozenset({QType.YESNO, QType.PRESENCE})  # the types answered "yes"/"no"
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +369,10 @@ _EN_WHICH_NOUNS = (
 )
 _RU_WHICH_NOUNS = r"(?:инструмент|животн|предмет|вещ|транспорт|фрукт|устройств|прибор|мебел|посуд)\w*"
 _RU_WHICH_WH = r"как(?:ой|ая|ое|ие|им|ую|ого|ом|ому|ими|их)|котор\w+"
+# Scene and kind questions (``typed.KINDS`` answers them): "what/which [kind of] room", "what is X riding".
+_EN_KIND = r"^(?:in\s+|for\s+)?(?:what|which)\s+(?:(?:kind|type|sort|species|mode|form)s?\s+of\s+)?"
+_EN_WHAT_IS = r"^what\s+(?:is|are)\s+(?:the\s+|this\s+|that\s+|these\s+|those\s+)?[\w' -]*?\b"
+_RU_WHAT = _first_ru_wh(r"что|как\w*|в\s+как\w+|кака\w*")
 
 # The question-type classifier, in one place: the first row (of the question's language) whose
 # pattern matches decides; no row: ``QType.WHAT``. Rows are tried in this order.
@@ -368,6 +383,14 @@ TYPE_RULES: tuple[TypeRule, ...] = (
     _rule(QType.PRESENCE, "en", r"^(?:is|are|was|were)\s+there\b|^(?:do|can|could)\s+(?:you|we)\s+see\b"),
     _rule(QType.YESNO, "en", rf"^(?:{_EN_AUX_RE})\b"),
     _rule(QType.WHERE, "en", r"^(?:[\w'-]+\W+){0,2}where\b"),
+    _rule(QType.ROOM, "en", rf"{_EN_KIND}room\b|^what\s+(?:part|area)\s+of\s+(?:the|a)\s+(?:house|home)\b"),
+    _rule(QType.SPORT, "en", rf"{_EN_KIND}(?:sport|game)s?\b|{_EN_WHAT_IS}playing\??$"),
+    _rule(QType.ON, "en", r"^what\s+(?:food\s+)?(?:is|are)\s+(?:on|in)\s+(?:the|this|that|his|her|these)\s+(?:plate|dish|tray|bowl|table)s?\b"),  # noqa: E501
+    _rule(QType.FOOD, "en", rf"{_EN_KIND}(?:food|fruit|vegetable|dish|meal|snack|dessert)s?\b|{_EN_WHAT_IS}eating\??$"),  # noqa: E501
+    _rule(QType.ANIMAL, "en", rf"{_EN_KIND}animals?\b"),
+    _rule(QType.VEHICLE, "en", rf"{_EN_KIND}(?:vehicle|transportation|transport)s?\b"),
+    _rule(QType.RIDING, "en", rf"{_EN_WHAT_IS}riding\b"),
+    _rule(QType.SKY, "en", r"^what\s+(?:is|are)\s+(?:(?:up\s+)?in\s+the\s+(?:sky|air)|flying(?:\s+in\s+the\s+(?:sky|air))?)\??$"),  # noqa: E501
     _rule(QType.WHICH, "en", rf"^(?:which|what)\s+(?:(?:kind|type|sort)\s+of\s+)?{_EN_WHICH_NOUNS}\b"),
     _rule(QType.WHICH, "en", r"^what\s+(?:is|are)\s+(?:the\s+|this\s+|that\s+)?[\w' -]+?\s+(?:holding|carrying|using)\b"),  # noqa: E501
     _rule(QType.WHO, "en", r"^(?:who|whose|whom)\b"),
@@ -376,9 +399,17 @@ TYPE_RULES: tuple[TypeRule, ...] = (
     _rule(QType.COUNT, "ru", r"\bсколько\b"),
     _rule(QType.COLOR, "ru", rf"^(?=.*{_RU_WH_RE}).*цвет"),  # "Автобус красного цвета?" is a yes/no question
     _rule(QType.CHOICE, "ru", r"", choices=True),
+    _rule(QType.RIDING, "ru", r"\bна\s+ч[её]м\s+(?:[\w-]+\s+){0,2}?(?:едет|едут|катается|катаются|скачет|скачут|сидит\s+верхом)\b"),  # noqa: E501
     _rule(QType.PRESENCE, "ru", r"^есть\s+ли\b|^(?:(?:на|в)\s+\w+\s+|здесь\s+|там\s+|тут\s+)есть\b|^видн[оы]\s+ли\b"),
     _rule(QType.YESNO, "ru", rf"{_NO_RU_WH}|^(?:[\w-]+\W+){{0,2}}ли\b|^как\s+вы\b(?!.*{_RU_WH_RE})"),
     _rule(QType.WHERE, "ru", _first_ru_wh("где|куда|откуда")),
+    _rule(QType.ROOM, "ru", _RU_WHAT + r".*\b(?:комнат|помещени)\w*"),
+    _rule(QType.SPORT, "ru", _RU_WHAT + r".*\b(?:спорт|игр)\w*|^во\s+что\s+(?:[\w-]+\s+)?игра\w*"),
+    _rule(QType.ON, "ru", _first_ru_wh("что|какая|какую") + r"\s+(?:[\w-]+\s+){0,2}?(?:на|в)\s+(?:тарелк|блюд|поднос|миск|стол)\w*\??$"),  # noqa: E501
+    _rule(QType.FOOD, "ru", _RU_WHAT + r".*\b(?:еда|еду|еды|едой|блюд\w*|фрукт\w*|овощ\w*|пищ\w*|десерт\w*)\b|^что\s+(?:[\w-]+\s+)?(?:ест|едят)\b"),  # noqa: E501
+    _rule(QType.ANIMAL, "ru", _RU_WHAT + r".*\b(?:животн|звер)\w*"),
+    _rule(QType.VEHICLE, "ru", _RU_WHAT + r".*\bтранспорт\w*"),
+    _rule(QType.SKY, "ru", r"^что\s+(?:[\w-]+\s+)?(?:в|на)\s+неб\w*\??$|^что\s+(?:летит|летят|летает|летают|парит)\b"),
     _rule(QType.WHICH, "ru", _first_ru_wh(_RU_WHICH_WH) + rf"\s+(?:[\w-]+\s+)?{_RU_WHICH_NOUNS}"),
     _rule(QType.WHICH, "ru", _first_ru_wh("что") + r"\s+(?:[\w-]+\s+){0,2}(?:держит|держат|несёт|несет|использует)\b"),
     _rule(QType.WHO, "ru", _first_ru_wh("кто|кого|кому|кем|ком")),

@@ -32,11 +32,11 @@ from core.errors import InputError
 from core.heads import find_head
 from core.io import find_task_dir, load_image, model_safe_text, read_request, resolve_input_file
 from core.task import Prediction, RequestForm, Sample, SetupContext, TaskBase, TaskInfo
-from plugins.vqa.evidence import detector_size, wants_detections
+from plugins.vqa.evidence import detector_size
 from plugins.vqa.question import ParsedQuestion, QType, detect_language, parse_question
 from plugins.vqa.typed import subject_queries
 
-N_REGIONS = 6  # rows of ``head.region_pool``
+N_REGIONS = 6  # rows of ``region_pool``
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,6 +65,8 @@ class VqaBatch(NamedTuple):
 
     parsed: list[ParsedQuestion | None]  # None for an empty question
     image_rows: list[int | None]  # per sample: its image's row of ``pixels``; None: answer without the image
+    sizes: list[int | None]  # per sample: the detector input size its evidence is made at; None: no detector
+    queries: list[tuple[tuple[str, ...], int]]  # per sample: its asked object's texts (``typed.subject_queries``)
     pixels: torch.Tensor | None  # [distinct readable images of the batch, 3, S, S]
     rgb: list[np.ndarray | None]  # per row of ``pixels``: the RGB uint8 image when the detector is to see it
 
@@ -209,9 +211,11 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
                     images[s.image] = None
             rows.append(None if s.image is None else images[s.image])
         # Only images that some question the detector can answer asks about are kept for it.
-        wanted = {r for p, r in zip(parsed, rows, strict=True) if r is not None and wants_detections(p)}
+        sizes = [detector_size(p) for p in parsed]
+        wanted = {r for s, r in zip(sizes, rows, strict=True) if r is not None and s is not None}
         rgb = [np.asarray(image.convert("RGB")) if r in wanted else None for r, image in enumerate(loaded)]
-        return VqaBatch(parsed, rows, torch.stack(pixels) if pixels else None, rgb)
+        queries = [subject_queries(p) if p is not None else ((), 0) for p in parsed]
+        return VqaBatch(parsed, rows, sizes, queries, torch.stack(pixels) if pixels else None, rgb)
 
     def predict(self, batch: VqaBatch, trunk: Trunk) -> list[str | None]:
         """Encode the images, detect objects, embed the question texts, answer; None where only the
@@ -228,14 +232,14 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         found: dict[tuple[int | None, int | None], Any] = {}
         wanted = {
             (size, r)
-            for p, r in zip(batch.parsed, batch.image_rows, strict=True)
-            if (size := detector_size(p)) is not None and r is not None and batch.rgb[r] is not None
+            for size, r in zip(batch.sizes, batch.image_rows, strict=True)
+            if size is not None and r is not None and batch.rgb[r] is not None
         }
         for size in sorted({s for s, _ in wanted}) if loaded.detector is not None else ():
             todo_rows = sorted(r for s, r in wanted if s == size)
             detected = loaded.detector.detect([batch.rgb[r] for r in todo_rows], input_size=size)
             found.update(((size, r), d) for r, d in zip(todo_rows, detected, strict=True))
-        queries = [subject_queries(p) if p is not None else ((), 0) for p in batch.parsed]
+        queries = batch.queries
         texts = list(
             dict.fromkeys(
                 t
@@ -254,7 +258,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
                 continue
             image = images[image_row] if images is not None and image_row is not None else mean
             choices = emb[[row[c] for c in p.choices]] if p.choices else emb[:0]
-            detections = found.get((detector_size(p), image_row))
+            detections = found.get((batch.sizes[i], image_row))
             rgb = batch.rgb[image_row] if detections is not None and p.qtype is QType.COLOR else None
             asked, together = queries[i]
             items.append(
@@ -290,18 +294,40 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
 def encode_regions(trunk: Trunk, pixels: torch.Tensor) -> torch.Tensor:
     """``[B, 3, S, S]`` -> ``[B, R, D]`` joint embeddings of the whole image and its regions.
 
-    One tower pass: the coarsest feature map is pooled over ``head.region_pool``'s
+    One tower pass: the coarsest feature map is pooled over ``region_pool``'s
     regions and projected with ``trunk.project_pooled`` (row 0 equals
     ``encode_images``). A trunk that cannot project regions gives the whole-image
     embedding in every row.
     """
-    from plugins.vqa.head import region_pool
-
     if not trunk.can_pool_regions:
         return trunk.encode_images(pixels).unsqueeze(1).expand(-1, N_REGIONS, -1).clone()
     pooled = region_pool(trunk.image_feature_maps(pixels).maps[-1])
     b, r, c = pooled.shape
     return trunk.project_pooled(pooled.reshape(b * r, c)).reshape(b, r, -1)
+
+
+def region_pool(coarse: torch.Tensor) -> torch.Tensor:
+    """``[B, C, H, W]`` coarsest feature map -> ``[B, 6, C]`` pooled regions.
+
+    Row 0 is the whole image (exactly what ``encode_images`` projects), then the
+    four overlapping quadrants (each 2/3 of the side) and the centre: a small
+    object or a detail a question asks about dominates some region more than the
+    whole picture.
+    """
+    import torch
+
+    _, _, h, w = coarse.shape
+    hs, ws = max(1, round(h * 2 / 3)), max(1, round(w * 2 / 3))
+    h0, w0 = (h - hs) // 2, (w - ws) // 2
+    boxes = [
+        (0, 0, h, w),
+        (0, 0, hs, ws),
+        (0, w - ws, hs, w),
+        (h - hs, 0, h, ws),
+        (h - hs, w - ws, h, w),
+        (h0, w0, h0 + hs, w0 + ws),
+    ]
+    return torch.stack([coarse[:, :, y0:y1, x0:x1].mean(dim=(2, 3)) for y0, x0, y1, x1 in boxes], 1)
 
 
 def _embed_in_chunks(trunk: Trunk, texts: Sequence[str], size: int = 256) -> torch.Tensor:

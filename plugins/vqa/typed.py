@@ -14,13 +14,19 @@ The question's type (``question.TYPE_RULES``) says what evidence answers it:
   language ("стол" for the dining table);
 * **which** ("Какой инструмент используется для резки?"): the detected classes are the
   candidates, chosen by the question's fit to each class through the trunk's text tower.
+* **room, sport, food, animal, vehicle, riding, on** ("What room is this?", "Каким спортом
+  занимаются?", "What is on the plate?"): the answers of the kind (``KINDS``) get the votes of the
+  detected classes that say them (an oven says kitchen, a racket tennis) plus the image's fit to each
+  answer through the trunk (``kind_answer``); a kind is never answered with another kind's answer.
 
 The asked object (``ParsedQuestion.subject``) is mapped to one of the detector's classes by
 ``core.detector.phrases``, the same text-tower mapping phrase grounding uses: a subject that
-names no class clearly (``TypedRule.mapping``) has no evidence. Where the evidence is missing,
-or where it did not beat the alternatives on held-out folds, ``POLICY`` says what answers
-instead: the learned head or the type's constant prior (``PRIORS``, the best constant answer
-per type and language on the dev data, ``python -m bench.vqa_types``).
+names no class clearly (``TypedRule.mapping``) has no evidence, and the evidence passes.
+
+``CHAIN`` is the answer chain, written once: per question type, the links that may answer
+(``TypedEvidence``, the learned head, the type's constant prior ``PRIORS``: the best constant answer
+per type and language on the dev data, ``python -m bench.vqa_types``), always in ``LINK_ORDER``;
+the first that answers wins. ``answerer.Answerer.answer_sourced`` runs it.
 
 Pure functions of tensors and arrays, shared by the task and the benches.
 """
@@ -30,7 +36,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
 from core.detector.phrases import ClassMatch, MappingRule
 from plugins.vqa.evidence import COLOURS, colour_shares
@@ -58,26 +65,38 @@ class TypedRule:
     object_score: float = 0.3  # a box this sure can answer colour, where and which questions
     support_cover: float = 0.5  # share of the asked object's box a support's box must hold
     same_object_iou: float = 0.7  # a support box overlapping the asked object's this much is that object
+    kind_score: float = 0.2  # a box this sure votes for a scene or kind answer (``KINDS``)
+    image_weight: float = 0.4  # weight of the image's fit to each answer (z-score among the kind's answers)
+    image_margin: float = 0.5  # with no vote, the image's best answer must lead the next by this (z) to answer
 
 
 DEFAULT_RULE = TypedRule()
 
 
-# What answers each type, where the detector's evidence is missing or did not win: "head" (the
-# learned head) or "prior" (the type's constant, ``PRIORS``). ``evidence``: False where the evidence
-# answer scored below the alternative on held-out folds (bench.vqa_types).
-class Policy(NamedTuple):
-    evidence: bool
-    otherwise: str  # "head" or "prior"
+class Link(StrEnum):
+    """An answerer of the chain: it answers a question or passes it to the next one."""
+
+    EVIDENCE = "evidence"  # the detector's evidence for the question's type (``TypedEvidence``)
+    HEAD = "head"  # the learned head (``answerer.Answerer.head_answers``); it always answers
+    PRIOR = "prior"  # the type's constant (``PRIORS``); it passes where the type has none
 
 
-POLICY: Mapping[QType, Policy] = {
-    QType.COUNT: Policy(True, "prior"),
-    QType.PRESENCE: Policy(True, "head"),
-    QType.COLOR: Policy(True, "head"),
-    QType.WHERE: Policy(True, "head"),
-    QType.WHICH: Policy(True, "head"),
+# The answer chain, in one place. Every question is offered to the links its type lists, in this
+# order (the detector's typed evidence, then the head, then the type's constant), until one answers;
+# a type not listed is the head's alone. Counts skip the head: it answered 0.160 of the built count
+# questions where the prior "1" answers 0.546 (``python -m bench.vqa_types``).
+LINK_ORDER: tuple[Link, ...] = (Link.EVIDENCE, Link.HEAD, Link.PRIOR)
+CHAIN: Mapping[QType, tuple[Link, ...]] = {
+    QType.COUNT: (Link.EVIDENCE, Link.PRIOR),
+    QType.PRESENCE: (Link.EVIDENCE, Link.HEAD),
+    QType.COLOR: (Link.EVIDENCE, Link.HEAD),
+    QType.WHERE: (Link.EVIDENCE, Link.HEAD),
+    QType.WHICH: (Link.EVIDENCE, Link.HEAD),
+    **{qtype: (Link.EVIDENCE, Link.HEAD) for qtype in (QType.ROOM, QType.SPORT, QType.FOOD, QType.ANIMAL)},
+    **{qtype: (Link.EVIDENCE, Link.HEAD) for qtype in (QType.VEHICLE, QType.RIDING, QType.ON, QType.SKY)},
 }
+HEAD_ALONE: tuple[Link, ...] = (Link.HEAD,)
+
 
 # The best constant answer per type and language on the dev data (bench.vqa_types prints them):
 # count on the built count questions (CV 0.546), presence and yes/no on the training part of the VQA v2
@@ -115,6 +134,118 @@ CLASS_ANSWERS: Mapping[str, tuple[str, str]] = {
     "parking meter": ("parking meter", "паркомат"),
     "person": ("person", "человек"),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class KindRule:
+    """How a scene or kind question is answered (one row of ``KINDS``): ``answers`` are the English
+    answers it may get, as the answer vocabulary (``answers.py``) writes them in one of ``categories``
+    (which gives their Russian forms); ``votes`` says which detector classes vote for which answer,
+    and how strongly (a class's box votes its score times the weight)."""
+
+    categories: tuple[str, ...]
+    answers: tuple[str, ...]
+    votes: Mapping[str, tuple[tuple[str, float], ...]]  # detector class -> ((answer, weight), ...)
+
+
+def _themselves(*classes: str) -> dict[str, tuple[tuple[str, float], ...]]:
+    """Votes of classes that name their own answer ("dog" -> "dog"), as ``CLASS_ANSWERS`` names them."""
+    return {c: ((CLASS_ANSWERS.get(c, (c, ""))[0], 1.0),) for c in classes}
+
+
+_ANIMALS = ("bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe")
+_VEHICLES = ("bicycle", "car", "motorcycle", "airplane", "bus", "train", "truck", "boat")
+_FOODS = ("banana", "apple", "sandwich", "orange", "broccoli", "carrot", "hot dog", "pizza", "donut", "cake")
+_RIDDEN = ("horse", "bicycle", "motorcycle", "skateboard", "surfboard", "elephant", "snowboard", "skis")
+
+# Scene and kind questions, in one table: what the detector's classes say about the room, the sport,
+# the food, the animal, the vehicle, what is ridden, what is on the plate, what is in the sky. Weights
+# set by hand: a class that only one answer has (toilet, bed, oven; a racket) votes 1-1.5, one shared
+# by two answers (a sink) half to each, one that is only likely (a TV in a living room) 0.5. The
+# image's fit to each answer (through the trunk's text tower) adds to the votes (``TypedRule.image_weight``).
+KINDS: Mapping[QType, KindRule] = {
+    QType.ROOM: KindRule(
+        ("room",),
+        ("kitchen", "bathroom", "bedroom", "living room", "dining room", "office", "classroom", "hallway", "garage"),
+        {
+            "oven": (("kitchen", 1.0),), "refrigerator": (("kitchen", 1.0),), "microwave": (("kitchen", 1.0),),
+            "toaster": (("kitchen", 1.0),), "sink": (("kitchen", 0.5), ("bathroom", 0.5)),
+            "toilet": (("bathroom", 1.5),), "toothbrush": (("bathroom", 1.0),), "hair drier": (("bathroom", 1.0),),
+            "bed": (("bedroom", 1.5),), "couch": (("living room", 1.0),), "tv": (("living room", 0.5),),
+            "remote": (("living room", 0.5),), "laptop": (("office", 0.7),), "keyboard": (("office", 1.0),),
+            "mouse": (("office", 1.0),),
+        },
+    ),
+    QType.SPORT: KindRule(
+        ("sport",),
+        ("tennis", "baseball", "soccer", "basketball", "skiing", "snowboarding", "surfing", "skateboarding",
+         "frisbee", "volleyball", "golf", "hockey", "rugby", "cricket", "kite flying", "swimming", "boxing",
+         "cycling", "softball"),
+        {
+            "tennis racket": (("tennis", 1.0),), "baseball bat": (("baseball", 1.0),),
+            "baseball glove": (("baseball", 1.0),), "skis": (("skiing", 1.0),),
+            "snowboard": (("snowboarding", 1.0),), "surfboard": (("surfing", 1.0),),
+            "skateboard": (("skateboarding", 1.0),), "frisbee": (("frisbee", 1.0),), "kite": (("kite flying", 1.0),),
+            "sports ball": (("soccer", 0.3),),
+        },
+    ),
+    QType.FOOD: KindRule(("food",), _FOODS, _themselves(*_FOODS)),
+    QType.ON: KindRule(("food",), _FOODS, _themselves(*_FOODS)),
+    QType.ANIMAL: KindRule(("animal",), _ANIMALS, _themselves(*_ANIMALS)),
+    QType.VEHICLE: KindRule(("vehicle",), _VEHICLES, _themselves(*_VEHICLES)),
+    QType.RIDING: KindRule(
+        ("animal", "vehicle", "tool"), (*_RIDDEN, "bus", "train", "boat"), _themselves(*_RIDDEN, "bus", "train", "boat")
+    ),
+    QType.SKY: KindRule(("tool", "vehicle", "animal"), ("kite", "airplane", "bird", "clouds"),
+                        _themselves("kite", "airplane", "bird")),
+}  # fmt: skip
+
+
+@functools.cache
+def kind_words(qtype: QType) -> dict[str, dict[str, str]]:
+    """``{"en": {answer: answer}, "ru": {answer: its Russian}}`` for the answers of ``KINDS[qtype]``, from
+    the answer vocabulary's blocks the rule names (the first that holds the answer)."""
+    from plugins.vqa.answers import vocabulary
+
+    rule = KINDS[qtype]
+    ru = {}
+    for answer in rule.answers:
+        found = [a.ru for c in rule.categories for a in vocabulary() if a.en == answer and a.category == c]
+        if not found:
+            raise KeyError(f"{qtype.value} answer {answer!r} is in none of the vocabulary blocks {rule.categories}")
+        ru[answer] = found[0]
+    return {"en": {a: a for a in rule.answers}, "ru": ru}
+
+
+def kind_answer(
+    found: Any, qtype: QType, image_fit: torch.Tensor | None, names: Any, rule: TypedRule, lang: str
+) -> str | None:
+    """The answer of a scene or kind question (``KINDS[qtype]``): the answer with the most votes of the
+    detected boxes (each box scoring ``kind_score`` or more votes its score times its class's weight)
+    plus ``image_weight`` times the image's fit z-score. ``image_fit``: ``[len(answers)]`` the image's
+    centred fit to each answer's text (None: votes only). With no vote, the image answers alone only
+    when its best answer leads the next by ``image_margin``; else None: nothing here answers."""
+    kind = KINDS[qtype]
+    votes = [0.0] * len(kind.answers)
+    voted = False
+    for label, score in zip(found.labels, found.scores, strict=True):
+        if score < rule.kind_score:
+            continue
+        for answer, weight in kind.votes.get(names.en[int(label)], ()):
+            votes[kind.answers.index(answer)] += float(score) * weight
+            voted = True
+    if image_fit is not None and len(image_fit) > 1:
+        z = ((image_fit - image_fit.mean()) / image_fit.std().clamp(min=1e-6)).tolist()
+        lead = sorted(z, reverse=True)
+        if not voted and lead[0] - lead[1] < rule.image_margin:
+            return None
+        votes = [v + rule.image_weight * zi for v, zi in zip(votes, z, strict=True)]
+    elif not voted:
+        return None
+    best = kind.answers[max(range(len(votes)), key=votes.__getitem__)]
+    return normalize_answer(kind_words(qtype)[lang][best], lang)
+
+
 # Classes that hold or carry other objects: a "where" question's answer.
 SUPPORTS = frozenset(
     ("dining table", "bed", "couch", "chair", "bench", "toilet", "sink", "bowl", "refrigerator", "oven")
@@ -266,8 +397,10 @@ def evidence_answer(
     rgb: np.ndarray | None,
     names: Any,
     rule: TypedRule,
+    image_fit: torch.Tensor | None = None,
 ) -> str | None:
-    """The answer the detector's evidence gives ``parsed`` (by its type), or None where it has none."""
+    """The answer the detector's evidence gives ``parsed`` (by its type), or None where it has none.
+    ``image_fit``: for the ``KINDS`` types, the image's fit to each of the kind's answers (``kind_answer``)."""
     if found is None:
         return None
     lang = "ru" if parsed.lang == "ru" else "en"
@@ -282,22 +415,47 @@ def evidence_answer(
         return where_answer(found, match, names, rule, lang)
     if qtype is QType.WHICH:
         return which_answer(found, question, class_emb, names, rule, lang)
+    if qtype in KINDS:
+        return kind_answer(found, qtype, image_fit, names, rule, lang)
     return None
 
 
-def choose(
-    parsed: ParsedQuestion, evidence: str | None, head: str, policy: Mapping[QType, Policy] = POLICY
-) -> tuple[str, str]:
-    """The answer ``POLICY`` picks for ``parsed`` and where it came from ("evidence", "head", "prior")."""
-    rule = policy.get(parsed.qtype)
-    if rule is None:
-        return head, "head"
-    if rule.evidence and evidence is not None:
-        return evidence, "evidence"
-    prior = PRIORS.get((parsed.qtype, "ru" if parsed.lang == "ru" else "en"))
-    if rule.otherwise == "prior" and prior is not None:
-        return prior, "prior"
-    return head, "head"
+class TypedEvidence:
+    """The chain's first link: the answers the detector's evidence gives by question type."""
+
+    def __init__(
+        self,
+        class_prompts: torch.Tensor,
+        names: Any,
+        rule: TypedRule = DEFAULT_RULE,
+        kind_emb: Mapping[QType, torch.Tensor] | None = None,
+        mean_image: torch.Tensor | None = None,
+    ) -> None:
+        """``class_prompts``: ``[C, D]`` the classes' prompt embeddings (``core.detector.phrases.pool_class_prompts``)
+        that asked objects are mapped to; ``names``: the detector's class names (``core.detector.coco_classes``);
+        ``kind_emb``: per ``KINDS`` type, ``[len(answers), D]`` its English answers embedded by the trunk, and
+        ``mean_image`` ``[D]`` (the head's) to centre the image with; None: the kinds' evidence is the votes alone."""
+        self.class_prompts = class_prompts
+        self.names = names
+        self.rule = rule
+        self.kind_emb = dict(kind_emb or {})
+        self.mean_image = mean_image
+
+    def answers(self, parsed: Sequence[ParsedQuestion], items: Sequence[Any]) -> list[str | None]:
+        """Each question's evidence answer (``items``: ``answerer.Embedded``), None where it passes."""
+        from core.detector.phrases import ClassMatch, class_match
+
+        out: list[str | None] = []
+        for p, item in zip(parsed, items, strict=True):
+            match = ClassMatch(-1, -1.0, 0.0)
+            if item.queries is not None and len(item.queries):
+                match = class_match([item.queries], [item.together], self.class_prompts)[0]
+            fit = None
+            if p.qtype in self.kind_emb and self.mean_image is not None:
+                fit = self.kind_emb[p.qtype] @ (item.image[0] - self.mean_image)
+            asked = (item.question, self.class_prompts, item.pixels)
+            out.append(evidence_answer(p, item.detections, match, *asked, self.names, self.rule, fit))
+        return out
 
 
 def subject_queries(parsed: ParsedQuestion) -> tuple[tuple[str, ...], int]:

@@ -12,17 +12,20 @@ from core.detector.phrases import ClassMatch
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import QType, parse_question
 from plugins.vqa.typed import (
+    CHAIN,
     CLASS_ANSWERS,
-    POLICY,
+    KINDS,
+    LINK_ORDER,
     PRIORS,
-    Policy,
+    Link,
     TypedRule,
-    choose,
     class_answer,
     colour_answer,
     colour_name,
     count_answer,
     evidence_answer,
+    kind_answer,
+    kind_words,
     presence_answer,
     subject_queries,
     where_answer,
@@ -166,16 +169,48 @@ def test_evidence_answer_dispatches_by_type() -> None:
     assert evidence_answer(why, DOGS, SURE, torch.zeros(80), torch.eye(80), None, NAMES, RULE) is None
 
 
-def test_policy_falls_back_to_the_head_or_the_prior() -> None:
+def test_every_chain_keeps_the_order_and_ends_in_an_answer() -> None:
+    for qtype, links in CHAIN.items():
+        assert list(links) == [link for link in LINK_ORDER if link in links], qtype
+        # The last link always answers: the head, or a prior that exists in both languages.
+        assert links[-1] is Link.HEAD or all((qtype, lang) in PRIORS for lang in ("en", "ru")), qtype
+
+
+def _chain_answerer(chain: dict | None = None):  # noqa: ANN202
+    from plugins.vqa.answerer import Answerer, Candidate
+    from plugins.vqa.head import untrained_head
+
+    dim = 80
+    head = untrained_head(dim, prompt=None)
+    candidates = [Candidate("because", "потому что", "activity", 0.0), Candidate("12", "12", "count", -1.0)]
+    emb = torch.nn.functional.normalize(torch.randn(2, dim, generator=torch.Generator().manual_seed(0)), dim=1)
+    kwargs = {} if chain is None else {"chain": chain}
+    return Answerer(head, candidates, emb, emb, {"en": torch.eye(dim), "ru": torch.eye(dim)}, torch.eye(dim), **kwargs)
+
+
+def _item(detections: Detections | None, asked: int | None):  # noqa: ANN202
+    from plugins.vqa.answerer import Embedded
+
+    image = torch.nn.functional.normalize(torch.ones(6, 80), dim=1)
+    queries = torch.eye(80)[[asked]] if asked is not None else torch.zeros(0, 80)
+    return Embedded(image, torch.eye(80)[0], torch.eye(80)[1], torch.zeros(0, 80), detections, None, queries, 1)
+
+
+def test_the_chain_asks_evidence_then_head_then_prior() -> None:
+    answerer = _chain_answerer()
     count = parse_question("Сколько собак на фото?")
-    policy = {QType.COUNT: Policy(True, "prior")}
-    assert choose(count, "3", "12", policy) == ("3", "evidence")
-    assert choose(count, None, "12", policy) == (PRIORS[(QType.COUNT, "ru")], "prior")
-    assert choose(count, "3", "12", {QType.COUNT: Policy(False, "prior")}) == (PRIORS[(QType.COUNT, "ru")], "prior")
-    assert choose(count, None, "12", {QType.COUNT: Policy(True, "head")}) == ("12", "head")
-    other = parse_question("Why is the dog here?")
-    assert choose(other, "x", "because", policy) == ("because", "head")
-    assert set(POLICY) <= {QType.COUNT, QType.PRESENCE, QType.COLOR, QType.WHERE, QType.WHICH}
+    why = parse_question("Why is the dog here?")
+    # Evidence answers a count of a detected class; with no class (and no detections) the count passes
+    # to its prior, never to the head; other types go to the head.
+    answers, sources = answerer.answer_sourced([count, count, count, why], [
+        _item(DOGS, DOG), _item(DOGS, None), _item(None, DOG), _item(DOGS, DOG),
+    ])  # fmt: skip
+    assert sources == ["evidence", "prior", "prior", "head"]
+    assert answers[1] == answers[2] == PRIORS[(QType.COUNT, "ru")]
+    assert answers[0] == "2"  # two dogs above the count threshold (0.35)
+    # Without a chain, the head answers everything.
+    alone = _chain_answerer({})
+    assert alone.answer_sourced([count], [_item(DOGS, DOG)])[1] == ["head"]
 
 
 def test_priors_survive_the_scorer() -> None:
@@ -187,3 +222,50 @@ def test_subject_queries_only_for_types_that_ask_about_an_object() -> None:
     texts, together = subject_queries(parse_question("How many men are there?"))
     assert texts[0] == "men" and "person" in texts and together >= 1
     assert subject_queries(parse_question("Why is it here?")) == ((), 0)
+
+
+OVEN, TOILET, SINK, BOWL, PIZZA, TABLE_ = (
+    NAMES.en.index(n) for n in ("oven", "toilet", "sink", "bowl", "pizza", "dining table")
+)
+
+
+def test_the_room_is_voted_by_what_the_detector_sees() -> None:
+    kitchen = _found((OVEN, 0.6, (0, 0, 10, 10)), (SINK, 0.5, (20, 0, 30, 10)), (PERSON, 0.9, (0, 20, 10, 40)))
+    bathroom = _found((TOILET, 0.5, (0, 0, 10, 10)), (SINK, 0.5, (20, 0, 30, 10)))
+    assert kind_answer(kitchen, QType.ROOM, None, NAMES, RULE, "en") == "kitchen"
+    assert kind_answer(bathroom, QType.ROOM, None, NAMES, RULE, "ru") == normalize_answer("ванная", "ru")
+    # The image's fit joins the votes: a clear lead for "bedroom" outweighs a weak oven.
+    fit = torch.zeros(len(KINDS[QType.ROOM].answers))
+    fit[KINDS[QType.ROOM].answers.index("bedroom")] = 1.0
+    weak = _found((OVEN, 0.25, (0, 0, 10, 10)))
+    assert kind_answer(weak, QType.ROOM, fit, NAMES, RULE, "en") == "bedroom"
+
+
+def test_a_kind_is_never_answered_with_another_kind_and_passes_without_evidence() -> None:
+    # A bowl and a table are detected, no food: "What food is this?" passes (never "bowl").
+    dishes = _found((BOWL, 0.9, (0, 0, 10, 10)), (TABLE_, 0.8, (0, 0, 40, 40)))
+    assert kind_answer(dishes, QType.FOOD, None, NAMES, RULE, "en") is None
+    assert kind_answer(_found(), QType.ANIMAL, None, NAMES, RULE, "en") is None
+    # No vote and an image without a clear favourite: pass; a clear favourite answers.
+    flat = torch.tensor([0.3, 0.29, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])  # two answers fit alike
+    assert kind_answer(dishes, QType.FOOD, flat, NAMES, RULE, "en") is None
+    clear = torch.zeros(10)
+    clear[KINDS[QType.FOOD].answers.index("pizza")] = 1.0
+    assert kind_answer(dishes, QType.FOOD, clear, NAMES, RULE, "ru") == "пицца"
+    with_pizza = _found((BOWL, 0.9, (0, 0, 10, 10)), (PIZZA, 0.3, (0, 0, 40, 40)))
+    assert kind_answer(with_pizza, QType.ON, None, NAMES, RULE, "en") == "pizza"
+
+
+def test_every_kind_answer_has_its_russian_form_and_survives_the_scorer() -> None:
+    for qtype, kind in KINDS.items():
+        assert CHAIN[qtype][0] is Link.EVIDENCE
+        words = kind_words(qtype)
+        assert set(words["ru"]) == set(kind.answers)
+        for lang in ("en", "ru"):
+            for answer in words[lang].values():
+                assert answer and normalize_answer(answer, lang) == normalize_answer(
+                    normalize_answer(answer, lang), lang
+                )
+        for name, votes in kind.votes.items():
+            assert name in NAMES.en, name
+            assert all(answer in kind.answers for answer, _ in votes), name

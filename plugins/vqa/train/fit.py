@@ -84,7 +84,7 @@ from plugins.vqa.head import (
 )
 from plugins.vqa.normalize import normalize_answer
 from plugins.vqa.question import ParsedQuestion, QType, parse_question
-from plugins.vqa.task import N_REGIONS, VqaTask
+from plugins.vqa.task import N_REGIONS, VqaTask, region_pool
 from plugins.vqa.train.data import HELDOUT_BELOW, HELDOUT_MOD, DevQuestion, is_heldout, load_dev_set
 from plugins.vqa.train.detect import detector_key
 from plugins.vqa.typed import subject_queries
@@ -233,7 +233,6 @@ class EmbeddingCache:
         import torch
 
         from core.io import load_image
-        from plugins.vqa.head import region_pool
 
         out: list[torch.Tensor] = []
         for i in range(0, len(chunk), self.IMAGE_BATCH):
