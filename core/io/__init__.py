@@ -11,7 +11,8 @@ protection by calling these functions. One module per concern:
   whatever the locale (``file_name``, ``name_bytes``).
 - ``core.io.requests``: task folders and request files in UTF-8/16/32 (``find_task_dir``,
   ``find_request_file``, ``read_request``, ``read_json``, ``read_json_object``,
-  ``decode_json_text``); ``model_safe_text`` for text a tokenizer reads.
+  ``decode_json_text``; ``parse_json``, which names a key given twice); ``model_safe_text``
+  for text a tokenizer reads.
 - ``core.io.images``: images decoded within a memory bound (``load_image``,
   ``load_image_and_info``, ``read_image_info``, ``check_image``, ``to_mode``, ``MAX_IMAGE_PIXELS``,
   ``MAX_IMAGE_BYTES``).
@@ -52,6 +53,7 @@ from core.io.requests import (
     find_request_file,
     find_task_dir,
     model_safe_text,
+    parse_json,
     read_json,
     read_json_object,
     read_request,
@@ -80,6 +82,7 @@ __all__ = [
     "name_bytes",
     "new_file_mode",
     "open_input_file",
+    "parse_json",
     "read_image_info",
     "read_json",
     "read_json_object",

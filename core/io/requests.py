@@ -6,12 +6,18 @@ UTF-16 or UTF-32 (``decode_json_text``); it is opened like every input file, ins
 folder only (``core.io.paths``). Its strings may hold lone surrogates (``"\\udc80"`` escapes),
 kept as they are: keys go back into prediction files exactly (``core.io.writing.dumps_json``),
 and ``model_safe_text`` makes such a string safe for a tokenizer.
+
+Every JSON a user hands the product (request files, questions, a served form's ``request`` field)
+is parsed by ``parse_json``: a key given twice in one object is named on a WARNING with the file,
+and its last value is the one used, as ``json.load`` (and so the organisers' scorer, which reads
+the gold files that way) and ``JSON.parse`` read it.
 """
 
 from __future__ import annotations
 
 import codecs
 import json
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +25,10 @@ from typing import Any
 
 from core.errors import InputError
 from core.io.paths import _is_dir, _lexists, _open_scoped, _os_path, open_input_file
+
+log = logging.getLogger(__name__)
+
+SHOWN_DUPLICATES = 10  # duplicated keys named on the warning line; the rest are counted
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32 LE"),
@@ -73,11 +83,48 @@ def read_json(path: Path, *, root: Path | str | None = None) -> Any:
             raise InputError(f"cannot read: {exc.strerror or exc}", path) from exc
     text = decode_json_text(data, path)
     try:
-        return json.loads(text)
+        return parse_json(text, path)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc}", path) from exc
     except RecursionError as exc:
         raise InputError("invalid JSON: nested too deeply", path) from exc
+
+
+def parse_json(text: str, source: Path | str, **options: Any) -> Any:
+    """``json.loads(text, **options)``, saying which keys a user gave twice in one object.
+
+    A duplicated key keeps its last value (what ``json.load``, and so the organisers' scorer
+    reading the gold files, and ``JSON.parse`` keep); one WARNING line names ``source`` (the
+    file, or a form's field) and the keys, so nothing is dropped without a word. Raises what
+    ``json.loads`` raises (``JSONDecodeError``, ``RecursionError``, an option's ``ValueError``).
+    """
+    duplicated: dict[str, int] = {}
+
+    def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) < len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    duplicated[key] = duplicated.get(key, 1) + 1
+                seen.add(key)
+        return obj
+
+    value = json.loads(text, object_pairs_hook=pairs_to_dict, **options)
+    if duplicated:
+        shown = ", ".join(
+            f"{key!r}" + (f" ({times} times)" if times > 2 else "")
+            for key, times in list(duplicated.items())[:SHOWN_DUPLICATES]
+        )
+        more = len(duplicated) - SHOWN_DUPLICATES
+        log.warning(
+            "%s: %s given twice in one object: %s%s; the last value of each is used",
+            source,
+            "a key is" if len(duplicated) == 1 else f"{len(duplicated)} keys are",
+            shown,
+            f" and {more} more" if more > 0 else "",
+        )
+    return value
 
 
 def read_json_object(path: Path, *, root: Path | str | None = None) -> dict[str, Any]:
