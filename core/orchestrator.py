@@ -5,6 +5,7 @@ with the selected tasks, to ``run``. ``run`` owns everything a run holds for its
 
 - its stopping state (``core.stop.RunControl``): the deadline, counted from here, and the
   signal handlers, installed here and nowhere else;
+- the output folder, checked writable before any work (``core.io.check_output_folder``);
 - a scratch folder when the machine has no usable temporary or home folder (``core.runtime``);
 - the plan (``core.runner.plan``), the trunk (built once, guarded like a batch), and the
   engine that runs each task and writes its file: ``core.runner.run`` in this process, or
@@ -95,15 +96,18 @@ def _run(
 ) -> list[TaskReport]:
     from core import runner
     from core.detector.loader import SharedDetector
+    from core.io import check_output_folder
     from core.runtime import scratch_space
 
     # Ray workers may run elsewhere (another cwd, another node): they get absolute paths.
     input_dir = request.input_dir.resolve() if request.engine == "ray" else request.input_dir
+    check_output_folder(request.output_dir)  # a path that cannot be written is refused before any work
     with scratch_space(request.output_dir):
         planned = runner.plan(tasks, input_dir, strict=request.strict, control=control)
         if not planned:
             log.warning("no task folder found under %s; nothing to do", request.input_dir)
             return []
+        check_output_folder(request.output_dir, [name for item in planned for name in runner.outputs_of(item)])
         if request.engine == "ray":
             return _run_on_ray(planned, request, control, on_written)
         trunk = runner.build_trunk(

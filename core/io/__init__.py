@@ -17,7 +17,8 @@ protection by calling these functions. One module per concern:
   ``load_image_and_info``, ``read_image_info``, ``check_image``, ``to_mode``, ``MAX_IMAGE_PIXELS``,
   ``MAX_IMAGE_BYTES``).
 - ``core.io.writing``: prediction files written exactly and atomically, with the user's
-  umask (``write_json_atomic``, ``dumps_json``, ``new_file_mode``).
+  umask (``write_json_atomic``, ``dumps_json``, ``new_file_mode``); the output folder checked
+  before the work (``check_output_folder``).
 
 Import the names from ``core.io``. To replace one in a test, patch the module that defines
 it (``core.io.paths._checked_real_path``): the functions call each other there.
@@ -58,7 +59,7 @@ from core.io.requests import (
     read_json_object,
     read_request,
 )
-from core.io.writing import dumps_json, new_file_mode, write_json_atomic
+from core.io.writing import check_output_folder, dumps_json, new_file_mode, write_json_atomic
 
 __all__ = [
     "IMAGE_FORMATS",
@@ -69,6 +70,7 @@ __all__ = [
     "InputEntry",
     "check_image",
     "check_input_file",
+    "check_output_folder",
     "confined",
     "decode_json_text",
     "dumps_json",
