@@ -10,9 +10,9 @@ protection by calling these functions. One module per concern:
   ``open_input_file``, ``scan_input_folder``, ``list_input_files``); file names are UTF-8
   whatever the locale (``file_name``, ``name_bytes``).
 - ``core.io.requests``: task folders and request files in UTF-8/16/32 (``find_task_dir``,
-  ``find_request_file``, ``read_request``, ``read_json``, ``read_json_object``,
-  ``decode_json_text``; ``parse_json``, which names a key given twice); ``model_safe_text``
-  for text a tokenizer reads.
+  ``find_task_dirs``, ``task_folder_name``, ``folder_key``, ``find_request_file``, ``read_request``,
+  ``read_json``, ``read_json_object``, ``decode_json_text``; ``parse_json``, which names a key
+  given twice); ``model_safe_text`` for text a tokenizer reads.
 - ``core.io.images``: images decoded within a memory bound (``load_image``,
   ``load_image_and_info``, ``read_image_info``, ``check_image``, ``to_mode``, ``MAX_IMAGE_PIXELS``,
   ``MAX_IMAGE_BYTES``).
@@ -53,11 +53,14 @@ from core.io.requests import (
     decode_json_text,
     find_request_file,
     find_task_dir,
+    find_task_dirs,
+    folder_key,
     model_safe_text,
     parse_json,
     read_json,
     read_json_object,
     read_request,
+    task_folder_name,
 )
 from core.io.writing import check_output_folder, dumps_json, new_file_mode, write_json_atomic
 
@@ -77,6 +80,8 @@ __all__ = [
     "file_name",
     "find_request_file",
     "find_task_dir",
+    "find_task_dirs",
+    "folder_key",
     "list_input_files",
     "load_image",
     "load_image_and_info",
@@ -91,6 +96,7 @@ __all__ = [
     "read_request",
     "resolve_input_file",
     "scan_input_folder",
+    "task_folder_name",
     "to_mode",
     "write_json_atomic",
 ]

@@ -1,11 +1,13 @@
 """Request files: the task folders of an input, their request files and the encodings those come in.
 
 A task folder is found under its name or an older spelling (``find_task_dir``: a
-``fusion_brain/`` level, Cyrillic 'С' for 'C'). A request file may be UTF-8 (BOM or not),
-UTF-16 or UTF-32 (``decode_json_text``); it is opened like every input file, inside the input
-folder only (``core.io.paths``). Its strings may hold lone surrogates (``"\\udc80"`` escapes),
-kept as they are: keys go back into prediction files exactly (``core.io.writing.dumps_json``),
-and ``model_safe_text`` makes such a string safe for a tokenizer.
+``fusion_brain/`` level, Cyrillic 'С' for 'C'), in any case (``htr/``); ``find_task_dirs`` gives
+every folder that spells one task, so that two of them are refused rather than one dropped. A
+request file may be UTF-8 (BOM or not), UTF-16 or UTF-32 (``decode_json_text``); it is opened
+like every input file, inside the input folder only (``core.io.paths``). Its strings may hold
+lone surrogates (``"\\udc80"`` escapes), kept as they are: keys go back into prediction files
+exactly (``core.io.writing.dumps_json``), and ``model_safe_text`` makes such a string safe for a
+tokenizer.
 
 Every JSON a user hands the product (request files, questions, a served form's ``request`` field)
 is parsed by ``parse_json``: a key given twice in one object is named on a WARNING with the file,
@@ -149,22 +151,69 @@ def model_safe_text(text: str) -> str:
     return text
 
 
-def find_task_dir(input_dir: Path, *names: str) -> Path | None:
-    """The first existing ``input_dir/<name>`` (also under a ``fusion_brain/`` level), else None.
+def folder_key(name: str) -> str:
+    """How a folder name is compared with a task's spellings: case-insensitively, with the
+    Cyrillic 'С'/'с' the older rules used taken for the Latin letter (``С2С`` is ``C2C``)."""
+    return name.replace("\u0421", "C").replace("\u0441", "c").casefold()
 
-    Accepts the older forms of the rules: a top-level ``fusion_brain/`` folder
-    and alternative spellings of a task folder (``OD`` for ``zsOD``). A folder
-    that is a link is found here; reading through it is refused later if it
-    leaves the input folder.
+
+def find_task_dirs(input_dir: Path, *names: str) -> list[Path]:
+    """Every folder under ``input_dir`` (or its ``fusion_brain/`` level) that spells one of ``names``.
+
+    A name matches case-insensitively, and Cyrillic 'С' counts as 'C' (``folder_key``): ``htr/``
+    and ``С2С/`` are found. The folders come in the order of ``names`` (the task's own folder,
+    then its aliases), an exact spelling before one that differs in case, ``input_dir`` before
+    ``fusion_brain/``. More than one means the input spells one task twice (``OD/`` and
+    ``zsOD/``): the runner refuses that rather than drop either. A folder that is a link is
+    found here; reading through it is refused later if it leaves the input folder.
     """
-    roots = [input_dir, input_dir / "fusion_brain"]
-    for root in roots:
-        for name in names:
-            for variant in dict.fromkeys((name, name.replace("C", "\u0421"))):
-                candidate = root / variant
-                if _is_dir(candidate):
-                    return candidate
-    return None
+    wanted = {folder_key(name): i for i, name in reversed(list(enumerate(names)))}
+    found: list[tuple[int, int, bool, str, Path]] = []
+    for depth, root in enumerate(_levels(input_dir)):
+        for entry in _entry_names(root):
+            rank = wanted.get(folder_key(entry))
+            if rank is not None and _is_dir(root / entry):
+                exact = entry in names or entry.replace("\u0421", "C") in names
+                found.append((depth, rank, not exact, entry, root / entry))
+    return [path for *_, path in sorted(found, key=lambda f: (f[1], f[2], f[0], f[3]))]
+
+
+def find_task_dir(input_dir: Path, *names: str) -> Path | None:
+    """The first of ``find_task_dirs(input_dir, *names)``, else None.
+
+    Accepts the older forms of the rules: a top-level ``fusion_brain/`` folder and
+    alternative spellings of a task folder (``OD`` for ``zsOD``, Cyrillic 'С' for 'C'),
+    and a folder named in another case (``htr/`` for ``HTR/``).
+    """
+    found = find_task_dirs(input_dir, *names)
+    return found[0] if found else None
+
+
+def task_folder_name(folder: Path, names: tuple[str, ...]) -> str:
+    """The spelling among ``names`` that ``folder`` (one ``find_task_dirs`` found) stands for:
+    ``OD`` for ``od/``, ``C2C`` for ``С2С/``; ``names[0]`` when none matches."""
+    key = folder_key(folder.name)
+    return next((name for name in names if folder_key(name) == key), names[0])
+
+
+def _levels(input_dir: Path) -> list[Path]:
+    """``input_dir`` and its ``fusion_brain/`` level (any case), where task folders are looked for."""
+    levels = [input_dir]
+    levels += [
+        input_dir / e for e in _entry_names(input_dir) if folder_key(e) == "fusion_brain" and _is_dir(input_dir / e)
+    ]
+    return levels
+
+
+def _entry_names(folder: Path) -> list[str]:
+    """The names in ``folder`` (UTF-8 whatever the locale), sorted; [] when it cannot be listed."""
+    from core.io.paths import file_name
+
+    try:
+        with os.scandir(_os_path(folder)) as it:
+            return sorted(file_name(entry.name) for entry in it)
+    except (OSError, UnicodeError, ValueError):
+        return []
 
 
 def _request_variants(task_dir: Path, names: tuple[str, ...]) -> list[Path]:
