@@ -103,7 +103,8 @@ def _run(
 
     # Ray workers may run elsewhere (another cwd, another node): they get absolute paths.
     input_dir = request.input_dir.resolve() if request.engine == "ray" else request.input_dir
-    check_output_folder(request.output_dir)  # a path that cannot be written is refused before any work
+    runner.check_input_folder(request.input_dir)  # paths that cannot be read or written: refused before any work
+    check_output_folder(request.output_dir)
     with scratch_space(request.output_dir):
         planned = runner.plan(tasks, input_dir, strict=request.strict, control=control)
         if not planned:

@@ -195,6 +195,13 @@ def _entries(folder: Path) -> list[str]:
         return []
 
 
+def check_input_folder(input_dir: Path) -> None:
+    """``InputError`` when ``input_dir`` is not a folder (missing, or a file)."""
+    if not input_dir.is_dir():
+        why = "it is not a folder" if input_dir.exists() else "no such folder"
+        raise InputError(f"cannot read the input: {why}", input_dir)
+
+
 def explain_empty_input(input_dir: Path, tasks: Mapping[str, Task] | Sequence[Task]) -> None:
     """Why ``plan`` found no task folder under ``input_dir``: raises ``InputError`` when it is a
     mistake the user must fix (no such folder; ``--input`` at a task folder, by its name or by
@@ -203,9 +210,7 @@ def explain_empty_input(input_dir: Path, tasks: Mapping[str, Task] | Sequence[Ta
     from core.io import folder_key
 
     items = list(tasks.values() if isinstance(tasks, Mapping) else tasks)
-    if not input_dir.is_dir():
-        why = "it is not a folder" if input_dir.exists() else "no such folder"
-        raise InputError(f"cannot read the input: {why}", input_dir)
+    check_input_folder(input_dir)
     folders = {folder_key(name): name for task in items for name in task.info.folders()}
     inner = {
         folder_key(name): name
@@ -688,7 +693,7 @@ def _solve_concurrently(
     here, on the calling thread. The caller's thread only waits, in slices, so that a signal or
     the run's deadline (``gate.stopping()``) is seen within ``WAIT_SLICE_S``: the batches still out
     are then abandoned to their fallbacks, as the one-batch path abandons the batch in progress.
-    The task's own ``deadline`` (its share of the budget) only stops new batches."""
+    The task's own ``deadline`` (its share of the budget) only stops batches not yet started."""
     import concurrent.futures as cf
     from collections import deque
 
@@ -705,6 +710,8 @@ def _solve_concurrently(
     try:
         pending = iter(batches)
         while True:
+            if not gate.open():  # the task's share is spent: what waits unstarted falls back
+                out_now = deque((b, None if f is not None and f.cancel() else f) for b, f in out_now)
             while len(out_now) <= workers:
                 batch = next(pending, None)
                 if batch is None:

@@ -68,6 +68,7 @@ def test_input_at_a_folder_laid_out_as_a_task_folder_is_refused(
 def test_an_input_folder_that_does_not_exist_is_refused(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     line = _refusal(["--input", str(tmp_path / "nowhere")], tmp_path, caplog)
     assert str(tmp_path / "nowhere") in line and "no such folder" in line
+    assert not (tmp_path / "out").exists()  # refused before the output folder is made
 
 
 def test_two_spellings_of_one_task_are_refused_naming_both(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
