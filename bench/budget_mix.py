@@ -9,7 +9,7 @@ tree's ``score.py``. Prints, per tree: the wall time against the budget, each ta
 items (items minus fallbacks) and score, and the sum.
 
     python -m bench.budget_mix [--budget 60] [--c2c 6000 --htr 3000 --zsod 400 --vqa 400]
-                               [--threads 2] [--tree OTHER_CHECKOUT ...] [--keep DIR]
+                               [--threads 2] [--tree OTHER_CHECKOUT ...] [--together] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -94,22 +94,27 @@ def _write(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
-def run_tree(tree: Path, mix: Path, out: Path, budget: float, threads: int) -> dict:
-    """``run.py`` of ``tree`` on the mix under ``budget``; wall time and each task's summary."""
+def start_tree(tree: Path, mix: Path, out: Path, budget: float, threads: int) -> tuple[subprocess.Popen, float]:
+    """``run.py`` of ``tree`` on the mix under ``budget``, started; and when."""
     shutil.rmtree(out, ignore_errors=True)
     cmd = [sys.executable, "run.py", "--input", str(mix / "input"), "--output", str(out), "--no-plugins"]
     cmd += ["--threads", str(threads), "--time-budget", str(budget)]
-    start = time.monotonic()
-    proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+    proc = subprocess.Popen(cmd, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, time.monotonic()
+
+
+def finish_tree(tree: Path, proc: subprocess.Popen, start: float) -> dict:
+    """Wall time and each task's summary line of a run ``start_tree`` started."""
+    stdout, stderr = proc.communicate()
     wall = time.monotonic() - start
     tasks = {}
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         match = SUMMARY.match(line)
         if match:
             items, fallbacks = int(match[2]), int(match[4] or 0)
             tasks[match[1]] = {"items": items, "answered": items - fallbacks, "seconds": float(match[3])}
     if proc.returncode:
-        print(proc.stderr[-3000:], file=sys.stderr)
+        print(stderr[-3000:], file=sys.stderr)
     return {"tree": str(tree), "status": proc.returncode, "wall": wall, "tasks": tasks}
 
 
@@ -129,6 +134,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--tree", type=Path, action="append", default=[], help="another checkout to run (repeat)")
     parser.add_argument("--keep", type=Path, default=None, help="build the mix here and keep it")
+    parser.add_argument("--together", action="store_true", help="run the trees at once (the same machine load)")
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"needs {DATA}", file=sys.stderr)
@@ -137,10 +143,20 @@ def main() -> int:
     sizes = {"C2C": args.c2c, "HTR": args.htr, "zsOD": args.zsod, "VQA": args.vqa}
     if not (work / "input").exists():
         build(work, sizes)
+    else:  # a kept mix: say what it holds
+        sizes = {name: len(_load(work / "true" / name / f"true_{name}.json")) for name in sizes}
     print(f"mix {sizes} in {work}, --time-budget {args.budget:g}, --threads {args.threads}")
-    for tree in [REPO, *args.tree]:
-        result = run_tree(tree.resolve(), work, work / "output", args.budget, args.threads)
-        scores = score(work / "output", work)
+    trees = [t.resolve() for t in (REPO, *args.tree)]
+    outs = [work / f"output{i}" for i in range(len(trees))]
+    if args.together:  # the same machine load for each
+        started = [start_tree(t, work, o, args.budget, args.threads) for t, o in zip(trees, outs, strict=True)]
+        results = [finish_tree(t, *s) for t, s in zip(trees, started, strict=True)]
+    else:
+        results = [
+            finish_tree(t, *start_tree(t, work, o, args.budget, args.threads)) for t, o in zip(trees, outs, strict=True)
+        ]
+    for tree, out, result in zip(trees, outs, results, strict=True):
+        scores = score(out, work)
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True)
         print(f"\n{tree} ({commit.stdout.strip()}): wall {result['wall']:.1f} s, exit {result['status']}")
         for name, task in result["tasks"].items():

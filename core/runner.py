@@ -306,9 +306,9 @@ def run(
     :param batch_workers: batches solved at once by a task that declares ``parallel_batches``
         (``solve_batches``); for that task torch's threads are divided among them, so the run
         keeps the number of CPU threads it was given (``divided_threads``).
-    :param shares: each task's share of the time left when it starts (``core.budget``), under
-        the control's deadline: its batches stop at the end of its share. None: first come, first
-        served until the deadline.
+    :param shares: under the control's deadline, every task is set up first, then each gets its
+        share of the time left when its batches start (``core.budget``): they stop at its end.
+        None: first come, first served until the deadline.
 
     Whatever stops the run, every task still writes its file (answers so far, fallbacks for
     the rest); the caller reads ``control.signalled()`` to exit non-zero.
@@ -316,6 +316,12 @@ def run(
     control = control if control is not None else RunControl()
     prepare_output_folder(planned, out_dir)
     reports = []
+    prepared: dict[int, tuple[TaskReport, bool, float]] = {}
+    if shares is not None:  # under a budget every task is set up first: a setup left for last may find no time
+        prepared = {
+            id(item): _prepare(item, trunk, strict=strict, detector=detector, control=control) for item in planned
+        }
+        shares.setups_done()
     for item in planned:
         remaining = control.remaining()
         share = shares.share(item.task.info.name, remaining) if shares is not None else None
@@ -333,7 +339,11 @@ def run(
             control=control,
             workers=batch_workers if item.task.info.parallel_batches else 1,
             share=share,
+            prepared=prepared.get(id(item)),
         )
+        if shares is not None:
+            setup_s = prepared[id(item)][2]
+            shares.finished(item.task.info.name, report.seconds - setup_s, report.items - report.fallbacks)
         if report.path is not None and on_written is not None:
             try:
                 on_written(item.task.info.name, report.path)
@@ -427,17 +437,20 @@ def _run_task(
     control: RunControl,
     workers: int = 1,
     share: float | None = None,
+    prepared: tuple[TaskReport, bool, float] | None = None,
 ) -> TaskReport:
+    """One task: set up (unless ``prepared``: its report, whether its setup succeeded and the seconds
+    it took), its batches until the end of its ``share`` of the budget, its file."""
     task, samples = item.task, item.samples
-    report = TaskReport(task.info.name, items=len(samples))
-    if item.error:
-        report.errors.append(item.error)
     start = time.monotonic()
     ends = None if share is None else start + share
+    report, ready, setup_s = prepared if prepared is not None else (_new_report(item), False, 0.0)
+    start -= setup_s  # the report's seconds count the setup wherever it ran
     predictions: list[Prediction] = []
     bar = _Progress(len(samples), task.info.name, progress)
     try:
-        ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector, control=control)
+        if prepared is None:
+            ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector, control=control)
         batches = chunks(samples, max(1, task.info.batch_size))
         workers = max(1, min(workers, len(batches)))
         if workers > 1 and not _shares_safely(task, trunk, detector):
@@ -467,6 +480,23 @@ def _run_task(
                 write_task(task, predictions, samples, RunContext(out_dir, item.folder), report)
         report.seconds = time.monotonic() - start
     return report
+
+
+def _new_report(item: Planned) -> TaskReport:
+    report = TaskReport(item.task.info.name, items=len(item.samples))
+    if item.error:
+        report.errors.append(item.error)
+    return report
+
+
+def _prepare(
+    item: Planned, trunk: Trunk | None, *, strict: bool, detector: SharedDetector | None, control: RunControl
+) -> tuple[TaskReport, bool, float]:
+    """``item``'s task set up ahead of its batches: its report, whether it is ready, the seconds it took."""
+    start = time.monotonic()
+    report = _new_report(item)
+    ready = bool(item.samples) and _ready(item.task, trunk, report, strict=strict, detector=detector, control=control)
+    return report, ready, time.monotonic() - start
 
 
 def _shares_safely(task: Task, trunk: Trunk | None, detector: SharedDetector | None) -> bool:

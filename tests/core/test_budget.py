@@ -12,23 +12,48 @@ from typing import Any
 import pytest
 
 from core import orchestrator
-from core.budget import DEFAULT_SECONDS_PER_ITEM, DEFAULT_SETUP_SECONDS, TimeShares, need
+from core.budget import DEFAULT_SECONDS_PER_ITEM, DEFAULT_SETUP_SECONDS, Cost, TimeShares, cost, need
 from core.request import RunRequest
 from core.task import TaskInfo
 from tests.core._tasks import EchoTask, TrunklessEcho
 
 
+def _per_item(items: int, setup: float = 0.0, batch: int = 1) -> Cost:
+    return Cost(setup=setup, per_item=1.0, items=items, batch=batch)
+
+
 def test_each_task_gets_its_need_share_of_what_is_left_and_what_one_leaves_goes_on() -> None:
-    shares = TimeShares({"a": 30.0, "b": 10.0, "c": 20.0})
+    shares = TimeShares({"a": _per_item(30), "b": _per_item(10), "c": _per_item(20)})
     assert shares.share("a", 30.0) == pytest.approx(15.0)  # 30 of 60 needed: half of the 30 s
     assert shares.share("b", 20.0) == pytest.approx(20.0 / 3)  # a left 5 s unused: b and c share 20
     assert shares.share("c", 10.0) == pytest.approx(10.0)  # the last takes what is left
-    assert TimeShares({"a": 1.0}).share("a", None) is None  # no deadline, no limit
+    assert TimeShares({"a": _per_item(1)}).share("a", None) is None  # no deadline, no limit
+
+
+def test_a_share_leaves_the_later_tasks_their_setup_and_first_batch() -> None:
+    shares = TimeShares({"big": _per_item(100), "late": _per_item(2, setup=8.0, batch=1)})
+    assert shares.share("big", 20.0) == pytest.approx(11.0)  # not 20 x 100/110: late needs 8 + 1
+    assert shares.share("late", 9.0) == pytest.approx(9.0)
+
+
+def test_floors_grow_with_the_slowdown_measured_on_the_tasks_before() -> None:
+    shares = TimeShares({"a": _per_item(10), "b": _per_item(100), "late": _per_item(2, setup=8.0)})
+    shares.share("a", 100.0)
+    shares.finished("a", seconds=30.0, answered=10)  # declared 10 s: this machine runs 3x slower
+    assert shares.slowdown == pytest.approx(3.0)
+    assert shares.share("b", 60.0) == pytest.approx(60.0 - 3 * 9.0)  # late keeps 3 x (8 + 1)
+    assert TimeShares({"x": _per_item(5)}).slowdown == 1.0
+
+
+def test_when_not_every_floor_fits_the_time_is_shared_by_floors() -> None:
+    shares = TimeShares({"a": _per_item(10, setup=1.0), "b": _per_item(10, setup=3.0)})
+    assert shares.share("a", 4.0) == pytest.approx(4.0 * 2 / 6)  # floors 2 and 4, 6 in all
 
 
 def test_need_is_setup_plus_items_at_the_declared_cost() -> None:
     info = TaskInfo(name="t", version="0", folder="T", output="p.json", seconds_per_item=0.5, setup_seconds=3.0)
     assert need(info, 10) == pytest.approx(8.0) and need(info, 0) == 0.0
+    assert cost(info, 100).floor == pytest.approx(3.0 + 32 * 0.5)  # setup and a first batch of 32
     undeclared = dataclasses.replace(info, seconds_per_item=None, setup_seconds=None)
     assert need(undeclared, 10) == pytest.approx(DEFAULT_SETUP_SECONDS + 10 * DEFAULT_SECONDS_PER_ITEM)
 
