@@ -110,9 +110,10 @@ class TaskInfo:
         time, with all of the run's torch threads.
     :param seconds_per_item: what one item costs, measured on the reference machine (2 CPU cores,
         docs/results.md), and ``setup_seconds`` what ``setup`` costs there: ``core.budget`` shares
-        a ``--time-budget`` among the tasks in proportion to ``setup + items x seconds_per_item``,
-        so each answers about the same fraction of its items. Only the ratios between tasks
-        matter. None: ``core.budget``'s defaults.
+        a ``--time-budget`` among the tasks in proportion to ``items x seconds_per_item`` (the
+        setups run first; ``setup_seconds`` counts where they do not), so each answers about the
+        same fraction of its items. Only the ratios between tasks matter. None: ``core.budget``'s
+        defaults.
     """
 
     name: str
