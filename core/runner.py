@@ -171,10 +171,9 @@ def layout_hint(info: TaskInfo, found: Path, folder: str) -> str:
             missing.append(f"{form.images}/")
     if not missing:
         return ""
+    renames = {folder_key(m): m for m in missing}  # an entry that differs only in case
     named = [
-        f"{e} (rename it {m})" if folder_key(e) == folder_key(m) else e
-        for e in entries[:MAX_LISTED]
-        for m in [next((m for m in missing if folder_key(m) == folder_key(e)), "")]
+        f"{e} (rename it {renames[folder_key(e)]})" if folder_key(e) in renames else e for e in entries[:MAX_LISTED]
     ]
     more = f" and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else ""
     held = f"it holds {', '.join(named)}{more}" if entries else "it is empty"
