@@ -16,7 +16,7 @@ Quality (default): for each evaluation set (the held-out part of ``vqa_yesno_dev
   of the question predicts), when the head has one;
 * **ablated**: the head on ``--ablate-trunk random`` features (every trunk feature,
   image and text, replaced by seeded noise);
-* **no detector**: the head when the run has no detector (``setup(trunk, detector=None)``);
+* **no detector**: the head when the run has no detector (``setup(ctx)`` whose ``ctx.detector()`` is None);
 * **no head**: the weight-free mode used when no trained head matches the trunk.
 
 Detections come from ``plugins.vqa.train.detect.DetectionCache`` (the shared NanoDet at

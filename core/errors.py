@@ -23,3 +23,11 @@ class PluginError(ProjectError):
 
 class TrunkError(ProjectError):
     """The trunk cannot be built, or a head was made for another trunk."""
+
+
+class OutputError(ProjectError):
+    """The output folder cannot be written (checked before any work). Carries the path."""
+
+    def __init__(self, message: str, path: Path | str) -> None:
+        self.path = Path(path)
+        super().__init__(f"{path}: {message}")

@@ -4,7 +4,9 @@
 with the selected tasks, to ``run``. ``run`` owns everything a run holds for its whole length:
 
 - its stopping state (``core.stop.RunControl``): the deadline, counted from here, and the
-  signal handlers, installed here and nowhere else;
+  signal handlers, installed here and nowhere else; under a deadline, each task's share of it
+  (``core.budget.TimeShares``), so that no task is left at zero;
+- the output folder, checked writable before any work (``core.io.check_output_folder``);
 - a scratch folder when the machine has no usable temporary or home folder (``core.runtime``);
 - the plan (``core.runner.plan``), the trunk (built once, guarded like a batch), and the
   engine that runs each task and writes its file: ``core.runner.run`` in this process, or
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core import stop
+from core.budget import TimeShares
 from core.errors import ProjectError
 from core.stop import RunControl
 
@@ -94,20 +97,25 @@ def _run(
 ) -> list[TaskReport]:
     from core import runner
     from core.detector.loader import Detectors
+    from core.io import check_output_folder
     from core.runtime import scratch_space
 
     # Ray workers may run elsewhere (another cwd, another node): they get absolute paths.
     input_dir = request.input_dir.resolve() if request.engine == "ray" else request.input_dir
+    runner.check_input_folder(request.input_dir)  # paths that cannot be read or written: refused before any work
+    check_output_folder(request.output_dir)
     with scratch_space(request.output_dir):
         planned = runner.plan(tasks, input_dir, strict=request.strict, control=control)
         if not planned:
-            log.warning("no task folder found under %s; nothing to do", request.input_dir)
+            runner.explain_empty_input(request.input_dir, tasks)  # refuses --input at a task folder
             return []
+        check_output_folder(request.output_dir, [name for item in planned for name in runner.outputs_of(item)])
         if request.engine == "ray":
             return _run_on_ray(planned, request, control, on_written)
         trunk = runner.build_trunk(
             lambda: _build_trunk(request, load_trunk), planned, strict=request.strict, control=control
         )
+        shares = TimeShares.for_run(planned, trunk_built=trunk is not None) if control.deadline is not None else None
         return runner.run(
             planned,
             trunk,
@@ -118,6 +126,7 @@ def _run(
             detector=Detectors(request.detector, request.registry),
             control=control,
             batch_workers=batch_workers(request),
+            shares=shares,
         )
 
 

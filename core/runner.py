@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING
 
 from core.errors import InputError, PluginError
 from core.stop import RunControl, Stop
-from core.task import Prediction, RunContext, Sample, SetupContext, Task, write_outputs
+from core.task import Prediction, RunContext, Sample, SetupContext, Task, TaskInfo, write_outputs
 from core.weights import WeightsError
 
 if TYPE_CHECKING:
+    from core.budget import TimeShares
     from core.detector import Detector
     from core.detector.loader import Detectors
     from core.trunk import Trunk
@@ -89,7 +90,7 @@ def plan(
     ``input_dir`` (``core.io.confined``) and is not interrupted by a first
     signal: it is what tells which keys every file must hold.
     """
-    from core.io import confined, find_task_dir
+    from core.io import confined, find_task_dirs, folder_key, task_folder_name
 
     control = control if control is not None else RunControl()
     items = tasks.values() if isinstance(tasks, Mapping) else tasks
@@ -98,25 +99,37 @@ def plan(
         info = task.info
         with control.deferred():
             try:
-                found = find_task_dir(input_dir, *info.folders())
+                spellings = find_task_dirs(input_dir, *info.folders())
             except Exception as exc:
                 if strict:
                     raise
                 log.error("%s: cannot look for its folder under %s (%s); skipped", info.name, input_dir, exc)
                 continue
-            if found is None:
+            if not spellings:
                 log.info("%s: no input under %s, skipped", info.name, input_dir)
                 continue
-            folder = (
-                found.name if found.name in info.folders() else info.folder
-            )  # Cyrillic spellings: the canonical name
+            if len(spellings) > 1:
+                raise InputError(
+                    f"{', '.join(str(p) for p in spellings)} each spell the {info.name} task: keep one of them "
+                    "(nothing is run, so that no folder's requests are dropped)",
+                    input_dir,
+                )
+            found = spellings[0]
+            folder = task_folder_name(found, info.folders())  # the canonical spelling: "OD" for od/, "C2C" for С2С/
+            if folder_key(found.name) == folder_key(folder) and found.name.replace("\u0421", "C") != folder:
+                log.info("%s: reading %s as its %s/ folder (the expected spelling)", info.name, found, folder)
             try:
                 with confined(input_dir):
                     samples = task.discover(input_dir)
             except InputError as exc:
                 if strict:
                     raise
-                log.error("%s: cannot read the request: %s; writing an empty prediction file", info.name, exc)
+                log.error(
+                    "%s: cannot read the request: %s%s; writing an empty prediction file",
+                    info.name,
+                    exc,
+                    layout_hint(info, found, folder),
+                )
                 planned.append(Planned(task, (), folder, error=str(exc), input_dir=input_dir))
                 continue
             except Exception as exc:
@@ -125,10 +138,101 @@ def plan(
                 log.exception("%s: discovery failed; writing an empty prediction file", info.name)
                 planned.append(Planned(task, (), folder, error=f"discover: {exc!r}", input_dir=input_dir))
                 continue
+            hint = layout_hint(info, found, folder)
         if not samples:
-            log.warning("%s: its folder is present but asks nothing; writing an empty prediction file", info.name)
+            log.warning(
+                "%s: its folder is present but asks nothing%s; writing an empty prediction file", info.name, hint
+            )
+        elif hint:
+            log.warning("%s: %s", info.name, hint.removeprefix("; "))
         planned.append(Planned(task, tuple(samples), folder, input_dir=input_dir))
     return planned
+
+
+def layout_hint(info: TaskInfo, found: Path, folder: str) -> str:
+    """``"; expected ..."`` naming what ``found`` (the task's folder, spelled ``folder``) lacks of
+    the layout its ``RequestForm`` declares (its request file, its images folder) and what it
+    holds instead; "" when nothing is missing or the task declares no form.
+
+    An images folder counts as missing only when the task folder holds no file besides its
+    request file either (HTR and zsOD also read images put directly in their folder).
+    """
+    from core.io import find_request_file, folder_key
+
+    form = info.form
+    if form is None:
+        return ""
+    entries = _entries(found)
+    missing = []
+    if form.ask is not None and find_request_file(found, form.request_file) is None:
+        missing.append(form.request_file)
+    if form.images and not (found / form.images).is_dir():
+        files = [e for e in entries if not e.endswith("/") and folder_key(e) != folder_key(form.request_file)]
+        if not files:
+            missing.append(f"{form.images}/")
+    if not missing:
+        return ""
+    renames = {folder_key(m): m for m in missing}  # an entry that differs only in case
+    named = [
+        f"{e} (rename it {renames[folder_key(e)]})" if folder_key(e) in renames else e for e in entries[:MAX_LISTED]
+    ]
+    more = f" and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else ""
+    held = f"it holds {', '.join(named)}{more}" if entries else "it is empty"
+    return f"; expected {' and '.join(f'{folder}/{m}' for m in missing)} in {found} ({held})"
+
+
+MAX_LISTED = 8  # entries of a task folder named when its layout is not the expected one
+
+
+def _entries(folder: Path) -> list[str]:
+    """The names in ``folder``, a sub-folder's with a trailing ``/``, sorted; [] when it cannot be listed."""
+    import os
+
+    try:
+        with os.scandir(folder) as it:
+            return sorted(e.name + ("/" if e.is_dir() else "") for e in it)
+    except OSError:
+        return []
+
+
+def check_input_folder(input_dir: Path) -> None:
+    """``InputError`` when ``input_dir`` is not a folder (missing, or a file)."""
+    if not input_dir.is_dir():
+        why = "it is not a folder" if input_dir.exists() else "no such folder"
+        raise InputError(f"cannot read the input: {why}", input_dir)
+
+
+def explain_empty_input(input_dir: Path, tasks: Mapping[str, Task] | Sequence[Task]) -> None:
+    """Why ``plan`` found no task folder under ``input_dir``: raises ``InputError`` when it is a
+    mistake the user must fix (no such folder; ``--input`` at a task folder, by its name or by
+    its request file or images folder: its parent was meant), else logs which folders were looked for.
+    """
+    from core.io import folder_key
+
+    items = list(tasks.values() if isinstance(tasks, Mapping) else tasks)
+    check_input_folder(input_dir)
+    folders = {folder_key(name): name for task in items for name in task.info.folders()}
+    inner = {
+        folder_key(name): name
+        for task in items
+        if task.info.form is not None
+        for name in (
+            task.info.form.request_file if task.info.form.ask is not None else None,
+            task.info.form.images,
+        )
+        if name
+    }
+    held = [e for e in _entries(input_dir) if folder_key(e.rstrip("/")) in inner]
+    named = folders.get(folder_key(input_dir.resolve().name))
+    if named or held:
+        why = f"it is the {named}/ task folder" if named else f"it holds {', '.join(held)}, as a task folder does"
+        raise InputError(
+            f"{why}; --input takes the folder that holds the task folders: pass its parent "
+            f"({input_dir.resolve().parent}){'' if named else ', with this folder named after its task'}",
+            input_dir,
+        )
+    expected = ", ".join(f"{t.info.folder}/" for t in items)
+    log.warning("no task folder found under %s (looked for %s); nothing to do", input_dir, expected)
 
 
 def build_trunk(
@@ -186,6 +290,7 @@ def run(
     detector: Detectors | None = None,
     control: RunControl | None = None,
     batch_workers: int = 1,
+    shares: TimeShares | None = None,
 ) -> list[TaskReport]:
     """Solve every planned task with ``trunk`` and write its prediction file.
 
@@ -201,6 +306,9 @@ def run(
     :param batch_workers: batches solved at once by a task that declares ``parallel_batches``
         (``solve_batches``); for that task torch's threads are divided among them, so the run
         keeps the number of CPU threads it was given (``divided_threads``).
+    :param shares: under the control's deadline, every task is set up first, then each gets its
+        share of the time left when its batches start (``core.budget``): they stop at its end.
+        None: first come, first served until the deadline.
 
     Whatever stops the run, every task still writes its file (answers so far, fallbacks for
     the rest); the caller reads ``control.signalled()`` to exit non-zero.
@@ -208,7 +316,19 @@ def run(
     control = control if control is not None else RunControl()
     prepare_output_folder(planned, out_dir)
     reports = []
+    prepared: dict[int, tuple[TaskReport, bool, float]] = {}
+    if shares is not None:  # under a budget every task is set up first: a setup left for last may find no time
+        prepared = {
+            id(item): _prepare(item, trunk, strict=strict, detector=detector, control=control) for item in planned
+        }
+        shares.setups_done()
     for item in planned:
+        remaining = control.remaining()
+        share = shares.share(item.task.info.name, remaining) if shares is not None else None
+        if share is not None and item.samples:
+            log.info(
+                "%s: %.1f s of the %.1f s left (its share of the time budget)", item.task.info.name, share, remaining
+            )
         report = _run_task(
             item,
             trunk,
@@ -218,7 +338,12 @@ def run(
             detector=detector,
             control=control,
             workers=batch_workers if item.task.info.parallel_batches else 1,
+            share=share,
+            prepared=prepared.get(id(item)),
         )
+        if shares is not None:
+            setup_s = prepared[id(item)][2]
+            shares.finished(item.task.info.name, report.seconds - setup_s, report.items - report.fallbacks)
         if report.path is not None and on_written is not None:
             try:
                 on_written(item.task.info.name, report.path)
@@ -311,16 +436,21 @@ def _run_task(
     detector: Detectors | None = None,
     control: RunControl,
     workers: int = 1,
+    share: float | None = None,
+    prepared: tuple[TaskReport, bool, float] | None = None,
 ) -> TaskReport:
+    """One task: set up (unless ``prepared``: its report, whether its setup succeeded and the seconds
+    it took), its batches until the end of its ``share`` of the budget, its file."""
     task, samples = item.task, item.samples
-    report = TaskReport(task.info.name, items=len(samples))
-    if item.error:
-        report.errors.append(item.error)
     start = time.monotonic()
+    ends = None if share is None else start + share
+    report, ready, setup_s = prepared if prepared is not None else (_new_report(item), False, 0.0)
+    start -= setup_s  # the report's seconds count the setup wherever it ran
     predictions: list[Prediction] = []
     bar = _Progress(len(samples), task.info.name, progress)
     try:
-        ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector, control=control)
+        if prepared is None:
+            ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector, control=control)
         batches = chunks(samples, max(1, task.info.batch_size))
         workers = max(1, min(workers, len(batches)))
         if workers > 1 and not _shares_safely(task, trunk, detector):
@@ -333,6 +463,8 @@ def _run_task(
                 report,
                 strict=strict,
                 ready=ready,
+                # a share spent during setup still leaves the first batch: no task at zero
+                deadline=None if ends is None else max(ends, time.monotonic() + FIRST_BATCH_S),
                 out=predictions,
                 on_batch=bar.update,
                 root=item.input_dir,
@@ -348,6 +480,23 @@ def _run_task(
                 write_task(task, predictions, samples, RunContext(out_dir, item.folder), report)
         report.seconds = time.monotonic() - start
     return report
+
+
+def _new_report(item: Planned) -> TaskReport:
+    report = TaskReport(item.task.info.name, items=len(item.samples))
+    if item.error:
+        report.errors.append(item.error)
+    return report
+
+
+def _prepare(
+    item: Planned, trunk: Trunk | None, *, strict: bool, detector: Detectors | None, control: RunControl
+) -> tuple[TaskReport, bool, float]:
+    """``item``'s task set up ahead of its batches: its report, whether it is ready, the seconds it took."""
+    start = time.monotonic()
+    report = _new_report(item)
+    ready = bool(item.samples) and _ready(item.task, trunk, report, strict=strict, detector=detector, control=control)
+    return report, ready, time.monotonic() - start
 
 
 def _shares_safely(task: Task, trunk: Trunk | None, detector: Detectors | None) -> bool:
@@ -548,11 +697,20 @@ class _Gate:
                 self.shut(why)
         return self.ready
 
+    def stopping(self) -> bool:
+        """Whether the run is stopping (a signal, its own deadline): batches in progress are then
+        abandoned. A task's own ``deadline`` passing only stops new batches."""
+        why = self.control.hurry()
+        if why and self.ready:
+            self.shut(why)
+        return why is not None
+
     def shut(self, why: str) -> None:
         log.warning("%s: %s: the remaining samples get fallbacks", self.task, why)
         self.ready = False
 
 
+FIRST_BATCH_S = 0.01  # a task's deadline is at least this long after its setup: its first batch starts
 WAIT_SLICE_S = 0.1  # how often the thread collecting concurrent batches looks at the run's stopping state
 
 
@@ -572,8 +730,9 @@ def _solve_concurrently(
     ``workers + 1`` are out (one waits ready for the first thread free), and results are taken
     back in batch order. Each batch counts its fallbacks and errors in a report of its own, merged
     here, on the calling thread. The caller's thread only waits, in slices, so that a signal or
-    the deadline (``gate``) is seen within ``WAIT_SLICE_S``: the batches still out are then
-    abandoned to their fallbacks, as the one-batch path abandons the batch in progress."""
+    the run's deadline (``gate.stopping()``) is seen within ``WAIT_SLICE_S``: the batches still out
+    are then abandoned to their fallbacks, as the one-batch path abandons the batch in progress.
+    The task's own ``deadline`` (its share of the budget) only stops batches not yet started."""
     import concurrent.futures as cf
     from collections import deque
 
@@ -590,6 +749,8 @@ def _solve_concurrently(
     try:
         pending = iter(batches)
         while True:
+            if not gate.open():  # the task's share is spent: what waits unstarted falls back
+                out_now = deque((b, None if f is not None and f.cancel() else f) for b, f in out_now)
             while len(out_now) <= workers:
                 batch = next(pending, None)
                 if batch is None:
@@ -600,7 +761,7 @@ def _solve_concurrently(
             batch, future = out_now[0]
             while future is not None and not future.done():
                 cf.wait([future], timeout=WAIT_SLICE_S)
-                if future.done() or gate.open():
+                if future.done() or not gate.stopping():
                     continue
                 abandoned = True  # stopping: what is out falls back, the threads finish unwatched
                 for _, f in out_now:

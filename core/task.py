@@ -109,6 +109,12 @@ class TaskInfo:
         when a task's stages leave a core idle: torch passes release the GIL, so one batch's
         Python decoding runs beside another's forward pass. False (the default): one batch at a
         time, with all of the run's torch threads.
+    :param seconds_per_item: what one item costs, measured on the reference machine (2 CPU cores,
+        docs/results.md), and ``setup_seconds`` what ``setup`` costs there: ``core.budget`` shares
+        a ``--time-budget`` among the tasks in proportion to ``items x seconds_per_item`` (the
+        setups run first; ``setup_seconds`` counts where they do not), so each answers about the
+        same fraction of its items. Only the ratios between tasks matter. None: ``core.budget``'s
+        defaults.
     """
 
     name: str
@@ -123,6 +129,8 @@ class TaskInfo:
     needs_trunk: bool = True
     needs_detector: bool = False
     parallel_batches: bool = False
+    seconds_per_item: float | None = None
+    setup_seconds: float | None = None
 
     def folders(self) -> tuple[str, ...]:
         """The folder and its aliases, in the order they are looked for."""

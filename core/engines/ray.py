@@ -20,7 +20,9 @@ last shard is back, with the same ``TaskReport`` line.
 * Time budget: the deadline is wall-clock (``time.time``, comparable across machines)
   and counts from the engine's start, worker start-up included. Actors fall back for the
   batches they reach after it; the driver stops handing out shards at the deadline, waits
-  ``GRACE_S`` for the shards in flight, and fills fallbacks for whatever is not back.
+  ``GRACE_S`` for the shards in flight, and fills fallbacks for whatever is not back. Under
+  a deadline the shards go out in turn across the tasks (by the share of its task each one
+  starts at), so every task gets answers before any finishes (``core.budget``'s aim).
 * Worker failures: an actor that dies (killed, out of memory, a segfault in a model)
   fails only the shards it held; the driver replaces it (a new actor, the trunk built
   again) and hands those shards out again, each at most ``max_attempts`` times in all
@@ -529,6 +531,9 @@ def run(
             kwargs = {"strict": strict, "deadline": deadline, "root": tr.planned.input_dir}
             jobs.append(_Job(len(jobs), "solve", args, kwargs, tag=(name, i * size)))
             tr.pending += 1
+
+    if deadline is not None:  # under a budget the tasks' shards go out in turn, so that none is left at zero
+        jobs.sort(key=lambda job: job.tag[1] / max(1, len(runs[job.tag[0]].planned.samples)))
 
     def finish(tr: _TaskRun) -> None:
         item = tr.planned

@@ -10,13 +10,15 @@ protection by calling these functions. One module per concern:
   ``open_input_file``, ``scan_input_folder``, ``list_input_files``); file names are UTF-8
   whatever the locale (``file_name``, ``name_bytes``).
 - ``core.io.requests``: task folders and request files in UTF-8/16/32 (``find_task_dir``,
-  ``find_request_file``, ``read_request``, ``read_json``, ``read_json_object``,
-  ``decode_json_text``); ``model_safe_text`` for text a tokenizer reads.
+  ``find_task_dirs``, ``task_folder_name``, ``folder_key``, ``find_request_file``, ``read_request``,
+  ``read_json``, ``read_json_object``, ``decode_json_text``; ``parse_json``, which names a key
+  given twice); ``model_safe_text`` for text a tokenizer reads.
 - ``core.io.images``: images decoded within a memory bound (``load_image``,
   ``load_image_and_info``, ``read_image_info``, ``check_image``, ``to_mode``, ``MAX_IMAGE_PIXELS``,
   ``MAX_IMAGE_BYTES``).
 - ``core.io.writing``: prediction files written exactly and atomically, with the user's
-  umask (``write_json_atomic``, ``dumps_json``, ``new_file_mode``).
+  umask (``write_json_atomic``, ``dumps_json``, ``new_file_mode``); the output folder checked
+  before the work (``check_output_folder``).
 
 Import the names from ``core.io``. To replace one in a test, patch the module that defines
 it (``core.io.paths._checked_real_path``): the functions call each other there.
@@ -51,12 +53,16 @@ from core.io.requests import (
     decode_json_text,
     find_request_file,
     find_task_dir,
+    find_task_dirs,
+    folder_key,
     model_safe_text,
+    parse_json,
     read_json,
     read_json_object,
     read_request,
+    task_folder_name,
 )
-from core.io.writing import dumps_json, new_file_mode, write_json_atomic
+from core.io.writing import check_output_folder, dumps_json, new_file_mode, write_json_atomic
 
 __all__ = [
     "IMAGE_FORMATS",
@@ -67,12 +73,15 @@ __all__ = [
     "InputEntry",
     "check_image",
     "check_input_file",
+    "check_output_folder",
     "confined",
     "decode_json_text",
     "dumps_json",
     "file_name",
     "find_request_file",
     "find_task_dir",
+    "find_task_dirs",
+    "folder_key",
     "list_input_files",
     "load_image",
     "load_image_and_info",
@@ -80,12 +89,14 @@ __all__ = [
     "name_bytes",
     "new_file_mode",
     "open_input_file",
+    "parse_json",
     "read_image_info",
     "read_json",
     "read_json_object",
     "read_request",
     "resolve_input_file",
     "scan_input_folder",
+    "task_folder_name",
     "to_mode",
     "write_json_atomic",
 ]

@@ -1,17 +1,25 @@
 """Request files: the task folders of an input, their request files and the encodings those come in.
 
 A task folder is found under its name or an older spelling (``find_task_dir``: a
-``fusion_brain/`` level, Cyrillic 'С' for 'C'). A request file may be UTF-8 (BOM or not),
-UTF-16 or UTF-32 (``decode_json_text``); it is opened like every input file, inside the input
-folder only (``core.io.paths``). Its strings may hold lone surrogates (``"\\udc80"`` escapes),
-kept as they are: keys go back into prediction files exactly (``core.io.writing.dumps_json``),
-and ``model_safe_text`` makes such a string safe for a tokenizer.
+``fusion_brain/`` level, Cyrillic 'С' for 'C'), in any case (``htr/``); ``find_task_dirs`` gives
+every folder that spells one task, so that two of them are refused rather than one dropped. A
+request file may be UTF-8 (BOM or not), UTF-16 or UTF-32 (``decode_json_text``); it is opened
+like every input file, inside the input folder only (``core.io.paths``). Its strings may hold
+lone surrogates (``"\\udc80"`` escapes), kept as they are: keys go back into prediction files
+exactly (``core.io.writing.dumps_json``), and ``model_safe_text`` makes such a string safe for a
+tokenizer.
+
+Every JSON a user hands the product (request files, questions, a served form's ``request`` field)
+is parsed by ``parse_json``: a key given twice in one object is named on a WARNING with the file,
+and its last value is the one used, as ``json.load`` (and so the organisers' scorer, which reads
+the gold files that way) and ``JSON.parse`` read it.
 """
 
 from __future__ import annotations
 
 import codecs
 import json
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +27,10 @@ from typing import Any
 
 from core.errors import InputError
 from core.io.paths import _is_dir, _lexists, _open_scoped, _os_path, open_input_file
+
+log = logging.getLogger(__name__)
+
+SHOWN_DUPLICATES = 10  # duplicated keys named on the warning line; the rest are counted
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32 LE"),
@@ -73,11 +85,48 @@ def read_json(path: Path, *, root: Path | str | None = None) -> Any:
             raise InputError(f"cannot read: {exc.strerror or exc}", path) from exc
     text = decode_json_text(data, path)
     try:
-        return json.loads(text)
+        return parse_json(text, path)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc}", path) from exc
     except RecursionError as exc:
         raise InputError("invalid JSON: nested too deeply", path) from exc
+
+
+def parse_json(text: str, source: Path | str, **options: Any) -> Any:
+    """``json.loads(text, **options)``, saying which keys a user gave twice in one object.
+
+    A duplicated key keeps its last value (what ``json.load``, and so the organisers' scorer
+    reading the gold files, and ``JSON.parse`` keep); one WARNING line names ``source`` (the
+    file, or a form's field) and the keys, so nothing is dropped without a word. Raises what
+    ``json.loads`` raises (``JSONDecodeError``, ``RecursionError``, an option's ``ValueError``).
+    """
+    duplicated: dict[str, int] = {}
+
+    def pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) < len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    duplicated[key] = duplicated.get(key, 1) + 1
+                seen.add(key)
+        return obj
+
+    value = json.loads(text, object_pairs_hook=pairs_to_dict, **options)
+    if duplicated:
+        shown = ", ".join(
+            f"{key!r}" + (f" ({times} times)" if times > 2 else "")
+            for key, times in list(duplicated.items())[:SHOWN_DUPLICATES]
+        )
+        more = len(duplicated) - SHOWN_DUPLICATES
+        log.warning(
+            "%s: %s given twice in one object: %s%s; the last value of each is used",
+            source,
+            "a key is" if len(duplicated) == 1 else f"{len(duplicated)} keys are",
+            shown,
+            f" and {more} more" if more > 0 else "",
+        )
+    return value
 
 
 def read_json_object(path: Path, *, root: Path | str | None = None) -> dict[str, Any]:
@@ -102,22 +151,69 @@ def model_safe_text(text: str) -> str:
     return text
 
 
-def find_task_dir(input_dir: Path, *names: str) -> Path | None:
-    """The first existing ``input_dir/<name>`` (also under a ``fusion_brain/`` level), else None.
+def folder_key(name: str) -> str:
+    """How a folder name is compared with a task's spellings: case-insensitively, with the
+    Cyrillic 'С'/'с' the older rules used taken for the Latin letter (``С2С`` is ``C2C``)."""
+    return name.replace("\u0421", "C").replace("\u0441", "c").casefold()
 
-    Accepts the older forms of the rules: a top-level ``fusion_brain/`` folder
-    and alternative spellings of a task folder (``OD`` for ``zsOD``). A folder
-    that is a link is found here; reading through it is refused later if it
-    leaves the input folder.
+
+def find_task_dirs(input_dir: Path, *names: str) -> list[Path]:
+    """Every folder under ``input_dir`` (or its ``fusion_brain/`` level) that spells one of ``names``.
+
+    A name matches case-insensitively, and Cyrillic 'С' counts as 'C' (``folder_key``): ``htr/``
+    and ``С2С/`` are found. The folders come in the order of ``names`` (the task's own folder,
+    then its aliases), an exact spelling before one that differs in case, ``input_dir`` before
+    ``fusion_brain/``. More than one means the input spells one task twice (``OD/`` and
+    ``zsOD/``): the runner refuses that rather than drop either. A folder that is a link is
+    found here; reading through it is refused later if it leaves the input folder.
     """
-    roots = [input_dir, input_dir / "fusion_brain"]
-    for root in roots:
-        for name in names:
-            for variant in dict.fromkeys((name, name.replace("C", "\u0421"))):
-                candidate = root / variant
-                if _is_dir(candidate):
-                    return candidate
-    return None
+    wanted = {folder_key(name): i for i, name in reversed(list(enumerate(names)))}
+    found: list[tuple[int, int, bool, str, Path]] = []
+    for depth, root in enumerate(_levels(input_dir)):
+        for entry in _entry_names(root):
+            rank = wanted.get(folder_key(entry))
+            if rank is not None and _is_dir(root / entry):
+                exact = entry in names or entry.replace("\u0421", "C") in names
+                found.append((depth, rank, not exact, entry, root / entry))
+    return [path for *_, path in sorted(found, key=lambda f: (f[1], f[2], f[0], f[3]))]
+
+
+def find_task_dir(input_dir: Path, *names: str) -> Path | None:
+    """The first of ``find_task_dirs(input_dir, *names)``, else None.
+
+    Accepts the older forms of the rules: a top-level ``fusion_brain/`` folder and
+    alternative spellings of a task folder (``OD`` for ``zsOD``, Cyrillic 'С' for 'C'),
+    and a folder named in another case (``htr/`` for ``HTR/``).
+    """
+    found = find_task_dirs(input_dir, *names)
+    return found[0] if found else None
+
+
+def task_folder_name(folder: Path, names: tuple[str, ...]) -> str:
+    """The spelling among ``names`` that ``folder`` (one ``find_task_dirs`` found) stands for:
+    ``OD`` for ``od/``, ``C2C`` for ``С2С/``; ``names[0]`` when none matches."""
+    key = folder_key(folder.name)
+    return next((name for name in names if folder_key(name) == key), names[0])
+
+
+def _levels(input_dir: Path) -> list[Path]:
+    """``input_dir`` and its ``fusion_brain/`` level (any case), where task folders are looked for."""
+    levels = [input_dir]
+    levels += [
+        input_dir / e for e in _entry_names(input_dir) if folder_key(e) == "fusion_brain" and _is_dir(input_dir / e)
+    ]
+    return levels
+
+
+def _entry_names(folder: Path) -> list[str]:
+    """The names in ``folder`` (UTF-8 whatever the locale), sorted; [] when it cannot be listed."""
+    from core.io.paths import file_name
+
+    try:
+        with os.scandir(_os_path(folder)) as it:
+            return sorted(file_name(entry.name) for entry in it)
+    except (OSError, UnicodeError, ValueError):
+        return []
 
 
 def _request_variants(task_dir: Path, names: tuple[str, ...]) -> list[Path]:

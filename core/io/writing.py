@@ -3,7 +3,8 @@
 Any string JSON can carry, lone surrogates included, is written back exactly
 (``dumps_json``). Prediction files get the mode the umask gives a new file
 (``new_file_mode``) and are replaced atomically (``write_json_atomic``), so concurrent runs
-never leave half a file and a signal never leaves a temporary one.
+never leave half a file and a signal never leaves a temporary one. The output folder is checked
+before a run does any work (``check_output_folder``).
 
 A process killed outright (SIGKILL, power loss) may leave its temporary file: its name,
 ``.<target>.<owner>.<random>.tmp``, carries its writer (``process_token``: pid and start
@@ -18,8 +19,11 @@ import logging
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from core.errors import OutputError
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +148,36 @@ def remove_abandoned(folder: Path) -> list[Path]:
         except OSError as exc:
             log.error("cannot remove %s, a temporary file left by a killed run (%s)", path, exc)
     return removed
+
+
+def check_output_folder(folder: Path | str, names: Sequence[str] = ()) -> Path:
+    """``folder``, made if missing, once a file has really been created in it and removed; else
+    ``OutputError`` saying why: it is a file, a parent cannot be made, it cannot be written in,
+    or one of ``names`` (the files the run will write) is a folder there.
+
+    The run calls it before any work, so that a path it cannot write is refused in one line
+    instead of after the work. Creating a file is the test, not the permission bits: root
+    passes those on a read-only mount, and a file system may refuse what the mode allows.
+    """
+    folder = Path(folder)
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise OutputError("cannot write the predictions here: it is a file, not a folder", folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocked = next((p for p in folder.parents if os.path.lexists(p) and not p.is_dir()), None)
+        why = f"{blocked} is a file, not a folder" if blocked else exc.strerror or str(exc)
+        raise OutputError(f"the output folder cannot be made: {why}", folder) from exc
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".write-check.{process_token()}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise OutputError(f"cannot write in the output folder: {exc.strerror or exc}", folder) from exc
+    os.close(fd)
+    Path(probe).unlink(missing_ok=True)
+    for name in names:
+        if (folder / name).is_dir():
+            raise OutputError(f"{name} there is a folder: the predictions cannot replace it", folder)
+    return folder
 
 
 def write_json_atomic(path: Path, data: Any) -> Path:

@@ -6,12 +6,13 @@ field ``image``, written to the request's temporary folder as it arrives: no bod
 memory. Whatever is wrong with it raises ``BadRequest`` with the HTTP status and a message for a person:
 a body that is not multipart or is malformed, an unknown, repeated or missing field, a field or body
 over its limit, text that is not valid UTF-8, JSON that does not parse or has the wrong shape for the
-task's ``RequestForm.ask``. The image itself is checked by ``core.io`` (``core.serve.service``).
+task's ``RequestForm.ask``. A key given twice in its JSON is said on a WARNING and keeps its last
+value (``core.io.parse_json``, as for request files). The image itself is checked by ``core.io``
+(``core.serve.service``).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+from core.io import parse_json
 from core.task import JSONValue, RequestForm
 
 FIELDS = ("request", "image")
@@ -302,7 +304,9 @@ def request_value(part: Part | None, form: RequestForm, task: str) -> JSONValue:
     except UnicodeDecodeError as exc:
         raise BadRequest(400, f"the field 'request' is not valid UTF-8 text (byte {exc.start}: {exc.reason})") from exc
     try:
-        value = json.loads(text.removeprefix("\ufeff"), parse_constant=_no_constants)
+        value = parse_json(
+            text.removeprefix("\ufeff"), f"{task}: the form's field 'request'", parse_constant=_no_constants
+        )
     except RecursionError as exc:
         raise BadRequest(422, "the field 'request' is JSON nested too deeply") from exc
     except ValueError as exc:

@@ -154,6 +154,8 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
         trainer="plugins.c2c.train:train_head",
         form=RequestForm(ask="text", answer="code", display="plugins.c2c.detok:readable"),  # {key: Java}
         needs_trunk=False,  # the translator answers alone when the trunk cannot be built
+        seconds_per_item=0.0075,  # 117-143 programs/s on 2 cores (docs/results.md, the public-size mix)
+        setup_seconds=0.1,  # the style selector (python -m bench.task_costs)
     )
 
     def __init__(self, weights_dir: Path = WEIGHTS_DIR, *, search: Sequence[Path] = ()) -> None:

@@ -85,6 +85,8 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         trainer="plugins.htr.train:train_head",
         form=RequestForm(ask=None, images="images"),  # the word images alone, keyed by file name
         parallel_batches=True,  # stages keep nothing on self; setup's objects are read, or memoise alike
+        seconds_per_item=0.007,  # 136-157 words/s on 2 cores (docs/results.md, the public-size mix)
+        setup_seconds=0.3,  # the recognizer and the lexicon decoder (python -m bench.task_costs)
     )
 
     def __init__(self, weights_dir: Path | None = None, *, search: Sequence[Path] = ()) -> None:

@@ -114,6 +114,8 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         form=RequestForm(ask="question", request_file="questions.json", images="images", image_field="file_name"),
         needs_detector=True,
         parallel_batches=True,  # stages keep nothing on self; setup's objects are read, or memoise alike
+        seconds_per_item=0.026,  # 38.0-40.5 questions/s on 2 cores (docs/results.md, the public-size mix)
+        setup_seconds=7.5,  # embedding the candidate answers (python -m bench.task_costs)
     )
 
     def __init__(self, head_weights: Path | None = None, *, search: Sequence[Path] = ()) -> None:

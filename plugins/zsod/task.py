@@ -135,6 +135,8 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         form=RequestForm(ask="phrases", images="images", answer="boxes"),  # requests.json {image name: [phrase, ...]}
         needs_detector=True,
         parallel_batches=True,  # stages keep nothing on self; core serialises a detector that is not thread-safe
+        seconds_per_item=0.055,  # 16.8-19.0 images/s on 2 cores (docs/results.md, the public-size mix)
+        setup_seconds=2.0,  # the head and the shared detector's build (python -m bench.task_costs)
     )
 
     def __init__(

@@ -108,3 +108,37 @@ def test_model_safe_text() -> None:
     assert model_safe_text("a\udc80b") == "a\ufffdb"
     assert model_safe_text("\ud83d\ude00 x") == "\U0001f600 x"  # a pair held as two code points
     assert model_safe_text("\ude00\ud83d").encode("utf-8") == "\ufffd\ufffd".encode()
+
+
+# -- a key given twice (issue 47) ---------------------------------------------------------------
+
+
+def test_a_key_given_twice_is_named_with_its_file_and_keeps_its_last_value(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    task_dir = tmp_path / "C2C"
+    task_dir.mkdir()
+    request = task_dir / "requests.json"
+    request.write_text('{"7": "first", "8": "x", "7": "second", "9": {"a": 1, "a": 2}}', encoding="utf-8")
+    with caplog.at_level("WARNING", logger="core.io.requests"):
+        entries = read_request(task_dir, "requests.json")
+    assert entries == {"7": "second", "8": "x", "9": {"a": 2}}  # the last value, as json.load keeps
+    lines = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(lines) == 1 and str(request) in lines[0] and "'7'" in lines[0] and "'a'" in lines[0]
+
+
+def test_a_file_without_duplicates_says_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "requests.json").write_text('{"7": {"a": 1}, "8": [{"a": 2}, {"a": 3}]}', encoding="utf-8")
+    with caplog.at_level("WARNING", logger="core.io.requests"):
+        read_request(tmp_path, "requests.json")
+    assert not caplog.records
+
+
+def test_many_duplicated_keys_make_one_bounded_line(caplog: pytest.LogCaptureFixture) -> None:
+    from core.io import parse_json
+
+    text = "{" + ", ".join(f'"{k}": {v}' for k in range(50) for v in (1, 2, 3)) + "}"
+    with caplog.at_level("WARNING", logger="core.io.requests"):
+        assert parse_json(text, "big.json") == {str(k): 3 for k in range(50)}
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert "big.json: 50 keys are given twice" in line and "'0' (3 times)" in line and "and 40 more" in line

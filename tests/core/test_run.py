@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 import run
+from core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "input"
@@ -211,5 +212,8 @@ def test_a_run_request_goes_through_the_one_orchestrator(tmp_path: Path, fake_tr
     assert outcome.status == 0 and outcome.stopped_by is None and outcome.hurried is None and heard == ["echo"]
     assert set(_load(tmp_path / "out" / "prediction_ECHO.json")) == {"a", "b"}
     assert "2 items" in outcome.summaries()[0]
-    empty = orchestrator.run(RunRequest(input_dir=tmp_path / "none", output_dir=tmp_path / "o2"), [EchoTask()])
+    (tmp_path / "empty").mkdir()
+    empty = orchestrator.run(RunRequest(input_dir=tmp_path / "empty", output_dir=tmp_path / "o2"), [EchoTask()])
     assert empty.reports == () and empty.status == 0
+    with pytest.raises(InputError, match="no such folder"):  # issue 47: a missing input is refused
+        orchestrator.run(RunRequest(input_dir=tmp_path / "none", output_dir=tmp_path / "o3"), [EchoTask()])
