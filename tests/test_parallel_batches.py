@@ -23,8 +23,11 @@ def test_the_shipped_tasks_that_declare_parallel_batches() -> None:
     assert declared == {"c2c": False, "htr": True, "vqa": True, "zsod": True}
 
 
-def test_zsod_extra_proposals_are_one_call_at_a_time_unless_thread_safe() -> None:
-    from plugins.zsod.task import _propose
+def test_a_shared_detector_is_one_call_at_a_time_unless_thread_safe() -> None:
+    """What ``ctx.detector(name)`` hands a task (zsOD's extra proposals among them) may be used by
+    several batches at once: core serialises a detector that does not declare ``thread_safe``."""
+    from core.detector import DetectorConfig
+    from core.detector.loader import Detectors
 
     class Proposer(FakeDetector):
         thread_safe = False
@@ -45,9 +48,11 @@ def test_zsod_extra_proposals_are_one_call_at_a_time_unless_thread_safe() -> Non
 
     import numpy as np
 
-    proposer = Proposer()
+    detectors = Detectors(DetectorConfig(), factory=lambda config: Proposer())
+    proposer = detectors.get()
+    shared = detectors.shared()
     image = np.zeros((32, 32, 3), np.uint8)
-    threads = [threading.Thread(target=lambda: [_propose(proposer, image) for _ in range(3)]) for _ in range(3)]
+    threads = [threading.Thread(target=lambda: [shared.detect([image]) for _ in range(3)]) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:

@@ -122,7 +122,7 @@ class ZsodOptions:
     proposals: str | None = None  # --zsod-proposals NAME[:WEIGHTS], a registered detector
 
 
-class ZsodTask(TaskBase[ZsodSample, list, list]):
+class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | None]", Scorer]):
     """Zero-shot detection from free-text phrases (SPEC: zsOD)."""
 
     info = TaskInfo(
@@ -156,7 +156,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         self.rule = rule or DetectionRule()
 
     # -- setup ----------------------------------------------------------------------------
-    def setup(self, ctx: SetupContext[Trunk]) -> None:
+    def setup(self, ctx: SetupContext[Trunk]) -> Scorer:
         """Find the heads made for this trunk (the user's heads folders first, then the shipped ones) and
         their calibration; without heads, the no-head mode (``plugins.zsod.pipeline``). Keep the run's
         detector and embed its classes' prompts (without one, every phrase takes the grid pipeline), and
@@ -191,7 +191,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             classes = class_embeddings(trunk, detector.classes) if detector is not None else None
         if detector is None:
             log.warning("zsod: no detector; every phrase takes the grid pipeline")
-        self._loaded = Scorer(verifier, calibration, background, proposer, detector, classes)
+        return self.keep(Scorer(verifier, calibration, background, proposer, detector, classes))
 
     # -- discover ---------------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[ZsodSample]:

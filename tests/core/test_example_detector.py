@@ -70,7 +70,7 @@ class _ImageSample(Sample):
     path: Path
 
 
-class _DetectedNames(TaskBase[_ImageSample, Any, list]):
+class _DetectedNames(TaskBase[_ImageSample, Any, list, Any]):
     """NAMES/<image>.png -> the English names of the shared detector's classes found in it, best first."""
 
     info = TaskInfo(
@@ -82,8 +82,8 @@ class _DetectedNames(TaskBase[_ImageSample, Any, list]):
         needs_detector=True,
     )
 
-    def setup(self, ctx: SetupContext[None]) -> None:
-        self._loaded = ctx.detector()
+    def setup(self, ctx: SetupContext[None]) -> Any:
+        return self.keep(ctx.detector())
 
     def discover(self, input_dir: Path) -> list[_ImageSample]:
         root = find_task_dir(input_dir, self.info.folder)
