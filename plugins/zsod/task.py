@@ -93,12 +93,20 @@ class Geometry(NamedTuple):
     scale: tuple[float, float]  # loaded-image pixel -> upright full-resolution pixel
 
 
+# Who answers a phrase, decided once per phrase in ``predict`` (``ZsodTask.routes``): the detector (its
+# class is accepted), the grid with the heads' calibration (a class-like name, or any phrase without
+# a detector), the grid with ``described_calibration`` (a described phrase, with ``grid_described``),
+# or nobody (``[]``).
+DETECTOR, GRID, GRID_DESCRIBED, NOBODY = "detector", "grid", "grid described", "nobody"
+
+
 class Scored(NamedTuple):
     """``predict`` output for one image."""
 
     boxes: np.ndarray  # [N, 4] xyxy in loaded-image pixels
     probs: np.ndarray  # [N, P] verifier probabilities
     geometry: Geometry  # from the ImageItem: maps ``boxes`` to the stored pixel grid
+    routes: tuple[str, ...]  # [P] who answers each phrase (DETECTOR, GRID, GRID_DESCRIBED, NOBODY)
     detected: Detected | None = None  # the detector's boxes and the phrases' classes (None: no detector)
 
 
@@ -267,24 +275,31 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
             detections = next(found, None)
             texts = trunk.encode_texts(item.tokens) if item.tokens is not None else None  # once for both scorers
             detected = self._detected(item, trunk, detections, texts) if detections is not None else None
-            if detected is not None and not any(self._takes_grid(detected, j) for j in range(len(item.phrases))):
+            routes = self.routes(detected, len(item.phrases))
+            if not {GRID, GRID_DESCRIBED} & set(routes):
                 empty = np.zeros((0, 4))
-                out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, detected))
+                out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, routes, detected))
                 continue
             if loaded.proposer is not None:
                 extra = loaded.proposer.detect([item.image])[0]
                 extra_boxes = detector_proposals(extra.boxes, *item.image.size)
                 item = item._replace(boxes=np.concatenate([item.boxes, extra_boxes]))
             scores = score_image(item, trunk, loaded.verifier, loaded.background, texts)
-            out.append(Scored(scores.boxes, scores.probs, item.geometry, detected))
+            out.append(Scored(scores.boxes, scores.probs, item.geometry, routes, detected))
         return out
 
-    def _takes_grid(self, det: Detected, j: int) -> bool:
-        """Phrase ``j`` has no detector class and the grid may answer it (a class-like name, or
-        ``DetectionRule.grid_described`` set)."""
-        if det.matches[j].accepted(self.rule.mapping):
-            return False
-        return det.bare[j] or self.rule.grid_described is not None
+    def routes(self, det: Detected | None, count: int) -> tuple[str, ...]:
+        """Who answers each of ``count`` phrases, the one decision between detector and grid: the
+        detector when the phrase's class is accepted; else the grid for a class-like name (for every
+        phrase without a detector), the grid with ``described_calibration`` for a described phrase
+        when ``DetectionRule.grid_described`` is set, and nobody otherwise."""
+        if det is None:
+            return (GRID,) * count
+        described = GRID_DESCRIBED if self.rule.grid_described is not None else NOBODY
+        return tuple(
+            DETECTOR if det.matches[j].accepted(self.rule.mapping) else GRID if det.bare[j] else described
+            for j in range(count)
+        )
 
     def _detected(self, item: ImageItem, trunk: Trunk, detections: Any, texts: Any) -> Detected | None:
         """The phrases' classes by the text tower (``texts``: the phrases' ``trunk.encode_texts``)."""
@@ -317,12 +332,13 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
             if scored is not None:
                 det = scored.detected
                 for j, phrase in enumerate(sample.phrases[: scored.probs.shape[1]]):
-                    found = choose_detected(det, j, phrase, self.rule) if det is not None else None
-                    if found is not None:
-                        value[phrase] = to_stored(det.boxes[found], scored.geometry)  # type: ignore[union-attr]
+                    route = scored.routes[j]
+                    if route == DETECTOR and det is not None:
+                        found = choose_detected(det, j, phrase, self.rule) or []
+                        value[phrase] = to_stored(det.boxes[found], scored.geometry)
                         continue
-                    phrase_cal = cal if det is None or det.bare[j] else described_calibration(cal, self.rule)
-                    if phrase_cal is not None:
+                    phrase_cal = cal if route == GRID else described_calibration(cal, self.rule)
+                    if route in (GRID, GRID_DESCRIBED) and phrase_cal is not None:
                         chosen = choose_boxes(scored.boxes, scored.probs[:, j], phrase_cal)
                         value[phrase] = to_stored(scored.boxes[chosen], scored.geometry)
             out.append(Prediction(sample.key, value))
