@@ -234,7 +234,7 @@ def main() -> int:
         from plugins.htr.task import HtrReader, HtrTask
 
         task = HtrTask(args.weights)
-        task._loaded = HtrReader(None, (0, 0), shared_decoder())  # postprocess needs only the decoder
+        task.keep(HtrReader(None, (0, 0), shared_decoder()))  # postprocess needs only the decoder
     else:
         raws, keys, task = head_outputs(args.set / "input", args.weights)
         if args.cache:

@@ -108,7 +108,7 @@ def main() -> int:
 
     runs = {name: raw_outputs(name, args.ablate_trunk, args.cache, args.threads) for name in sets}
     task = ZsodTask()
-    task._loaded = _loaded_for_decisions(args.ablate_trunk)
+    task.keep(_loaded_for_decisions(args.ablate_trunk))
 
     def show(rule: DetectionRule) -> float:
         scores = {name: f1_of(name, s, r, rule, task) for name, (s, r, _) in runs.items()}

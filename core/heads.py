@@ -11,7 +11,8 @@ tower, joint space). The card records those versions under ``"trunk"``. A task a
 --heads DIR``; default ``~/.cache/fusionbrain/heads`` or ``$FUSIONBRAIN_HEADS``),
 then the folder the plugin ships. The first folder whose card matches the trunk
 wins; with none, the task runs its no-head mode (and says so). ``train.py`` writes
-new heads to ``head_dir_for(HEADS, task, trunk)``.
+new heads to ``head_dir_for(HEADS, task, trunk)``. Every task loads its head's files through
+``load_head_files`` and runs its modules ``frozen``.
 """
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
+    import torch
+
     from core.request import PluginConfig
     from core.trunk import Trunk
+
+M = TypeVar("M", bound="torch.nn.Module")
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +118,50 @@ def find_head(
     looked = ", ".join(str(c) for c in candidates) or "nowhere"
     log.warning("%s: no trained head for trunk %s (looked in %s)", task, trunk.version, looked)
     return None
+
+
+class HeadFiles(NamedTuple):
+    """A head's card and its tensors, as ``load_head_files`` read and checked them."""
+
+    card: dict[str, Any]
+    tensors: dict[str, torch.Tensor]
+
+
+def load_head_files(
+    trunk: Trunk,
+    weights_path: Path,
+    card_path: Path,
+    *,
+    what: str,
+    components: Collection[str] | None = None,
+) -> HeadFiles:
+    """The one head loader of every task: the card and the weights it describes, checked.
+
+    The card (``core.weights.read_card``) records the weight file's sha256 and size; the
+    tensors load from safetensors only after they match (``core.weights.load_safetensors``):
+    ``WeightsError`` naming the file otherwise. One trunk-compatibility rule, the head lookup's
+    (``find_head``): every trunk component the card records (``"trunk"``; older cards
+    ``"trunk_versions"``), or only ``components`` of them for a head that reads some towers, is
+    the trunk's own, ablation marks aside (``Trunk.require_fit``): ``TrunkError`` naming each
+    one that is not. The plugin builds its modules from ``tensors`` (``core.weights.fit_state``)
+    and hands each to ``frozen``.
+    """
+    from core import weights
+
+    card = weights.read_card(card_path, weights=weights_path)
+    recorded: Mapping[str, str] = card.get("trunk") or card.get("trunk_versions") or {}
+    if components is not None:
+        recorded = {k: v for k, v in recorded.items() if k in components}
+    trunk.require_fit(recorded, what=what)
+    tensors, _ = weights.load_safetensors(weights_path, card, card_path=card_path)
+    return HeadFiles(card, tensors)
+
+
+def frozen(module: M) -> M:
+    """``module`` in eval mode with gradients off: how every head runs (no dropout, no autograd)."""
+    module.eval()
+    module.requires_grad_(False)
+    return module
 
 
 def save_head(weights: Path, tensors: Mapping[str, Any], card_path: Path, card: Mapping[str, Any]) -> Path:

@@ -1,4 +1,4 @@
-"""The task contract: ``Task[S, B, R]``, where every plugin's pre- and post-processing lives.
+"""The task contract: ``Task[S, B, R, L]``, where every plugin's pre- and post-processing lives.
 
 A task runs as ``discover -> preprocess -> predict -> postprocess -> write``, the
 shape of a transformers pipeline (pre, forward, post) followed by a writer. The
@@ -191,16 +191,19 @@ class SetupContext(Generic[T]):
 S = TypeVar("S", bound=Sample)
 B = TypeVar("B")
 R = TypeVar("R")
+L = TypeVar("L")  # what ``setup`` loaded
+L_co = TypeVar("L_co", covariant=True)
 
 
 @runtime_checkable
-class Task(Protocol[S, B, R]):
+class Task(Protocol[S, B, R, L_co]):
     """A task plugin's behaviour. ``info`` is a class attribute; ``TaskBase`` gives the usual ``write``."""
 
     info: ClassVar[TaskInfo]
 
-    def setup(self, ctx: SetupContext[Trunk]) -> None:
-        """The one place anything loads (heads, caches of label embeddings), once per trunk.
+    def setup(self, ctx: SetupContext[Trunk]) -> L_co:
+        """The one place anything loads (heads, caches of label embeddings), once per trunk; returns
+        what it loaded (``L``), which the stages read typed (``TaskBase.loaded()``).
 
         ``ctx`` is the run's ``SetupContext``: ``ctx.trunk`` (None only for a task that declares
         ``needs_trunk=False``, typed ``SetupContext[Trunk | None]``) and ``ctx.detector(name)``.
@@ -241,23 +244,28 @@ def protocol_members() -> tuple[str, ...]:
     return tuple(sorted({*Task.__annotations__, *methods}))
 
 
-class TaskBase(Generic[S, B, R]):
+class TaskBase(Generic[S, B, R, L]):
     """What most tasks share: ``name``, the standard ``write`` and the setup guard.
 
     ``write`` puts ``{key: value}`` (sample order) into ``info.output`` and, when the
-    input came in an aliased folder, into that alias's file too. Subclasses that
-    load something in ``setup`` keep it with ``self._loaded = ...`` and read it with
-    ``self.loaded()``, which names the task when ``setup`` has not run.
+    input came in an aliased folder, into that alias's file too. ``setup`` ends with
+    ``return self.keep(loaded)``: the stages read it, typed ``L``, with ``self.loaded()``,
+    which names the task when ``setup`` has not run. It is set once and only read after.
     """
 
     info: ClassVar[TaskInfo]
-    _loaded: Any = None
+    _loaded: L | None = None
 
     @property
     def name(self) -> str:
         return self.info.name
 
-    def loaded(self) -> Any:
+    def keep(self, loaded: L) -> L:
+        """What ``setup`` loaded, kept for the stages (``loaded()``); returned, as ``setup`` returns it."""
+        self._loaded = loaded
+        return loaded
+
+    def loaded(self) -> L:
         if self._loaded is None:
             raise PluginError(f"{self.info.name}: setup(ctx) must run before the other stages")
         return self._loaded
@@ -284,13 +292,6 @@ def output_mapping(predictions: Sequence[Prediction]) -> dict[str, JSONValue]:
     for pred in predictions:
         out.setdefault(pred.key, pred.value)
     return out
-
-
-def as_mapping(value: Any) -> Mapping[str, Any]:
-    """Narrow a parsed JSON value to a mapping or raise ``TypeError``."""
-    if not isinstance(value, Mapping):
-        raise TypeError(f"expected a JSON object, got {type(value).__name__}")
-    return value
 
 
 def resolve(ref: str) -> Any:

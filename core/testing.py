@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.task import Prediction, RunContext, Sample, SetupContext, Task, TaskInfo
+from core.task import Prediction, RunContext, Sample, SetupContext, Task, TaskBase, TaskInfo
 
 if TYPE_CHECKING:
     import torch
@@ -186,7 +186,9 @@ def assert_task_conforms(
         assert task.discover(Path(empty)) == [], "discover() on an empty dir must return []"
 
     fake = detector if detector is not None else FakeDetector()
-    task.setup(SetupContext(trunk, lambda name: fake))
+    loaded = task.setup(SetupContext(trunk, lambda name: fake))
+    if isinstance(task, TaskBase):
+        assert loaded is not None and loaded is task.loaded(), "setup returns what it loaded: return self.keep(...)"
 
     def stages(samples: Sequence[Sample]) -> tuple[Callable[[], Any], ...]:
         box: dict[str, Any] = {}

@@ -337,10 +337,16 @@ def entrypoint_root(entrypoint: str) -> str:
 
 
 def metadata_text(with_heads: bool) -> str:
-    """``metadata.json`` as shipped: the repository's, with ``--heads`` added when heads travel."""
-    meta = json.loads((REPO / METADATA).read_text(encoding="utf-8"))
-    if not isinstance(meta, dict) or not {"image", "entrypoint"} <= meta.keys():
-        raise BuildError(f"{REPO / METADATA} must be a JSON object with 'image' and 'entrypoint'")
+    """``metadata.json`` as shipped: the repository's (parsed and checked by ``core.metadata``), with
+    ``--heads`` added when heads travel."""
+    from core.errors import InputError
+    from core.metadata import load_metadata
+
+    try:
+        parsed = load_metadata(REPO / METADATA)
+    except InputError as exc:
+        raise BuildError(str(exc)) from exc
+    meta = {"image": parsed.image, "entrypoint": parsed.entrypoint}
     if with_heads:
         root = entrypoint_root(meta["entrypoint"])
         meta["entrypoint"] = f"{meta['entrypoint']} --heads {root}/{HEADS_FOLDER}"
@@ -373,8 +379,10 @@ def collect(plugin_names: Sequence[str], heads: Path | None = None) -> Manifest:
     if not plugins:
         raise BuildError("select at least one plugin (--plugins c2c,htr,zsod,vqa)")
     tasks = plugin_tasks(plugins)
+    import registry
+
     builtin_modules = [p.module for p in plugins if p.builtin]
-    start = [Path(f).stem for f in ENTRY_FILES] + builtin_modules
+    start = [Path(f).stem for f in ENTRY_FILES] + list(registry.CORE_PLUGINS) + builtin_modules
     modules = import_closure(start)
     all_builtins = set(builtin_plugins().values())
     # A built-in left out must not come back through an import of another plugin.

@@ -158,25 +158,6 @@ def request_trainer(fn: Callable[[TrainRequest], HeadCard]) -> Callable[[TrainRe
     return fn
 
 
-def seed_all(seed: int) -> None:
-    """Seed Python's, NumPy's and torch's global generators (those installed)."""
-    import random
-
-    random.seed(seed)
-    try:
-        import numpy as np
-
-        np.random.seed(seed % 2**32)
-    except ImportError:  # pragma: no cover - numpy is a core dependency
-        pass
-    try:
-        import torch
-
-        torch.manual_seed(seed)
-    except ImportError:  # pragma: no cover
-        pass
-
-
 class FeatureCache:
     """A resumable on-disk store of one trunk's features by key: ``ROOT/<version>/shard_NNNNN.pt``,
     each shard a ``{key: tensor}`` dict saved as it is computed, so an interrupted run resumes

@@ -141,7 +141,7 @@ def finalize(tokens: str) -> str:
     return tokens
 
 
-class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
+class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
     """Java -> Python translation (SPEC "C2C")."""
 
     info = TaskInfo(
@@ -163,20 +163,19 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw]):
         self.weights_dir = weights_dir
         self.search = tuple(search)
 
-    def setup(self, ctx: SetupContext[Trunk | None]) -> None:
+    def setup(self, ctx: SetupContext[Trunk | None]) -> _Selector:
         """Load the style selector made for this trunk; without one (or without a trunk: it could
         not be built) the translator runs alone."""
         head, trunk = None, ctx.trunk
         if trunk is None:
             log.warning("C2C: no trunk; the translator runs alone (default style)")
-            self._loaded = _Selector(None)
-            return
+            return self.keep(_Selector(None))
         folder = find_head(self.info.name, trunk, CARD_NAME, shipped=self.weights_dir, search=self.search)
         if folder is not None:
             head = load_selector(trunk, folder)
         if head is None:
             log.warning("C2C: no style selector for this trunk; the translator runs alone (default style)")
-        self._loaded = _Selector(head)
+        return self.keep(_Selector(head))
 
     def discover(self, input_dir: Path) -> list[C2cSample]:
         """Every key of ``requests.json``, cleaned; problems logged, none dropped."""
@@ -274,9 +273,9 @@ def load_selector(trunk: Trunk, weights_dir: Path = WEIGHTS_DIR) -> torch.nn.Mod
             log.warning("C2C: no selector weights in %s; translating with the default style", weights_dir)
         return None
     from core import weights
+    from core.heads import frozen, load_head_files
 
-    card = weights.read_card(card_path, weights=weights_path)
-    trunk.check_compatible(card.get("trunk", {}), what="c2c style selector")
+    card, state = load_head_files(trunk, weights_path, card_path, what="c2c style selector")
     if int(card.get("embed_dim", -1)) != trunk.embed_dim:
         log.warning(
             "C2C: selector expects %s-d text embeddings, trunk gives %d; default style",
@@ -284,9 +283,6 @@ def load_selector(trunk: Trunk, weights_dir: Path = WEIGHTS_DIR) -> torch.nn.Mod
             trunk.embed_dim,
         )
         return None
-    state, _ = weights.load_safetensors(weights_path, card, card_path=card_path)
     head = build_head(trunk.embed_dim, int(card.get("hidden", 64)))
     weights.fit_state(head, state, weights_path, card_path)
-    head.eval()
-    head.requires_grad_(False)
-    return head
+    return frozen(head)

@@ -72,7 +72,7 @@ class HtrReader(NamedTuple):
     decoder: LexiconDecoder | None
 
 
-class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
+class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw, HtrReader]):
     """The HTR task plugin."""
 
     info = TaskInfo(
@@ -94,7 +94,7 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         self.search = tuple(search)
 
     # -- set-up -------------------------------------------------------------------
-    def setup(self, ctx: SetupContext[Trunk]) -> None:
+    def setup(self, ctx: SetupContext[Trunk]) -> HtrReader:
         """Load the head made for this trunk. Without one HTR cannot read: say so, answer ""."""
         from plugins.htr.preprocess import HEIGHT, WIDTH
 
@@ -105,12 +105,11 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
                 "htr: no recognizer head for this trunk, and HTR cannot read without one: every word is "
                 "answered with the empty string. Train one with: python train.py --trunk SPEC --tasks htr"
             )
-            self._loaded = HtrReader(None, (HEIGHT, WIDTH), None)
-            return
+            return self.keep(HtrReader(None, (HEIGHT, WIDTH), None))
         from plugins.htr.lexdecode import shared_decoder
 
-        head, size = load_head(folder)
-        self._loaded = HtrReader(head, size, shared_decoder())
+        head, size = load_head(folder, trunk)
+        return self.keep(HtrReader(head, size, shared_decoder()))
 
     # -- stages -------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[HtrSample]:
@@ -136,7 +135,7 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         from core.io import load_image
         from plugins.htr.preprocess import fit_word, orientations, to_pixels
 
-        reader: HtrReader = self.loaded()
+        reader = self.loaded()
         height, width = reader.size
         words, owner, rotation = [], [], []
         for i, sample in enumerate(samples if reader.head is not None else ()):
@@ -163,7 +162,7 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         """Trunk maps -> head log-probabilities and upright scores for every candidate row."""
         from plugins.htr.preprocess import word_maps
 
-        reader: HtrReader = self.loaded()
+        reader = self.loaded()
         if reader.head is None:
             return HtrRaw(None, None, (), ())
         out = reader.head(*word_maps(trunk, batch.pixels))
@@ -173,7 +172,7 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
 
     def postprocess(self, raw: HtrRaw, samples: Sequence[HtrSample]) -> list[Prediction]:
         """Per sample: the best reading over its orientations ("" without a head)."""
-        reader: HtrReader = self.loaded()
+        reader = self.loaded()
         if raw.log_probs is None or raw.upright is None or reader.decoder is None:
             return [Prediction(s.key, "") for s in samples]
         texts = pick_readings(raw.log_probs, raw.upright, raw.owner, len(samples), reader.decoder)
@@ -183,18 +182,18 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw]):
         return Prediction(sample.key, "")
 
 
-def load_head(folder: Path) -> tuple[Any, tuple[int, int]]:
+def load_head(folder: Path, trunk: Trunk) -> tuple[Any, tuple[int, int]]:
     """The frozen CTC head in ``folder`` and the (height, width) of the crops it reads.
 
     The weights are checked against the card (``core.weights``): ``WeightsError`` naming the file
     when they are missing, damaged or do not fit the head the card describes."""
     from core import weights
+    from core.heads import frozen, load_head_files
     from plugins.htr.model import HtrHead
     from plugins.htr.preprocess import HEIGHT, WIDTH
 
     card_path, weights_path = folder / CARD_NAME, folder / WEIGHTS_NAME
-    card = weights.read_card(card_path, weights=weights_path)
-    tensors, _ = weights.load_safetensors(weights_path, card, card_path=card_path)
+    card, tensors = load_head_files(trunk, weights_path, card_path, what="htr head")
     try:
         head = HtrHead(**card["config"])
     except (KeyError, TypeError, ValueError) as exc:
@@ -204,9 +203,7 @@ def load_head(folder: Path) -> tuple[Any, tuple[int, int]]:
     size = card.get("input", {"height": HEIGHT, "width": WIDTH})
     state = {k: v.float() if v.is_floating_point() else v for k, v in tensors.items()}
     weights.fit_state(head, state, weights_path, card_path)
-    head.eval()
-    head.requires_grad_(False)
-    return head, (int(size["height"]), int(size["width"]))
+    return frozen(head), (int(size["height"]), int(size["width"]))
 
 
 def pick_readings(

@@ -95,14 +95,6 @@ def bilinear(subject: torch.Tensor, centred: torch.Tensor, bil_s: torch.Tensor, 
     return ((subject @ bil_s) * ((centred * 10) @ bil_i)).sum(-1)
 
 
-def yesno_image_mask(dim: int) -> torch.Tensor:
-    """``[yesno_width(D)]`` 1.0 at the yes/no features that read the image (the detector's
-    evidence included), 0.0 at the question-only ones."""
-    import torch
-
-    return torch.cat([torch.ones(N_SCALAR), torch.zeros(dim), torch.ones(3 * dim + N_EVIDENCE)])
-
-
 # Open-answer features (``open_features``); the image-reading ones are zeroed by the prior-only model.
 OPEN_FEATURES = (
     "image fit",
@@ -357,11 +349,9 @@ def load_head(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = CARD
     import torch
 
     from core import weights as checked
+    from core.heads import load_head_files
 
-    card = checked.read_card(card_path, weights=weights)
-    versions: Mapping[str, str] = card.get("trunk") or card.get("trunk_versions", {})
-    trunk.check_compatible({k: versions[k] for k in DEPENDS_ON if k in versions}, what="VQA head")
-    tensors, _ = checked.load_safetensors(weights, card, card_path=card_path)
+    card, tensors = load_head_files(trunk, weights, card_path, what="VQA head", components=DEPENDS_ON)
     t = {k: v.float() for k, v in tensors.items()}
     lacking = [name for name in ("mean_image", "yesno_w", "yesno_b", "open_w") if name not in t]
     if lacking:

@@ -100,7 +100,7 @@ def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | 
     return None
 
 
-class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
+class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
     """Visual question answering in Russian and English (SPEC "VQA")."""
 
     info = TaskInfo(
@@ -129,7 +129,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         """The head's weights (plain tensors, not an ``nn.Module``); counted by ``core.params``."""
         return self.loaded().answerer.head.num_parameters()
 
-    def setup(self, ctx: SetupContext[Trunk]) -> None:
+    def setup(self, ctx: SetupContext[Trunk]) -> _Loaded:
         """Load the head made for this trunk (hand-set weights when there is none), embed the answers
         and the detector's class names; keep the run's detector (None: answer without it)."""
         trunk, detector = ctx.trunk, ctx.detector()
@@ -157,10 +157,11 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
         pick = lambda texts: emb[[row[t] for t in texts]]  # noqa: E731
         classes = {"en": pick(class_en), "ru": pick(class_ru)}
         class_prompts = pool_class_prompts(pick(prompts), len(coco_classes()))
-        self._loaded = _Loaded(Answerer(head, candidates, pick(en), pick(ru), classes, class_prompts), detector)
+        loaded = self.keep(_Loaded(Answerer(head, candidates, pick(en), pick(ru), classes, class_prompts), detector))
         if detector is None:
             log.warning("VQA: no detector; answering without its evidence")
         log.info("VQA: %d candidate answers, head card %s", len(candidates), head.card.get("heldout_accuracy", "none"))
+        return loaded
 
     def discover(self, input_dir: Path) -> list[VqaSample]:
         """Every question id of ``questions.json``, validated; problems logged, none dropped."""
@@ -226,7 +227,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, list]):
 
         from plugins.vqa.answerer import Embedded
 
-        loaded: _Loaded = self.loaded()
+        loaded = self.loaded()
         answerer = loaded.answerer
         images = encode_regions(trunk, batch.pixels) if batch.pixels is not None else None
         # (input size, image row) -> detections: each image once per size, in one batched call, however

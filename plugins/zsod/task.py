@@ -91,12 +91,20 @@ class Geometry(NamedTuple):
     scale: tuple[float, float]  # loaded-image pixel -> upright full-resolution pixel
 
 
+# Who answers a phrase, decided once per phrase in ``predict`` (``ZsodTask.routes``): the detector (its
+# class is accepted), the grid (any phrase when there is no detector; a class-like name only with
+# ``DetectionRule.grid_names``, a described phrase only with ``grid_described``: ``grid_calibration``),
+# or nobody (``[]``).
+DETECTOR, GRID, GRID_DESCRIBED, NOBODY = "detector", "grid", "grid described", "nobody"
+
+
 class Scored(NamedTuple):
     """``predict`` output for one image."""
 
     boxes: np.ndarray  # [N, 4] xyxy in loaded-image pixels
     probs: np.ndarray  # [N, P] verifier probabilities
     geometry: Geometry  # from the ImageItem: maps ``boxes`` to the stored pixel grid
+    routes: tuple[str, ...]  # [P] who answers each phrase (DETECTOR, GRID, GRID_DESCRIBED, NOBODY)
     detected: Detected | None = None  # the detector's boxes and the phrases' classes (None: no detector)
 
 
@@ -118,9 +126,10 @@ class ZsodOptions:
 
     visualize: Path | None = None  # --zsod-visualize DIR
     proposals: str | None = None  # --zsod-proposals NAME[:WEIGHTS], a registered detector
+    grid: float | None = None  # --zsod-grid PRESENCE: DetectionRule.grid_names
 
 
-class ZsodTask(TaskBase[ZsodSample, list, list]):
+class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | None]", Scorer]):
     """Zero-shot detection from free-text phrases (SPEC: zsOD)."""
 
     info = TaskInfo(
@@ -156,7 +165,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
         self.rule = rule or DetectionRule()
 
     # -- setup ----------------------------------------------------------------------------
-    def setup(self, ctx: SetupContext[Trunk]) -> None:
+    def setup(self, ctx: SetupContext[Trunk]) -> Scorer:
         """Find the heads made for this trunk (the user's heads folders first, then the shipped ones) and
         their calibration; without heads, the no-head mode (``plugins.zsod.pipeline``). Keep the run's
         detector and embed its classes' prompts (without one, every phrase takes the grid pipeline), and
@@ -191,7 +200,7 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             classes = class_embeddings(trunk, detector.classes) if detector is not None else None
         if detector is None:
             log.warning("zsod: no detector; every phrase takes the grid pipeline")
-        self._loaded = Scorer(verifier, calibration, background, proposer, detector, classes)
+        return self.keep(Scorer(verifier, calibration, background, proposer, detector, classes))
 
     # -- discover ---------------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[ZsodSample]:
@@ -267,24 +276,32 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             detections = next(found, None)
             texts = trunk.encode_texts(item.tokens) if item.tokens is not None else None  # once for both scorers
             detected = self._detected(item, trunk, detections, texts) if detections is not None else None
-            if detected is not None and not any(self._takes_grid(detected, j) for j in range(len(item.phrases))):
+            routes = self.routes(detected, len(item.phrases))
+            if not {GRID, GRID_DESCRIBED} & set(routes):
                 empty = np.zeros((0, 4))
-                out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, detected))
+                out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, routes, detected))
                 continue
             if loaded.proposer is not None:
                 extra = loaded.proposer.detect([item.image])[0]
                 extra_boxes = detector_proposals(extra.boxes, *item.image.size)
                 item = item._replace(boxes=np.concatenate([item.boxes, extra_boxes]))
             scores = score_image(item, trunk, loaded.verifier, loaded.background, texts)
-            out.append(Scored(scores.boxes, scores.probs, item.geometry, detected))
+            out.append(Scored(scores.boxes, scores.probs, item.geometry, routes, detected))
         return out
 
-    def _takes_grid(self, det: Detected, j: int) -> bool:
-        """Phrase ``j`` has no detector class and the grid may answer it (``DetectionRule.grid_names``,
-        ``grid_described``)."""
-        if det.matches[j].accepted(self.rule.mapping):
-            return False
-        return (self.rule.grid_names if det.bare[j] else self.rule.grid_described) is not None
+    def routes(self, det: Detected | None, count: int) -> tuple[str, ...]:
+        """Who answers each of ``count`` phrases, the one decision between detector and grid: the
+        detector when the phrase's class is accepted; else the grid for every phrase when there is no
+        detector, for a class-like name when ``DetectionRule.grid_names`` is set, for a described phrase
+        when ``DetectionRule.grid_described`` is set (``detected.grid_calibration``), and nobody otherwise."""
+        if det is None:
+            return (GRID,) * count
+        names = GRID if self.rule.grid_names is not None else NOBODY
+        described = GRID_DESCRIBED if self.rule.grid_described is not None else NOBODY
+        return tuple(
+            DETECTOR if det.matches[j].accepted(self.rule.mapping) else names if det.bare[j] else described
+            for j in range(count)
+        )
 
     def _detected(self, item: ImageItem, trunk: Trunk, detections: Any, texts: Any) -> Detected | None:
         """The phrases' classes by the text tower (``texts``: the phrases' ``trunk.encode_texts``)."""
@@ -322,12 +339,13 @@ class ZsodTask(TaskBase[ZsodSample, list, list]):
             if scored is not None:
                 det = scored.detected
                 for j, phrase in enumerate(sample.phrases[: scored.probs.shape[1]]):
-                    found = choose_detected(det, j, phrase, self.rule) if det is not None else None
-                    if found is not None:
-                        value[phrase] = to_stored(det.boxes[found], scored.geometry)  # type: ignore[union-attr]
+                    route = scored.routes[j]
+                    if route == DETECTOR and det is not None:
+                        found = choose_detected(det, j, phrase, self.rule) or []
+                        value[phrase] = to_stored(det.boxes[found], scored.geometry)
                         continue
                     phrase_cal = cal if det is None else grid_calibration(cal, self.rule, det.bare[j])
-                    if phrase_cal is not None:
+                    if route in (GRID, GRID_DESCRIBED) and phrase_cal is not None:
                         chosen = choose_boxes(scored.boxes, scored.probs[:, j], phrase_cal)
                         value[phrase] = to_stored(scored.boxes[chosen], scored.geometry)
             out.append(Prediction(sample.key, value))

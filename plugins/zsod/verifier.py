@@ -219,9 +219,11 @@ class Verifier:
         card: Mapping[str, Any],
         grounding: torch.nn.Module | None = None,
     ) -> None:
-        self.stage1 = stage1.eval().requires_grad_(False)
-        self.stage2 = stage2.eval().requires_grad_(False) if stage2 is not None else None
-        self.grounding = grounding.eval().requires_grad_(False) if grounding is not None else None
+        from core.heads import frozen
+
+        self.stage1 = frozen(stage1)
+        self.stage2 = frozen(stage2) if stage2 is not None else None
+        self.grounding = frozen(grounding) if grounding is not None else None
         self.card = dict(card)
 
     def logits1(self, features: np.ndarray) -> np.ndarray:
@@ -249,20 +251,15 @@ def load_verifier(trunk: Trunk, weights: Path = WEIGHTS_FILE, card_path: Path = 
     """Load the heads of one folder; ``TrunkError`` if they were trained on another trunk, ``WeightsError``
     (``core.weights``) naming the file when it is missing, damaged or does not fit its card."""
     from core import weights as checked
-    from core.errors import TrunkError
-    from core.heads import card_matches
+    from core.heads import load_head_files
     from plugins.zsod.head import build_grounding_head
 
-    card = checked.read_card(card_path, weights=weights)
-    card.setdefault("trunk", card.get("trunk_versions"))  # cards written before core.heads
-    if not card_matches(card, trunk):
-        raise TrunkError(f"zsod heads in {card_path.parent} were trained on trunk {card.get('trunk')}")
+    card, tensors = load_head_files(trunk, weights, card_path, what=f"zsod heads in {card_path.parent}")
     features = tuple(card["features"])
     if features not in (FEATURE_NAMES, FEATURE_NAMES + GROUNDING_FEATURES) or tuple(
         card.get("stage2_features", ())
     ) not in ((), STAGE2_FEATURES):
         raise ValueError(f"{card_path}: feature list differs from this code's; retrain the verifier")
-    tensors, _ = checked.load_safetensors(weights, card, card_path=card_path)
     state = {k: v.float() for k, v in tensors.items()}
     heads = {}
     for stage, names in (("stage1", features), ("stage2", STAGE2_FEATURES)):

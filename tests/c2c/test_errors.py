@@ -51,7 +51,7 @@ def test_bug_in_a_program_names_the_construct(buggy_plus: None) -> None:
 
 def test_task_catches_a_bug_per_request_and_logs_it(buggy_plus: None, caplog: pytest.LogCaptureFixture) -> None:
     task = C2cTask()
-    task._loaded = _Selector(None)
+    task.keep(_Selector(None))
     samples = [C2cSample("bad", FUNCTION), C2cSample("good", OTHER)]
     with caplog.at_level(logging.WARNING, logger="plugins.c2c.task"):
         preds = task.postprocess(task.predict(task.preprocess(samples, None), None), samples)  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ class EchoSample(Sample):
     text: str
 
 
-class EchoTask(TaskBase[EchoSample, Any, list]):
+class EchoTask(TaskBase[EchoSample, Any, list, bool]):
     """Reads ``ECHO/requests.json`` ({key: text}); answers each text's trunk-embedding argmax."""
 
     info = TaskInfo(name="echo", version="0", folder="ECHO", output="prediction_ECHO.json", batch_size=2)
@@ -27,11 +27,11 @@ class EchoTask(TaskBase[EchoSample, Any, list]):
         self.fail_setup = fail_setup
         self.setup_calls = 0
 
-    def setup(self, ctx: Any) -> None:
+    def setup(self, ctx: Any) -> bool:
         self.setup_calls += 1
         if self.fail_setup:
             raise RuntimeError("head weights missing")
-        self._loaded = True
+        return self.keep(True)
 
     def discover(self, input_dir: Path) -> list[Sample]:
         root = find_task_dir(input_dir, *self.info.folders())

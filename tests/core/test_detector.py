@@ -165,7 +165,7 @@ def test_a_failed_build_is_not_retried():
     assert factory.builds == 1
 
 
-class _Sees(TaskBase[Sample, list, list]):
+class _Sees(TaskBase[Sample, list, list, bool]):
     """A task that records the detector its setup got."""
 
     def __init__(self, name: str, needs: bool) -> None:
@@ -181,7 +181,7 @@ class _Sees(TaskBase[Sample, list, list]):
 
     def setup(self, ctx):  # noqa: ANN001
         self.got.append(ctx.detector() if self.info.needs_detector else None)  # a task asks when it uses one
-        self._loaded = True
+        return self.keep(True)
 
     def discover(self, input_dir):  # noqa: ANN001
         return [Sample("k")]

@@ -70,7 +70,7 @@ class _ImageSample(Sample):
     path: Path
 
 
-class _DetectedNames(TaskBase[_ImageSample, Any, list]):
+class _DetectedNames(TaskBase[_ImageSample, Any, list, Any]):
     """NAMES/<image>.png -> the English names of the shared detector's classes found in it, best first."""
 
     info = TaskInfo(
@@ -82,8 +82,8 @@ class _DetectedNames(TaskBase[_ImageSample, Any, list]):
         needs_detector=True,
     )
 
-    def setup(self, ctx: SetupContext[None]) -> None:
-        self._loaded = ctx.detector()
+    def setup(self, ctx: SetupContext[None]) -> Any:
+        return self.keep(ctx.detector())
 
     def discover(self, input_dir: Path) -> list[_ImageSample]:
         root = find_task_dir(input_dir, self.info.folder)
@@ -148,9 +148,9 @@ def test_zsod_proposals_take_any_registered_detector(installed_blobs, tmp_path, 
     _squares().save(folder / "images" / "a.png")
     (folder / "requests.json").write_text(
         json.dumps({"a.png": ["guitar", "blanket"]})
-    )  # no COCO class: the grid answers
+    )  # no COCO class: the grid answers (--zsod-grid)
     argv = ["--input", str(tmp_path / "in"), "--output", str(tmp_path), "--tasks", "zsod", "--threads", "1"]
-    assert run.main([*argv, "--zsod-proposals", "blobs"]) == 0
+    assert run.main([*argv, "--zsod-proposals", "blobs", "--zsod-grid", "0.5"]) == 0
     assert seen and set(seen) == {1}  # one image a call, for every image with a phrase the grid answers
     assert "could not be built" not in caplog.text
     assert (tmp_path / "prediction_zsOD.json").is_file()

@@ -94,3 +94,27 @@ def test_one_fit_check_for_cards_and_loaders(tmp_path: Path, trunk) -> None:
     trunk.check_compatible({"image": own["image"]}, what="demo head")  # a head that reads one tower only
     card = save_head(tmp_path / "h.safetensors", {"w": torch.ones(2, 3).t()}, tmp_path / "h.json", _card(trunk))
     assert json.loads(card.read_text())["trunk"] == own and (tmp_path / "h.safetensors").stat().st_size > 0
+
+
+def test_the_one_head_loader_checks_the_file_the_trunk_and_freezes(tmp_path: Path, trunk) -> None:  # type: ignore[no-untyped-def]
+    import torch
+
+    from core.errors import TrunkError
+    from core.heads import frozen, load_head_files, save_head
+    from core.weights import WeightsError
+
+    own = dict(trunk.component_versions)
+    save_head(tmp_path / "h.safetensors", {"w": torch.ones(3, 2)}, tmp_path / "h.json", _card(trunk))
+    card, tensors = load_head_files(trunk, tmp_path / "h.safetensors", tmp_path / "h.json", what="demo head")
+    assert card["trunk"] == own and torch.equal(tensors["w"], torch.ones(3, 2))
+    other = {**_card(trunk), "trunk": {**own, "text": "another-text-tower"}}
+    save_head(tmp_path / "o.safetensors", {"w": torch.ones(3, 2)}, tmp_path / "o.json", other)
+    with pytest.raises(TrunkError, match="demo head was trained on another trunk"):
+        load_head_files(trunk, tmp_path / "o.safetensors", tmp_path / "o.json", what="demo head")
+    # a head that reads the image tower only loads whatever text tower its card names
+    load_head_files(trunk, tmp_path / "o.safetensors", tmp_path / "o.json", what="demo head", components=("image",))
+    (tmp_path / "h.safetensors").write_bytes(b"0" * 16)
+    with pytest.raises(WeightsError):
+        load_head_files(trunk, tmp_path / "h.safetensors", tmp_path / "h.json", what="demo head")
+    head = frozen(torch.nn.Sequential(torch.nn.Dropout(0.5), torch.nn.Linear(2, 2)))
+    assert not head.training and not any(p.requires_grad for p in head.parameters())

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -73,3 +74,13 @@ def test_the_shared_detector_counts_once_in_n_and_not_in_m() -> None:
     assert result["detector"] == {"parameters": 1000, "tasks": ["seeing", "seeing"]}
     assert result["shared"] == trunk.num_parameters()
     assert result["total"] == result["shared"] + 1000 + sum(result["per_task"].values())
+
+
+def test_the_submission_reads_metadata_json_through_core_metadata(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from submission import build
+
+    assert json.loads(build.metadata_text(False)) == dataclasses.asdict(load_metadata(REPO / "metadata.json"))
+    (tmp_path / "metadata.json").write_text(json.dumps({"image": "x", "entrypoint": "python main.py"}))
+    monkeypatch.setattr(build, "REPO", tmp_path)
+    with pytest.raises(build.BuildError, match="the entrypoint must run run.py"):
+        build.metadata_text(False)

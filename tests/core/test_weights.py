@@ -130,7 +130,7 @@ class _AnyTrunk:
 
     embed_dim = 512
 
-    def check_compatible(self, recorded: Any, *, what: str) -> None:
+    def require_fit(self, recorded: Any, *, what: str) -> None:
         return None
 
     def mismatches(self, recorded: Any) -> dict[str, Any]:
@@ -140,7 +140,7 @@ class _AnyTrunk:
 def _load_htr(folder: Path) -> Any:
     from plugins.htr.task import load_head
 
-    return load_head(folder)
+    return load_head(folder, _AnyTrunk())  # type: ignore[arg-type]
 
 
 def _load_vqa(folder: Path) -> Any:

@@ -25,7 +25,7 @@ class ShoutSample(Sample):
     text: str
 
 
-class ShoutTask(TaskBase[ShoutSample, list, list]):
+class ShoutTask(TaskBase[ShoutSample, list, list, bool]):
     info = TaskInfo(
         name="shout",
         version="0",
@@ -38,10 +38,10 @@ class ShoutTask(TaskBase[ShoutSample, list, list]):
     def __init__(self, *, fail_setup: bool = False) -> None:
         self.fail_setup = fail_setup
 
-    def setup(self, ctx: Any) -> None:
+    def setup(self, ctx: Any) -> bool:
         if self.fail_setup:
             raise RuntimeError("no head for this trunk")
-        self._loaded = True
+        return self.keep(True)
 
     def discover(self, input_dir: Path) -> list[ShoutSample]:
         root = find_task_dir(input_dir, self.info.folder)

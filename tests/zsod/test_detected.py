@@ -171,3 +171,24 @@ def test_the_embedded_trunk_maps_class_names_and_abstains_on_other_things() -> N
         assert names.en[match("the tv on the table by the couch").label] == "tv"
         for other in ("white clouds in blue sky", "the building is brick", "leg of the chair"):
             assert not match(other).accepted(rule), other
+
+
+def test_each_phrase_is_routed_once_between_detector_and_grid() -> None:
+    """``ZsodTask.routes``: the one decision, which ``predict`` (whether the grid runs) and
+    ``postprocess`` (which boxes answer) both follow."""
+    from types import SimpleNamespace
+
+    from plugins.zsod.detected import DetectionRule
+    from plugins.zsod.task import DETECTOR, GRID, GRID_DESCRIBED, NOBODY, ZsodTask
+
+    def match(ok: bool) -> SimpleNamespace:
+        return SimpleNamespace(accepted=lambda rule: ok)
+
+    det = SimpleNamespace(matches=(match(True), match(False), match(False)), bare=(False, True, False))
+    assert ZsodTask().routes(None, 2) == (GRID, GRID)
+    # by default a phrase without a detector class gets no grid box (``grid_names`` None: issue #53)
+    assert ZsodTask(rule=DetectionRule(grid_described=None)).routes(det, 3) == (DETECTOR, NOBODY, NOBODY)  # type: ignore[arg-type]
+    rule = DetectionRule(grid_names=0.5, grid_described=None)
+    assert ZsodTask(rule=rule).routes(det, 3) == (DETECTOR, GRID, NOBODY)  # type: ignore[arg-type]
+    rule = DetectionRule(grid_names=0.5, grid_described=0.5)
+    assert ZsodTask(rule=rule).routes(det, 3) == (DETECTOR, GRID, GRID_DESCRIBED)  # type: ignore[arg-type]

@@ -22,11 +22,11 @@ class TagSample(Sample):
     labels: tuple[str, ...]
 
 
-class TagTask(TaskBase[TagSample, Any, list]):
+class TagTask(TaskBase[TagSample, Any, list, bool]):
     info = TaskInfo(name="tag", version="0.1.0", folder="TAG", output="prediction_TAG.json", batch_size=16)
 
-    def setup(self, ctx: SetupContext[Any]) -> None:
-        self._loaded = True  # nothing to load: labels come with each input
+    def setup(self, ctx: SetupContext[Any]) -> bool:
+        return self.keep(True)  # nothing to load: labels come with each input
 
     def discover(self, input_dir: Path) -> list[TagSample]:
         root = find_task_dir(input_dir, self.info.folder)

@@ -35,10 +35,6 @@ def cache_dir_for(root: Path, trunk: Trunk) -> Path:
     return Path(root) / f"weak-{trunk.version}-{TRAIN_SIDE}"
 
 
-def shard_paths(folder: Path) -> list[Path]:
-    return sorted(folder.glob("shard_*.npz"))
-
-
 def shard_holds(path: Path, wanted: Sequence[str]) -> bool:
     """True when the shard at ``path`` was made for ``wanted`` (unreadable images may be missing from it)."""
     keys = [str(k) for k in np.load(path)["keys"]]
