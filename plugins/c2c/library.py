@@ -1010,6 +1010,50 @@ def _head(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, "[", "0", "]"]
 
 
+# a `Deque`'s head is its first element: `push`, `pop` and `peek` work there, as `poll` does
+_HEAD_FIRST = ("ArrayDeque", "Deque", "LinkedList", "ConcurrentLinkedDeque", "LinkedBlockingDeque", "BlockingDeque")
+# what a Deque answers the same whichever end its head is at: used only through these, it stays a stack at the list's end
+_END_BLIND = frozenset(("push", "pop", "peek", "isEmpty", "size", "clear", "contains", "empty"))
+
+
+def _stack_only(node: Node, name: str) -> bool:
+    """Is the Deque ``name`` used only through ``_END_BLIND`` calls in the source ``node`` is in?
+    Then the list's end can be its head (``append`` / ``pop ( )``, O(1), as the references write a stack)."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier" and n.text is not None and n.text.decode() == name:
+            parent = n.parent
+            if parent is None:
+                return False
+            if parent.type == "method_invocation" and parent.child_by_field_name("object") == n:
+                if (parent.child_by_field_name("name").text or b"").decode() not in _END_BLIND:
+                    return False
+            elif not (parent.type == "variable_declarator" and parent.child_by_field_name("name") == n):
+                if not (parent.type == "assignment_expression" and parent.child_by_field_name("left") == n):
+                    return False
+        stack.extend(n.children)
+    return True
+
+
+def _deque_head(emit: Emit) -> Emit:
+    """``push`` / ``pop`` / ``peek`` of a Deque at its head (``emit``), unless it is only ever a stack."""
+
+    def head(tr: Emitting, c: Call) -> Tokens | None:
+        if c.obj is not None and c.obj.type == "identifier":
+            name = c.obj.text.decode()
+            if name not in tr.state.stacks:
+                tr.state.stacks[name] = _stack_only(c.node, name)
+            if tr.state.stacks[name]:
+                return None
+        return emit(tr, c)
+
+    return head
+
+
 def _last(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, "[", "-", "1", "]"]
 
@@ -1920,6 +1964,9 @@ RULES: tuple[Rule, ...] = (
     instance("*", "getOrDefault", _get_or_default, where=EXPRESSION),
     instance((*_LISTS, "?"), "add", _append, where=EXPRESSION),
     instance(tuple(sorted(SORTED_TYPES)), ("first", "firstKey", "last", "lastKey"), _sorted_end, where=EXPRESSION),
+    instance(_HEAD_FIRST, "push", _deque_head(_add_first), where=EXPRESSION),
+    instance(_HEAD_FIRST, "pop", _deque_head(_pop_first), where=EXPRESSION),
+    instance(_HEAD_FIRST, "peek", _deque_head(_head), where=EXPRESSION),
     instance("*", ("addFirst", "offerFirst"), _add_first, where=EXPRESSION),
     instance(_LISTS, "add", _insert_at, where=EXPRESSION),
     instance(_LISTS, ("elementAt", "get"), _subscript, where=EXPRESSION),
