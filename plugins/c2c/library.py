@@ -1298,9 +1298,16 @@ def _stream_match(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _stream_reduce(tr: Emitting, c: Call) -> Tokens | None:
+    if len(c.a) == 1:  # an Optional: the value (``get`` / ``orElse`` below read it)
+        return ["functools", ".", "reduce", "(", *c.a[0], ",", *c.o, ")"]
     if len(c.a) != 2:
         return None
     return ["functools", ".", "reduce", "(", *c.a[1], ",", *c.o, ",", *c.a[0], ")"]
+
+
+def _stream_first(tr: Emitting, c: Call) -> Tokens | None:
+    """``findFirst ( )`` / ``findAny ( )``: an Optional is its value or None (``Optional`` rows below)."""
+    return None if c.a else ["next", "(", "iter", "(", *c.o, ")", ",", "None", ")"]
 
 
 def _stream_collect(tr: Emitting, c: Call) -> Tokens | None:
@@ -1315,7 +1322,18 @@ def _stream_collect(tr: Emitting, c: Call) -> Tokens | None:
         return ["set", "(", *c.o, ")"]
     if cn == "joining":
         sep = tr.expr(cargs[0]) if cargs else ['""']
+        if len(cargs) == 3:  # a prefix and a suffix
+            return [*tr.expr(cargs[1]), "+", *sep, ".", "join", "(", *c.o, ")", "+", *tr.expr(cargs[2])]
         return [*sep, ".", "join", "(", *c.o, ")"]
+    if cn == "counting" and not cargs:
+        return ["len", "(", *c.o, ")"]
+    if cn in ("summingInt", "summingLong", "summingDouble") and len(cargs) == 1:
+        return ["sum", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.o, ")", ")"]
+    if cn in ("averagingInt", "averagingLong", "averagingDouble") and len(cargs) == 1:
+        items = ["list", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.o, ")", ")"]
+        return ["(", "sum", "(", *items, ")", "/", "len", "(", *c.o, ")", "if", "len", "(", *c.o, ")", "else", "0.0", ")"]
+    if cn == "partitioningBy" and len(cargs) == 1:  # {false: [...], true: [...]}, both keys always there
+        return ["partition_by", "(", *c.o, ",", *tr.expr(cargs[0]), ")"]
     if cn == "groupingBy" and cargs:  # a dict of lists, or of counts with `counting ( )` (support functions)
         counts = len(cargs) == 2 and tr.text(cargs[1]).replace(" ", "").endswith("counting()")
         if len(cargs) == 1 or counts:
@@ -1481,7 +1499,46 @@ def _joiner(tr: Emitting, c: Call) -> Tokens | None:
 
 def _optional_value(tr: Emitting, c: Call) -> Tokens | None:
     """``OptionalInt . getAsInt ( )`` / ``orElseThrow``: the value itself (a reduction gave it)."""
+    if c.name == "get" and c.args:
+        return None
+    if c.name == "get" and not (_optional_terminal(tr, c.obj) or _base_type(tr.type_of(c.obj)) in _OPTIONALS):
+        return None  # a list's or a map's `get`
     return tr.expr(c.obj)
+
+
+_OPTIONALS = ("Optional", "OptionalInt", "OptionalLong", "OptionalDouble")
+_OPTIONAL_TERMINALS = ("max", "min", "findFirst", "findAny", "reduce", "average")
+
+
+def _optional_terminal(tr: Emitting, node: Node | None) -> bool:
+    """Is ``node`` a stream's terminal that gives an Optional (``max ( )``, ``findFirst ( )``, ``reduce ( f )``)?"""
+    if node is None or node.type != "method_invocation":
+        return False
+    source, terminal, targs = _call_parts(tr, node)
+    return terminal in _OPTIONAL_TERMINALS and tr.is_stream(source) and len(targs) <= (terminal in ("reduce", "max", "min"))
+
+
+def _optional_held(tr: Emitting, c: Call) -> Tokens | None:
+    """An Optional held in a variable or returned by a method (its value or None): ``isPresent``, ``isEmpty``,
+    ``orElse``."""
+    if c.obj is None or _base_type(tr.type_of(c.obj)) not in _OPTIONALS:
+        return None
+    o = tr.expr(c.obj)
+    if c.name in ("isPresent", "isEmpty") and not c.args:
+        return ["(", *o, "is", *(["not"] if c.name == "isPresent" else []), "None", ")"]
+    if c.name == "orElse" and len(c.args) == 1 and c.obj.type == "identifier":
+        return ["(", *tr.expr(c.args[0]), "if", *o, "is", "None", "else", *o, ")"]
+    if c.name == "orElse" and len(c.args) == 1:  # evaluated once
+        test = ["lambda", "v", ":", *tr.expr(c.args[0]), "if", "v", "is", "None", "else", "v"]
+        return ["(", *test, ")", "(", *o, ")"]
+    return None
+
+
+def _optional_made(tr: Emitting, c: Call) -> Tokens | None:
+    """``Optional . of ( x )`` / ``ofNullable ( x )``: x; ``Optional . empty ( )``: None."""
+    if c.name == "empty" and not c.args:
+        return ["None"]
+    return tr.expr(c.args[0]) if len(c.args) == 1 and c.name in ("of", "ofNullable") else None
 
 
 def _optional_or_else(tr: Emitting, c: Call) -> Tokens | None:
@@ -1489,11 +1546,13 @@ def _optional_or_else(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1 or c.obj.type != "method_invocation":
         return None
     source, terminal, targs = _call_parts(tr, c.obj)
-    if targs or not tr.is_stream(source):
+    if len(targs) > (terminal == "reduce") or not tr.is_stream(source):
         return None
     if terminal in ("max", "min"):
         return [terminal, "(", *tr.expr(source), ",", "default", "=", *tr.expr(c.args[0]), ")"]
-    if terminal in ("average", "findFirst", "findAny"):
+    if terminal in ("findFirst", "findAny"):
+        return ["next", "(", "iter", "(", *tr.expr(source), ")", ",", *tr.expr(c.args[0]), ")"]
+    if terminal == "average" or (terminal == "reduce" and len(targs) == 1):
         items = tr.expr(source)
         return ["(", *tr.expr(c.obj), "if", "len", "(", *items, ")", "else", *tr.expr(c.args[0]), ")"]
     return None
@@ -1865,6 +1924,7 @@ RULES: tuple[Rule, ...] = (
     static("Math", "*", _math_any, where=EXPRESSION),
     static("Math", _MATH_BUILTIN, _math_builtin, where=EXPRESSION),
     static("Math", "cbrt", _math_cbrt, where=EXPRESSION),
+    static(_OPTIONALS, ("of", "ofNullable", "empty"), _optional_made, policy=PROGRAM),
     static("Math", ("floor", "ceil"), _math_floor_ceil, where=EXPRESSION),
     static("Math", "round", _math_round, where=EXPRESSION),
     static("Math", "round", _math_round_half_up, policy=PROGRAM),  # Java rounds halves up
@@ -2077,7 +2137,9 @@ RULES: tuple[Rule, ...] = (
     instance("BigDecimal", "toPlainString", _decimal_plain, policy=PROGRAM, returns="String"),
     # -- programs' instance calls whose receiver the program analysis knows (any receiver's static type)
     instance("*", ("reversed", *_THEN_COMPARING), _comparator_key, policy=PROGRAM),
-    instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value, policy=PROGRAM),
+    instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble", "get"), _optional_value, policy=PROGRAM),
+    instance(_OPTIONALS, ("isPresent", "isEmpty"), _optional_held, policy=PROGRAM, returns="boolean"),
+    instance(_OPTIONALS, "orElse", _optional_held, policy=PROGRAM),
     instance(
         "*", ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer, policy=PROGRAM
     ),
@@ -2135,7 +2197,7 @@ RULES: tuple[Rule, ...] = (
     stream("Stream", ("anyMatch", "allMatch", "noneMatch"), _stream_match),
     stream("Stream", "forEach", _stream_map),
     stream("Stream", "reduce", _stream_reduce),
-    stream("Stream", "findFirst", _head),
+    stream("Stream", ("findFirst", "findAny"), _stream_first),
     stream("Stream", "collect", _stream_collect),
 )
 

@@ -62,3 +62,50 @@ public class Main {
 }"""
     out = detokenize(translate(java_tokens(java)))
     assert "st . append ( i )" in out and "st . pop ( )" in out and "st [ - 1 ]" in out, out
+
+
+def test_stream_terminals_optionals_and_collectors(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.util.stream.*;
+public class Main {
+  static Optional<Integer> firstOver(List<Integer> list, int k) {
+    for (int x : list) if (x > k) return Optional.of(x);
+    return Optional.empty();
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    int[] a = new int[n];
+    for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+    List<Integer> list = new ArrayList<>();
+    for (int x : a) list.add(x);
+    int firstBig = IntStream.range(0, n).filter(i -> a[i] > 5).map(i -> a[i] * 2).findAny().orElse(-1);
+    int firstEven = list.stream().filter(x -> x % 2 == 0).findFirst().orElse(0);
+    boolean any = Arrays.stream(a).anyMatch(x -> x > 7);
+    boolean all = list.stream().allMatch(x -> x > 0);
+    boolean none = IntStream.of(a).noneMatch(x -> x == 4);
+    int prod = Arrays.stream(a).reduce(1, (x, y) -> x * y % 1000003);
+    int s = list.stream().mapToInt(Integer::intValue).sum();
+    long s2 = Arrays.stream(a).asLongStream().sum();
+    int mx = Arrays.stream(a).max().getAsInt();
+    int mn = IntStream.of(a).min().getAsInt();
+    int mx2 = list.stream().max(Integer::compare).get();
+    Optional<Integer> r = list.stream().reduce(Integer::sum);
+    List<Integer> boxed = Arrays.stream(a).boxed().sorted(Comparator.reverseOrder()).collect(Collectors.toList());
+    String joined = list.stream().map(String::valueOf).collect(Collectors.joining(",", "[", "]"));
+    Map<Boolean, List<Integer>> parts = list.stream().collect(Collectors.partitioningBy(x -> x % 2 == 0));
+    Map<Integer, Long> counts = list.stream().collect(Collectors.groupingBy(x -> x % 3, Collectors.counting()));
+    Set<Integer> set = list.stream().collect(Collectors.toSet());
+    double avg = Arrays.stream(a).average().orElse(0.0);
+    long cnt = list.stream().filter(x -> x > 2).count();
+    int total = list.stream().collect(Collectors.summingInt(x -> x));
+    System.out.println(firstBig + " " + firstEven + " " + any + " " + all + " " + none + " " + prod);
+    System.out.println(s + " " + s2 + " " + mx + " " + mn + " " + mx2 + " " + r.get() + " " + cnt + " " + total);
+    System.out.println(boxed + " " + joined + " " + set.size());
+    System.out.println(parts.get(true) + " " + parts.get(false) + " " + counts.get(0) + " " + counts.getOrDefault(1, 0L));
+    System.out.printf("%.3f%n", avg);
+    OptionalInt oi = IntStream.of(a).filter(x -> x > 100).findFirst();
+    System.out.println(oi.isPresent() + " " + oi.orElse(7) + " " + firstOver(list, 5).orElse(-9) + " " + firstOver(list, 3).isPresent());
+  }
+}"""
+    check(java, ["5\n1 2 3 4 6\n", "4\n9 8 7 3\n", "3\n3 1 1\n"], tmp_path)
