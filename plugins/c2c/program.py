@@ -73,6 +73,7 @@ SCANNER_OPS = {
     "read": "read",
     "close": "noop",
 }
+IO_ROLES = ("reader", "writer", "io")  # classes a program's stdin / stdout replaces
 _PRINT_OPS = {
     "println": "println",
     "print": "print",
@@ -345,7 +346,7 @@ def analyze(root: Node) -> ProgramInfo:
             ci.role = "main"
             info.main = ci
         elif ci.base in OUT_TYPES:
-            ci.role = "writer"
+            ci.role = "io" if wraps_in and _only_reads(cls) else "writer"
         elif wraps_in and not wraps_out and _only_reads(cls):
             ci.role = "reader"
         elif wraps_out and not wraps_in and not ci.static_methods:
@@ -357,7 +358,9 @@ def analyze(root: Node) -> ProgramInfo:
         ):
             ci.role = "class"
     for ci in info.classes.values():
-        if ci.role == "reader":
+        if ci.role == "io":  # its own methods read; what it inherits from its writer base prints
+            ci.writes = {name: op for name, op in _PRINT_OPS.items() if name not in ci.instance_methods}
+        if ci.role in ("reader", "io"):
             for m in class_members(ci.node):
                 if m.type != "method_declaration" or "private" in _modifiers(m):
                     continue
@@ -430,7 +433,7 @@ def analyze(root: Node) -> ProgramInfo:
                     info.hash_tables.add((name.text or b"").decode())
     info.deques = _deques(everything)
     # reads made outside reader classes
-    readers = [c.node for c in info.classes.values() if c.role == "reader"]
+    readers = [c.node for c in info.classes.values() if c.role in ("reader", "io")]
     for n in everything:  # a StreamTokenizer's `nval` / `sval`: the token its `nextToken ( )` read
         op = stream_field_op(n, info)
         if op and not any(_inside(n, r) for r in readers):
@@ -598,7 +601,7 @@ def _inside(node: Node, ancestor: Node) -> bool:
 
 
 def _io_kind(t: str, info: ProgramInfo) -> str:
-    if t in info.classes and info.classes[t].role in ("reader", "writer"):
+    if t in info.classes and info.classes[t].role in IO_ROLES:
         return t
     if t in info.classes:
         return ""
@@ -668,7 +671,7 @@ def receiver_kind(obj: Node | None, info: ProgramInfo) -> str:
         return ""
     if obj.type == "identifier" and obj.text is not None:
         name = obj.text.decode()
-        if name in info.classes and info.classes[name].role in ("reader", "writer"):
+        if name in info.classes and info.classes[name].role in IO_ROLES:
             return name  # a reader with static methods: `sc . nextInt ( )`
         return info.io.get(name, "")
     if obj.type == "object_creation_expression":
@@ -709,7 +712,7 @@ def read_op(call: Node, info: ProgramInfo) -> str:
     kind = receiver_kind(obj, info)
     if kind == "in":
         return SCANNER_OPS.get(name, "")
-    if kind in info.classes and info.classes[kind].role == "reader":
+    if kind in info.classes and info.classes[kind].role in ("reader", "io"):
         return info.classes[kind].ops.get(name, "")
     return ""
 
@@ -956,7 +959,7 @@ class ProgramMixin:
         for m in members:  # nested classes first, at module level
             if m.type in CLASS_TYPES:
                 self._class(m, level, emitted)
-        if ci is None or ci.role in ("reader", "writer"):
+        if ci is None or ci.role in IO_ROLES:
             return
         base_ci = self.st.prog.classes.get(ci.base)
         if base_ci is not None and base_ci.node.id not in emitted:  # Python needs the base class first

@@ -40,7 +40,7 @@ from plugins.c2c.library import (
     ask,
     own_members,
 )
-from plugins.c2c.program import _PRINT_OPS, _base_io, _io_kind, _type_text, read_op, receiver_kind
+from plugins.c2c.program import IO_ROLES, _PRINT_OPS, _base_io, _io_kind, _type_text, read_op, receiver_kind
 from plugins.c2c.statements import _py_method_name
 from plugins.c2c.support import HELPERS
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _base_type
@@ -91,9 +91,10 @@ class ResolverMixin:
         if c.name == "printStackTrace" and not c.args:  # stderr: nothing (it is not judged)
             return [] if c.statement else ["None"]
         kind = receiver_kind(c.obj, prog)
-        if kind not in ("out", "err") and not (kind in prog.classes and prog.classes[kind].role == "writer"):
+        ci = prog.classes.get(kind)
+        if kind not in ("out", "err") and not (ci is not None and (ci.role == "writer" or c.name in ci.writes)):
             return None
-        wop = _PRINT_OPS.get(c.name, "") if kind in ("out", "err") else prog.classes[kind].ops.get(c.name, "print")
+        wop = _PRINT_OPS.get(c.name, "") if ci is None else ci.writes.get(c.name) or ci.ops.get(c.name, "print")
         if kind == "err" or wop == "noop":
             return [] if c.statement else ["None"]
         if wop == "newline":
@@ -279,7 +280,7 @@ class ResolverMixin:
         if not self.policy.program_io:
             return None
         made_io = _io_kind(cls, prog) in ("in", "out")
-        return ["None"] if made_io or (cls in prog.classes and prog.classes[cls].role in ("reader", "writer")) else None
+        return ["None"] if made_io or (cls in prog.classes and prog.classes[cls].role in IO_ROLES) else None
 
     def _anonymous_class(self, node: Node) -> Tokens | None:
         """An anonymous ``Comparator`` / ``Runnable`` / ...: its one method as a function (hoisted)."""

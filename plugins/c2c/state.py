@@ -26,7 +26,8 @@ class ClassInfo:
 
     name: str
     node: Node
-    role: str = "class"  # "main" (flattened), "class", "reader" (replaced by the runtime), "writer" (print)
+    role: str = "class"  # "main" (flattened), "class", "reader" (replaced by the runtime), "writer" (print),
+    # "io" (a writer class that also reads: `class FastIO extends PrintWriter` with `nextInt`)
     base: str = ""
     static_fields: set[str] = field(default_factory=set)
     instance_fields: set[str] = field(default_factory=set)
@@ -34,6 +35,7 @@ class ClassInfo:
     instance_methods: set[str] = field(default_factory=set)
     field_types: dict[str, str] = field(default_factory=dict)  # field -> its declared Java type (``type_of``)
     ops: dict[str, str] = field(default_factory=dict)  # reader/writer method -> op
+    writes: dict[str, str] = field(default_factory=dict)  # an "io" class's print methods -> writer op
 
 
 @dataclass

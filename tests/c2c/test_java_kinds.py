@@ -109,3 +109,37 @@ public class Main {
   }
 }"""
     check(java, ["5\n1 2 3 4 6\n", "4\n9 8 7 3\n", "3\n3 1 1\n"], tmp_path)
+
+
+def test_readers_and_writers_passed_to_other_classes_and_kept_in_their_fields(tmp_path: Path) -> None:
+    java = """import java.io.*;
+import java.util.*;
+public class Main {
+  static class FastIO extends PrintWriter {
+    BufferedReader br; StringTokenizer st;
+    FastIO() { super(System.out); br = new BufferedReader(new InputStreamReader(System.in)); }
+    String next() {
+      while (st == null || !st.hasMoreTokens()) {
+        try { st = new StringTokenizer(br.readLine()); } catch (IOException e) { return null; }
+      }
+      return st.nextToken();
+    }
+    int nextInt() { return Integer.parseInt(next()); }
+  }
+  static class Graph {
+    FastIO io; int n; List<Integer>[] adj;
+    Graph(FastIO io) { this.io = io; n = io.nextInt(); adj = new List[n]; for (int i = 0; i < n; i++) adj[i] = new ArrayList<>(); }
+    void read(int m) { for (int i = 0; i < m; i++) { int a = io.nextInt() - 1, b = this.io.nextInt() - 1; adj[a].add(b); adj[b].add(a); } }
+    void report() { for (int i = 0; i < n; i++) io.println(adj[i].size()); }
+  }
+  public static void main(String[] args) {
+    FastIO io = new FastIO();
+    Graph g = new Graph(io);
+    g.read(io.nextInt());
+    g.report();
+    io.print(io.next() + " ");
+    io.println(io.nextInt() + 1);
+    io.close();
+  }
+}"""
+    check(java, ["3 2\n1 2\n2 3\nab 4\n", "2 1\n1 2\nq -3\n"], tmp_path)
