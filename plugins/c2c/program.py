@@ -352,6 +352,8 @@ def analyze(root: Node) -> ProgramInfo:
         elif wraps_out and not wraps_in and not ci.static_methods:
             ci.role = "writer"
         info.classes.setdefault(ci.name, ci)
+    if info.main is not None and _made_as_object(info.main, everything):
+        info.main.role, info.entry, info.main = "class", info.main, None
     for ci in info.classes.values():  # a solver holding the reader and the writer (`run`, `dfs`) stays a class
         if ci.role == "writer" and any(
             info.classes[t].role == "reader" for t in _field_type_names(ci.node) if t in info.classes
@@ -472,6 +474,48 @@ def analyze(root: Node) -> ProgramInfo:
             elif name in taken:
                 info.renames[name] = name + "_"
     return info
+
+
+def _made_as_object(main: ClassInfo, everything: list[Node]) -> bool:
+    """Does the program use objects of its main class as objects: a constructor that does work, several
+    objects (made twice, or in a loop), or an object's field read from outside (``ins . x``)? Then the main
+    class stays a class; flattened into the module, its one object's state would be the module's globals."""
+    made = [
+        n
+        for n in everything
+        if n.type == "object_creation_expression" and _type_text(n.child_by_field_name("type")) == main.name
+    ]
+    if not made:
+        return False
+    for m in class_members(main.node):
+        if m.type == "constructor_declaration":
+            params, body = m.child_by_field_name("parameters"), m.child_by_field_name("body")
+            if (params is not None and params.named_children) or (body is not None and body.named_children):
+                return True
+    if len(made) > 1 or any(_in_loop(n) for n in made):
+        return True
+    held = {
+        (d.child_by_field_name("name").text or b"").decode()
+        for n in everything
+        if n.type in ("local_variable_declaration", "field_declaration")
+        and _type_text(n.child_by_field_name("type")) == main.name
+        for d in n.children_by_field_name("declarator")
+    }
+    return any(
+        n.type == "field_access"
+        and (n.child_by_field_name("object").text or b"").decode() in held
+        and (n.child_by_field_name("field").text or b"").decode() in main.instance_fields
+        for n in everything
+    )
+
+
+def _in_loop(node: Node) -> bool:
+    up = node.parent
+    while up is not None and up.type not in ("method_declaration", "lambda_expression", *CLASS_TYPES):
+        if up.type in _LOOPS:
+            return True
+        up = up.parent
+    return False
 
 
 def _arities(cls: Node) -> dict[str, set[int]]:
@@ -826,6 +870,8 @@ class ProgramMixin:
             self._field(node, 0, None)
         for m in main_nodes:
             self._entry(m)
+        if info.entry is not None:
+            self._entry_object(info.entry)
         for i, (lvl, toks) in enumerate(self.st.lines):  # `self . in`: a field named like a Python keyword
             if any(t in PY_KEYWORDS and j and toks[j - 1] == "." for j, t in enumerate(toks)):
                 fixed = [t + "_" if t in PY_KEYWORDS and j and toks[j - 1] == "." else t for j, t in enumerate(toks)]
@@ -883,6 +929,19 @@ class ProgramMixin:
         self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
         self._method_block(body, 1, [], None, static=True)
         self._rename_shadowing(m, start)  # `int min = ...` must not hide the builtin the translation calls
+
+    def _entry_object(self, ci: ClassInfo) -> None:
+        """The main class kept a class (``analyze``'s ``entry``): its static ``main`` runs as the script, in a
+        thread with a large stack when a method recurses."""
+        call = [ci.name, ".", "main", "(", "None", ")"]
+        if not self.st.prog.recursive:
+            self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
+            self._emit(1, call)
+            return
+        self._emit(0, ["sys", ".", "setrecursionlimit", "(", "1", "<<", "25", ")"])
+        self._emit(0, ["threading", ".", "stack_size", "(", "1", "<<", "27", ")"])
+        target = ["lambda", ":", *call]
+        self._emit(0, ["threading", ".", "Thread", "(", "target", "=", *target, ")", ".", "start", "(", ")"])
 
     def _header(self, token_reads: set[str]) -> None:
         header: list[tuple[int, Tokens]] = []

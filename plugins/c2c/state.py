@@ -44,7 +44,8 @@ class ProgramInfo:
     empty one: no classes, no stdin / stdout objects, no heaps."""
 
     classes: dict[str, ClassInfo] = field(default_factory=dict)
-    main: ClassInfo | None = None
+    main: ClassInfo | None = None  # the class holding `main`, flattened into the module
+    entry: ClassInfo | None = None  # or, when the program makes objects of it, that class kept a class
     io: dict[str, str] = field(default_factory=dict)  # variable name -> "in" | "tok" | "out" | class name
     module_globals: set[str] = field(default_factory=set)
     reads: set[str] = field(default_factory=set)  # ops used
@@ -54,7 +55,6 @@ class ProgramInfo:
     class_overloads: dict[str, dict[str, dict[int, str]]] = field(default_factory=dict)  # other classes'
     renames: dict[str, str] = field(default_factory=dict)  # main-class method named like a Python builtin
     static_math: bool = False  # `import static java.lang.Math.*`
-    main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
     heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
     max_heaps: set[str] = field(default_factory=set)  # PriorityQueues in reverse order (of numbers)
     cmp_heaps: set[str] = field(default_factory=set)  # PriorityQueues with another comparator: heapq over keys

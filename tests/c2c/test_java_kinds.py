@@ -143,3 +143,60 @@ public class Main {
   }
 }"""
     check(java, ["3 2\n1 2\n2 3\nab 4\n", "2 1\n1 2\nq -3\n"], tmp_path)
+
+
+def test_main_class_made_as_objects_by_a_constructor_that_reads(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  int n; long[] a; long total;
+  Main(Scanner sc) { n = sc.nextInt(); a = new long[n]; for (int i = 0; i < n; i++) { a[i] = sc.nextLong(); total += a[i]; } }
+  long best() { long m = Long.MIN_VALUE + 1; for (long x : a) m = Math.max(m, x); return m; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    Main ins = new Main(sc);
+    Main other = new Main(sc);
+    System.out.println(ins.total + " " + ins.best() + " " + other.n + " " + other.total);
+    ins.total += 5;
+    System.out.println(ins.total + other.a[0]);
+  }
+}"""
+    check(java, ["3\n1 2 3\n2\n5 6\n", "1\n-4\n1\n0\n"], tmp_path)
+
+
+def test_main_class_objects_made_in_a_loop_with_static_state_and_recursion(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int created = 0;
+  static final int MOD = 1_000_000_007;
+  int[] parent; int comps;
+  Main(int n) { parent = new int[n]; comps = n; for (int i = 0; i < n; i++) parent[i] = i; created++; }
+  Main() { this(1); }
+  int find(int x) { return parent[x] == x ? x : (parent[x] = find(parent[x])); }
+  boolean union(int a, int b) { a = find(a); b = find(b); if (a == b) return false; parent[a] = b; comps--; return true; }
+  static long pow(long b, long e) { long r = 1; b %= MOD; while (e > 0) { if ((e & 1) == 1) r = r * b % MOD; b = b * b % MOD; e >>= 1; } return r; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int t = sc.nextInt();
+    List<Main> all = new ArrayList<>();
+    while (t-- > 0) {
+      int n = sc.nextInt(), m = sc.nextInt();
+      Main dsu = new Main(n);
+      for (int i = 0; i < m; i++) dsu.union(sc.nextInt() - 1, sc.nextInt() - 1);
+      all.add(dsu);
+      System.out.println(dsu.comps + " " + pow(2, dsu.comps));
+    }
+    Main one = new Main();
+    System.out.println(created + " " + all.size() + " " + one.comps + " " + all.get(0).find(0));
+  }
+}"""
+    check(java, ["2\n3 1\n1 2\n4 2\n1 2\n3 4\n", "1\n5 0\n"], tmp_path)
+
+
+def test_a_main_object_without_state_of_its_own_stays_flattened() -> None:
+    java = """import java.util.*;
+public class Main {
+  void run() { Scanner sc = new Scanner(System.in); System.out.println(sc.nextInt() + 1); }
+  public static void main(String[] args) { new Main().run(); }
+}"""
+    out = detokenize(translate(java_tokens(java)))
+    assert "class Main" not in out and "def run ( ) :" in out, out
