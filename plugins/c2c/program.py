@@ -776,6 +776,10 @@ def java_format(literal: str) -> str:
     return '"' + body + '"'
 
 
+# what Python's % cannot write as Java's Formatter does: grouping, argument indexes, booleans as `true`
+_JAVA_ONLY_FORMAT = re.compile(r"%\s*(?:\d+\s*\$|[-+0 #]*,|[-+0 ,#]*\s*\d*\s*(?:\.\s*\d+)?\s*[bB])")
+
+
 def _fixed_precisions(literal: str) -> list[str | None]:
     """Per conversion of a Java format literal: the digits of a fixed-point ``%.Nf`` / ``%f`` (6), else None."""
     body = literal[1:-1].replace("%%", "").replace("% n", "").replace("%n", "")
@@ -1729,6 +1733,9 @@ class ProgramMixin:
         if args and self.text(args[0]).startswith("Locale"):
             args = args[1:]
         fmt = args[0]
+        if fmt.type == "string_literal" and _JAVA_ONLY_FORMAT.search(self.text(fmt)):  # `%,d`, `%2$s`, `%b`
+            literal = self.text(fmt).replace("% n", "%n")
+            return ["java_sprintf", "(", literal, *[t for a in args[1:] for t in [",", *self.expr(a)]], ")"]
         ft = [java_format(self.text(fmt))] if fmt.type == "string_literal" else self.expr(fmt)
         if len(args) == 1:
             return ft

@@ -200,3 +200,34 @@ public class Main {
 }"""
     out = detokenize(translate(java_tokens(java)))
     assert "class Main" not in out and "def run ( ) :" in out, out
+
+
+def test_decimal_format_and_string_format_patterns(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.math.RoundingMode;
+import java.text.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    double x = sc.nextDouble();
+    long n = sc.nextLong();
+    String w = sc.next();
+    DecimalFormat df = new DecimalFormat("0.000");
+    DecimalFormat d2 = new DecimalFormat("#.##");
+    DecimalFormat d3 = new DecimalFormat("#,##0.00");
+    DecimalFormat d4 = new DecimalFormat("0.0000000000");
+    System.out.println(df.format(x) + " " + d2.format(x) + " " + d3.format(x * 1000) + " " + d4.format(x / 7));
+    System.out.println(new DecimalFormat("00000").format(n) + " " + new DecimalFormat("0.#").format(x));
+    DecimalFormat up = new DecimalFormat("0.00");
+    up.setRoundingMode(RoundingMode.HALF_UP);
+    System.out.println(up.format(0.125) + " " + new DecimalFormat("0.00").format(0.125) + " " + new DecimalFormat("#0.0%").format(x / 10));
+    System.out.println(String.format("%5d|%-5d|%05d|%x|%X|%o", n, n, n, n, n, n));
+    System.out.println(String.format("%.2f|%10.3f|%-8.1f|%e|%.3e", x, x, x, x, x));
+    System.out.println(String.format("%s|%10s|%-10s|%c|%b|%%", w, w, w, w.charAt(0), n > 3));
+    System.out.println(String.format("%,d", n * 1000) + " " + String.format("%,.2f", x * 1000));
+    System.out.printf("%08.3f %+d %d%n", x, n, -n);
+    System.out.println(String.format("%3$s %1$s %2$s", "a", "b", w));
+    System.out.println(String.format("%.0f %.1f", 2.5, 0.25));
+  }
+}"""
+    check(java, ["3.14159 42 hello\n", "-2.5 7 ab\n", "1234.5678 123456 xyz\n"], tmp_path)
