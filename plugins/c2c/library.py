@@ -1012,7 +1012,7 @@ def _head(tr: Emitting, c: Call) -> Tokens | None:
 
 # a `Deque`'s head is its first element: `push`, `pop` and `peek` work there, as `poll` does
 _HEAD_FIRST = ("ArrayDeque", "Deque", "LinkedList", "ConcurrentLinkedDeque", "LinkedBlockingDeque", "BlockingDeque")
-# what a Deque answers the same whichever end its head is at: used only through these, it stays a stack at the list's end
+# what a Deque answers the same whichever end its head is at: used only through these, it is a stack at the list's end
 _END_BLIND = frozenset(("push", "pop", "peek", "isEmpty", "size", "clear", "contains", "empty"))
 
 
@@ -1030,11 +1030,12 @@ def _stack_only(node: Node, name: str) -> bool:
             if parent is None:
                 return False
             if parent.type == "method_invocation" and parent.child_by_field_name("object") == n:
-                if (parent.child_by_field_name("name").text or b"").decode() not in _END_BLIND:
-                    return False
-            elif not (parent.type == "variable_declarator" and parent.child_by_field_name("name") == n):
-                if not (parent.type == "assignment_expression" and parent.child_by_field_name("left") == n):
-                    return False
+                end_blind = (parent.child_by_field_name("name").text or b"").decode() in _END_BLIND
+            else:
+                field = {"variable_declarator": "name", "assignment_expression": "left"}.get(parent.type)
+                end_blind = field is not None and parent.child_by_field_name(field) == n
+            if not end_blind:
+                return False
         stack.extend(n.children)
     return True
 
@@ -1330,8 +1331,9 @@ def _stream_collect(tr: Emitting, c: Call) -> Tokens | None:
     if cn in ("summingInt", "summingLong", "summingDouble") and len(cargs) == 1:
         return ["sum", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.o, ")", ")"]
     if cn in ("averagingInt", "averagingLong", "averagingDouble") and len(cargs) == 1:
-        items = ["list", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.o, ")", ")"]
-        return ["(", "sum", "(", *items, ")", "/", "len", "(", *c.o, ")", "if", "len", "(", *c.o, ")", "else", "0.0", ")"]
+        total = ["sum", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.o, ")", ")"]
+        size = ["len", "(", *c.o, ")"]
+        return ["(", *total, "/", *size, "if", *size, "else", "0.0", ")"]
     if cn == "partitioningBy" and len(cargs) == 1:  # {false: [...], true: [...]}, both keys always there
         return ["partition_by", "(", *c.o, ",", *tr.expr(cargs[0]), ")"]
     if cn == "groupingBy" and cargs:  # a dict of lists, or of counts with `counting ( )` (support functions)
@@ -1515,7 +1517,11 @@ def _optional_terminal(tr: Emitting, node: Node | None) -> bool:
     if node is None or node.type != "method_invocation":
         return False
     source, terminal, targs = _call_parts(tr, node)
-    return terminal in _OPTIONAL_TERMINALS and tr.is_stream(source) and len(targs) <= (terminal in ("reduce", "max", "min"))
+    return (
+        terminal in _OPTIONAL_TERMINALS
+        and tr.is_stream(source)
+        and len(targs) <= (terminal in ("reduce", "max", "min"))
+    )
 
 
 def _optional_held(tr: Emitting, c: Call) -> Tokens | None:

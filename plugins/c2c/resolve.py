@@ -40,7 +40,7 @@ from plugins.c2c.library import (
     ask,
     own_members,
 )
-from plugins.c2c.program import IO_ROLES, _PRINT_OPS, _base_io, _io_kind, _type_text, read_op, receiver_kind
+from plugins.c2c.program import _PRINT_OPS, IO_ROLES, _base_io, _io_kind, _type_text, read_op, receiver_kind
 from plugins.c2c.statements import _py_method_name
 from plugins.c2c.support import HELPERS
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _base_type

@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """Whole programs of the kinds issue #51 names, each run on several stdin cases through the real Java (the
 oracle) and through its translation: a Deque / Stack used through both ends, the main class used as an
 object, readers and writers handed to other classes, stream terminals, Java's number formats."""

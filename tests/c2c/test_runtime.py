@@ -62,7 +62,9 @@ def test_decimal_format_rounds_the_binary_value_half_even_as_java_8() -> None:
     assert strings.DecimalFormat("0.00").format(2.675) == "2.67"
     assert strings.DecimalFormat("#.##").format(0.5) == ".5" and strings.DecimalFormat("#.##").format(0) == "0"
     assert strings.DecimalFormat("#,##0.00").format(-1234567.891) == "-1,234,567.89"
-    assert strings.DecimalFormat("00000").format(42) == "00042" and strings.DecimalFormat("#0.0%").format(0.314) == "31.4%"
+    assert (
+        strings.DecimalFormat("00000").format(42) == "00042" and strings.DecimalFormat("#0.0%").format(0.314) == "31.4%"
+    )
     up = strings.DecimalFormat("0.00")
     up.setRoundingMode(strings.RoundingMode.HALF_UP)
     assert up.format(0.125) == "0.13"

@@ -132,7 +132,7 @@ class DecimalFormat:
 # `%.Nf` rounds half up from the shortest decimal, as half_up does
 def java_sprintf(fmt, *args):
     import re
-    from decimal import Decimal, ROUND_HALF_UP  # noqa: I001
+    from decimal import ROUND_HALF_UP, Decimal  # noqa: I001
 
     pieces, at, nxt = [], 0, 0
     for m in re.finditer(r"%(\d+\$)?([-+ 0,(#]*)(\d*)(\.\d+)?([a-zA-Z%])", fmt):
