@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from plugins.c2c.analysis import IO_ROLES, PRINT_OPS, base_io, io_kind, read_op, receiver_kind, type_text
 from plugins.c2c.library import (
     _CHAINED,
     INSTANCE,
@@ -40,7 +41,6 @@ from plugins.c2c.library import (
     ask,
     own_members,
 )
-from plugins.c2c.program import _PRINT_OPS, IO_ROLES, _base_io, _io_kind, _type_text, read_op, receiver_kind
 from plugins.c2c.statements import _py_method_name
 from plugins.c2c.support import HELPERS
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _base_type
@@ -94,7 +94,7 @@ class ResolverMixin:
         ci = prog.classes.get(kind)
         if kind not in ("out", "err") and not (ci is not None and (ci.role == "writer" or c.name in ci.writes)):
             return None
-        wop = _PRINT_OPS.get(c.name, "") if ci is None else ci.writes.get(c.name) or ci.ops.get(c.name, "print")
+        wop = PRINT_OPS.get(c.name, "") if ci is None else ci.writes.get(c.name) or ci.ops.get(c.name, "print")
         if kind == "err" or wop == "noop":
             return [] if c.statement else ["None"]
         if wop == "newline":
@@ -172,8 +172,7 @@ class ResolverMixin:
             and (
                 ot == main.name
                 or (
-                    obj.type == "object_creation_expression"
-                    and _type_text(obj.child_by_field_name("type")) == main.name
+                    obj.type == "object_creation_expression" and type_text(obj.child_by_field_name("type")) == main.name
                 )
                 or (obj.type == "identifier" and prog.io.get(ot) == "main")
             )
@@ -261,7 +260,7 @@ class ResolverMixin:
         class (its one method as a function), the shared rows, else ``Cls ( args )``."""
         typ = node.child_by_field_name("type")
         args = self._args(node.child_by_field_name("arguments"))
-        cls = _base_io(_type_text(typ))  # `a . b . Cls < T >` -> `Cls`
+        cls = base_io(type_text(typ))  # `a . b . Cls < T >` -> `Cls`
         made = self.st.first(
             lambda: self._io_object(cls),
             lambda: ask(self, Call(node, typ, "new", args, receiver=cls), NEW, ((cls, "new"),), self.policy),
@@ -279,7 +278,7 @@ class ResolverMixin:
         prog = self.st.prog
         if not self.policy.program_io:
             return None
-        made_io = _io_kind(cls, prog) in ("in", "out")
+        made_io = io_kind(cls, prog) in ("in", "out")
         return ["None"] if made_io or (cls in prog.classes and prog.classes[cls].role in IO_ROLES) else None
 
     def _anonymous_class(self, node: Node) -> Tokens | None:

@@ -26,9 +26,10 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from plugins.c2c.analysis import CLASS_TYPES, analyze
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.expressions import ExpressionsMixin
-from plugins.c2c.program import CLASS_TYPES, ProgramMixin, analyze
+from plugins.c2c.program import ProgramMixin
 from plugins.c2c.resolve import ResolverMixin
 from plugins.c2c.state import FUNCTION, PROGRAM, Policy, ProgramInfo, TranslationState
 from plugins.c2c.statements import StatementsMixin

@@ -4,7 +4,8 @@ import bisect
 
 __all__ = [
     "SimpleEntry", "hash_keys", "JavaIterator", "group_by", "partition_by", "to_map", "TreeMap", "TreeSet",
-    "tree_floor", "tree_lower", "tree_ceiling", "tree_higher", "tree_first", "tree_last", "tree_poll_first", "tree_poll_last",
+    "tree_floor", "tree_lower", "tree_ceiling", "tree_higher", "tree_first", "tree_last", "tree_poll_first",
+    "tree_poll_last",
 ]  # fmt: skip
 
 
