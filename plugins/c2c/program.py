@@ -705,12 +705,29 @@ class ProgramMixin:
                 return [ci.name, ".", name]
             if name in ci.instance_fields:
                 return ["self", ".", name]
+            outer = self.outer_static(name, methods=False)
+            if outer is not None:
+                return [outer, ".", name]
         if name in prog.enum_constants and not self._is_local(name) and name not in prog.module_globals:
             return [prog.enum_constants[name], ".", name]  # `case RED :` of a switch on an enum
         kind = prog.io.get(name)
         if kind and kind not in ("tok", "main") and not _scalar_local(self, name):
             return ["None"]
         return [name]
+
+    def outer_static(self, name: str, *, methods: bool) -> str | None:
+        """The class around the one being translated (a nested class's outer class, kept a class) whose static
+        field (or method) ``name`` is: Java reads it unqualified, the Python class at module level cannot."""
+        ci = self.st.cls_stack[-1] if self.st.cls_stack else None
+        up = ci.node.parent if ci is not None else None
+        while up is not None:
+            if up.type in CLASS_TYPES:
+                outer = self.st.prog.classes.get(self.text(up.child_by_field_name("name")))
+                if outer is not None and outer.role == "class":
+                    if name in (outer.static_methods if methods else outer.static_fields):
+                        return outer.name
+            up = up.parent
+        return None
 
     def receiver_kind(self, obj: Node) -> str:
         """What the program analysis makes of the object a call is made on (``receiver_kind``)."""

@@ -198,6 +198,9 @@ class ResolverMixin:
                 return [ci.name, ".", name, "(", *flat, ")"]
             if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)}:
                 return ["self", ".", name, "(", *flat, ")"]
+            outer = self.outer_static(name, methods=True)
+            if outer is not None:
+                return [outer, ".", name, "(", *flat, ")"]
         if name in prog.overloads:
             return [prog.overloads[name].get(len(args), name), "(", *flat, ")"]
         if name in prog.renames and not self.st.cls_stack:

@@ -193,6 +193,27 @@ public class Main {
     check(java, ["2\n3 1\n1 2\n4 2\n1 2\n3 4\n", "1\n5 0\n"], tmp_path)
 
 
+def test_nested_class_of_a_main_class_kept_a_class_reads_its_statics(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static final int MOD = 1000;
+  static int calls = 0;
+  static int twice(int x) { calls++; return 2 * x % MOD; }
+  static class Node { int v; Node(int v) { this.v = twice(v) + MOD; } }
+  int total;
+  Main(int t) { total = t; }
+  void add(Node n) { total += n.v; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Main m = new Main(n);
+    for (int i = 0; i < n; i++) m.add(new Node(sc.nextInt()));
+    System.out.println(m.total + " " + calls);
+  }
+}"""
+    check(java, ["3\n1 2 600\n", "1\n999\n"], tmp_path)
+
+
 def test_a_main_object_without_state_of_its_own_stays_flattened() -> None:
     java = """import java.util.*;
 public class Main {
