@@ -1040,6 +1040,29 @@ def _stack_only(node: Node, name: str) -> bool:
     return True
 
 
+# a queue's calls that give null when it is empty, where Python's pop / index raise
+_NULL_WHEN_EMPTY = frozenset(("poll", "pollFirst", "pollLast", "peek", "peekFirst", "peekLast"))
+
+
+def _null_when_empty(emit: Emit) -> Emit:
+    """``q . poll ( )`` as ``emit`` writes it, or None when ``q`` is empty, in a program whose method tests a
+    value for null (``while ( ( x = q . poll ( ) ) != null )``); elsewhere an empty queue's poll is a bug of
+    the Java's own, and the plain call is what the references write."""
+
+    def nullable(tr: Emitting, c: Call) -> Tokens | None:
+        out = emit(tr, c)
+        if out is None or c.name not in _NULL_WHEN_EMPTY or not tr.policy.java_nulls or not c.o:
+            return out
+        scope = c.node.parent
+        while scope is not None and scope.type not in ("method_declaration", "constructor_declaration", "class_body"):
+            scope = scope.parent
+        if scope is None or not re.search(rb"\bnull\b", scope.text or b""):
+            return out
+        return ["(", *out, "if", *c.o, "else", "None", ")"]
+
+    return nullable
+
+
 def _deque_head(emit: Emit) -> Emit:
     """``push`` / ``pop`` / ``peek`` of a Deque at its head (``emit``), unless it is only ever a stack."""
 
@@ -2032,16 +2055,17 @@ RULES: tuple[Rule, ...] = (
     instance(tuple(sorted(SORTED_TYPES)), ("first", "firstKey", "last", "lastKey"), _sorted_end, where=EXPRESSION),
     instance(_HEAD_FIRST, "push", _deque_head(_add_first), where=EXPRESSION),
     instance(_HEAD_FIRST, "pop", _deque_head(_pop_first), where=EXPRESSION),
-    instance(_HEAD_FIRST, "peek", _deque_head(_head), where=EXPRESSION),
+    instance(_HEAD_FIRST, "peek", _null_when_empty(_deque_head(_head)), where=EXPRESSION),
     instance("*", ("addFirst", "offerFirst"), _add_first, where=EXPRESSION),
     instance(_LISTS, "add", _insert_at, where=EXPRESSION),
     instance(_LISTS, ("elementAt", "get"), _subscript, where=EXPRESSION),
     instance("*", ("push", "addLast", "offer", "offerLast"), _append, where=EXPRESSION),
-    instance("*", ("pop", "removeLast", "pollLast"), _pop_last, where=EXPRESSION),
-    instance("*", ("poll", "remove", "removeFirst", "pollFirst"), _pop_first, where=EXPRESSION),
-    instance(tuple(sorted(QUEUE_TYPES)), "peek", _head, where=EXPRESSION),  # a queue's head, where `poll` takes from
-    instance("*", ("peek", "peekLast", "getLast", "lastElement"), _last, where=EXPRESSION),
-    instance("*", ("peekFirst", "getFirst", "firstElement", "element"), _head, where=EXPRESSION),
+    instance("*", ("pop", "removeLast", "pollLast"), _null_when_empty(_pop_last), where=EXPRESSION),
+    instance("*", ("poll", "remove", "removeFirst", "pollFirst"), _null_when_empty(_pop_first), where=EXPRESSION),
+    # a queue's head, where `poll` takes from
+    instance(tuple(sorted(QUEUE_TYPES)), "peek", _null_when_empty(_head), where=EXPRESSION),
+    instance("*", ("peek", "peekLast", "getLast", "lastElement"), _null_when_empty(_last), where=EXPRESSION),
+    instance("*", ("peekFirst", "getFirst", "firstElement", "element"), _null_when_empty(_head), where=EXPRESSION),
     instance(_LISTS, "remove", _list_remove_object, where=EXPRESSION),
     instance(_MAPS, "remove", _map_remove, where=EXPRESSION),
     instance("*", "remove", _remove, where=EXPRESSION),

@@ -253,3 +253,24 @@ public class Main {
   }
 }"""
     check(java, ["3.14159 42 hello\n", "-2.5 7 ab\n", "1234.5678 123456 xyz\n"], tmp_path)
+
+
+def test_poll_and_peek_of_an_empty_queue_give_null(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Map<Integer, Integer> m = new HashMap<>();
+    Queue<Integer> q = new ArrayDeque<>();
+    Deque<Integer> d = new ArrayDeque<>();
+    for (int i = 0; i < n; i++) { int v = sc.nextInt(); q.add(v); d.push(v); Integer c = m.get(v); if (c == null) m.put(v, 1); else m.put(v, c + 1); }
+    Integer x;
+    long s = 0;
+    while ((x = q.poll()) != null) s += x * m.get(x);
+    int popped = 0;
+    while (d.peekLast() != null && d.peekLast() < 4) { d.pollLast(); popped++; }
+    System.out.println(s + " " + popped + " " + (q.peek() == null) + " " + (d.pollFirst() == null));
+  }
+}"""
+    check(java, ["4\n1 2 2 5\n", "0\n", "2\n1 3\n"], tmp_path)
