@@ -723,9 +723,9 @@ class ProgramMixin:
         while up is not None:
             if up.type in CLASS_TYPES:
                 outer = self.st.prog.classes.get(self.text(up.child_by_field_name("name")))
-                if outer is not None and outer.role == "class":
-                    if name in (outer.static_methods if methods else outer.static_fields):
-                        return outer.name
+                statics = (outer.static_methods if methods else outer.static_fields) if outer is not None else ()
+                if outer is not None and outer.role == "class" and name in statics:
+                    return outer.name
             up = up.parent
         return None
 
