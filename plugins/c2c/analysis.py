@@ -683,6 +683,8 @@ def receiver_kind(obj: Node | None, info: ProgramInfo) -> str:
             return "out" if f.text == b"out" else "err"
         if o is not None and o.type == "this" and f is not None and f.text is not None:
             return info.io.get(f.text.decode(), "")
+        if o is not None and o.type == "identifier" and (o.text or b"").decode() in info.classes and f is not None:
+            return info.io.get((f.text or b"").decode(), "")  # `Main . sc` from another class
         return ""
     if obj.type == "identifier" and obj.text is not None:
         name = obj.text.decode()

@@ -65,6 +65,29 @@ public class Main {
     assert "st . append ( i )" in out and "st . pop ( )" in out and "st [ - 1 ]" in out, out
 
 
+def test_the_main_classs_reader_and_writer_fields_read_from_another_class(tmp_path: Path) -> None:
+    java = """import java.io.*;
+import java.util.*;
+public class Main {
+  static Scanner sc = new Scanner(System.in);
+  static PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out)));
+  public static void main(String[] args) {
+    int t = sc.nextInt();
+    Worker w = new Worker();
+    while (t-- > 0) w.once();
+    out.flush();
+  }
+}
+class Worker {
+  void once() {
+    int a = Main.sc.nextInt(), b = Main.sc.nextInt();
+    Main.out.println(a + b);
+    Main.out.printf("%d%n", a * b);
+  }
+}"""
+    check(java, ["2\n1 2\n3 4\n", "1\n-5 5\n"], tmp_path)
+
+
 def test_stream_terminals_optionals_and_collectors(tmp_path: Path) -> None:
     java = """import java.util.*;
 import java.util.stream.*;
