@@ -22,7 +22,6 @@ Output: ``PrintWriter`` / ``BufferedWriter`` / hand-written writers become
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from plugins.c2c import carried
@@ -41,6 +40,7 @@ from plugins.c2c.analysis import (
     stream_field_op,
     type_text,
 )
+from plugins.c2c.formats import JAVA_ONLY_FORMAT, fixed_precisions, java_format
 from plugins.c2c.java_types import (
     OUT_TYPES,
     field_default,
@@ -71,38 +71,6 @@ def runtime_lines(funcs: set[str]) -> list[tuple[int, Tokens]]:
     """The shared-buffer stdin runtime (``runtime/stdin.py``): its buffer and position, the functions in
     ``funcs`` and what they read, in the file's order."""
     return carried.lines_in_file_order(carried.load("stdin"), {"_stdin", "_pos", *funcs})
-
-
-@lru_cache(maxsize=256)
-def java_format(literal: str) -> str:
-    """A Java format string literal (AVATAR tokens) -> a Python ``%`` format literal (AVATAR tokens)."""
-    body = literal[1:-1] if len(literal) >= 2 else literal
-    body = body.replace("% n", "\\n").replace("%n", "\\n")
-    body = re.sub(r"%\s*([-+0 ,#]*)\s*(\d*)\s*(\.\s*\d+)?\s*([bBhHsScCdoxXeEfgGaA])", _fmt, body)
-    return '"' + body + '"'
-
-
-# what Python's % cannot write as Java's Formatter does: grouping, argument indexes, booleans as `true`
-_JAVA_ONLY_FORMAT = re.compile(r"%\s*(?:\d+\s*\$|[-+0 #]*,|[-+0 ,#]*\s*\d*\s*(?:\.\s*\d+)?\s*[bB])")
-
-
-def _fixed_precisions(literal: str) -> list[str | None]:
-    """Per conversion of a Java format literal: the digits of a fixed-point ``%.Nf`` / ``%f`` (6), else None."""
-    body = literal[1:-1].replace("%%", "").replace("% n", "").replace("%n", "")
-    out: list[str | None] = []
-    for m in re.finditer(r"%\s*([-+0 ,#]*)\s*(\d*)\s*(\.\s*\d+)?\s*([bBhHsScCdoxXeEfgGaA])", body):
-        prec = (m.group(3) or ".6").replace(" ", "")[1:]
-        out.append(prec if m.group(4) == "f" else None)
-    return out
-
-
-def _fmt(m: re.Match) -> str:
-    flags = m.group(1).replace(",", "").replace(" ", "")
-    width = m.group(2)
-    prec = (m.group(3) or "").replace(" ", "")
-    conv = m.group(4)
-    conv = {"b": "s", "B": "s", "h": "x", "H": "X", "S": "s", "C": "c"}.get(conv, conv)
-    return "%" + flags + width + prec + conv
 
 
 _TOKEN_OPS = {"int", "float", "decimal", "advance", "token", "char", "ints", "floats", "tokens", "chars", "bool"}
@@ -1056,7 +1024,7 @@ class ProgramMixin:
         if args and self.text(args[0]).startswith("Locale"):
             args = args[1:]
         fmt = args[0]
-        if fmt.type == "string_literal" and _JAVA_ONLY_FORMAT.search(self.text(fmt)):  # `%,d`, `%2$s`, `%b`
+        if fmt.type == "string_literal" and JAVA_ONLY_FORMAT.search(self.text(fmt)):  # `%,d`, `%2$s`, `%b`
             literal = self.text(fmt).replace("% n", "%n")
             return ["java_sprintf", "(", literal, *[t for a in args[1:] for t in [",", *self.expr(a)]], ")"]
         ft = [java_format(self.text(fmt))] if fmt.type == "string_literal" else self.expr(fmt)
@@ -1064,7 +1032,7 @@ class ProgramMixin:
             return ft
         if len(ft) > 1:
             ft = ["(", *ft, ")"]  # `String.format("%" + n + "s", x)`: the whole format
-        precisions = _fixed_precisions(self.text(fmt)) if fmt.type == "string_literal" else []
+        precisions = fixed_precisions(self.text(fmt)) if fmt.type == "string_literal" else []
         if len(precisions) == len(args) - 1 and any(p is not None for p in precisions):
             parts = [self.expr(a) for a in args[1:]]  # Java rounds `%.2f` half up from the shortest decimal
             parts = [
