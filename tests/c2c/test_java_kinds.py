@@ -297,3 +297,27 @@ public class Main {
   }
 }"""
     check(java, ["4\n1 2 2 5\n", "0\n", "2\n1 3\n"], tmp_path)
+
+
+def test_loops_stepping_by_a_variable_are_range_loops(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt(), k = sc.nextInt();
+    boolean[] comp = new boolean[n + 1];
+    long[] divSum = new long[n + 1];
+    int primes = 0;
+    for (int i = 2; i <= n; i++) {
+      if (!comp[i]) { primes++; for (long j = (long) i * i; j <= n; j += i) comp[(int) j] = true; }
+      for (int j = i; j <= n; j += i) divSum[j] += i;
+    }
+    long s = 0;
+    for (int i = n; i > 0; i -= k) s += divSum[i];
+    for (int i = 0; i < n; i += 2 * k) s -= i;
+    System.out.println(primes + " " + s + " " + divSum[n]);
+  }
+}"""
+    check(java, ["100 3\n", "1 1\n", "200000 7\n"], tmp_path)
+    out = detokenize(translate(java_tokens(java)))
+    assert "for j in range ( i * i , n + 1 , i ) :" in out and "range ( n , 0 , - k )" in out, out
