@@ -21,7 +21,7 @@ from plugins.c2c.library import (
     support_methods,
 )
 from plugins.c2c.state import ClassInfo, ProgramInfo
-from plugins.c2c.syntax import _walk
+from plugins.c2c.syntax import walk_nodes
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -274,7 +274,7 @@ def _deques(everything: list[Node]) -> frozenset[str]:
 def analyze(root: Node) -> ProgramInfo:
     """Classes, their members and roles, the io variables and the reads a program makes."""
     info = ProgramInfo()
-    everything = list(_walk(root))  # one walk; the passes below filter it
+    everything = list(walk_nodes(root))  # one walk; the passes below filter it
     classes = [n for n in everything if n.type in CLASS_TYPES]
     for cls in classes:
         name_node = cls.child_by_field_name("name")

@@ -40,7 +40,7 @@ from plugins.c2c.java_types import (
     SORTED_TYPES,
 )
 from plugins.c2c.state import PROGRAM, Policy
-from plugins.c2c.syntax import Tokens, _base_type, _plus_one
+from plugins.c2c.syntax import Tokens, base_type, plus_one
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -194,7 +194,7 @@ def _call(func: Sequence[str], args: Tokens) -> Tokens:
     return [*func, "(", *args, ")"]
 
 
-def _arguments(node: Node | None) -> list[Node]:
+def call_arguments(node: Node | None) -> list[Node]:
     """An argument list's arguments (comments left out)."""
     return [c for c in node.named_children if c.type not in ("line_comment", "block_comment")] if node else []
 
@@ -202,7 +202,7 @@ def _arguments(node: Node | None) -> list[Node]:
 def _call_parts(tr: Emitting, node: Node) -> tuple[Node | None, str, list[Node]]:
     """A method invocation's receiver, name and arguments."""
     name = tr.text(node.child_by_field_name("name"))
-    return node.child_by_field_name("object"), name, _arguments(node.child_by_field_name("arguments"))
+    return node.child_by_field_name("object"), name, call_arguments(node.child_by_field_name("arguments"))
 
 
 def undeclared_class(src: bytes, name: str) -> bool:
@@ -214,7 +214,7 @@ def _undeclared_class(tr: Emitting, name: str) -> bool:
     return undeclared_class(tr.state.src, name)
 
 
-def _scalar_local(tr: Emitting, name: str) -> bool:
+def scalar_local(tr: Emitting, name: str) -> bool:
     """Is ``name`` a local of a number, char, string or boolean type (not the stdin / stdout object it shadows)?"""
     typ = tr.lookup(name)
     return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
@@ -553,12 +553,12 @@ def _append_chain(tr: Emitting, node: Node) -> tuple[Tokens, Tokens] | None:
     """``sb . append ( x ) . append ( y )`` of a builder variable: ``sb`` and the text it ends with."""
     parts: list[Node] = []
     while node.type == "method_invocation" and tr.text(node.child_by_field_name("name")) == "append":
-        args = _arguments(node.child_by_field_name("arguments"))
+        args = call_arguments(node.child_by_field_name("arguments"))
         if len(args) != 1:
             return None
         parts.insert(0, args[0])
         node = node.child_by_field_name("object")
-    if node.type not in ("identifier", "field_access") or _class_of(tr.type_of(node)) not in _BUILDERS:
+    if node.type not in ("identifier", "field_access") or class_of(tr.type_of(node)) not in _BUILDERS:
         return None
     root = tr.expr(node)
     value = list(root)
@@ -605,7 +605,7 @@ def _tree_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new TreeMap < > ( )`` / ``new TreeSet < > ( items )``: the runtime's ``TreeMap`` / ``TreeSet`` (a dict / set
     that keeps its keys in order for navigation); one made with a comparator stays a plain dict / set."""
     made = c.receiver
-    if len(c.args) == 1 and _base_type(tr.type_of(c.args[0])) in (
+    if len(c.args) == 1 and base_type(tr.type_of(c.args[0])) in (
         MAP_TYPES if made == "TreeMap" else COLLECTION_TYPES | SET_TYPES
     ):
         return [made, "(", *tr.expr(c.args[0]), ")"]
@@ -829,7 +829,7 @@ _REVERSED = ["[", ":", ":", "-", "1", "]"]
 
 
 def _base(c: Call) -> str:
-    return _base_type(c.receiver)
+    return base_type(c.receiver)
 
 
 def _random_boolean(tr: Emitting, c: Call) -> Tokens | None:
@@ -1144,7 +1144,7 @@ def _builder_char_edit(tr: Emitting, c: Call) -> Tokens | None:
         return None
     sb, at = tr.text(c.obj), tr.expr(c.args[0])
     mid = [*tr.as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
-    return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *_plus_one(at, "+"), ":", "]"]
+    return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *plus_one(at, "+"), ":", "]"]
 
 
 def _builder_insert(tr: Emitting, c: Call) -> Tokens | None:
@@ -1339,7 +1339,7 @@ def _stream_collect(tr: Emitting, c: Call) -> Tokens | None:
         return None
     col = c.args[0]
     cn = _call_parts(tr, col)[1] if col.type == "method_invocation" else ""
-    cargs = _arguments(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
+    cargs = call_arguments(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
     if cn in ("toList", "toCollection"):
         return ["list", "(", *c.o, ")"]
     if cn == "toSet":
@@ -1430,14 +1430,14 @@ def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
     parts = [c.args[0]] if len(c.args) == 1 else []
     cur = c.obj
     while cur is not None and cur.type == "method_invocation" and tr.text(cur.child_by_field_name("name")) == "append":
-        inner = _arguments(cur.child_by_field_name("arguments"))
+        inner = call_arguments(cur.child_by_field_name("arguments"))
         if len(inner) != 1:
             return None
         parts.insert(0, inner[0])
         cur = cur.child_by_field_name("object")
     if cur is None or cur.type != "identifier" or len(parts) < 2:
         return None
-    if _class_of(tr.type_of(cur)) not in _BUILDERS:
+    if class_of(tr.type_of(cur)) not in _BUILDERS:
         return None
     value: Tokens = []
     for i, part in enumerate(parts):
@@ -1483,7 +1483,7 @@ _BIG_ARITY = {
     **dict.fromkeys(("negate", "abs", "longValue", "intValue", "longValueExact", "intValueExact"), 0),
     **dict.fromkeys(("toString", "signum"), 0),
 }
-_BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``is_big``)
+BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``is_big``)
 _NAV_CMP = {  # a TreeMap's / TreeSet's navigation: the runtime's (containers.py), O(sqrt n) on a tree it made
     "floorKey": "tree_floor",
     "floor": "tree_floor",
@@ -1526,7 +1526,7 @@ def _optional_value(tr: Emitting, c: Call) -> Tokens | None:
     """``OptionalInt . getAsInt ( )`` / ``orElseThrow``: the value itself (a reduction gave it)."""
     if c.name == "get" and c.args:
         return None
-    if c.name == "get" and not (_optional_terminal(tr, c.obj) or _base_type(tr.type_of(c.obj)) in _OPTIONALS):
+    if c.name == "get" and not (_optional_terminal(tr, c.obj) or base_type(tr.type_of(c.obj)) in _OPTIONALS):
         return None  # a list's or a map's `get`
     return tr.expr(c.obj)
 
@@ -1550,7 +1550,7 @@ def _optional_terminal(tr: Emitting, node: Node | None) -> bool:
 def _optional_held(tr: Emitting, c: Call) -> Tokens | None:
     """An Optional held in a variable or returned by a method (its value or None): ``isPresent``, ``isEmpty``,
     ``orElse``."""
-    if c.obj is None or _base_type(tr.type_of(c.obj)) not in _OPTIONALS:
+    if c.obj is None or base_type(tr.type_of(c.obj)) not in _OPTIONALS:
         return None
     o = tr.expr(c.obj)
     if c.name in ("isPresent", "isEmpty") and not c.args:
@@ -1597,16 +1597,16 @@ def _for_each(tr: Emitting, c: Call) -> Tokens | None:
     keys = o
     if named in tr.state.prog.hash_tables:
         keys = ["hash_keys", "(", *o, ")"]
-    elif named in tr.state.prog.sorted_maps or _base_type(tr.type_of(c.obj)) in SORTED_TYPES:
+    elif named in tr.state.prog.sorted_maps or base_type(tr.type_of(c.obj)) in SORTED_TYPES:
         keys = ["sorted", "(", *o, ")"]
-    if _base_type(tr.type_of(c.obj)) in MAP_TYPES:
+    if base_type(tr.type_of(c.obj)) in MAP_TYPES:
         return ["[", "(", *f, ")", "(", "k", ",", *o, "[", "k", "]", ")", "for", "k", "in", *keys, "]"]
     return ["[", "(", *f, ")", "(", "x", ")", "for", "x", "in", *keys, "]"]
 
 
 def _navigable(tr: Emitting, c: Call) -> str | None:
     """The receiver's static type when it is a TreeMap / TreeSet (a sorted map of the analysis too)."""
-    base = _base_type(tr.type_of(c.obj))
+    base = base_type(tr.type_of(c.obj))
     sorted_map = c.obj.type == "identifier" and tr.text(c.obj) in tr.state.prog.sorted_maps
     return base if base in SORTED_TYPES or sorted_map else None
 
@@ -1701,7 +1701,7 @@ def _heap_var(tr: Emitting, c: Call) -> str:
 def _min_heap(tr: Emitting, c: Call) -> Tokens | None:
     """A PriorityQueue in natural order is a ``heapq`` list."""
     ot = _heap_var(tr, c)
-    if ot not in tr.state.prog.heaps or _scalar_local(tr, ot):
+    if ot not in tr.state.prog.heaps or scalar_local(tr, ot):
         return None
     if c.name in ("add", "offer") and len(c.args) == 1:
         return ["heapq", ".", "heappush", "(", ot, ",", *tr.expr(c.args[0]), ")"]
@@ -1737,7 +1737,7 @@ def _heap_add_all(tr: Emitting, c: Call) -> Tokens | None:
 def _max_heap(tr: Emitting, c: Call) -> Tokens | None:
     """``Collections.reverseOrder()``: negated elements."""
     ot = _heap_var(tr, c)
-    if ot not in tr.state.prog.max_heaps or _scalar_local(tr, ot):
+    if ot not in tr.state.prog.max_heaps or scalar_local(tr, ot):
         return None
     oe = tr.expr(c.obj)  # a field of another class is `self . name`
     if c.name in ("add", "offer") and len(c.args) == 1:
@@ -1792,9 +1792,9 @@ def _sorted_view(tr: Emitting, c: Call) -> Tokens | None:
 
 
 # -- comparators and GeeksforGeeks' pairs --------------------------------------------------------
-_THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
-_TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
-_TUPLE_GETTERS = {"get" + f[:1].upper() + f[1:]: index for f, index in _TUPLE_FIELDS.items()}
+THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
+TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
+_TUPLE_GETTERS = {"get" + f[:1].upper() + f[1:]: index for f, index in TUPLE_FIELDS.items()}
 
 
 def _comparator_key(tr: Emitting, c: Call) -> Tokens | None:
@@ -1817,7 +1817,7 @@ def _pair_getter(tr: Emitting, c: Call) -> Tokens | None:
 # -- constructors ------------------------------------------------------------------------------------------
 # ``call.obj`` is the type node, ``call.receiver`` the class (programs: ``Cls`` of ``a . b . Cls``)
 _ENTRIES = ("SimpleEntry",)  # `AbstractMap.SimpleEntry` / `SimpleEntry` (the class as the program names it)
-_TUPLE_CLASSES = ("Pair", "pair", "Point", "SimpleEntry", "Tuple")  # GeeksforGeeks' pairs from elsewhere in its file
+TUPLE_CLASSES = ("Pair", "pair", "Point", "SimpleEntry", "Tuple")  # GeeksforGeeks' pairs from elsewhere in its file
 _FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
 
 
@@ -1937,7 +1937,7 @@ def _random_new(tr: Emitting, c: Call) -> Tokens | None:
 
 _INTEGERS = ("Integer", "Long", "Short", "Byte")
 _BUILDERS = ("StringBuilder", "StringBuffer")
-_CHAINED = ("append", "insert", "reverse")  # a builder's edits that return the builder
+CHAINED = ("append", "insert", "reverse")  # a builder's edits that return the builder
 _LISTS = tuple(sorted(COLLECTION_TYPES))
 _MAPS = tuple(sorted(MAP_TYPES))
 _STREAMS = ("IntStream", "LongStream", "Stream", "DoubleStream")
@@ -2021,7 +2021,7 @@ RULES: tuple[Rule, ...] = (
     static("Collections", "reverse", _collections_reverse, where=STATEMENT),
     static("Collections", "shuffle", _shuffle, policy=PROGRAM),
     # -- instance methods of both policies (the receiver's static type; "*" any receiver)
-    instance(_TUPLE_CLASSES, tuple(_TUPLE_GETTERS), _pair_getter, where=EXPRESSION),
+    instance(TUPLE_CLASSES, tuple(_TUPLE_GETTERS), _pair_getter, where=EXPRESSION),
     instance("Random", "nextBoolean", _random_boolean, where=EXPRESSION),
     instance("Random", tuple(_RANDOM), _random_draw, where=EXPRESSION),
     instance(_LISTS, "indexOf", _list_index_of, where=EXPRESSION),
@@ -2166,7 +2166,7 @@ RULES: tuple[Rule, ...] = (
     instance("BigDecimal", "toString", _decimal_call(["str"]), policy=PROGRAM, returns="String"),
     instance("BigDecimal", "toPlainString", _decimal_plain, policy=PROGRAM, returns="String"),
     # -- programs' instance calls whose receiver the program analysis knows (any receiver's static type)
-    instance("*", ("reversed", *_THEN_COMPARING), _comparator_key, policy=PROGRAM),
+    instance("*", ("reversed", *THEN_COMPARING), _comparator_key, policy=PROGRAM),
     instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble", "get"), _optional_value, policy=PROGRAM),
     instance(_OPTIONALS, ("isPresent", "isEmpty"), _optional_held, policy=PROGRAM, returns="boolean"),
     instance(_OPTIONALS, "orElse", _optional_held, policy=PROGRAM),
@@ -2205,7 +2205,7 @@ RULES: tuple[Rule, ...] = (
     new(_LISTS, _list_new),
     new((*_BUILDERS, "String"), _text_new),
     new(("Integer", "Long", "Double"), _boxed_new),
-    new(_TUPLE_CLASSES, _tuple_new),
+    new(TUPLE_CLASSES, _tuple_new),
     new("Random", _random_new),
     # -- stream pipelines in programs: sources by the receiver as written, steps and terminals of a stream
     stream(("IntStream", "LongStream"), ("range", "rangeClosed"), _stream_range),
@@ -2270,7 +2270,7 @@ def own_members(policy: Policy, kind: str) -> frozenset[str]:
     return _OWN.get((policy, kind), frozenset())
 
 
-def _class_of(java_type: str) -> str:
+def class_of(java_type: str) -> str:
     """``java . util . function . BinaryOperator<>`` -> ``BinaryOperator``."""
     return java_type.split("<", 1)[0].rsplit(".", 1)[-1].strip()
 
@@ -2285,7 +2285,7 @@ def returns(tr: Emitting, obj: Node | None, member: str) -> str:
     """The Java type the table gives ``obj . member ( ... )`` ("" when it says nothing)."""
     if obj is None or member not in _TYPED:
         return ""
-    return _RETURNS.get((tr.text(obj), member)) or _RETURNS.get((_class_of(tr.type_of(obj)), member), "")
+    return _RETURNS.get((tr.text(obj), member)) or _RETURNS.get((class_of(tr.type_of(obj)), member), "")
 
 
 def two_policy_apis() -> list[tuple[str, str]]:

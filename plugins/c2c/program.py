@@ -46,15 +46,15 @@ from plugins.c2c.java_types import (
     field_default,
 )
 from plugins.c2c.library import (
-    _BIG_OPS,
-    _THEN_COMPARING,
+    BIG_OPS,
     SUPPORT_CLASSES,
-    _scalar_local,
+    THEN_COMPARING,
     emit_constant,
+    scalar_local,
     support_lines,
 )
 from plugins.c2c.state import ClassInfo, ProgramInfo
-from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
+from plugins.c2c.syntax import PY_KEYWORDS, Tokens, walk_nodes
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -172,7 +172,7 @@ class ProgramMixin:
                     c.type == "method_invocation"
                     and c.child_by_field_name("object") is None
                     and (c.child_by_field_name("name").text or b"").decode() in methods
-                    for c in _walk(m)
+                    for c in walk_nodes(m)
                 )
                 if calls:
                     deferred.append(m)
@@ -536,7 +536,7 @@ class ProgramMixin:
         own = (ci.instance_fields | ci.static_fields) if ci is not None else set()
         out: list[str] = []
         builders = self._builder_fields()
-        for n in _walk(method):
+        for n in walk_nodes(method):
             target = None
             if n.type == "method_invocation" and builders:  # `sb . append ( x )` rebinds the str standing for sb
                 root = n.child_by_field_name("object")
@@ -606,7 +606,7 @@ class ProgramMixin:
         body = method.child_by_field_name("body")
         if len(names) != 1 or body is None:
             return None
-        for n in _walk(body):
+        for n in walk_nodes(body):
             if n.type == "method_invocation" and (n.child_by_field_name("name").text or b"").decode() in _SB_EDITS:
                 root = n.child_by_field_name("object")
                 while root is not None and root.type == "method_invocation":
@@ -679,7 +679,7 @@ class ProgramMixin:
         if name in prog.enum_constants and not self._is_local(name) and name not in prog.module_globals:
             return [prog.enum_constants[name], ".", name]  # `case RED :` of a switch on an enum
         kind = prog.io.get(name)
-        if kind and kind not in ("tok", "main") and not _scalar_local(self, name):
+        if kind and kind not in ("tok", "main") and not scalar_local(self, name):
             return ["None"]
         return [name]
 
@@ -749,7 +749,7 @@ class ProgramMixin:
             obj, name, _ = self._call_parts(node)
             if self.text(obj) == "BigInteger" and name == "valueOf":
                 return True
-            return name in _BIG_OPS and self.is_big(obj)
+            return name in BIG_OPS and self.is_big(obj)
         return False
 
     def comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None:
@@ -765,7 +765,7 @@ class ProgramMixin:
             obj, name, args = self._call_parts(node)
             if len(args) != 1 or not key_extractor(args[0]):
                 return None
-            if name in _THEN_COMPARING:
+            if name in THEN_COMPARING:
                 keys.insert(0, self.expr(args[0]))
                 node = obj
                 continue

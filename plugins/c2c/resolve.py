@@ -31,19 +31,19 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c.analysis import IO_ROLES, PRINT_OPS, base_io, io_kind, read_op, receiver_kind, type_text
 from plugins.c2c.library import (
-    _CHAINED,
+    CHAINED,
     INSTANCE,
     NEW,
     STATIC,
     STREAM,
     Call,
-    _class_of,
     ask,
+    class_of,
     own_members,
 )
-from plugins.c2c.statements import _py_method_name
+from plugins.c2c.statements import py_method_name
 from plugins.c2c.support import HELPERS
-from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _base_type
+from plugins.c2c.syntax import PY_KEYWORDS, Tokens, base_type
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -126,9 +126,9 @@ class ResolverMixin:
             return None
         if c.name in own_members(own, INSTANCE):
             receiver = c.obj
-            while receiver.type == "method_invocation" and self.text(receiver.child_by_field_name("name")) in _CHAINED:
+            while receiver.type == "method_invocation" and self.text(receiver.child_by_field_name("name")) in CHAINED:
                 receiver = receiver.child_by_field_name("object")  # a builder's edits return the builder
-            found = ask(self, c, INSTANCE, ((_class_of(self.type_of(receiver)), c.name), ("*", c.name)), own)
+            found = ask(self, c, INSTANCE, ((class_of(self.type_of(receiver)), c.name), ("*", c.name)), own)
             if found is not None:
                 return found
         if not own_members(own, STREAM):  # a policy without pipelines of its own translates no arguments here
@@ -232,7 +232,7 @@ class ResolverMixin:
             if found is not None:
                 return found
             typed = c.with_type(self.type_of(c.obj))
-            return ask(self, typed, INSTANCE, ((_base_type(typed.receiver), c.name), ("*", c.name)), None)
+            return ask(self, typed, INSTANCE, ((base_type(typed.receiver), c.name), ("*", c.name)), None)
         if c.name == "swap" and len(c.args) == 3 and c.name not in self.st.method_types:
             arr, i, j = (self.expr(a) for a in c.args)
             return [*arr, "[", *i, "]", ",", *arr, "[", *j, "]", "=", *arr, "[", *j, "]", ",", *arr, "[", *i, "]"]
@@ -245,7 +245,7 @@ class ResolverMixin:
         if c.obj is None:
             name = c.name
             if name in self.st.method_types:
-                name = _py_method_name(name)
+                name = py_method_name(name)
             elif name in HELPERS:  # `quickSort ( a , 0 , n - 1 )` of the function's class: defined after it
                 self.st.helpers_used.add(name)
             return [name, "(", *c.flat, ")"]
@@ -254,7 +254,7 @@ class ResolverMixin:
         if found is not None:
             return found
         c = c.with_type(self.type_of(c.obj)).with_receiver(self.expr(c.obj))
-        found = ask(self, c, INSTANCE, ((_base_type(c.receiver), c.name), ("*", c.name)), None)
+        found = ask(self, c, INSTANCE, ((base_type(c.receiver), c.name), ("*", c.name)), None)
         return found if found is not None else [*c.o, ".", c.name, "(", *c.flat, ")"]
 
     # -- object creation ------------------------------------------------------------------------------
@@ -271,7 +271,7 @@ class ResolverMixin:
         )
         if made is not None:
             return made
-        base = _base_type(self._type_name(typ))
+        base = base_type(self._type_name(typ))
         made = ask(self, Call(node, typ, "new", args, receiver=base), NEW, ((base, "new"),), None)
         return made if made is not None else [base, "(", *self.arg_tokens(args), ")"]
 
