@@ -40,7 +40,7 @@ from plugins.c2c.java_types import (
     SORTED_TYPES,
 )
 from plugins.c2c.state import PROGRAM, Policy
-from plugins.c2c.syntax import Tokens, base_type, plus_one
+from plugins.c2c.syntax import Tokens, base_type, plus_one, walk_nodes
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -1016,27 +1016,42 @@ _HEAD_FIRST = ("ArrayDeque", "Deque", "LinkedList", "ConcurrentLinkedDeque", "Li
 _END_BLIND = frozenset(("push", "pop", "peek", "isEmpty", "size", "clear", "contains", "empty"))
 
 
-def _stack_only(node: Node, name: str) -> bool:
-    """Is the Deque ``name`` used only through ``_END_BLIND`` calls in the source ``node`` is in?
-    Then the list's end can be its head (``append`` / ``pop ( )``, O(1), as the references write a stack)."""
+def _stacks_only(node: Node) -> bool:
+    """Is every Deque of the source ``node`` is in used only as a stack: through ``_END_BLIND`` calls, declared,
+    assigned, or handed to the source's own methods (whose Deque parameters are held to the same)? Then each
+    Deque's head can be the list's end (``append`` / ``pop ( )``, O(1), as the references write a stack); one
+    Deque whose order shows (iterated, printed, polled, given to the library) puts every head first, so a
+    Deque handed from one method to another keeps one end."""
     root = node
     while root.parent is not None:
         root = root.parent
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if n.type == "identifier" and n.text is not None and n.text.decode() == name:
-            parent = n.parent
-            if parent is None:
-                return False
-            if parent.type == "method_invocation" and parent.child_by_field_name("object") == n:
-                end_blind = (parent.child_by_field_name("name").text or b"").decode() in _END_BLIND
-            else:
-                field = {"variable_declarator": "name", "assignment_expression": "left"}.get(parent.type)
-                end_blind = field is not None and parent.child_by_field_name(field) == n
-            if not end_blind:
-                return False
-        stack.extend(n.children)
+    deques: set[bytes] = set()
+    methods: set[bytes] = set()
+    for n in walk_nodes(root):
+        if n.type in ("local_variable_declaration", "field_declaration", "formal_parameter"):
+            typ = n.child_by_field_name("type")
+            if typ is not None and re.sub(rb"\s*<.*", b"", typ.text or b"").decode() in _HEAD_FIRST:
+                names = (
+                    [n.child_by_field_name("name")]
+                    if n.type == "formal_parameter"
+                    else [d.child_by_field_name("name") for d in n.children_by_field_name("declarator")]
+                )
+                deques |= {x.text or b"" for x in names if x is not None}
+        elif n.type == "method_declaration":
+            methods.add(n.child_by_field_name("name").text or b"")
+    for n in walk_nodes(root):
+        if n.type != "identifier" or n.text not in deques or n.parent is None:
+            continue
+        parent = n.parent
+        if parent.type == "method_invocation" and parent.child_by_field_name("object") == n:
+            ok = (parent.child_by_field_name("name").text or b"").decode() in _END_BLIND
+        elif parent.type == "argument_list" and parent.parent is not None:
+            ok = parent.parent.type == "method_invocation" and parent.parent.child_by_field_name("name").text in methods
+        else:
+            field = {"variable_declarator": "name", "assignment_expression": "left", "formal_parameter": "name"}
+            ok = parent.type in field and parent.child_by_field_name(field[parent.type]) == n
+        if not ok:
+            return False
     return True
 
 
@@ -1067,13 +1082,9 @@ def _deque_head(emit: Emit) -> Emit:
     """``push`` / ``pop`` / ``peek`` of a Deque at its head (``emit``), unless it is only ever a stack."""
 
     def head(tr: Emitting, c: Call) -> Tokens | None:
-        if c.obj is not None and c.obj.type == "identifier":
-            name = c.obj.text.decode()
-            if name not in tr.state.stacks:
-                tr.state.stacks[name] = _stack_only(c.node, name)
-            if tr.state.stacks[name]:
-                return None
-        return emit(tr, c)
+        if tr.state.stacks_only is None:
+            tr.state.stacks_only = _stacks_only(c.node)
+        return None if tr.state.stacks_only else emit(tr, c)
 
     return head
 

@@ -163,7 +163,7 @@ class TranslationState:
     sb_return: str | None = None  # the StringBuilder out-parameter the current method returns
     builders: set[str] | None = None  # the main class's StringBuilder fields (computed once)
     out_params: dict[str, tuple[int, str]] | None = None  # functions with a StringBuilder out-parameter (once)
-    stacks: dict[str, bool] = field(default_factory=dict)  # Deque name -> used only as a stack (``library``)
+    stacks_only: bool | None = None  # every Deque of the source is used only as a stack (``library``; once)
 
     def first(self, *rules: Callable[[], Tokens | None]) -> Tokens | None:
         """The first of ``rules`` that takes a call (its tokens, not None), or None.

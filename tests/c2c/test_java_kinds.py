@@ -169,6 +169,24 @@ public class Main {
     check(java, ["3 2\n1 2\n2 3\nab 4\n", "2 1\n1 2\nq -3\n"], tmp_path)
 
 
+def test_a_stack_handed_to_methods_keeps_one_end(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static void pushAll(Deque<Integer> s, int n) { for (int i = 1; i <= n; i++) s.push(i); }
+  static int drain(Deque<Integer> t) { int last = 0; while (!t.isEmpty()) last = last * 10 + t.pop(); return last; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Deque<Integer> st = new ArrayDeque<>();
+    pushAll(st, n);
+    st.push(0);
+    System.out.println(st.peek() + " " + drain(st));
+  }
+}"""
+    check(java, ["3\n", "5\n"], tmp_path)
+    assert "s . append ( i )" in detokenize(translate(java_tokens(java)))  # a stack at the list's end: O(1)
+
+
 def test_main_class_made_as_objects_by_a_constructor_that_reads(tmp_path: Path) -> None:
     java = """import java.util.*;
 public class Main {
