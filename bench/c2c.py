@@ -6,7 +6,8 @@
 Runs the task through ``core.runner`` exactly as ``run.py`` does (discover,
 preprocess, predict, postprocess, write), times it, then reports the share of
 outputs that ``compile()`` after detokenization and, when the set has a gold
-file, CodeBLEU from ``core.metrics.codebleu``. ``--no-selector`` translates with
+file, CodeBLEU from ``core.metrics.codebleu``, and the answers the guard had to repair
+(the task's "answers repaired by the guard" line). ``--no-selector`` translates with
 the default style only (the learned part switched off); ``--ablation random``
 replaces the trunk's features by seeded noise.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import time
 from pathlib import Path
 
@@ -44,6 +46,10 @@ def main() -> int:
     from plugins.c2c.detok import compiles
     from plugins.c2c.task import C2cTask
 
+    guard_lines: list[str] = []
+    guard_log = logging.getLogger("plugins.c2c.task")
+    guard_log.setLevel(logging.INFO)
+    guard_log.addHandler(_Collect(guard_lines))
     t0 = time.perf_counter()
     trunk = load_trunk(TrunkConfig(ablation=args.ablation), registry.load())
     text = trunk.component_versions["text"]
@@ -69,8 +75,21 @@ def main() -> int:
             gold = json.loads(gold_path.read_text(encoding="utf-8"))
             scores = score_c2c(gold, pred)
             line += "; " + ", ".join(f"{k} {v:.4f}" for k, v in scores.items() if k != "n")
+        repaired = [m for m in guard_lines if "repaired by the guard" in m]
+        line += "; " + (repaired[-1].removeprefix("c2c: ") if repaired else "guard line missing")
         print(line + f"; -> {pred_path}")
     return 0
+
+
+class _Collect(logging.Handler):
+    """Keeps the messages of the records it sees."""
+
+    def __init__(self, into: list[str]) -> None:
+        super().__init__(logging.INFO)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.into.append(record.getMessage())
 
 
 if __name__ == "__main__":

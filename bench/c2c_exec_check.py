@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from plugins.c2c.detok import _collapse_literals
-from plugins.c2c.syntax import _WRAPPER, _parser, _walk
+from plugins.c2c.syntax import WRAPPER, java_parser, walk_nodes
 
 SCALARS = {
     "int": "int",
@@ -114,11 +114,11 @@ def _nested(method: Any) -> bool:
 
 def signature(java: str) -> Signature | None:
     """The entry point: the last method that is not ``main``; None when its types are not supported."""
-    src = f"{_WRAPPER} {java} }}".encode()
-    tree = _parser().parse(src)
+    src = f"{WRAPPER} {java} }}".encode()
+    tree = java_parser().parse(src)
     methods = [
         n
-        for n in _walk(tree.root_node)
+        for n in walk_nodes(tree.root_node)
         if n.type == "method_declaration"
         and n.child_by_field_name("name") is not None
         and _node_text(src, n.child_by_field_name("name")) != "main"

@@ -126,10 +126,10 @@ print("\n@@UNIT@@" + json.dumps(_out))
 
 
 def _methods(java: str) -> int:
-    from plugins.c2c.syntax import _WRAPPER, _parser, _walk
+    from plugins.c2c.syntax import WRAPPER, java_parser, walk_nodes
 
-    tree = _parser().parse(f"{_WRAPPER} {java} }}".encode())
-    return sum(n.type in ("method_declaration", "class_declaration") for n in _walk(tree.root_node)) - 1
+    tree = java_parser().parse(f"{WRAPPER} {java} }}".encode())
+    return sum(n.type in ("method_declaration", "class_declaration") for n in walk_nodes(tree.root_node)) - 1
 
 
 def _first_name(src: str) -> str | None:

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import (
-    _MAX_CONST,
-    _MIN_CONST,
     FIXED_INTS,
     FLOAT_TYPES,
     INT_TYPES,
+    MAX_CONST,
+    MIN_CONST,
     array_fill,
 )
-from plugins.c2c.library import _TUPLE_CLASSES, _TUPLE_FIELDS, _arguments, undeclared_class
+from plugins.c2c.library import TUPLE_CLASSES, TUPLE_FIELDS, call_arguments, undeclared_class
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.support import is_constant
-from plugins.c2c.syntax import Tokens, _base_type
+from plugins.c2c.syntax import Tokens, base_type
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -305,9 +305,9 @@ class ExpressionsMixin:
             return special
         obj, field = node.child_by_field_name("object"), self.text(node.child_by_field_name("field"))
         ot = self.text(obj)
-        if (ot, field) in _MAX_CONST:
+        if (ot, field) in MAX_CONST:
             return ["sys", ".", "maxsize"]
-        if (ot, field) in _MIN_CONST:
+        if (ot, field) in MIN_CONST:
             return ["-", "sys", ".", "maxsize"]
         if ot == "Math" and field == "PI":
             return ["math", ".", "pi"]
@@ -362,12 +362,12 @@ class ExpressionsMixin:
 
     def _tuple_field(self, obj: Node, field: str) -> Tokens | None:
         """`p . first` / `p . getSecond ( )` of an undeclared pair class (made a tuple): `p [ 0 ]`."""
-        if field not in _TUPLE_FIELDS:
+        if field not in TUPLE_FIELDS:
             return None
-        base = _base_type(self.type_of(obj))
-        if base not in _TUPLE_CLASSES or not undeclared_class(self.st.src, base):
+        base = base_type(self.type_of(obj))
+        if base not in TUPLE_CLASSES or not undeclared_class(self.st.src, base):
             return None
-        return [*self.expr(obj), "[", _TUPLE_FIELDS[field], "]"]
+        return [*self.expr(obj), "[", TUPLE_FIELDS[field], "]"]
 
     def _ex_instanceof_expression(self, node: Node) -> Tokens:
         return ["isinstance", "(", *self.expr(node.named_children[0]), ",", self.text(node.named_children[1]), ")"]
@@ -381,7 +381,7 @@ class ExpressionsMixin:
         return obj, name, self._args(node.child_by_field_name("arguments"))
 
     def _args(self, node: Node | None) -> list[Node]:
-        return _arguments(node)
+        return call_arguments(node)
 
     def arg_tokens(self, args: Sequence[Node]) -> Tokens:
         out: Tokens = []

@@ -97,7 +97,7 @@ def field_default(typ: str) -> str:
     return row.field_default if row is not None else "None"
 
 
-_MATH_DOUBLE = {
+MATH_DOUBLE = {
     "sqrt",
     "pow",
     "log",
@@ -113,14 +113,14 @@ _MATH_DOUBLE = {
     "hypot",
     "random",
 }
-_MAX_CONST = {
+MAX_CONST = {
     ("Integer", "MAX_VALUE"),
     ("Long", "MAX_VALUE"),
     ("Double", "MAX_VALUE"),
     ("Float", "MAX_VALUE"),
     ("Short", "MAX_VALUE"),
 }
-_MIN_CONST = {
+MIN_CONST = {
     ("Integer", "MIN_VALUE"),
     ("Long", "MIN_VALUE"),
     ("Double", "MIN_VALUE"),
@@ -128,7 +128,7 @@ _MIN_CONST = {
     ("Short", "MIN_VALUE"),
 }
 # calls that give a collection's element (or a map's value)
-_ELEMENT_GETTERS = {
+ELEMENT_GETTERS = {
     "peek", "pop", "poll", "get", "getOrDefault", "remove", "removeFirst", "removeLast", "pollFirst", "pollLast",
     "peekFirst", "peekLast", "getFirst", "getLast", "first", "last", "element", "firstElement", "lastElement",
     "elementAt", "next",

@@ -40,7 +40,7 @@ from plugins.c2c.java_types import (
     SORTED_TYPES,
 )
 from plugins.c2c.state import PROGRAM, Policy
-from plugins.c2c.syntax import Tokens, _base_type, _plus_one
+from plugins.c2c.syntax import Tokens, base_type, plus_one, walk_nodes
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -194,7 +194,7 @@ def _call(func: Sequence[str], args: Tokens) -> Tokens:
     return [*func, "(", *args, ")"]
 
 
-def _arguments(node: Node | None) -> list[Node]:
+def call_arguments(node: Node | None) -> list[Node]:
     """An argument list's arguments (comments left out)."""
     return [c for c in node.named_children if c.type not in ("line_comment", "block_comment")] if node else []
 
@@ -202,7 +202,7 @@ def _arguments(node: Node | None) -> list[Node]:
 def _call_parts(tr: Emitting, node: Node) -> tuple[Node | None, str, list[Node]]:
     """A method invocation's receiver, name and arguments."""
     name = tr.text(node.child_by_field_name("name"))
-    return node.child_by_field_name("object"), name, _arguments(node.child_by_field_name("arguments"))
+    return node.child_by_field_name("object"), name, call_arguments(node.child_by_field_name("arguments"))
 
 
 def undeclared_class(src: bytes, name: str) -> bool:
@@ -214,7 +214,7 @@ def _undeclared_class(tr: Emitting, name: str) -> bool:
     return undeclared_class(tr.state.src, name)
 
 
-def _scalar_local(tr: Emitting, name: str) -> bool:
+def scalar_local(tr: Emitting, name: str) -> bool:
     """Is ``name`` a local of a number, char, string or boolean type (not the stdin / stdout object it shadows)?"""
     typ = tr.lookup(name)
     return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
@@ -553,12 +553,12 @@ def _append_chain(tr: Emitting, node: Node) -> tuple[Tokens, Tokens] | None:
     """``sb . append ( x ) . append ( y )`` of a builder variable: ``sb`` and the text it ends with."""
     parts: list[Node] = []
     while node.type == "method_invocation" and tr.text(node.child_by_field_name("name")) == "append":
-        args = _arguments(node.child_by_field_name("arguments"))
+        args = call_arguments(node.child_by_field_name("arguments"))
         if len(args) != 1:
             return None
         parts.insert(0, args[0])
         node = node.child_by_field_name("object")
-    if node.type not in ("identifier", "field_access") or _class_of(tr.type_of(node)) not in _BUILDERS:
+    if node.type not in ("identifier", "field_access") or class_of(tr.type_of(node)) not in _BUILDERS:
         return None
     root = tr.expr(node)
     value = list(root)
@@ -605,7 +605,7 @@ def _tree_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new TreeMap < > ( )`` / ``new TreeSet < > ( items )``: the runtime's ``TreeMap`` / ``TreeSet`` (a dict / set
     that keeps its keys in order for navigation); one made with a comparator stays a plain dict / set."""
     made = c.receiver
-    if len(c.args) == 1 and _base_type(tr.type_of(c.args[0])) in (
+    if len(c.args) == 1 and base_type(tr.type_of(c.args[0])) in (
         MAP_TYPES if made == "TreeMap" else COLLECTION_TYPES | SET_TYPES
     ):
         return [made, "(", *tr.expr(c.args[0]), ")"]
@@ -829,7 +829,7 @@ _REVERSED = ["[", ":", ":", "-", "1", "]"]
 
 
 def _base(c: Call) -> str:
-    return _base_type(c.receiver)
+    return base_type(c.receiver)
 
 
 def _random_boolean(tr: Emitting, c: Call) -> Tokens | None:
@@ -1010,6 +1010,85 @@ def _head(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, "[", "0", "]"]
 
 
+# a `Deque`'s head is its first element: `push`, `pop` and `peek` work there, as `poll` does
+_HEAD_FIRST = ("ArrayDeque", "Deque", "LinkedList", "ConcurrentLinkedDeque", "LinkedBlockingDeque", "BlockingDeque")
+# what a Deque answers the same whichever end its head is at: used only through these, it is a stack at the list's end
+_END_BLIND = frozenset(("push", "pop", "peek", "isEmpty", "size", "clear", "contains", "empty"))
+
+
+def _stacks_only(node: Node) -> bool:
+    """Is every Deque of the source ``node`` is in used only as a stack: through ``_END_BLIND`` calls, declared,
+    assigned, or handed to the source's own methods (whose Deque parameters are held to the same)? Then each
+    Deque's head can be the list's end (``append`` / ``pop ( )``, O(1), as the references write a stack); one
+    Deque whose order shows (iterated, printed, polled, given to the library) puts every head first, so a
+    Deque handed from one method to another keeps one end."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    deques: set[bytes] = set()
+    methods: set[bytes] = set()
+    for n in walk_nodes(root):
+        if n.type in ("local_variable_declaration", "field_declaration", "formal_parameter"):
+            typ = n.child_by_field_name("type")
+            if typ is not None and re.sub(rb"\s*<.*", b"", typ.text or b"").decode() in _HEAD_FIRST:
+                names = (
+                    [n.child_by_field_name("name")]
+                    if n.type == "formal_parameter"
+                    else [d.child_by_field_name("name") for d in n.children_by_field_name("declarator")]
+                )
+                deques |= {x.text or b"" for x in names if x is not None}
+        elif n.type == "method_declaration":
+            methods.add(n.child_by_field_name("name").text or b"")
+    for n in walk_nodes(root):
+        if n.type != "identifier" or n.text not in deques or n.parent is None:
+            continue
+        parent = n.parent
+        if parent.type == "method_invocation" and parent.child_by_field_name("object") == n:
+            ok = (parent.child_by_field_name("name").text or b"").decode() in _END_BLIND
+        elif parent.type == "argument_list" and parent.parent is not None:
+            ok = parent.parent.type == "method_invocation" and parent.parent.child_by_field_name("name").text in methods
+        else:
+            field = {"variable_declarator": "name", "assignment_expression": "left", "formal_parameter": "name"}
+            ok = parent.type in field and parent.child_by_field_name(field[parent.type]) == n
+        if not ok:
+            return False
+    return True
+
+
+# a queue's calls that give null when it is empty, where Python's pop / index raise
+_NULL_WHEN_EMPTY = frozenset(("poll", "pollFirst", "pollLast", "peek", "peekFirst", "peekLast"))
+
+
+def _null_when_empty(emit: Emit) -> Emit:
+    """``q . poll ( )`` as ``emit`` writes it, or None when ``q`` is empty, in a program whose method tests a
+    value for null (``while ( ( x = q . poll ( ) ) != null )``); elsewhere an empty queue's poll is a bug of
+    the Java's own, and the plain call is what the references write."""
+
+    def nullable(tr: Emitting, c: Call) -> Tokens | None:
+        out = emit(tr, c)
+        if out is None or c.name not in _NULL_WHEN_EMPTY or not tr.policy.java_nulls or not c.o:
+            return out
+        scope = c.node.parent
+        while scope is not None and scope.type not in ("method_declaration", "constructor_declaration", "class_body"):
+            scope = scope.parent
+        if scope is None or not re.search(rb"\bnull\b", scope.text or b""):
+            return out
+        return ["(", *out, "if", *c.o, "else", "None", ")"]
+
+    return nullable
+
+
+def _deque_head(emit: Emit) -> Emit:
+    """``push`` / ``pop`` / ``peek`` of a Deque at its head (``emit``), unless it is only ever a stack."""
+
+    def head(tr: Emitting, c: Call) -> Tokens | None:
+        if tr.state.stacks_only is None:
+            tr.state.stacks_only = _stacks_only(c.node)
+        return None if tr.state.stacks_only else emit(tr, c)
+
+    return head
+
+
 def _last(tr: Emitting, c: Call) -> Tokens | None:
     return None if c.a else [*c.o, "[", "-", "1", "]"]
 
@@ -1076,7 +1155,7 @@ def _builder_char_edit(tr: Emitting, c: Call) -> Tokens | None:
         return None
     sb, at = tr.text(c.obj), tr.expr(c.args[0])
     mid = [*tr.as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
-    return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *_plus_one(at, "+"), ":", "]"]
+    return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *plus_one(at, "+"), ":", "]"]
 
 
 def _builder_insert(tr: Emitting, c: Call) -> Tokens | None:
@@ -1254,9 +1333,16 @@ def _stream_match(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _stream_reduce(tr: Emitting, c: Call) -> Tokens | None:
+    if len(c.a) == 1:  # an Optional: the value (``get`` / ``orElse`` below read it)
+        return ["functools", ".", "reduce", "(", *c.a[0], ",", *c.o, ")"]
     if len(c.a) != 2:
         return None
     return ["functools", ".", "reduce", "(", *c.a[1], ",", *c.o, ",", *c.a[0], ")"]
+
+
+def _stream_first(tr: Emitting, c: Call) -> Tokens | None:
+    """``findFirst ( )`` / ``findAny ( )``: an Optional is its value or None (``Optional`` rows below)."""
+    return None if c.a else ["next", "(", "iter", "(", *c.o, ")", ",", "None", ")"]
 
 
 def _stream_collect(tr: Emitting, c: Call) -> Tokens | None:
@@ -1264,14 +1350,26 @@ def _stream_collect(tr: Emitting, c: Call) -> Tokens | None:
         return None
     col = c.args[0]
     cn = _call_parts(tr, col)[1] if col.type == "method_invocation" else ""
-    cargs = _arguments(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
+    cargs = call_arguments(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
     if cn in ("toList", "toCollection"):
         return ["list", "(", *c.o, ")"]
     if cn == "toSet":
         return ["set", "(", *c.o, ")"]
     if cn == "joining":
         sep = tr.expr(cargs[0]) if cargs else ['""']
+        if len(cargs) == 3:  # a prefix and a suffix
+            return [*tr.expr(cargs[1]), "+", *sep, ".", "join", "(", *c.o, ")", "+", *tr.expr(cargs[2])]
         return [*sep, ".", "join", "(", *c.o, ")"]
+    if cn == "counting" and not cargs:
+        return ["len", "(", *c.o, ")"]
+    if cn in ("summingInt", "summingLong", "summingDouble") and len(cargs) == 1:
+        return ["sum", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.o, ")", ")"]
+    if cn in ("averagingInt", "averagingLong", "averagingDouble") and len(cargs) == 1:
+        total = ["sum", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.o, ")", ")"]
+        size = ["len", "(", *c.o, ")"]
+        return ["(", *total, "/", *size, "if", *size, "else", "0.0", ")"]
+    if cn == "partitioningBy" and len(cargs) == 1:  # {false: [...], true: [...]}, both keys always there
+        return ["partition_by", "(", *c.o, ",", *tr.expr(cargs[0]), ")"]
     if cn == "groupingBy" and cargs:  # a dict of lists, or of counts with `counting ( )` (support functions)
         counts = len(cargs) == 2 and tr.text(cargs[1]).replace(" ", "").endswith("counting()")
         if len(cargs) == 1 or counts:
@@ -1343,14 +1441,14 @@ def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
     parts = [c.args[0]] if len(c.args) == 1 else []
     cur = c.obj
     while cur is not None and cur.type == "method_invocation" and tr.text(cur.child_by_field_name("name")) == "append":
-        inner = _arguments(cur.child_by_field_name("arguments"))
+        inner = call_arguments(cur.child_by_field_name("arguments"))
         if len(inner) != 1:
             return None
         parts.insert(0, inner[0])
         cur = cur.child_by_field_name("object")
     if cur is None or cur.type != "identifier" or len(parts) < 2:
         return None
-    if _class_of(tr.type_of(cur)) not in _BUILDERS:
+    if class_of(tr.type_of(cur)) not in _BUILDERS:
         return None
     value: Tokens = []
     for i, part in enumerate(parts):
@@ -1396,7 +1494,7 @@ _BIG_ARITY = {
     **dict.fromkeys(("negate", "abs", "longValue", "intValue", "longValueExact", "intValueExact"), 0),
     **dict.fromkeys(("toString", "signum"), 0),
 }
-_BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``is_big``)
+BIG_OPS = frozenset(_BIG_ARITY)  # what a BigInteger's methods give is a BigInteger too (``is_big``)
 _NAV_CMP = {  # a TreeMap's / TreeSet's navigation: the runtime's (containers.py), O(sqrt n) on a tree it made
     "floorKey": "tree_floor",
     "floor": "tree_floor",
@@ -1437,7 +1535,50 @@ def _joiner(tr: Emitting, c: Call) -> Tokens | None:
 
 def _optional_value(tr: Emitting, c: Call) -> Tokens | None:
     """``OptionalInt . getAsInt ( )`` / ``orElseThrow``: the value itself (a reduction gave it)."""
+    if c.name == "get" and c.args:
+        return None
+    if c.name == "get" and not (_optional_terminal(tr, c.obj) or base_type(tr.type_of(c.obj)) in _OPTIONALS):
+        return None  # a list's or a map's `get`
     return tr.expr(c.obj)
+
+
+_OPTIONALS = ("Optional", "OptionalInt", "OptionalLong", "OptionalDouble")
+_OPTIONAL_TERMINALS = ("max", "min", "findFirst", "findAny", "reduce", "average")
+
+
+def _optional_terminal(tr: Emitting, node: Node | None) -> bool:
+    """Is ``node`` a stream's terminal that gives an Optional (``max ( )``, ``findFirst ( )``, ``reduce ( f )``)?"""
+    if node is None or node.type != "method_invocation":
+        return False
+    source, terminal, targs = _call_parts(tr, node)
+    return (
+        terminal in _OPTIONAL_TERMINALS
+        and tr.is_stream(source)
+        and len(targs) <= (terminal in ("reduce", "max", "min"))
+    )
+
+
+def _optional_held(tr: Emitting, c: Call) -> Tokens | None:
+    """An Optional held in a variable or returned by a method (its value or None): ``isPresent``, ``isEmpty``,
+    ``orElse``."""
+    if c.obj is None or base_type(tr.type_of(c.obj)) not in _OPTIONALS:
+        return None
+    o = tr.expr(c.obj)
+    if c.name in ("isPresent", "isEmpty") and not c.args:
+        return ["(", *o, "is", *(["not"] if c.name == "isPresent" else []), "None", ")"]
+    if c.name == "orElse" and len(c.args) == 1 and c.obj.type == "identifier":
+        return ["(", *tr.expr(c.args[0]), "if", *o, "is", "None", "else", *o, ")"]
+    if c.name == "orElse" and len(c.args) == 1:  # evaluated once
+        test = ["lambda", "v", ":", *tr.expr(c.args[0]), "if", "v", "is", "None", "else", "v"]
+        return ["(", *test, ")", "(", *o, ")"]
+    return None
+
+
+def _optional_made(tr: Emitting, c: Call) -> Tokens | None:
+    """``Optional . of ( x )`` / ``ofNullable ( x )``: x; ``Optional . empty ( )``: None."""
+    if c.name == "empty" and not c.args:
+        return ["None"]
+    return tr.expr(c.args[0]) if len(c.args) == 1 and c.name in ("of", "ofNullable") else None
 
 
 def _optional_or_else(tr: Emitting, c: Call) -> Tokens | None:
@@ -1445,11 +1586,13 @@ def _optional_or_else(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1 or c.obj.type != "method_invocation":
         return None
     source, terminal, targs = _call_parts(tr, c.obj)
-    if targs or not tr.is_stream(source):
+    if len(targs) > (terminal == "reduce") or not tr.is_stream(source):
         return None
     if terminal in ("max", "min"):
         return [terminal, "(", *tr.expr(source), ",", "default", "=", *tr.expr(c.args[0]), ")"]
-    if terminal in ("average", "findFirst", "findAny"):
+    if terminal in ("findFirst", "findAny"):
+        return ["next", "(", "iter", "(", *tr.expr(source), ")", ",", *tr.expr(c.args[0]), ")"]
+    if terminal == "average" or (terminal == "reduce" and len(targs) == 1):
         items = tr.expr(source)
         return ["(", *tr.expr(c.obj), "if", "len", "(", *items, ")", "else", *tr.expr(c.args[0]), ")"]
     return None
@@ -1465,16 +1608,16 @@ def _for_each(tr: Emitting, c: Call) -> Tokens | None:
     keys = o
     if named in tr.state.prog.hash_tables:
         keys = ["hash_keys", "(", *o, ")"]
-    elif named in tr.state.prog.sorted_maps or _base_type(tr.type_of(c.obj)) in SORTED_TYPES:
+    elif named in tr.state.prog.sorted_maps or base_type(tr.type_of(c.obj)) in SORTED_TYPES:
         keys = ["sorted", "(", *o, ")"]
-    if _base_type(tr.type_of(c.obj)) in MAP_TYPES:
+    if base_type(tr.type_of(c.obj)) in MAP_TYPES:
         return ["[", "(", *f, ")", "(", "k", ",", *o, "[", "k", "]", ")", "for", "k", "in", *keys, "]"]
     return ["[", "(", *f, ")", "(", "x", ")", "for", "x", "in", *keys, "]"]
 
 
 def _navigable(tr: Emitting, c: Call) -> str | None:
     """The receiver's static type when it is a TreeMap / TreeSet (a sorted map of the analysis too)."""
-    base = _base_type(tr.type_of(c.obj))
+    base = base_type(tr.type_of(c.obj))
     sorted_map = c.obj.type == "identifier" and tr.text(c.obj) in tr.state.prog.sorted_maps
     return base if base in SORTED_TYPES or sorted_map else None
 
@@ -1569,7 +1712,7 @@ def _heap_var(tr: Emitting, c: Call) -> str:
 def _min_heap(tr: Emitting, c: Call) -> Tokens | None:
     """A PriorityQueue in natural order is a ``heapq`` list."""
     ot = _heap_var(tr, c)
-    if ot not in tr.state.prog.heaps or _scalar_local(tr, ot):
+    if ot not in tr.state.prog.heaps or scalar_local(tr, ot):
         return None
     if c.name in ("add", "offer") and len(c.args) == 1:
         return ["heapq", ".", "heappush", "(", ot, ",", *tr.expr(c.args[0]), ")"]
@@ -1605,7 +1748,7 @@ def _heap_add_all(tr: Emitting, c: Call) -> Tokens | None:
 def _max_heap(tr: Emitting, c: Call) -> Tokens | None:
     """``Collections.reverseOrder()``: negated elements."""
     ot = _heap_var(tr, c)
-    if ot not in tr.state.prog.max_heaps or _scalar_local(tr, ot):
+    if ot not in tr.state.prog.max_heaps or scalar_local(tr, ot):
         return None
     oe = tr.expr(c.obj)  # a field of another class is `self . name`
     if c.name in ("add", "offer") and len(c.args) == 1:
@@ -1660,9 +1803,9 @@ def _sorted_view(tr: Emitting, c: Call) -> Tokens | None:
 
 
 # -- comparators and GeeksforGeeks' pairs --------------------------------------------------------
-_THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
-_TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
-_TUPLE_GETTERS = {"get" + f[:1].upper() + f[1:]: index for f, index in _TUPLE_FIELDS.items()}
+THEN_COMPARING = ("thenComparing", "thenComparingInt", "thenComparingLong", "thenComparingDouble")
+TUPLE_FIELDS = {"first": "0", "second": "1", "x": "0", "y": "1", "key": "0", "value": "1"}
+_TUPLE_GETTERS = {"get" + f[:1].upper() + f[1:]: index for f, index in TUPLE_FIELDS.items()}
 
 
 def _comparator_key(tr: Emitting, c: Call) -> Tokens | None:
@@ -1685,7 +1828,7 @@ def _pair_getter(tr: Emitting, c: Call) -> Tokens | None:
 # -- constructors ------------------------------------------------------------------------------------------
 # ``call.obj`` is the type node, ``call.receiver`` the class (programs: ``Cls`` of ``a . b . Cls``)
 _ENTRIES = ("SimpleEntry",)  # `AbstractMap.SimpleEntry` / `SimpleEntry` (the class as the program names it)
-_TUPLE_CLASSES = ("Pair", "pair", "Point", "SimpleEntry", "Tuple")  # GeeksforGeeks' pairs from elsewhere in its file
+TUPLE_CLASSES = ("Pair", "pair", "Point", "SimpleEntry", "Tuple")  # GeeksforGeeks' pairs from elsewhere in its file
 _FIELD_STORE = re.compile(rb"\. ?(first|second|x|y|key|value) ?(=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
 
 
@@ -1805,7 +1948,7 @@ def _random_new(tr: Emitting, c: Call) -> Tokens | None:
 
 _INTEGERS = ("Integer", "Long", "Short", "Byte")
 _BUILDERS = ("StringBuilder", "StringBuffer")
-_CHAINED = ("append", "insert", "reverse")  # a builder's edits that return the builder
+CHAINED = ("append", "insert", "reverse")  # a builder's edits that return the builder
 _LISTS = tuple(sorted(COLLECTION_TYPES))
 _MAPS = tuple(sorted(MAP_TYPES))
 _STREAMS = ("IntStream", "LongStream", "Stream", "DoubleStream")
@@ -1821,6 +1964,7 @@ RULES: tuple[Rule, ...] = (
     static("Math", "*", _math_any, where=EXPRESSION),
     static("Math", _MATH_BUILTIN, _math_builtin, where=EXPRESSION),
     static("Math", "cbrt", _math_cbrt, where=EXPRESSION),
+    static(_OPTIONALS, ("of", "ofNullable", "empty"), _optional_made, policy=PROGRAM),
     static("Math", ("floor", "ceil"), _math_floor_ceil, where=EXPRESSION),
     static("Math", "round", _math_round, where=EXPRESSION),
     static("Math", "round", _math_round_half_up, policy=PROGRAM),  # Java rounds halves up
@@ -1888,7 +2032,7 @@ RULES: tuple[Rule, ...] = (
     static("Collections", "reverse", _collections_reverse, where=STATEMENT),
     static("Collections", "shuffle", _shuffle, policy=PROGRAM),
     # -- instance methods of both policies (the receiver's static type; "*" any receiver)
-    instance(_TUPLE_CLASSES, tuple(_TUPLE_GETTERS), _pair_getter, where=EXPRESSION),
+    instance(TUPLE_CLASSES, tuple(_TUPLE_GETTERS), _pair_getter, where=EXPRESSION),
     instance("Random", "nextBoolean", _random_boolean, where=EXPRESSION),
     instance("Random", tuple(_RANDOM), _random_draw, where=EXPRESSION),
     instance(_LISTS, "indexOf", _list_index_of, where=EXPRESSION),
@@ -1920,15 +2064,19 @@ RULES: tuple[Rule, ...] = (
     instance("*", "getOrDefault", _get_or_default, where=EXPRESSION),
     instance((*_LISTS, "?"), "add", _append, where=EXPRESSION),
     instance(tuple(sorted(SORTED_TYPES)), ("first", "firstKey", "last", "lastKey"), _sorted_end, where=EXPRESSION),
+    instance(_HEAD_FIRST, "push", _deque_head(_add_first), where=EXPRESSION),
+    instance(_HEAD_FIRST, "pop", _deque_head(_pop_first), where=EXPRESSION),
+    instance(_HEAD_FIRST, "peek", _null_when_empty(_deque_head(_head)), where=EXPRESSION),
     instance("*", ("addFirst", "offerFirst"), _add_first, where=EXPRESSION),
     instance(_LISTS, "add", _insert_at, where=EXPRESSION),
     instance(_LISTS, ("elementAt", "get"), _subscript, where=EXPRESSION),
     instance("*", ("push", "addLast", "offer", "offerLast"), _append, where=EXPRESSION),
-    instance("*", ("pop", "removeLast", "pollLast"), _pop_last, where=EXPRESSION),
-    instance("*", ("poll", "remove", "removeFirst", "pollFirst"), _pop_first, where=EXPRESSION),
-    instance(tuple(sorted(QUEUE_TYPES)), "peek", _head, where=EXPRESSION),  # a queue's head, where `poll` takes from
-    instance("*", ("peek", "peekLast", "getLast", "lastElement"), _last, where=EXPRESSION),
-    instance("*", ("peekFirst", "getFirst", "firstElement", "element"), _head, where=EXPRESSION),
+    instance("*", ("pop", "removeLast", "pollLast"), _null_when_empty(_pop_last), where=EXPRESSION),
+    instance("*", ("poll", "remove", "removeFirst", "pollFirst"), _null_when_empty(_pop_first), where=EXPRESSION),
+    # a queue's head, where `poll` takes from
+    instance(tuple(sorted(QUEUE_TYPES)), "peek", _null_when_empty(_head), where=EXPRESSION),
+    instance("*", ("peek", "peekLast", "getLast", "lastElement"), _null_when_empty(_last), where=EXPRESSION),
+    instance("*", ("peekFirst", "getFirst", "firstElement", "element"), _null_when_empty(_head), where=EXPRESSION),
     instance(_LISTS, "remove", _list_remove_object, where=EXPRESSION),
     instance(_MAPS, "remove", _map_remove, where=EXPRESSION),
     instance("*", "remove", _remove, where=EXPRESSION),
@@ -2029,8 +2177,10 @@ RULES: tuple[Rule, ...] = (
     instance("BigDecimal", "toString", _decimal_call(["str"]), policy=PROGRAM, returns="String"),
     instance("BigDecimal", "toPlainString", _decimal_plain, policy=PROGRAM, returns="String"),
     # -- programs' instance calls whose receiver the program analysis knows (any receiver's static type)
-    instance("*", ("reversed", *_THEN_COMPARING), _comparator_key, policy=PROGRAM),
-    instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble"), _optional_value, policy=PROGRAM),
+    instance("*", ("reversed", *THEN_COMPARING), _comparator_key, policy=PROGRAM),
+    instance("*", ("orElseThrow", "getAsInt", "getAsLong", "getAsDouble", "get"), _optional_value, policy=PROGRAM),
+    instance(_OPTIONALS, ("isPresent", "isEmpty"), _optional_held, policy=PROGRAM, returns="boolean"),
+    instance(_OPTIONALS, "orElse", _optional_held, policy=PROGRAM),
     instance(
         "*", ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer, policy=PROGRAM
     ),
@@ -2066,7 +2216,7 @@ RULES: tuple[Rule, ...] = (
     new(_LISTS, _list_new),
     new((*_BUILDERS, "String"), _text_new),
     new(("Integer", "Long", "Double"), _boxed_new),
-    new(_TUPLE_CLASSES, _tuple_new),
+    new(TUPLE_CLASSES, _tuple_new),
     new("Random", _random_new),
     # -- stream pipelines in programs: sources by the receiver as written, steps and terminals of a stream
     stream(("IntStream", "LongStream"), ("range", "rangeClosed"), _stream_range),
@@ -2088,7 +2238,7 @@ RULES: tuple[Rule, ...] = (
     stream("Stream", ("anyMatch", "allMatch", "noneMatch"), _stream_match),
     stream("Stream", "forEach", _stream_map),
     stream("Stream", "reduce", _stream_reduce),
-    stream("Stream", "findFirst", _head),
+    stream("Stream", ("findFirst", "findAny"), _stream_first),
     stream("Stream", "collect", _stream_collect),
 )
 
@@ -2131,7 +2281,7 @@ def own_members(policy: Policy, kind: str) -> frozenset[str]:
     return _OWN.get((policy, kind), frozenset())
 
 
-def _class_of(java_type: str) -> str:
+def class_of(java_type: str) -> str:
     """``java . util . function . BinaryOperator<>`` -> ``BinaryOperator``."""
     return java_type.split("<", 1)[0].rsplit(".", 1)[-1].strip()
 
@@ -2146,7 +2296,7 @@ def returns(tr: Emitting, obj: Node | None, member: str) -> str:
     """The Java type the table gives ``obj . member ( ... )`` ("" when it says nothing)."""
     if obj is None or member not in _TYPED:
         return ""
-    return _RETURNS.get((tr.text(obj), member)) or _RETURNS.get((_class_of(tr.type_of(obj)), member), "")
+    return _RETURNS.get((tr.text(obj), member)) or _RETURNS.get((class_of(tr.type_of(obj)), member), "")
 
 
 def two_policy_apis() -> list[tuple[str, str]]:

@@ -22,730 +22,55 @@ Output: ``PrintWriter`` / ``BufferedWriter`` / hand-written writers become
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from plugins.c2c import carried
+from plugins.c2c.analysis import (
+    CLASS_TYPES,
+    COMPARING,
+    IO_ROLES,
+    base_io,
+    class_members,
+    has_return,
+    io_kind,
+    is_main_method,
+    key_extractor,
+    modifiers,
+    receiver_kind,
+    stream_field_op,
+    type_text,
+)
+from plugins.c2c.formats import JAVA_ONLY_FORMAT, fixed_precisions, java_format
 from plugins.c2c.java_types import (
-    FIXED_INTS,
-    FLOAT_TYPES,
-    IN_TYPES,
     OUT_TYPES,
     field_default,
 )
 from plugins.c2c.library import (
-    _BIG_OPS,
-    _THEN_COMPARING,
-    SUPPORT_BASES,
+    BIG_OPS,
     SUPPORT_CLASSES,
-    _scalar_local,
+    THEN_COMPARING,
     emit_constant,
+    scalar_local,
     support_lines,
-    support_methods,
 )
 from plugins.c2c.state import ClassInfo, ProgramInfo
-from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _walk
+from plugins.c2c.syntax import PY_KEYWORDS, Tokens, walk_nodes
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-CLASS_TYPES = ("class_declaration", "interface_declaration", "enum_declaration", "record_declaration")
-# what a Java reading method gives: op name by (receiver kind, method)
-SCANNER_OPS = {
-    "nextInt": "int",
-    "nextLong": "int",
-    "nextShort": "int",
-    "nextByte": "int",
-    "nextBigInteger": "int",
-    "nextDouble": "float",
-    "nextFloat": "float",
-    "nextBigDecimal": "decimal",
-    "nextToken": "advance",  # a StreamTokenizer's (a StringTokenizer is a "tok" receiver)
-    "next": "token",
-    "nextLine": "line",
-    "readLine": "line",
-    "hasNext": "has",
-    "hasNextInt": "has",
-    "hasNextLong": "has",
-    "hasNextLine": "has_line",
-    "ready": "has",
-    "nextBoolean": "bool",
-    "read": "read",
-    "close": "noop",
-}
-_PRINT_OPS = {
-    "println": "println",
-    "print": "print",
-    "printf": "printf",
-    "format": "printf",
-    "write": "print",
-    "append": "print",
-    "newLine": "newline",
-    "flush": "noop",
-    "close": "noop",
-}
-
-
-def _modifiers(node: Node) -> str:
-    for c in node.children:
-        if c.type == "modifiers":
-            return c.text.decode() if c.text else ""
-    return ""
-
-
-def _type_text(node: Node | None) -> str:
-    if node is None or node.text is None:
-        return ""
-    text = node.text.decode()
-    return re.sub(r"<.*>", "", text).replace(" ", "")
-
-
-def _base_io(typ: str) -> str:
-    return typ.split(".")[-1]
-
-
-def class_members(node: Node) -> list[Node]:
-    body = node.child_by_field_name("body")
-    if body is None:
-        return []
-    out = []
-    for c in body.named_children:
-        if c.type == "enum_body_declarations":
-            out.extend(c.named_children)
-        else:
-            out.append(c)
-    return out
-
-
-def _enum_constants(node: Node) -> list[str]:
-    body = node.child_by_field_name("body")
-    consts = [c for c in (body.named_children if body is not None else []) if c.type == "enum_constant"]
-    return [c.child_by_field_name("name").text.decode() for c in consts]
-
-
-def is_main_method(node: Node) -> bool:
-    name = node.child_by_field_name("name")
-    return (
-        node.type == "method_declaration"
-        and name is not None
-        and name.text == b"main"
-        and ("static" in _modifiers(node))
-    )
-
-
-def _recursive(calls: list[Node], info: ProgramInfo, methods: set[bytes]) -> bool:
-    """Does a method call itself, directly or through others (``even`` -> ``odd`` -> ``even``), by name,
-    unqualified, through ``this`` / its class, or on another object that may be of the program's classes
-    (``left . insert ( v )`` of a tree's node: a method the program declares, called on an object that is
-    no stdin / stdout object and no library class: not ``sc . nextInt ( )``, ``Math . min ( a , b )``)?"""
-    graph: dict[bytes, set[bytes]] = {}
-    for c in calls:
-        obj, callee = c.child_by_field_name("object"), c.child_by_field_name("name")
-        if callee is None:
-            continue
-        receiver = (obj.text or b"").decode() if obj is not None else ""
-        if obj is not None and obj.type != "this" and receiver not in info.classes:
-            library = obj.type == "identifier" and (receiver in info.io or receiver[:1].isupper())
-            if library or callee.text not in methods:
-                continue
-        method = c.parent
-        while method is not None and method.type not in ("method_declaration", "class_body"):
-            method = method.parent
-        name = (
-            method.child_by_field_name("name") if method is not None and method.type == "method_declaration" else None
-        )
-        if name is not None:
-            graph.setdefault(name.text or b"", set()).add(callee.text or b"")
-    for start in graph:  # a cycle through ``start``: a walk from its callees reaches it again
-        seen: set[bytes] = set()
-        todo = list(graph[start])
-        while todo:
-            cur = todo.pop()
-            if cur == start:
-                return True
-            if cur not in seen:
-                seen.add(cur)
-                todo.extend(graph.get(cur, ()))
-    return False
-
-
-_COMPARING = ("comparing", "comparingInt", "comparingLong", "comparingDouble")
-
-
-def _key_extractor(node: Node) -> bool:
-    """A one-parameter lambda or a method reference (a key, not a comparator of two)."""
-    if node.type == "method_reference":
-        return True
-    if node.type != "lambda_expression":
-        return False
-    params = node.child_by_field_name("parameters")
-    return params is not None and (params.type == "identifier" or len(params.named_children) == 1)
-
-
-def _holds_minus(node: Node | None) -> bool:
-    """Does ``node`` subtract or negate at its top (through parentheses and casts)?"""
-    while node is not None and node.type in ("parenthesized_expression", "cast_expression"):
-        node = node.named_children[-1] if node.named_children else None
-    if node is None:
-        return False
-    if node.type == "unary_expression":
-        return node.children[0].type == "-"
-    if node.type == "binary_expression":
-        op = node.child_by_field_name("operator")
-        return (op is not None and op.type == "-") or any(
-            _holds_minus(node.child_by_field_name(side)) for side in ("left", "right")
-        )
-    return False
-
-
-def _signed_names(nodes: list[Node]) -> set[str]:
-    """Variables that may hold a negative number: targets of ``-=``, given a difference or a negation, or
-    copied from such a variable; an array given such an element (``{ a , - b }``, ``v [ i ] = - x``) and a
-    for-each variable over such an array."""
-    given: list[tuple[str, Node | None, bool]] = []  # (variable, value, by `-=`)
-    for n in nodes:
-        if n.type == "assignment_expression":
-            left, op = n.child_by_field_name("left"), n.child_by_field_name("operator")
-            if left is not None and left.type == "array_access":  # `v [ i ] = - x`: an element of v
-                left = left.child_by_field_name("array")
-            if left is not None and left.type == "identifier" and op is not None and op.type in ("=", "-="):
-                given.append(((left.text or b"").decode(), n.child_by_field_name("right"), op.type == "-="))
-        elif n.type == "variable_declarator":
-            name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
-            if name is not None and name.text is not None:
-                given.append((name.text.decode(), value, False))
-                if value is not None and value.type == "array_initializer":  # `{ a , - b }`: its elements
-                    given += [(name.text.decode(), item, False) for item in value.named_children]
-        elif n.type == "enhanced_for_statement":  # `for ( int e : v )`: an element of v
-            name = n.child_by_field_name("name")
-            if name is not None and name.text is not None:
-                given.append((name.text.decode(), n.child_by_field_name("value"), False))
-    out = {name for name, value, minus in given if minus or _holds_minus(value)}
-    grew = True
-    while grew:
-        more = {
-            name
-            for name, value, _ in given
-            if value is not None and value.type == "identifier" and (value.text or b"").decode() in out
-        }
-        grew = not more <= out
-        out |= more
-    return out
-
-
-_DEQUE_TYPES = ("Queue", "Deque", "ArrayDeque", "LinkedList")
-# the queue methods a `collections.deque` answers as the list did (library.py's rules), by their argument count
-_DEQUE_METHODS = {
-    **dict.fromkeys(("add", "offer", "addLast", "offerLast", "push", "addFirst", "offerFirst", "contains"), 1),
-    **dict.fromkeys(("poll", "pollFirst", "pollLast", "pop", "remove", "removeFirst", "removeLast"), 0),
-    **dict.fromkeys(("peek", "peekFirst", "peekLast", "getFirst", "getLast", "element", "isEmpty", "size"), 0),
-    "clear": 0,
-}
-
-
-def _deques(everything: list[Node]) -> frozenset[str]:
-    """Variables that are a ``collections.deque`` (``poll`` an O(1) ``popleft``, where a list's ``pop ( 0 )`` is
-    O(n)): declared only as ``Queue`` / ``Deque`` / ``ArrayDeque`` / ``LinkedList``, made only by an empty
-    ``new ArrayDeque`` / ``new LinkedList``, and otherwise only the receiver of a queue method of
-    ``_DEQUE_METHODS`` or walked by a for-each. A name used any other way anywhere (an argument, printed,
-    indexed, sorted, another variable's name) stays a list: the rules that read it as one still apply."""
-
-    def empty_queue(value: Node | None) -> bool:
-        args = value.child_by_field_name("arguments") if value is not None else None
-        return (
-            value is not None
-            and value.type == "object_creation_expression"
-            and _type_text(value.child_by_field_name("type")) in ("ArrayDeque", "LinkedList")
-            and (args is None or not args.named_children)
-        )
-
-    def queue_use(ident: Node) -> bool:
-        parent = ident.parent
-        if parent is None:
-            return False
-        if parent.type == "variable_declarator" and parent.child_by_field_name("name") == ident:
-            decl = parent.parent
-            return (
-                decl is not None
-                and decl.type in ("local_variable_declaration", "field_declaration")
-                and _type_text(decl.child_by_field_name("type")) in _DEQUE_TYPES
-                and (parent.child_by_field_name("value") is None or empty_queue(parent.child_by_field_name("value")))
-            )
-        if parent.type == "method_invocation" and parent.child_by_field_name("object") == ident:
-            name, args = parent.child_by_field_name("name"), parent.child_by_field_name("arguments")
-            n_args = len(args.named_children) if args is not None else 0
-            return name is not None and _DEQUE_METHODS.get((name.text or b"").decode()) == n_args
-        if parent.type == "assignment_expression" and parent.child_by_field_name("left") == ident:
-            return parent.child_by_field_name("operator").type == "=" and empty_queue(
-                parent.child_by_field_name("right")
-            )
-        return parent.type == "enhanced_for_statement" and parent.child_by_field_name("value") == ident
-
-    declared: set[str] = set()
-    refused: set[str] = set()
-    for n in everything:
-        if n.type == "identifier" and n.text is not None:
-            name = n.text.decode()
-            if not queue_use(n):
-                refused.add(name)
-            elif n.parent is not None and n.parent.type == "variable_declarator":
-                declared.add(name)
-    return frozenset(declared - refused)
-
-
-def analyze(root: Node) -> ProgramInfo:
-    """Classes, their members and roles, the io variables and the reads a program makes."""
-    info = ProgramInfo()
-    everything = list(_walk(root))  # one walk; the passes below filter it
-    classes = [n for n in everything if n.type in CLASS_TYPES]
-    for cls in classes:
-        name_node = cls.child_by_field_name("name")
-        if name_node is None or name_node.text is None:
-            continue
-        ci = ClassInfo(name_node.text.decode(), cls)
-        sup = cls.child_by_field_name("superclass")
-        if sup is not None:
-            ci.base = _type_text(sup.named_children[0] if sup.named_children else None)
-            if ci.base.replace(" ", "") in SUPPORT_BASES:  # `extends AbstractMap.SimpleEntry<K, V>`
-                ci.base = SUPPORT_BASES[ci.base.replace(" ", "")]
-                ci.instance_methods |= support_methods(ci.base)
-        wraps_in = wraps_out = False
-        for m in class_members(cls):
-            static = "static" in _modifiers(m)
-            if m.type == "field_declaration":
-                t = _base_io(_type_text(m.child_by_field_name("type")))
-                wraps_in |= t in IN_TYPES or t == "StringTokenizer"
-                wraps_out |= t in OUT_TYPES
-                tnode = m.child_by_field_name("type")
-                typ = _type_text(tnode) + ("<>" if tnode is not None and tnode.type == "generic_type" else "")
-                for d in m.children_by_field_name("declarator"):
-                    n = d.child_by_field_name("name")
-                    if n is not None and n.text is not None:
-                        (ci.static_fields if static else ci.instance_fields).add(n.text.decode())
-                        dims = d.child_by_field_name("dimensions")
-                        ci.field_types[n.text.decode()] = typ + "[]" * (dims.text or b"").count(b"[") if dims else typ
-            elif m.type == "method_declaration":
-                n = m.child_by_field_name("name")
-                if n is not None and n.text is not None:
-                    (ci.static_methods if static else ci.instance_methods).add(n.text.decode())
-            elif m.type == "constructor_declaration":
-                params = m.child_by_field_name("parameters")
-                for p in params.named_children if params is not None else []:
-                    t = _base_io(_type_text(p.child_by_field_name("type")))
-                    wraps_in |= t in IN_TYPES
-                    wraps_out |= t in OUT_TYPES
-        if cls.type == "enum_declaration":
-            ci.base = "JavaEnum"
-            ci.instance_methods |= support_methods("JavaEnum") - {"constants"}  # `values ( )` in its methods
-            for const in _enum_constants(cls):
-                ci.static_fields.add(const)
-                ci.field_types[const] = ci.name
-                info.enum_constants.setdefault(const, ci.name)
-        if any(is_main_method(m) for m in class_members(cls)) and info.main is None:
-            ci.role = "main"
-            info.main = ci
-        elif ci.base in OUT_TYPES:
-            ci.role = "writer"
-        elif wraps_in and not wraps_out and _only_reads(cls):
-            ci.role = "reader"
-        elif wraps_out and not wraps_in and not ci.static_methods:
-            ci.role = "writer"
-        info.classes.setdefault(ci.name, ci)
-    for ci in info.classes.values():  # a solver holding the reader and the writer (`run`, `dfs`) stays a class
-        if ci.role == "writer" and any(
-            info.classes[t].role == "reader" for t in _field_type_names(ci.node) if t in info.classes
-        ):
-            ci.role = "class"
-    for ci in info.classes.values():
-        if ci.role == "reader":
-            for m in class_members(ci.node):
-                if m.type != "method_declaration" or "private" in _modifiers(m):
-                    continue
-                ci.ops[m.child_by_field_name("name").text.decode()] = _reader_op(m)
-        elif ci.role == "writer":
-            for name in ci.instance_methods | ci.static_methods:
-                ci.ops[name] = _writer_op(name)
-    if info.main is not None:
-        info.module_globals = info.main.static_fields | info.main.instance_fields
-    for imp in root.named_children:  # `import static java.lang.System.out;`
-        if imp.type == "import_declaration" and imp.text is not None:
-            text = imp.text.decode().replace(" ", "")
-            if text.startswith("importstatic"):
-                if text.endswith(("System.out;", "System.*;")):
-                    info.io["out"] = "out"
-                if text.endswith(("System.err;", "System.*;")):
-                    info.io["err"] = "err"
-                if ".Math." in text:
-                    info.static_math = True
-    # io variables: declared with an io type or a reader / writer class
-    for n in everything:
-        if n.type in ("field_declaration", "local_variable_declaration", "formal_parameter", "resource"):
-            t = _base_io(_type_text(n.child_by_field_name("type")))
-            made = n.child_by_field_name("declarator")
-            made = made.child_by_field_name("value") if made is not None and made.type != "identifier" else None
-            if t == "var" and made is not None and made.type == "object_creation_expression":
-                t = _base_io(_type_text(made.child_by_field_name("type")))  # `var sc = new Scanner ( System . in )`
-            kind = _io_kind(t, info)
-            if info.main is not None and t == info.main.name:
-                kind = "main"
-            if not kind:
-                continue
-            if n.type in ("formal_parameter", "resource"):
-                nm = n.child_by_field_name("name")
-                if nm is not None and nm.text is not None:
-                    _set_io(info, nm.text.decode(), kind)
-            else:
-                for d in n.children_by_field_name("declarator"):
-                    nm = d.child_by_field_name("name")
-                    if nm is not None and nm.text is not None:
-                        _set_io(info, nm.text.decode(), kind)
-    # priority queues in natural order: heapq over a list
-    for n in everything:
-        if n.type == "variable_declarator":
-            value = n.child_by_field_name("value")
-            nm = n.child_by_field_name("name")
-            if value is not None and nm is not None and value.type == "object_creation_expression":
-                t = _type_text(value.child_by_field_name("type"))
-                args = value.child_by_field_name("arguments")
-                plain = args is None or all(
-                    a.type in ("decimal_integer_literal", "identifier") for a in args.named_children
-                )
-                order = _heap_order(args) if t == "PriorityQueue" and not plain else ""
-                if t == "PriorityQueue" and (plain or order == "natural") and nm.text is not None:
-                    info.heaps.add(nm.text.decode())
-                if t == "PriorityQueue" and order == "reverse" and nm.text is not None:
-                    info.max_heaps.add(nm.text.decode())
-                if t == "PriorityQueue" and not plain and not order and nm.text is not None:
-                    info.cmp_heaps.add(nm.text.decode())
-                if t in ("TreeMap", "TreeSet", "EnumMap") and nm.text is not None:
-                    info.sorted_maps.add(nm.text.decode())
-                if t in ("HashMap", "HashSet") and nm.text is not None:
-                    info.hash_tables.add(nm.text.decode())
-        elif n.type == "assignment_expression":  # `m = new HashMap<>()` of a field
-            left, value = n.child_by_field_name("left"), n.child_by_field_name("right")
-            if value.type == "object_creation_expression" and left.type in ("identifier", "field_access"):
-                t = _type_text(value.child_by_field_name("type"))
-                name = left if left.type == "identifier" else left.child_by_field_name("field")
-                if t in ("HashMap", "HashSet") and name is not None:
-                    info.hash_tables.add((name.text or b"").decode())
-    info.deques = _deques(everything)
-    # reads made outside reader classes
-    readers = [c.node for c in info.classes.values() if c.role == "reader"]
-    for n in everything:  # a StreamTokenizer's `nval` / `sval`: the token its `nextToken ( )` read
-        op = stream_field_op(n, info)
-        if op and not any(_inside(n, r) for r in readers):
-            info.reads.add(op)
-    calls = [n for n in everything if n.type == "method_invocation"]
-    for n in calls:
-        if any(_inside(n, r) for r in readers):
-            continue
-        op = read_op(n, info)
-        if op:
-            info.reads.add(op)
-            if op == "line" and n.parent is not None and n.parent.type in ("assignment_expression",):
-                gp = n.parent.parent
-                while gp is not None and gp.type == "parenthesized_expression":
-                    gp = gp.parent
-                if gp is not None and gp.type == "binary_expression" and b"null" in (gp.text or b""):
-                    info.line_null_checks = True
-    declared = {n.child_by_field_name("name").text or b"" for n in everything if n.type == "method_declaration"}
-    info.recursive = _recursive(calls, info, declared)
-    info.signed = _signed_names(everything)
-    info.local_main = _builds_text_in_loop(everything) or _nested_loops_in_main(everything)
-    for ci in info.classes.values():
-        if ci.role != "class":
-            continue
-        per = {name: {k: f"{name}_{k}" for k in ks} for name, ks in _arities(ci.node).items() if len(ks) > 1}
-        if per:
-            info.class_overloads[ci.name] = per
-    if info.main is not None:
-        arities = _arities(info.main.node)
-        from plugins.c2c.syntax import PY_BUILTINS, PY_KEYWORDS
-
-        taken = PY_BUILTINS | PY_KEYWORDS | {"input", "next_token", "has_next", "has_line", "read_char"}
-        for name, ks in arities.items():
-            if len(ks) > 1:
-                info.overloads[name] = {k: f"{name}_{k}" for k in ks}
-            elif name in taken:
-                info.renames[name] = name + "_"
-    return info
-
-
-def _arities(cls: Node) -> dict[str, set[int]]:
-    """Each method name of the class -> the numbers of parameters its overloads take."""
-    arities: dict[str, set[int]] = {}
-    for m in class_members(cls):
-        if m.type == "method_declaration" and not is_main_method(m):
-            params = m.child_by_field_name("parameters")
-            k = len([p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")])
-            arities.setdefault(m.child_by_field_name("name").text.decode(), set()).add(k)
-    return arities
-
-
-def _returns(body: Node) -> bool:
-    """Does the block hold a ``return`` of its own (not one of a local class or lambda)?"""
-    stack = [body]
-    while stack:
-        cur = stack.pop()
-        if cur.type == "return_statement":
-            return True
-        if cur.type not in (*CLASS_TYPES, "lambda_expression", "object_creation_expression"):
-            stack.extend(cur.children)
-    return False
-
-
-_TEXT_TYPES = ("String", "StringBuilder", "StringBuffer")
 # a Java parameter type -> the Python type an argument for it has (telling constructors apart)
 _PY_CHECKS = {
     "int": "int", "long": "int", "short": "int", "byte": "int", "Integer": "int", "Long": "int",
     "double": "float", "float": "float", "Double": "float", "String": "str", "boolean": "bool", "Boolean": "bool",
     "List": "list", "ArrayList": "list", "Map": "dict", "HashMap": "dict", "Set": "set", "HashSet": "set",
 }  # fmt: skip
-_LOOPS = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
-
-
-def _builds_text_in_loop(nodes: list[Node]) -> bool:
-    """Does ``main`` append to a local String / StringBuilder in a loop? At module level CPython copies the
-    whole str on every ``+=`` (it extends in place only a function's local): quadratic on 10^5 pieces."""
-    texts: set[bytes] = set()
-    appends: list[tuple[Node, bytes]] = []
-    for n in nodes:
-        if n.type == "local_variable_declaration" and _type_text(n.child_by_field_name("type")) in _TEXT_TYPES:
-            texts |= {d.child_by_field_name("name").text or b"" for d in n.children_by_field_name("declarator")}
-        elif n.type == "method_invocation" and (n.child_by_field_name("name").text or b"") in (b"append", b"insert"):
-            target = n.child_by_field_name("object")
-            while target is not None and target.type == "method_invocation":
-                target = target.child_by_field_name("object")
-            if target is not None and target.type == "identifier":
-                appends.append((n, target.text or b""))
-        elif n.type == "assignment_expression" and n.child_by_field_name("operator").type == "+=":
-            target = n.child_by_field_name("left")
-            if target.type == "identifier":
-                appends.append((n, target.text or b""))
-    for n, name in appends:
-        up, looped = n.parent, False
-        while name in texts and up is not None and up.type not in ("method_declaration", *CLASS_TYPES):
-            looped |= up.type in _LOOPS
-            up = up.parent
-        if looped and up is not None and is_main_method(up):
-            return True
-    return False
-
-
-def _nested_loops_in_main(nodes: list[Node]) -> bool:
-    """Does ``main`` hold a loop inside a loop? Module-level names are dict lookups: such a loop runs about
-    1.7 times slower at module level than in a function (a 2,000 x 2,000 DP: 1.23 s against 0.74 s)."""
-    for n in nodes:
-        if n.type not in _LOOPS:
-            continue
-        up, outer = n.parent, False
-        while up is not None and up.type not in ("method_declaration", "lambda_expression", *CLASS_TYPES):
-            outer |= up.type in _LOOPS
-            up = up.parent
-        if outer and up is not None and up.type == "method_declaration" and is_main_method(up):
-            return True
-    return False
-
-
-def _set_io(info: ProgramInfo, name: str, kind: str) -> None:
-    """One name may be declared several times (`in` a reader here, an InputStream there): the most
-    specific kind wins (a reader or writer class, then a stream, then a tokenizer)."""
-    rank = {"tok": 1, "in": 2, "out": 2, "err": 2, "main": 3}
-    old = info.io.get(name)
-    if old is None or rank.get(kind, 4) >= rank.get(old, 4):
-        info.io[name] = kind
-
-
-def _heap_order(args: Node | None) -> str:
-    """A PriorityQueue's comparator: "reverse" (numbers, largest first), "natural" (by the first
-    element, as Python compares lists), or "" (anything else)."""
-    if args is None:
-        return ""
-    comps = [a for a in args.named_children if a.type not in ("decimal_integer_literal", "identifier")]
-    if len(comps) != 1 or comps[0].text is None:
-        return ""
-    text = comps[0].text.decode().replace(" ", "")
-    if text in ("Collections.reverseOrder()", "Comparator.reverseOrder()"):
-        return "reverse"
-    m = re.fullmatch(r"\((\w+),(\w+)\)->(\w+)-(\w+)", text)
-    if m and m.group(3) == m.group(2) and m.group(4) == m.group(1):
-        return "reverse"
-    m = re.fullmatch(r"\((\w+),(\w+)\)->(?:Integer\.compare\()?(\w+)\[0\](?:-|,)(\w+)\[0\]\)?", text)
-    if m and m.group(3) == m.group(1) and m.group(4) == m.group(2):
-        return "natural"
-    if re.fullmatch(r"Comparator\.comparing(?:Int|Long)?\(\(?(\w+)\)?->\1\[0\]\)", text):
-        return "natural"
-    return ""
-
-
-def _only_reads(cls: Node) -> bool:
-    """Is every method of the class a read or a helper of reads (no void method but close, no printing)?"""
-    for m in class_members(cls):
-        if m.type != "method_declaration":
-            continue
-        t = _type_text(m.child_by_field_name("type"))
-        name = (m.child_by_field_name("name").text or b"").decode()
-        helper = "private" in _modifiers(m) or name.startswith(("next", "read", "skip"))  # a private one helps reads
-        if t == "void" and name not in ("close", "flush") and not helper:
-            return False
-        if b"System.out" in (m.text or b"").replace(b" ", b""):
-            return False
-    return True
-
-
-def _inside(node: Node, ancestor: Node) -> bool:
-    return ancestor.start_byte <= node.start_byte and node.end_byte <= ancestor.end_byte
-
-
-def _io_kind(t: str, info: ProgramInfo) -> str:
-    if t in info.classes and info.classes[t].role in ("reader", "writer"):
-        return t
-    if t in info.classes:
-        return ""
-    if t in IN_TYPES:
-        return "in"
-    if t == "StringTokenizer":
-        return "tok"
-    if t in OUT_TYPES:
-        return "out"
-    return ""
-
-
-def _reader_op(method: Node) -> str:
-    name = method.child_by_field_name("name").text.decode()
-    t = _type_text(method.child_by_field_name("type"))
-    low = name.lower()
-    if t in FIXED_INTS:
-        return "read" if low in ("read", "readbyte") else "int"
-    if t in FLOAT_TYPES:
-        return "float"
-    if t == "String":
-        return "line" if "line" in low else "token"
-    if t == "char":
-        return "char"
-    if t == "boolean":
-        return "has" if low.startswith("has") or low in ("ready",) else "bool"
-    if t in ("int[]", "long[]"):
-        return "ints"
-    if t in ("double[]",):
-        return "floats"
-    if t == "String[]":
-        return "tokens"
-    if t == "char[]":
-        return "chars"
-    return "noop"
-
-
-def _field_type_names(cls: Node) -> set[str]:
-    """The type names of a class's fields."""
-    return {_type_text(m.child_by_field_name("type")) for m in class_members(cls) if m.type == "field_declaration"}
-
-
-def _writer_op(name: str) -> str:
-    if name in _PRINT_OPS:
-        return _PRINT_OPS[name]
-    low = name.lower()
-    if low in ("flush", "close"):
-        return "noop"
-    if low.endswith("ln") or "line" in low:
-        return "println"
-    if low.startswith(("printf", "format")):
-        return "printf"
-    return "print"
-
-
-def receiver_kind(obj: Node | None, info: ProgramInfo) -> str:
-    """ "in" / "tok" / "out" / a reader or writer class name / "" for the object a call is made on."""
-    if obj is None:
-        return ""
-    if obj.type == "field_access":
-        f = obj.child_by_field_name("field")
-        o = obj.child_by_field_name("object")
-        if o is not None and o.text == b"System" and f is not None and f.text in (b"out", b"err"):
-            return "out" if f.text == b"out" else "err"
-        if o is not None and o.type == "this" and f is not None and f.text is not None:
-            return info.io.get(f.text.decode(), "")
-        return ""
-    if obj.type == "identifier" and obj.text is not None:
-        name = obj.text.decode()
-        if name in info.classes and info.classes[name].role in ("reader", "writer"):
-            return name  # a reader with static methods: `sc . nextInt ( )`
-        return info.io.get(name, "")
-    if obj.type == "object_creation_expression":
-        return _io_kind(_base_io(_type_text(obj.child_by_field_name("type"))), info)
-    if obj.type == "parenthesized_expression" and obj.named_children:
-        return receiver_kind(obj.named_children[0], info)
-    return ""
-
-
-_STREAM_FIELDS = {"nval": "float", "sval": "token"}
-
-
-def stream_field_op(node: Node, info: ProgramInfo) -> str:
-    """``in . nval`` / ``in . sval`` of a StreamTokenizer: the read op it stands for (``nextToken`` reads nothing)."""
-    if node.type != "field_access":
-        return ""
-    field = node.child_by_field_name("field")
-    name = field.text.decode() if field is not None and field.text is not None else ""
-    if name not in _STREAM_FIELDS or receiver_kind(node.child_by_field_name("object"), info) != "in":
-        return ""
-    return _STREAM_FIELDS[name]
-
-
-def read_op(call: Node, info: ProgramInfo) -> str:
-    """The stdin op of a call (``int``, ``token``, ``line``, ``has``, ...), or ""."""
-    obj = call.child_by_field_name("object")
-    name_node = call.child_by_field_name("name")
-    if name_node is None or name_node.text is None:
-        return ""
-    name = name_node.text.decode()
-    if (
-        obj is not None
-        and obj.type == "field_access"
-        and obj.text is not None
-        and obj.text.replace(b" ", b"") == (b"System.in")
-    ):
-        return "read" if name == "read" else ""
-    kind = receiver_kind(obj, info)
-    if kind == "in":
-        return SCANNER_OPS.get(name, "")
-    if kind in info.classes and info.classes[kind].role == "reader":
-        return info.classes[kind].ops.get(name, "")
-    return ""
 
 
 def runtime_lines(funcs: set[str]) -> list[tuple[int, Tokens]]:
     """The shared-buffer stdin runtime (``runtime/stdin.py``): its buffer and position, the functions in
     ``funcs`` and what they read, in the file's order."""
     return carried.lines_in_file_order(carried.load("stdin"), {"_stdin", "_pos", *funcs})
-
-
-@lru_cache(maxsize=256)
-def java_format(literal: str) -> str:
-    """A Java format string literal (AVATAR tokens) -> a Python ``%`` format literal (AVATAR tokens)."""
-    body = literal[1:-1] if len(literal) >= 2 else literal
-    body = body.replace("% n", "\\n").replace("%n", "\\n")
-    body = re.sub(r"%\s*([-+0 ,#]*)\s*(\d*)\s*(\.\s*\d+)?\s*([bBhHsScCdoxXeEfgGaA])", _fmt, body)
-    return '"' + body + '"'
-
-
-def _fixed_precisions(literal: str) -> list[str | None]:
-    """Per conversion of a Java format literal: the digits of a fixed-point ``%.Nf`` / ``%f`` (6), else None."""
-    body = literal[1:-1].replace("%%", "").replace("% n", "").replace("%n", "")
-    out: list[str | None] = []
-    for m in re.finditer(r"%\s*([-+0 ,#]*)\s*(\d*)\s*(\.\s*\d+)?\s*([bBhHsScCdoxXeEfgGaA])", body):
-        prec = (m.group(3) or ".6").replace(" ", "")[1:]
-        out.append(prec if m.group(4) == "f" else None)
-    return out
-
-
-def _fmt(m: re.Match) -> str:
-    flags = m.group(1).replace(",", "").replace(" ", "")
-    width = m.group(2)
-    prec = (m.group(3) or "").replace(" ", "")
-    conv = m.group(4)
-    conv = {"b": "s", "B": "s", "h": "x", "H": "X", "S": "s", "C": "c"}.get(conv, conv)
-    return "%" + flags + width + prec + conv
 
 
 _TOKEN_OPS = {"int", "float", "decimal", "advance", "token", "char", "ints", "floats", "tokens", "chars", "bool"}
@@ -823,6 +148,8 @@ class ProgramMixin:
             self._field(node, 0, None)
         for m in main_nodes:
             self._entry(m)
+        if info.entry is not None:
+            self._entry_object(info.entry)
         for i, (lvl, toks) in enumerate(self.st.lines):  # `self . in`: a field named like a Python keyword
             if any(t in PY_KEYWORDS and j and toks[j - 1] == "." for j, t in enumerate(toks)):
                 fixed = [t + "_" if t in PY_KEYWORDS and j and toks[j - 1] == "." else t for j, t in enumerate(toks)]
@@ -845,7 +172,7 @@ class ProgramMixin:
                     c.type == "method_invocation"
                     and c.child_by_field_name("object") is None
                     and (c.child_by_field_name("name").text or b"").decode() in methods
-                    for c in _walk(m)
+                    for c in walk_nodes(m)
                 )
                 if calls:
                     deferred.append(m)
@@ -862,7 +189,7 @@ class ProgramMixin:
         """``main``: the script (under ``if __name__``), or a thread with a large stack when recursion is deep."""
         body = m.child_by_field_name("body")
         start = len(self.st.lines)
-        returns = body is not None and _returns(body)
+        returns = body is not None and has_return(body)
         if self.st.prog.recursive or returns or self.st.prog.local_main:
             self._emit(0, ["def", "main", "(", ")", ":"])
             glob = self._globals_of(m, None)
@@ -880,6 +207,19 @@ class ProgramMixin:
         self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
         self._method_block(body, 1, [], None, static=True)
         self._rename_shadowing(m, start)  # `int min = ...` must not hide the builtin the translation calls
+
+    def _entry_object(self, ci: ClassInfo) -> None:
+        """The main class kept a class (``analyze``'s ``entry``): its static ``main`` runs as the script, in a
+        thread with a large stack when a method recurses."""
+        call = [ci.name, ".", "main", "(", "None", ")"]
+        if not self.st.prog.recursive:
+            self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
+            self._emit(1, call)
+            return
+        self._emit(0, ["sys", ".", "setrecursionlimit", "(", "1", "<<", "25", ")"])
+        self._emit(0, ["threading", ".", "stack_size", "(", "1", "<<", "27", ")"])
+        target = ["lambda", ":", *call]
+        self._emit(0, ["threading", ".", "Thread", "(", "target", "=", *target, ")", ".", "start", "(", ")"])
 
     def _header(self, token_reads: set[str]) -> None:
         header: list[tuple[int, Tokens]] = []
@@ -956,7 +296,7 @@ class ProgramMixin:
         for m in members:  # nested classes first, at module level
             if m.type in CLASS_TYPES:
                 self._class(m, level, emitted)
-        if ci is None or ci.role in ("reader", "writer"):
+        if ci is None or ci.role in IO_ROLES:
             return
         base_ci = self.st.prog.classes.get(ci.base)
         if base_ci is not None and base_ci.node.id not in emitted:  # Python needs the base class first
@@ -971,7 +311,7 @@ class ProgramMixin:
         ctors = []
         own = []  # static fields made of the class itself: Python knows the class only after its body
         for m in members:
-            static = "static" in _modifiers(m)
+            static = "static" in modifiers(m)
             if m.type == "field_declaration":
                 if (static or node.type == "interface_declaration") and (
                     own or re.search(rf"\bnew\s+{re.escape(name)}\b", self.text(m))
@@ -1141,7 +481,7 @@ class ProgramMixin:
         """A method: a module function (main class, ``ci`` None) or a method of class ``ci``."""
         name = self.text(node.child_by_field_name("name"))
         params = self._params(node.child_by_field_name("parameters"))
-        static = ci is None or "static" in _modifiers(node)
+        static = ci is None or "static" in modifiers(node)
         if ci is not None and name in PY_KEYWORDS:
             name += "_"
         if ci is not None and name in self.st.prog.class_overloads.get(ci.name, {}):
@@ -1196,7 +536,7 @@ class ProgramMixin:
         own = (ci.instance_fields | ci.static_fields) if ci is not None else set()
         out: list[str] = []
         builders = self._builder_fields()
-        for n in _walk(method):
+        for n in walk_nodes(method):
             target = None
             if n.type == "method_invocation" and builders:  # `sb . append ( x )` rebinds the str standing for sb
                 root = n.child_by_field_name("object")
@@ -1245,7 +585,7 @@ class ProgramMixin:
         if cached is None:
             cached = set()
             for m in class_members(main.node):
-                if m.type == "field_declaration" and _base_type_name(_type_text(m.child_by_field_name("type"))) in (
+                if m.type == "field_declaration" and _base_type_name(type_text(m.child_by_field_name("type"))) in (
                     "StringBuilder",
                     "StringBuffer",
                 ):
@@ -1259,14 +599,14 @@ class ProgramMixin:
     def _builder_out_param(self, method: Node) -> str | None:
         """A void method that edits a StringBuilder parameter: that parameter (the translation returns the new
         str and each call statement assigns it back, as Java's caller sees the edits)."""
-        if _type_text(method.child_by_field_name("type")) != "void":
+        if type_text(method.child_by_field_name("type")) != "void":
             return None
         params = self._params(method.child_by_field_name("parameters"))
         names = [p for p, t in params if _base_type_name(t) in ("StringBuilder", "StringBuffer")]
         body = method.child_by_field_name("body")
         if len(names) != 1 or body is None:
             return None
-        for n in _walk(body):
+        for n in walk_nodes(body):
             if n.type == "method_invocation" and (n.child_by_field_name("name").text or b"").decode() in _SB_EDITS:
                 root = n.child_by_field_name("object")
                 while root is not None and root.type == "method_invocation":
@@ -1300,7 +640,7 @@ class ProgramMixin:
     def _field(self, node: Node, level: int, prefix: Tokens | None) -> None:
         """A field: ``name = value`` (Java's default value when it has none); io objects vanish."""
         typ = self._type_name(node.child_by_field_name("type"))
-        kind = _io_kind(_base_io(re.sub(r"<.*>", "", typ)), self.st.prog)
+        kind = io_kind(base_io(re.sub(r"<.*>", "", typ)), self.st.prog)
         if (kind and kind != "tok") or (self.st.prog.main is not None and typ == self.st.prog.main.name):
             return  # a StringTokenizer stays: the list of a line's tokens a read method refills
         for decl in node.children_by_field_name("declarator"):
@@ -1333,12 +673,29 @@ class ProgramMixin:
                 return [ci.name, ".", name]
             if name in ci.instance_fields:
                 return ["self", ".", name]
+            outer = self.outer_static(name, methods=False)
+            if outer is not None:
+                return [outer, ".", name]
         if name in prog.enum_constants and not self._is_local(name) and name not in prog.module_globals:
             return [prog.enum_constants[name], ".", name]  # `case RED :` of a switch on an enum
         kind = prog.io.get(name)
-        if kind and kind not in ("tok", "main") and not _scalar_local(self, name):
+        if kind and kind not in ("tok", "main") and not scalar_local(self, name):
             return ["None"]
         return [name]
+
+    def outer_static(self, name: str, *, methods: bool) -> str | None:
+        """The class around the one being translated (a nested class's outer class, kept a class) whose static
+        field (or method) ``name`` is: Java reads it unqualified, the Python class at module level cannot."""
+        ci = self.st.cls_stack[-1] if self.st.cls_stack else None
+        up = ci.node.parent if ci is not None else None
+        while up is not None:
+            if up.type in CLASS_TYPES:
+                outer = self.st.prog.classes.get(self.text(up.child_by_field_name("name")))
+                statics = (outer.static_methods if methods else outer.static_fields) if outer is not None else ()
+                if outer is not None and outer.role == "class" and name in statics:
+                    return outer.name
+            up = up.parent
+        return None
 
     def receiver_kind(self, obj: Node) -> str:
         """What the program analysis makes of the object a call is made on (``receiver_kind``)."""
@@ -1387,12 +744,12 @@ class ProgramMixin:
         if node.type == "field_access":
             return self.text(node.child_by_field_name("object")) == "BigInteger"
         if node.type == "object_creation_expression":
-            return _type_text(node.child_by_field_name("type")) == "BigInteger"
+            return type_text(node.child_by_field_name("type")) == "BigInteger"
         if node.type == "method_invocation":
             obj, name, _ = self._call_parts(node)
             if self.text(obj) == "BigInteger" and name == "valueOf":
                 return True
-            return name in _BIG_OPS and self.is_big(obj)
+            return name in BIG_OPS and self.is_big(obj)
         return False
 
     def comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None:
@@ -1406,13 +763,13 @@ class ProgramMixin:
             node, reverse = obj, True
         while node is not None and node.type == "method_invocation":
             obj, name, args = self._call_parts(node)
-            if len(args) != 1 or not _key_extractor(args[0]):
+            if len(args) != 1 or not key_extractor(args[0]):
                 return None
-            if name in _THEN_COMPARING:
+            if name in THEN_COMPARING:
                 keys.insert(0, self.expr(args[0]))
                 node = obj
                 continue
-            if name in _COMPARING and self.text(obj) == "Comparator":
+            if name in COMPARING and self.text(obj) == "Comparator":
                 keys.insert(0, self.expr(args[0]))
                 if len(keys) == 1:
                     return keys[0], reverse
@@ -1567,7 +924,7 @@ class ProgramMixin:
             return None
         if self._anonymous_method(r) is not None:
             return [*self.expr(r), "(", ")"]
-        t = _base_type_name(_type_text(r.child_by_field_name("type")))
+        t = _base_type_name(type_text(r.child_by_field_name("type")))
         if self.st.prog.main is not None and t == self.st.prog.main.name:
             return [*self._identifier("run"), "(", ")"]
         if t in self.st.prog.classes:
@@ -1578,7 +935,7 @@ class ProgramMixin:
         """``Thread t = new Thread ( null , runnable , "" , 1 << 26 )``: the runnable runs here (``t . start``
         and ``t . join`` then vanish); False for any other declaration."""
         decls = node.children_by_field_name("declarator")
-        if self.policy.runs_threads and _type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
+        if self.policy.runs_threads and type_text(node.child_by_field_name("type")) == "Thread" and len(decls) == 1:
             value = decls[0].child_by_field_name("value")
             if value is not None and value.type == "object_creation_expression":
                 targs = [a for a in self._args(value.child_by_field_name("arguments")) if a.type != "null_literal"]
@@ -1610,7 +967,7 @@ class ProgramMixin:
                 and not args
                 and obj is not None
                 and obj.type == "object_creation_expression"
-                and _base_type_name(_type_text(obj.child_by_field_name("type"))) == "Thread"
+                and _base_type_name(type_text(obj.child_by_field_name("type"))) == "Thread"
             ):
                 targs = [a for a in self._args(obj.child_by_field_name("arguments")) if a.type != "null_literal"]
                 run = self._runnable_call(targs[0]) if targs else None
@@ -1667,12 +1024,15 @@ class ProgramMixin:
         if args and self.text(args[0]).startswith("Locale"):
             args = args[1:]
         fmt = args[0]
+        if fmt.type == "string_literal" and JAVA_ONLY_FORMAT.search(self.text(fmt)):  # `%,d`, `%2$s`, `%b`
+            literal = self.text(fmt).replace("% n", "%n")
+            return ["java_sprintf", "(", literal, *[t for a in args[1:] for t in [",", *self.expr(a)]], ")"]
         ft = [java_format(self.text(fmt))] if fmt.type == "string_literal" else self.expr(fmt)
         if len(args) == 1:
             return ft
         if len(ft) > 1:
             ft = ["(", *ft, ")"]  # `String.format("%" + n + "s", x)`: the whole format
-        precisions = _fixed_precisions(self.text(fmt)) if fmt.type == "string_literal" else []
+        precisions = fixed_precisions(self.text(fmt)) if fmt.type == "string_literal" else []
         if len(precisions) == len(args) - 1 and any(p is not None for p in precisions):
             parts = [self.expr(a) for a in args[1:]]  # Java rounds `%.2f` half up from the shortest decimal
             parts = [
@@ -1698,14 +1058,14 @@ class ProgramMixin:
             left = left.child_by_field_name("field")
         if left.type != "identifier" or right.type != "object_creation_expression":
             return False
-        kind = _io_kind(_base_io(_type_text(right.child_by_field_name("type"))), self.st.prog)
+        kind = io_kind(base_io(type_text(right.child_by_field_name("type"))), self.st.prog)
         return kind not in ("", "tok") and self.st.prog.io.get(self.text(left)) == kind
 
     def _skip_declaration(self, node: Node) -> bool:
         """Declarations of stdin / stdout objects and of the flattened main class vanish."""
         prog = self.st.prog
-        typ = _base_io(_type_text(node.child_by_field_name("type")))
-        kind = _io_kind(typ, prog) if self.policy.program_io else ""
+        typ = base_io(type_text(node.child_by_field_name("type")))
+        kind = io_kind(typ, prog) if self.policy.program_io else ""
         return (kind not in ("", "tok")) or (prog.main is not None and typ == prog.main.name)
 
     def _st_static_initializer(self, node: Node, level: int) -> None:
@@ -1723,7 +1083,7 @@ class ProgramMixin:
             value = r.child_by_field_name("value")
             if typ is None or name is None or value is None:
                 continue
-            kind = _io_kind(_base_io(_type_text(typ)), self.st.prog) if self.policy.program_io else ""
+            kind = io_kind(base_io(type_text(typ)), self.st.prog) if self.policy.program_io else ""
             if kind and kind != "tok":
                 continue
             self.st.scopes[-1][self.text(name)] = self._type_name(typ)

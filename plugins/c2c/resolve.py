@@ -29,21 +29,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from plugins.c2c.analysis import IO_ROLES, PRINT_OPS, base_io, io_kind, read_op, receiver_kind, type_text
 from plugins.c2c.library import (
-    _CHAINED,
+    CHAINED,
     INSTANCE,
     NEW,
     STATIC,
     STREAM,
     Call,
-    _class_of,
     ask,
+    class_of,
     own_members,
 )
-from plugins.c2c.program import _PRINT_OPS, _base_io, _io_kind, _type_text, read_op, receiver_kind
-from plugins.c2c.statements import _py_method_name
+from plugins.c2c.statements import py_method_name
 from plugins.c2c.support import HELPERS
-from plugins.c2c.syntax import PY_KEYWORDS, Tokens, _base_type
+from plugins.c2c.syntax import PY_KEYWORDS, Tokens, base_type
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -91,9 +91,10 @@ class ResolverMixin:
         if c.name == "printStackTrace" and not c.args:  # stderr: nothing (it is not judged)
             return [] if c.statement else ["None"]
         kind = receiver_kind(c.obj, prog)
-        if kind not in ("out", "err") and not (kind in prog.classes and prog.classes[kind].role == "writer"):
+        ci = prog.classes.get(kind)
+        if kind not in ("out", "err") and not (ci is not None and (ci.role == "writer" or c.name in ci.writes)):
             return None
-        wop = _PRINT_OPS.get(c.name, "") if kind in ("out", "err") else prog.classes[kind].ops.get(c.name, "print")
+        wop = PRINT_OPS.get(c.name, "") if ci is None else ci.writes.get(c.name) or ci.ops.get(c.name, "print")
         if kind == "err" or wop == "noop":
             return [] if c.statement else ["None"]
         if wop == "newline":
@@ -125,9 +126,9 @@ class ResolverMixin:
             return None
         if c.name in own_members(own, INSTANCE):
             receiver = c.obj
-            while receiver.type == "method_invocation" and self.text(receiver.child_by_field_name("name")) in _CHAINED:
+            while receiver.type == "method_invocation" and self.text(receiver.child_by_field_name("name")) in CHAINED:
                 receiver = receiver.child_by_field_name("object")  # a builder's edits return the builder
-            found = ask(self, c, INSTANCE, ((_class_of(self.type_of(receiver)), c.name), ("*", c.name)), own)
+            found = ask(self, c, INSTANCE, ((class_of(self.type_of(receiver)), c.name), ("*", c.name)), own)
             if found is not None:
                 return found
         if not own_members(own, STREAM):  # a policy without pipelines of its own translates no arguments here
@@ -171,8 +172,7 @@ class ResolverMixin:
             and (
                 ot == main.name
                 or (
-                    obj.type == "object_creation_expression"
-                    and _type_text(obj.child_by_field_name("type")) == main.name
+                    obj.type == "object_creation_expression" and type_text(obj.child_by_field_name("type")) == main.name
                 )
                 or (obj.type == "identifier" and prog.io.get(ot) == "main")
             )
@@ -198,6 +198,9 @@ class ResolverMixin:
                 return [ci.name, ".", name, "(", *flat, ")"]
             if name in ci.instance_methods | {n for _, n in _renamed(prog, ci)}:
                 return ["self", ".", name, "(", *flat, ")"]
+            outer = self.outer_static(name, methods=True)
+            if outer is not None:
+                return [outer, ".", name, "(", *flat, ")"]
         if name in prog.overloads:
             return [prog.overloads[name].get(len(args), name), "(", *flat, ")"]
         if name in prog.renames and not self.st.cls_stack:
@@ -229,7 +232,7 @@ class ResolverMixin:
             if found is not None:
                 return found
             typed = c.with_type(self.type_of(c.obj))
-            return ask(self, typed, INSTANCE, ((_base_type(typed.receiver), c.name), ("*", c.name)), None)
+            return ask(self, typed, INSTANCE, ((base_type(typed.receiver), c.name), ("*", c.name)), None)
         if c.name == "swap" and len(c.args) == 3 and c.name not in self.st.method_types:
             arr, i, j = (self.expr(a) for a in c.args)
             return [*arr, "[", *i, "]", ",", *arr, "[", *j, "]", "=", *arr, "[", *j, "]", ",", *arr, "[", *i, "]"]
@@ -242,7 +245,7 @@ class ResolverMixin:
         if c.obj is None:
             name = c.name
             if name in self.st.method_types:
-                name = _py_method_name(name)
+                name = py_method_name(name)
             elif name in HELPERS:  # `quickSort ( a , 0 , n - 1 )` of the function's class: defined after it
                 self.st.helpers_used.add(name)
             return [name, "(", *c.flat, ")"]
@@ -251,7 +254,7 @@ class ResolverMixin:
         if found is not None:
             return found
         c = c.with_type(self.type_of(c.obj)).with_receiver(self.expr(c.obj))
-        found = ask(self, c, INSTANCE, ((_base_type(c.receiver), c.name), ("*", c.name)), None)
+        found = ask(self, c, INSTANCE, ((base_type(c.receiver), c.name), ("*", c.name)), None)
         return found if found is not None else [*c.o, ".", c.name, "(", *c.flat, ")"]
 
     # -- object creation ------------------------------------------------------------------------------
@@ -260,7 +263,7 @@ class ResolverMixin:
         class (its one method as a function), the shared rows, else ``Cls ( args )``."""
         typ = node.child_by_field_name("type")
         args = self._args(node.child_by_field_name("arguments"))
-        cls = _base_io(_type_text(typ))  # `a . b . Cls < T >` -> `Cls`
+        cls = base_io(type_text(typ))  # `a . b . Cls < T >` -> `Cls`
         made = self.st.first(
             lambda: self._io_object(cls),
             lambda: ask(self, Call(node, typ, "new", args, receiver=cls), NEW, ((cls, "new"),), self.policy),
@@ -268,7 +271,7 @@ class ResolverMixin:
         )
         if made is not None:
             return made
-        base = _base_type(self._type_name(typ))
+        base = base_type(self._type_name(typ))
         made = ask(self, Call(node, typ, "new", args, receiver=base), NEW, ((base, "new"),), None)
         return made if made is not None else [base, "(", *self.arg_tokens(args), ")"]
 
@@ -278,8 +281,8 @@ class ResolverMixin:
         prog = self.st.prog
         if not self.policy.program_io:
             return None
-        made_io = _io_kind(cls, prog) in ("in", "out")
-        return ["None"] if made_io or (cls in prog.classes and prog.classes[cls].role in ("reader", "writer")) else None
+        made_io = io_kind(cls, prog) in ("in", "out")
+        return ["None"] if made_io or (cls in prog.classes and prog.classes[cls].role in IO_ROLES) else None
 
     def _anonymous_class(self, node: Node) -> Tokens | None:
         """An anonymous ``Comparator`` / ``Runnable`` / ...: its one method as a function (hoisted)."""

@@ -26,7 +26,8 @@ class ClassInfo:
 
     name: str
     node: Node
-    role: str = "class"  # "main" (flattened), "class", "reader" (replaced by the runtime), "writer" (print)
+    role: str = "class"  # "main" (flattened), "class", "reader" (replaced by the runtime), "writer" (print),
+    # "io" (a writer class that also reads: `class FastIO extends PrintWriter` with `nextInt`)
     base: str = ""
     static_fields: set[str] = field(default_factory=set)
     instance_fields: set[str] = field(default_factory=set)
@@ -34,6 +35,7 @@ class ClassInfo:
     instance_methods: set[str] = field(default_factory=set)
     field_types: dict[str, str] = field(default_factory=dict)  # field -> its declared Java type (``type_of``)
     ops: dict[str, str] = field(default_factory=dict)  # reader/writer method -> op
+    writes: dict[str, str] = field(default_factory=dict)  # an "io" class's print methods -> writer op
 
 
 @dataclass
@@ -42,7 +44,8 @@ class ProgramInfo:
     empty one: no classes, no stdin / stdout objects, no heaps."""
 
     classes: dict[str, ClassInfo] = field(default_factory=dict)
-    main: ClassInfo | None = None
+    main: ClassInfo | None = None  # the class holding `main`, flattened into the module
+    entry: ClassInfo | None = None  # or, when the program makes objects of it, that class kept a class
     io: dict[str, str] = field(default_factory=dict)  # variable name -> "in" | "tok" | "out" | class name
     module_globals: set[str] = field(default_factory=set)
     reads: set[str] = field(default_factory=set)  # ops used
@@ -52,7 +55,6 @@ class ProgramInfo:
     class_overloads: dict[str, dict[str, dict[int, str]]] = field(default_factory=dict)  # other classes'
     renames: dict[str, str] = field(default_factory=dict)  # main-class method named like a Python builtin
     static_math: bool = False  # `import static java.lang.Math.*`
-    main_vars: set[str] = field(default_factory=set)  # variables holding an instance of the main class
     heaps: set[str] = field(default_factory=set)  # variables holding a PriorityQueue in natural order
     max_heaps: set[str] = field(default_factory=set)  # PriorityQueues in reverse order (of numbers)
     cmp_heaps: set[str] = field(default_factory=set)  # PriorityQueues with another comparator: heapq over keys
@@ -161,6 +163,7 @@ class TranslationState:
     sb_return: str | None = None  # the StringBuilder out-parameter the current method returns
     builders: set[str] | None = None  # the main class's StringBuilder fields (computed once)
     out_params: dict[str, tuple[int, str]] | None = None  # functions with a StringBuilder out-parameter (once)
+    stacks_only: bool | None = None  # every Deque of the source is used only as a stack (``library``; once)
 
     def first(self, *rules: Callable[[], Tokens | None]) -> Tokens | None:
         """The first of ``rules`` that takes a call (its tokens, not None), or None.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from plugins.c2c.java_types import _ELEMENT_GETTERS, _MATH_DOUBLE, FLOAT_TYPES, INT_TYPES
+from plugins.c2c.java_types import ELEMENT_GETTERS, FLOAT_TYPES, INT_TYPES, MATH_DOUBLE
 from plugins.c2c.library import returns
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ class TypesMixin:
                     if any(t in FLOAT_TYPES for t in ts):
                         return "double"
                     return "int" if ts and all(t in INT_TYPES for t in ts) else "?"
-                if name in ("floor", "ceil", "cbrt") or name in _MATH_DOUBLE:
+                if name in ("floor", "ceil", "cbrt") or name in MATH_DOUBLE:
                     return "double"
                 if name == "round":
                     return "long"
@@ -173,7 +173,7 @@ class TypesMixin:
                 return self.st.method_types.get(name, "?")
             if name in _READS:
                 return _READS[name]
-            if obj.type == "identifier" and name in _ELEMENT_GETTERS:  # `st . peek ( )` of a Stack<Character>
+            if obj.type == "identifier" and name in ELEMENT_GETTERS:  # `st . peek ( )` of a Stack<Character>
                 elem = self.lookup(self.text(obj) + "<elem>")
                 return elem
             return "?"

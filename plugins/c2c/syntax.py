@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 NEW_LINE, INDENT, DEDENT = "NEW_LINE", "INDENT", "DEDENT"
-_WRAPPER = "class __W__ {"
+WRAPPER = "class __W__ {"
 Tokens = list[str]
 
 
 @lru_cache(maxsize=1)
-def _parser() -> Parser:
+def java_parser() -> Parser:
     import tree_sitter_java
     from tree_sitter import Language, Parser
 
@@ -89,7 +89,7 @@ PY_MODULES = frozenset({"math", "sys", "random", "heapq", "collections", "iterto
 def local_names(method: Node) -> set[str]:
     """Names a method declares: parameters, local variables, loop and catch variables."""
     names: set[str] = set()
-    for n in _walk(method):
+    for n in walk_nodes(method):
         if n.type in ("formal_parameter", "spread_parameter", "variable_declarator", "catch_formal_parameter"):
             name = n.child_by_field_name("name")
             if name is None:
@@ -128,7 +128,7 @@ def read_after(node: Node, var: str) -> bool:
     if scope is None:
         return True
     enc = var.encode()
-    later = [n for n in _walk(scope) if n.type == "identifier" and n.text == enc and n.start_byte >= node.end_byte]
+    later = [n for n in walk_nodes(scope) if n.type == "identifier" and n.text == enc and n.start_byte >= node.end_byte]
     if not later:
         return False
     first = min(later, key=lambda n: n.start_byte)
@@ -162,7 +162,7 @@ def merge_split_shifts(java: str) -> str:
     return " ".join(out)
 
 
-def _walk(node: Node) -> Iterator[Node]:
+def walk_nodes(node: Node) -> Iterator[Node]:
     stack = [node]
     while stack:
         cur = stack.pop()
@@ -170,7 +170,7 @@ def _walk(node: Node) -> Iterator[Node]:
         stack.extend(reversed(cur.children))
 
 
-def _has_main(body: Node) -> bool:
+def has_main(body: Node) -> bool:
     return any(
         c.type == "method_declaration"
         and c.child_by_field_name("name") is not None
@@ -179,14 +179,14 @@ def _has_main(body: Node) -> bool:
     )
 
 
-def _mentions(node: Node | None, var: str) -> bool:
-    return node is not None and any(n.type == "identifier" and n.text == var.encode() for n in _walk(node))
+def mentions(node: Node | None, var: str) -> bool:
+    return node is not None and any(n.type == "identifier" and n.text == var.encode() for n in walk_nodes(node))
 
 
-def _assigns(node: Node, var: str) -> bool:
+def writes_var(node: Node, var: str) -> bool:
     """Does ``node`` write ``var`` (so a Python range loop would not be equivalent)?"""
     enc = var.encode()
-    for n in _walk(node):
+    for n in walk_nodes(node):
         if n.type == "assignment_expression":
             left = n.child_by_field_name("left")
             if left is not None and left.type == "identifier" and left.text == enc:
@@ -201,7 +201,7 @@ def _assigns(node: Node, var: str) -> bool:
     return False
 
 
-def _plus_one(toks: Tokens, op: str) -> Tokens:
+def plus_one(toks: Tokens, op: str) -> Tokens:
     """``b`` -> ``b + 1`` (``op`` "+") or ``b - 1``, simplifying ``n - 1 + 1`` and literals."""
     if len(toks) == 1 and re.fullmatch(r"\d+", toks[0]):
         value = int(toks[0]) + (1 if op == "+" else -1)
@@ -217,11 +217,11 @@ def _plus_one(toks: Tokens, op: str) -> Tokens:
     return [*toks, op, "1"]
 
 
-def _base_type(typ: str) -> str:
+def base_type(typ: str) -> str:
     return typ.removesuffix("<>")
 
 
-def _commas(items: Sequence[str]) -> Tokens:
+def comma_joined(items: Sequence[str]) -> Tokens:
     out: Tokens = []
     for i, item in enumerate(items):
         out += ([","] if i else []) + [item]
@@ -243,7 +243,7 @@ def serialize(lines: Sequence[tuple[int, Tokens]]) -> Tokens:
     return out
 
 
-def _unparenthesized(node: Node | None) -> Node | None:
+def unparenthesized(node: Node | None) -> Node | None:
     while node is not None and node.type == "parenthesized_expression" and node.named_children:
         node = node.named_children[0]
     return node
@@ -251,7 +251,7 @@ def _unparenthesized(node: Node | None) -> Node | None:
 
 def _is_super_get(node: Node | None, key: bytes) -> bool:
     """Is ``node`` ``super . get ( key )``?"""
-    node = _unparenthesized(node)
+    node = unparenthesized(node)
     if node is None or node.type != "method_invocation":
         return False
     obj, name, args = (node.child_by_field_name(f) for f in ("object", "name", "arguments"))
@@ -267,7 +267,7 @@ def _is_super_get(node: Node | None, key: bytes) -> bool:
 
 def _is_contains_key(node: Node | None, key: bytes) -> bool:
     """Is ``node`` ``containsKey ( key )`` (or ``this`` / ``super . containsKey ( key )``)?"""
-    node = _unparenthesized(node)
+    node = unparenthesized(node)
     if node is None or node.type != "method_invocation":
         return False
     obj, name, args = (node.child_by_field_name(f) for f in ("object", "name", "arguments"))
@@ -300,7 +300,7 @@ def map_get_default(node: Node) -> Node | None:
     key = key_node.text if key_node is not None and key_node.text is not None else b""
     stmts = [c for c in block.named_children if c.type not in ("line_comment", "block_comment")]
     if len(stmts) == 1 and stmts[0].type == "return_statement" and stmts[0].named_children:
-        ternary = _unparenthesized(stmts[0].named_children[0])
+        ternary = unparenthesized(stmts[0].named_children[0])
         if ternary is not None and ternary.type == "ternary_expression":
             cond, then, other = (ternary.child_by_field_name(f) for f in ("condition", "consequence", "alternative"))
             if _is_contains_key(cond, key) and _is_super_get(then, key):
@@ -308,7 +308,7 @@ def map_get_default(node: Node) -> Node | None:
         return None
     if len(stmts) != 2 or stmts[0].type != "if_statement" or stmts[1].type != "return_statement":
         return None
-    cond = _unparenthesized(stmts[0].child_by_field_name("condition"))
+    cond = unparenthesized(stmts[0].child_by_field_name("condition"))
     then = stmts[0].child_by_field_name("consequence")
     if then is not None and then.type == "block" and len(then.named_children) == 1:
         then = then.named_children[0]

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.heads import find_head
 from core.io import find_task_dir, read_request
-from core.task import Prediction, RequestForm, Sample, SetupContext, TaskBase, TaskInfo
+from core.task import Prediction, RequestForm, RunContext, Sample, SetupContext, TaskBase, TaskInfo
 from plugins.c2c.detok import compiles
 from plugins.c2c.errors import TranslationBug
 from plugins.c2c.guard import ensure_compiles
@@ -70,6 +70,13 @@ class C2cSample(Sample):
     java: str  # cleaned Java tokens; "" when the request was unusable
 
 
+@dataclass(frozen=True, slots=True)
+class C2cPrediction(Prediction):
+    """One answer, and whether the guard had to repair it (``write`` counts those for the run)."""
+
+    repaired: bool = False  # the translation did not compile: ``guard.ensure_compiles`` edited it
+
+
 class C2cBatch(NamedTuple):
     """What ``preprocess`` hands to ``predict``."""
 
@@ -104,14 +111,20 @@ def clean_request(key: str, value: Any) -> str:
 
 def safe_translate(java: str) -> str:
     """Best-effort translation that never raises: the minimal program when all else fails."""
+    return _safe_translate(java, "")[0]
+
+
+def _safe_translate(java: str, key: str) -> tuple[str, bool]:
+    """``safe_translate``, and whether the guard repaired the translation."""
     if not java:
-        return MINIMAL_PROGRAM
+        return MINIMAL_PROGRAM, False
     try:
         out = translate(java)
     except _TRANSLATION_ERRORS as exc:
-        _log_failure("", exc)
-        return MINIMAL_PROGRAM
-    return finalize(out)
+        _log_failure(key, exc)
+        return MINIMAL_PROGRAM, False
+    final = finalize(out)
+    return final, final != out
 
 
 def _log_failure(key: str, exc: BaseException) -> None:
@@ -236,7 +249,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
         out = []
         for sample, cand, k in zip(samples, raw.candidates, raw.chosen, strict=True):
             if cand is None:
-                out.append(Prediction(sample.key, safe_translate(sample.java)))
+                out.append(C2cPrediction(sample.key, *_safe_translate(sample.java, sample.key)))
                 continue
             text = cand.texts[k] or cand.default
             if text != cand.default and not compiles(text):
@@ -244,8 +257,21 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
             final = finalize(text)
             if final != text and parses_cleanly(sample.java):  # invalid Java was already warned about once
                 log.warning("C2C request %s: the translation did not compile and was repaired", sample.key)
-            out.append(Prediction(sample.key, final))
+            out.append(C2cPrediction(sample.key, final, repaired=final != text))
         return out
+
+    def write(self, predictions: Sequence[Prediction], samples: Sequence[C2cSample], ctx: RunContext) -> Path:
+        """The standard file; the answers the guard repaired counted in one line beside the run's summary
+        (each is a translation to fix: a repaired answer compiles but rarely computes what the Java does)."""
+        repaired = [p.key for p in predictions if isinstance(p, C2cPrediction) and p.repaired]
+        shown = ", ".join(repaired[:10]) + (", ..." if len(repaired) > 10 else "")
+        log.info(
+            "c2c: %d of %d answers repaired by the guard%s",
+            len(repaired),
+            len(predictions),
+            f" ({shown})" * bool(shown),
+        )
+        return super().write(predictions, samples, ctx)
 
     def fallback(self, sample: C2cSample) -> Prediction:
         """A minimal valid program: fallbacks must be cheap (a stopping run writes thousands at

@@ -26,9 +26,10 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from plugins.c2c.analysis import CLASS_TYPES, analyze
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.expressions import ExpressionsMixin
-from plugins.c2c.program import CLASS_TYPES, ProgramMixin, analyze
+from plugins.c2c.program import ProgramMixin
 from plugins.c2c.resolve import ResolverMixin
 from plugins.c2c.state import FUNCTION, PROGRAM, Policy, ProgramInfo, TranslationState
 from plugins.c2c.statements import StatementsMixin
@@ -36,15 +37,15 @@ from plugins.c2c.static_types import TypesMixin
 from plugins.c2c.style import DEFAULT_STYLE, DIV_OPTIONS, STYLE_FIELDS, Site, Style, style_variants
 from plugins.c2c.support import constant_lines, helper_lines
 from plugins.c2c.syntax import (
-    _WRAPPER,
     DEDENT,
     INDENT,
     NEW_LINE,
+    WRAPPER,
     Tokens,
-    _parser,
-    _walk,
+    java_parser,
     merge_split_shifts,
     serialize,
+    walk_nodes,
 )
 
 if TYPE_CHECKING:
@@ -99,12 +100,12 @@ class Translator(ResolverMixin, ProgramMixin, StatementsMixin, ExpressionsMixin,
 
     def translate_members(self, java: str) -> Tokens:
         """Class members or statements, parsed inside a wrapper class -> Python tokens (FUNCTION policy)."""
-        self.st.offset = len(_WRAPPER)
-        self.st.src = f"{_WRAPPER} {java} }}".encode()
-        tree = _parser().parse(self.st.src)
+        self.st.offset = len(WRAPPER)
+        self.st.src = f"{WRAPPER} {java} }}".encode()
+        tree = java_parser().parse(self.st.src)
         if tree.root_node.has_error and ("> >" in java or "< <" in java):
-            merged = f"{_WRAPPER} {merge_split_shifts(java)} }}".encode()
-            merged_tree = _parser().parse(merged)
+            merged = f"{WRAPPER} {merge_split_shifts(java)} }}".encode()
+            merged_tree = java_parser().parse(merged)
             if not merged_tree.root_node.has_error:  # the split tokens were shifts, not closing generics
                 self.st.src, tree = merged, merged_tree
         if tree.root_node.has_error:
@@ -138,7 +139,7 @@ class Translator(ResolverMixin, ProgramMixin, StatementsMixin, ExpressionsMixin,
     def _collect_method_types(self, body: Node) -> None:
         """One walk of the source: each method's return type, and every declared name."""
         declared: set[str] = set()
-        for node in _walk(body):
+        for node in walk_nodes(body):
             if node.type == "method_declaration":
                 name, typ = node.child_by_field_name("name"), node.child_by_field_name("type")
                 if name is not None and typ is not None:
@@ -213,16 +214,16 @@ def _complete_members(root: Node, src: bytes) -> tuple[bytes, Any] | None:
     the members before that one, in the wrapper, when they parse cleanly; else None."""
     found: list[Node] = []
     for top in root.named_children:
-        if top.type in _MEMBERS and top.start_byte >= len(_WRAPPER):
+        if top.type in _MEMBERS and top.start_byte >= len(WRAPPER):
             found.append(top)
             continue
         body = top.child_by_field_name("body") if top.type == "class_declaration" else None
         found += (body or top).named_children  # the wrapper's members, or what an ERROR node holds
-    ends = [n.end_byte for n in found if n.type in _MEMBERS and not n.has_error and n.start_byte >= len(_WRAPPER)]
+    ends = [n.end_byte for n in found if n.type in _MEMBERS and not n.has_error and n.start_byte >= len(WRAPPER)]
     if not ends or max(ends) >= len(src) - 2:
         return None
     cut = src[: max(ends)] + b" }"
-    tree = _parser().parse(cut)
+    tree = java_parser().parse(cut)
     return None if tree.root_node.has_error else (cut, tree)
 
 
@@ -256,11 +257,11 @@ def compilation_unit(java: str) -> tuple[bytes, Any] | None:
     if "java" in java:  # `java . util . Arrays . sort ( a )`: the qualified name as the imported one
         java = _QUALIFIED.sub(lambda m: m.group(0) if m.group(1) else "", java)
     src = java.encode()
-    tree = _parser().parse(src)
+    tree = java_parser().parse(src)
     root = tree.root_node
     if root.has_error and ("> >" in java or "< <" in java):
         merged = merge_split_shifts(java).encode()
-        merged_tree = _parser().parse(merged)
+        merged_tree = java_parser().parse(merged)
         if not merged_tree.root_node.has_error:
             src, tree, root = merged, merged_tree, merged_tree.root_node
     kinds = {c.type for c in root.named_children} - {"line_comment", "block_comment"}
@@ -273,11 +274,11 @@ def compilation_unit(java: str) -> tuple[bytes, Any] | None:
 
 def parses_cleanly(java: str) -> bool:
     """Does tree-sitter-java parse ``java`` (as a program, or inside the wrapper class) without error nodes?"""
-    if not _parser().parse(java.encode()).root_node.has_error:
+    if not java_parser().parse(java.encode()).root_node.has_error:
         return True
-    if not _parser().parse(merge_split_shifts(java).encode()).root_node.has_error:
+    if not java_parser().parse(merge_split_shifts(java).encode()).root_node.has_error:
         return True
-    return not _parser().parse(f"{_WRAPPER} {java} }}".encode()).root_node.has_error
+    return not java_parser().parse(f"{WRAPPER} {java} }}".encode()).root_node.has_error
 
 
 def translate_state(
@@ -292,7 +293,7 @@ def translate_state(
     except TranslationBug:
         raise
     except BUG_ERRORS as exc:  # outside any statement or expression: the whole request is the construct
-        root = unit[1].root_node if unit is not None else _parser().parse(state.src).root_node
+        root = unit[1].root_node if unit is not None else java_parser().parse(state.src).root_node
         raise TranslationBug.at(root, state.src, state.offset, exc) from exc
     return " ".join(tokens), state
 

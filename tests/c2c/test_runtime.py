@@ -57,6 +57,25 @@ def test_half_up_rounds_the_shortest_decimal_half_up() -> None:
     assert strings.half_up(float("inf"), 2) == float("inf")
 
 
+def test_decimal_format_rounds_the_binary_value_half_even_as_java_8() -> None:
+    assert strings.DecimalFormat("0.00").format(0.125) == "0.12"
+    assert strings.DecimalFormat("0.00").format(2.675) == "2.67"
+    assert strings.DecimalFormat("#.##").format(0.5) == ".5" and strings.DecimalFormat("#.##").format(0) == "0"
+    assert strings.DecimalFormat("#,##0.00").format(-1234567.891) == "-1,234,567.89"
+    assert (
+        strings.DecimalFormat("00000").format(42) == "00042" and strings.DecimalFormat("#0.0%").format(0.314) == "31.4%"
+    )
+    up = strings.DecimalFormat("0.00")
+    up.setRoundingMode(strings.RoundingMode.HALF_UP)
+    assert up.format(0.125) == "0.13"
+
+
+def test_java_sprintf_groups_indexes_and_writes_booleans_as_java() -> None:
+    assert strings.java_sprintf("%,d|%,.2f", 1234567, 1234.565) == "1,234,567|1,234.57"
+    assert strings.java_sprintf("%2$s %1$s %b%n", "a", "b", True) == "b a true\n"
+    assert strings.java_sprintf("%05d|%-4s|%+d|%x|%08.3f", -42, "ab", 7, 255, -3.14159) == "-0042|ab  |+7|ff|-003.142"
+
+
 def test_string_hash_and_compare_are_javas() -> None:
     assert strings.string_hash("hello") == 99162322
     assert strings.string_hash("polygenelubricants") == -(2**31)  # Java's Integer.MIN_VALUE
@@ -109,6 +128,7 @@ def test_collectors_and_entries() -> None:
     assert containers.group_by(["aa", "b", "cc"], len) == {2: ["aa", "cc"], 1: ["b"]}
     assert containers.group_by(["aa", "b", "cc"], len, count=True) == {2: 2, 1: 1}
     assert containers.to_map([1, 2], str, lambda x: x * x) == {"1": 1, "2": 4}
+    assert containers.partition_by([1, 2, 3], lambda x: x > 1) == {False: [1], True: [2, 3]}
     entry = containers.SimpleEntry("k", 1)
     assert entry.setValue(2) == 1 and str(entry) == "k=2" and entry[0] == "k"
 

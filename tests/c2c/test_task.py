@@ -11,15 +11,18 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError, TrunkError
+from core.task import RunContext
 from core.testing import assert_task_conforms, make_fake_trunk
 from plugins.c2c.detok import compiles
 from plugins.c2c.task import (
     MAX_CHARS,
     MINIMAL_PROGRAM,
+    C2cRaw,
     C2cSample,
     C2cTask,
     clean_request,
     load_selector,
+    program_candidates,
     safe_translate,
 )
 
@@ -124,3 +127,21 @@ def test_discover_logs_unparseable_java(caplog: pytest.LogCaptureFixture) -> Non
     assert [s.key for s in samples] == ["0", "1", "2", "3", "4", "5", "6"]
     warned = {r.args[0] for r in caplog.records if r.args}
     assert {"2", "3", "4"} <= warned and "0" not in warned
+
+
+def test_write_counts_the_answers_the_guard_repaired(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # `Integer : : sum`: a method reference split in two, copied by the translator; the guard repairs its `if`
+    broken = (
+        "import java.util.* ; public class Main { static boolean heavy ( List < Integer > q , int w ) { "
+        "if ( q . stream ( ) . reduce ( 0 , Integer : : sum ) > w ) { return true ; } return false ; } "
+        "public static void main ( String [ ] args ) { System . out . println ( 1 ) ; } }"
+    )
+    fine = "int twice ( int x ) { return 2 * x ; }"
+    task = C2cTask(weights_dir=tmp_path)
+    samples = [C2cSample("k", broken), C2cSample("ok", fine)]
+    raw = C2cRaw([program_candidates(broken), None], [0, 0])  # the second: translated in postprocess
+    preds = task.postprocess(raw, samples)
+    caplog.set_level("INFO", logger="plugins.c2c.task")
+    task.write(preds, samples, RunContext(tmp_path))
+    assert "c2c: 1 of 2 answers repaired by the guard (k)" in caplog.messages
+    assert all(compiles(p.value) for p in preds)

@@ -3,8 +3,9 @@
 import bisect
 
 __all__ = [
-    "SimpleEntry", "hash_keys", "JavaIterator", "group_by", "to_map", "TreeMap", "TreeSet", "tree_floor",
-    "tree_lower", "tree_ceiling", "tree_higher", "tree_first", "tree_last", "tree_poll_first", "tree_poll_last",
+    "SimpleEntry", "hash_keys", "JavaIterator", "group_by", "partition_by", "to_map", "TreeMap", "TreeSet",
+    "tree_floor", "tree_lower", "tree_ceiling", "tree_higher", "tree_first", "tree_last", "tree_poll_first",
+    "tree_poll_last",
 ]  # fmt: skip
 
 
@@ -92,6 +93,13 @@ def group_by(items, key, count=False):
         else:
             groups.setdefault(k, []).append(item)
     return groups
+
+
+def partition_by(items, test):
+    parts = {False: [], True: []}
+    for item in items:
+        parts[bool(test(item))].append(item)
+    return parts
 
 
 def to_map(items, key, value):

@@ -1,0 +1,341 @@
+# ruff: noqa: E501
+"""Whole programs of the kinds issue #51 names, each run on several stdin cases through the real Java (the
+oracle) and through its translation: a Deque / Stack used through both ends, the main class used as an
+object, readers and writers handed to other classes, stream terminals, Java's number formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.c2c_kinds import java_tokens
+from plugins.c2c.detok import detokenize
+from plugins.c2c.translate import translate
+from tests.c2c.test_program_kinds import check
+
+pytestmark = pytest.mark.usefixtures("jdk")
+
+
+def test_deque_push_pop_peek_poll_work_at_its_head_and_a_stack_at_its_top(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Deque<Integer> st = new ArrayDeque<>();
+    ArrayDeque<Integer> q = new ArrayDeque<>();
+    LinkedList<Integer> ll = new LinkedList<>();
+    Stack<Integer> s = new Stack<>();
+    for (int i = 0; i < n; i++) {
+      int v = sc.nextInt();
+      st.push(v); q.offer(v); ll.push(v); s.push(v);
+      if (v % 3 == 0) { q.addFirst(v * 10); st.addLast(-v); }
+    }
+    System.out.println(st.peek() + " " + st.peekLast() + " " + q.peek() + " " + q.peekLast() + " " + ll.peek() + " " + s.peek());
+    System.out.println(st.poll() + " " + st.pop() + " " + q.poll() + " " + q.pollLast() + " " + ll.pop() + " " + ll.poll() + " " + s.pop());
+    StringBuilder sb = new StringBuilder();
+    for (int x : st) sb.append(x).append(',');
+    sb.append('|');
+    for (int x : q) sb.append(x).append(',');
+    sb.append('|');
+    for (int x : s) sb.append(x).append(',');
+    System.out.println(sb);
+    System.out.println(st + " " + s + " " + ll);
+    while (!st.isEmpty()) System.out.print(st.pop() + " ");
+    System.out.println();
+    Deque<int[]> dq = new ArrayDeque<>();
+    dq.push(new int[]{1, 2}); dq.offerLast(new int[]{3, 4}); dq.offerFirst(new int[]{5, 6});
+    System.out.println(dq.peekFirst()[0] + " " + dq.peekLast()[1] + " " + dq.removeFirst()[1] + " " + dq.removeLast()[0] + " " + dq.size());
+  }
+}"""
+    check(java, ["5\n1 2 3 4 6\n", "3\n9 8 7\n", "2\n3 5\n"], tmp_path)
+
+
+def test_a_deque_used_only_as_a_stack_stays_at_the_lists_end() -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Deque<Integer> st = new ArrayDeque<>();
+    for (int i = 0; i < 5; i++) st.push(i);
+    while (!st.isEmpty()) System.out.println(st.peek() + st.pop());
+  }
+}"""
+    out = detokenize(translate(java_tokens(java)))
+    assert "st . append ( i )" in out and "st . pop ( )" in out and "st [ - 1 ]" in out, out
+
+
+def test_the_main_classs_reader_and_writer_fields_read_from_another_class(tmp_path: Path) -> None:
+    java = """import java.io.*;
+import java.util.*;
+public class Main {
+  static Scanner sc = new Scanner(System.in);
+  static PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out)));
+  public static void main(String[] args) {
+    int t = sc.nextInt();
+    Worker w = new Worker();
+    while (t-- > 0) w.once();
+    out.flush();
+  }
+}
+class Worker {
+  void once() {
+    int a = Main.sc.nextInt(), b = Main.sc.nextInt();
+    Main.out.println(a + b);
+    Main.out.printf("%d%n", a * b);
+  }
+}"""
+    check(java, ["2\n1 2\n3 4\n", "1\n-5 5\n"], tmp_path)
+
+
+def test_stream_terminals_optionals_and_collectors(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.util.stream.*;
+public class Main {
+  static Optional<Integer> firstOver(List<Integer> list, int k) {
+    for (int x : list) if (x > k) return Optional.of(x);
+    return Optional.empty();
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    int[] a = new int[n];
+    for (int i = 0; i < n; i++) a[i] = sc.nextInt();
+    List<Integer> list = new ArrayList<>();
+    for (int x : a) list.add(x);
+    int firstBig = IntStream.range(0, n).filter(i -> a[i] > 5).map(i -> a[i] * 2).findAny().orElse(-1);
+    int firstEven = list.stream().filter(x -> x % 2 == 0).findFirst().orElse(0);
+    boolean any = Arrays.stream(a).anyMatch(x -> x > 7);
+    boolean all = list.stream().allMatch(x -> x > 0);
+    boolean none = IntStream.of(a).noneMatch(x -> x == 4);
+    int prod = Arrays.stream(a).reduce(1, (x, y) -> x * y % 1000003);
+    int s = list.stream().mapToInt(Integer::intValue).sum();
+    long s2 = Arrays.stream(a).asLongStream().sum();
+    int mx = Arrays.stream(a).max().getAsInt();
+    int mn = IntStream.of(a).min().getAsInt();
+    int mx2 = list.stream().max(Integer::compare).get();
+    Optional<Integer> r = list.stream().reduce(Integer::sum);
+    List<Integer> boxed = Arrays.stream(a).boxed().sorted(Comparator.reverseOrder()).collect(Collectors.toList());
+    String joined = list.stream().map(String::valueOf).collect(Collectors.joining(",", "[", "]"));
+    Map<Boolean, List<Integer>> parts = list.stream().collect(Collectors.partitioningBy(x -> x % 2 == 0));
+    Map<Integer, Long> counts = list.stream().collect(Collectors.groupingBy(x -> x % 3, Collectors.counting()));
+    Set<Integer> set = list.stream().collect(Collectors.toSet());
+    double avg = Arrays.stream(a).average().orElse(0.0);
+    long cnt = list.stream().filter(x -> x > 2).count();
+    int total = list.stream().collect(Collectors.summingInt(x -> x));
+    System.out.println(firstBig + " " + firstEven + " " + any + " " + all + " " + none + " " + prod);
+    System.out.println(s + " " + s2 + " " + mx + " " + mn + " " + mx2 + " " + r.get() + " " + cnt + " " + total);
+    System.out.println(boxed + " " + joined + " " + set.size());
+    System.out.println(parts.get(true) + " " + parts.get(false) + " " + counts.get(0) + " " + counts.getOrDefault(1, 0L));
+    System.out.printf("%.3f%n", avg);
+    OptionalInt oi = IntStream.of(a).filter(x -> x > 100).findFirst();
+    System.out.println(oi.isPresent() + " " + oi.orElse(7) + " " + firstOver(list, 5).orElse(-9) + " " + firstOver(list, 3).isPresent());
+  }
+}"""
+    check(java, ["5\n1 2 3 4 6\n", "4\n9 8 7 3\n", "3\n3 1 1\n"], tmp_path)
+
+
+def test_readers_and_writers_passed_to_other_classes_and_kept_in_their_fields(tmp_path: Path) -> None:
+    java = """import java.io.*;
+import java.util.*;
+public class Main {
+  static class FastIO extends PrintWriter {
+    BufferedReader br; StringTokenizer st;
+    FastIO() { super(System.out); br = new BufferedReader(new InputStreamReader(System.in)); }
+    String next() {
+      while (st == null || !st.hasMoreTokens()) {
+        try { st = new StringTokenizer(br.readLine()); } catch (IOException e) { return null; }
+      }
+      return st.nextToken();
+    }
+    int nextInt() { return Integer.parseInt(next()); }
+  }
+  static class Graph {
+    FastIO io; int n; List<Integer>[] adj;
+    Graph(FastIO io) { this.io = io; n = io.nextInt(); adj = new List[n]; for (int i = 0; i < n; i++) adj[i] = new ArrayList<>(); }
+    void read(int m) { for (int i = 0; i < m; i++) { int a = io.nextInt() - 1, b = this.io.nextInt() - 1; adj[a].add(b); adj[b].add(a); } }
+    void report() { for (int i = 0; i < n; i++) io.println(adj[i].size()); }
+  }
+  public static void main(String[] args) {
+    FastIO io = new FastIO();
+    Graph g = new Graph(io);
+    g.read(io.nextInt());
+    g.report();
+    io.print(io.next() + " ");
+    io.println(io.nextInt() + 1);
+    io.close();
+  }
+}"""
+    check(java, ["3 2\n1 2\n2 3\nab 4\n", "2 1\n1 2\nq -3\n"], tmp_path)
+
+
+def test_a_stack_handed_to_methods_keeps_one_end(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static void pushAll(Deque<Integer> s, int n) { for (int i = 1; i <= n; i++) s.push(i); }
+  static int drain(Deque<Integer> t) { int last = 0; while (!t.isEmpty()) last = last * 10 + t.pop(); return last; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Deque<Integer> st = new ArrayDeque<>();
+    pushAll(st, n);
+    st.push(0);
+    System.out.println(st.peek() + " " + drain(st));
+  }
+}"""
+    check(java, ["3\n", "5\n"], tmp_path)
+    assert "s . append ( i )" in detokenize(translate(java_tokens(java)))  # a stack at the list's end: O(1)
+
+
+def test_main_class_made_as_objects_by_a_constructor_that_reads(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  int n; long[] a; long total;
+  Main(Scanner sc) { n = sc.nextInt(); a = new long[n]; for (int i = 0; i < n; i++) { a[i] = sc.nextLong(); total += a[i]; } }
+  long best() { long m = Long.MIN_VALUE + 1; for (long x : a) m = Math.max(m, x); return m; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    Main ins = new Main(sc);
+    Main other = new Main(sc);
+    System.out.println(ins.total + " " + ins.best() + " " + other.n + " " + other.total);
+    ins.total += 5;
+    System.out.println(ins.total + other.a[0]);
+  }
+}"""
+    check(java, ["3\n1 2 3\n2\n5 6\n", "1\n-4\n1\n0\n"], tmp_path)
+
+
+def test_main_class_objects_made_in_a_loop_with_static_state_and_recursion(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int created = 0;
+  static final int MOD = 1_000_000_007;
+  int[] parent; int comps;
+  Main(int n) { parent = new int[n]; comps = n; for (int i = 0; i < n; i++) parent[i] = i; created++; }
+  Main() { this(1); }
+  int find(int x) { return parent[x] == x ? x : (parent[x] = find(parent[x])); }
+  boolean union(int a, int b) { a = find(a); b = find(b); if (a == b) return false; parent[a] = b; comps--; return true; }
+  static long pow(long b, long e) { long r = 1; b %= MOD; while (e > 0) { if ((e & 1) == 1) r = r * b % MOD; b = b * b % MOD; e >>= 1; } return r; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int t = sc.nextInt();
+    List<Main> all = new ArrayList<>();
+    while (t-- > 0) {
+      int n = sc.nextInt(), m = sc.nextInt();
+      Main dsu = new Main(n);
+      for (int i = 0; i < m; i++) dsu.union(sc.nextInt() - 1, sc.nextInt() - 1);
+      all.add(dsu);
+      System.out.println(dsu.comps + " " + pow(2, dsu.comps));
+    }
+    Main one = new Main();
+    System.out.println(created + " " + all.size() + " " + one.comps + " " + all.get(0).find(0));
+  }
+}"""
+    check(java, ["2\n3 1\n1 2\n4 2\n1 2\n3 4\n", "1\n5 0\n"], tmp_path)
+
+
+def test_nested_class_of_a_main_class_kept_a_class_reads_its_statics(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static final int MOD = 1000;
+  static int calls = 0;
+  static int twice(int x) { calls++; return 2 * x % MOD; }
+  static class Node { int v; Node(int v) { this.v = twice(v) + MOD; } }
+  int total;
+  Main(int t) { total = t; }
+  void add(Node n) { total += n.v; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Main m = new Main(n);
+    for (int i = 0; i < n; i++) m.add(new Node(sc.nextInt()));
+    System.out.println(m.total + " " + calls);
+  }
+}"""
+    check(java, ["3\n1 2 600\n", "1\n999\n"], tmp_path)
+
+
+def test_a_main_object_without_state_of_its_own_stays_flattened() -> None:
+    java = """import java.util.*;
+public class Main {
+  void run() { Scanner sc = new Scanner(System.in); System.out.println(sc.nextInt() + 1); }
+  public static void main(String[] args) { new Main().run(); }
+}"""
+    out = detokenize(translate(java_tokens(java)))
+    assert "class Main" not in out and "def run ( ) :" in out, out
+
+
+def test_decimal_format_and_string_format_patterns(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.math.RoundingMode;
+import java.text.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    double x = sc.nextDouble();
+    long n = sc.nextLong();
+    String w = sc.next();
+    DecimalFormat df = new DecimalFormat("0.000");
+    DecimalFormat d2 = new DecimalFormat("#.##");
+    DecimalFormat d3 = new DecimalFormat("#,##0.00");
+    DecimalFormat d4 = new DecimalFormat("0.0000000000");
+    System.out.println(df.format(x) + " " + d2.format(x) + " " + d3.format(x * 1000) + " " + d4.format(x / 7));
+    System.out.println(new DecimalFormat("00000").format(n) + " " + new DecimalFormat("0.#").format(x));
+    DecimalFormat up = new DecimalFormat("0.00");
+    up.setRoundingMode(RoundingMode.HALF_UP);
+    System.out.println(up.format(0.125) + " " + new DecimalFormat("0.00").format(0.125) + " " + new DecimalFormat("#0.0%").format(x / 10));
+    System.out.println(String.format("%5d|%-5d|%05d|%x|%X|%o", n, n, n, n, n, n));
+    System.out.println(String.format("%.2f|%10.3f|%-8.1f|%e|%.3e", x, x, x, x, x));
+    System.out.println(String.format("%s|%10s|%-10s|%c|%b|%%", w, w, w, w.charAt(0), n > 3));
+    System.out.println(String.format("%,d", n * 1000) + " " + String.format("%,.2f", x * 1000));
+    System.out.printf("%08.3f %+d %d%n", x, n, -n);
+    System.out.println(String.format("%3$s %1$s %2$s", "a", "b", w));
+    System.out.println(String.format("%.0f %.1f", 2.5, 0.25));
+  }
+}"""
+    check(java, ["3.14159 42 hello\n", "-2.5 7 ab\n", "1234.5678 123456 xyz\n"], tmp_path)
+
+
+def test_poll_and_peek_of_an_empty_queue_give_null(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Map<Integer, Integer> m = new HashMap<>();
+    Queue<Integer> q = new ArrayDeque<>();
+    Deque<Integer> d = new ArrayDeque<>();
+    for (int i = 0; i < n; i++) { int v = sc.nextInt(); q.add(v); d.push(v); Integer c = m.get(v); if (c == null) m.put(v, 1); else m.put(v, c + 1); }
+    Integer x;
+    long s = 0;
+    while ((x = q.poll()) != null) s += x * m.get(x);
+    int popped = 0;
+    while (d.peekLast() != null && d.peekLast() < 4) { d.pollLast(); popped++; }
+    System.out.println(s + " " + popped + " " + (q.peek() == null) + " " + (d.pollFirst() == null));
+  }
+}"""
+    check(java, ["4\n1 2 2 5\n", "0\n", "2\n1 3\n"], tmp_path)
+
+
+def test_loops_stepping_by_a_variable_are_range_loops(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt(), k = sc.nextInt();
+    boolean[] comp = new boolean[n + 1];
+    long[] divSum = new long[n + 1];
+    int primes = 0;
+    for (int i = 2; i <= n; i++) {
+      if (!comp[i]) { primes++; for (long j = (long) i * i; j <= n; j += i) comp[(int) j] = true; }
+      for (int j = i; j <= n; j += i) divSum[j] += i;
+    }
+    long s = 0;
+    for (int i = n; i > 0; i -= k) s += divSum[i];
+    for (int i = 0; i < n; i += 2 * k) s -= i;
+    System.out.println(primes + " " + s + " " + divSum[n]);
+  }
+}"""
+    check(java, ["100 3\n", "1 1\n", "200000 7\n"], tmp_path)
+    out = detokenize(translate(java_tokens(java)))
+    assert "for j in range ( i * i , n + 1 , i ) :" in out and "range ( n , 0 , - k )" in out, out
