@@ -773,6 +773,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--eval-every", type=int, default=250)
     parser.add_argument("--init", default=None, help="warm start: a checkpoint or head folder")
     parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more caches whose shards to train on")
+    parser.add_argument(
+        "--real-repeat",
+        type=int,
+        default=REAL_REPEAT,
+        help="times a real-handwriting shard (real_*) is seen per epoch of the rendered ones",
+    )
     parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
     parser.add_argument("--blocks", type=int, default=None, help="grow a warm-started head to this many context blocks")
     parser.add_argument("--blend-with", default=None, help="export: average with this head folder or checkpoint")
@@ -807,6 +813,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             hidden=args.hidden,
             device=args.device,
             grow={"blocks": args.blocks} if args.blocks else None,
+            real_repeat=args.real_repeat,
         )
     if args.stage == "export":
         blend = (Path(args.blend_with), args.blend) if args.blend_with else None
