@@ -781,6 +781,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
     parser.add_argument("--blocks", type=int, default=None, help="grow a warm-started head to this many context blocks")
+    parser.add_argument(
+        "--frames", type=int, default=None, help="a warm-started head read at this many CTC frames per stride-8 column"
+    )
     parser.add_argument("--blend-with", default=None, help="export: average with this head folder or checkpoint")
     parser.add_argument("--blend", type=float, default=0.5, help="export: the checkpoint's share of the average")
     args = parser.parse_args(argv)
@@ -812,7 +815,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra=args.extra,
             hidden=args.hidden,
             device=args.device,
-            grow={"blocks": args.blocks} if args.blocks else None,
+            grow=({"blocks": args.blocks} if args.blocks else {}) | ({"frames": args.frames} if args.frames else {})
+            or None,
             real_repeat=args.real_repeat,
         )
     if args.stage == "export":

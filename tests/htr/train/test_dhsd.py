@@ -105,7 +105,8 @@ def test_extract_unpacks_a_bare_repository(tmp_path: Path, dataset: Path) -> Non
     run("init", "-q")
     run("add", ".")
     run("commit", "-qm", "words")
-    commit = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True)
+    commit = head.stdout.strip()
     dest = dhsd.extract(work / ".git", tmp_path / "out", commit)
     manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["commit"] == commit and manifest["licence"] == dhsd.LICENCE
