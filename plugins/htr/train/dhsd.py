@@ -59,7 +59,11 @@ DATA_DIR = Path.home() / ".cache" / "fusionbrain" / "dhsd"
 # Seven whole writers (every fifth id), about 1,100 images: the real dev set, never trained on.
 HELDOUT_WRITERS = (5, 10, 15, 20, 25, 30, 35)
 INK_FLOOR = 24  # of 255: paper noise below this is no ink
-DISTORT_SHARE = 0.6  # images also slanted, squeezed and warped like the font renderer's words
+DISTORT_SHARE = 0.6
+MISFIT_RULE = (
+    "dropped: training images whose open reading (prefix beam, no lexicon) by a head trained on them has a CER"
+    " against the folded label above the threshold"
+)  # images also slanted, squeezed and warped like the font renderer's words
 
 
 @dataclass(frozen=True)
@@ -344,13 +348,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from plugins.htr.train.fit import build_trunk
 
         found = misfits(args.misfits, args.cache, train, build_trunk(args.trunk), args.threshold)
-        (args.cache / "misfits.json").write_text(json.dumps(found, ensure_ascii=False, indent=1) + "\n")
+        record = {"rule": MISFIT_RULE, "threshold": args.threshold, "head": str(args.misfits), "misfits": found}
+        (args.cache / "misfits.json").write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n")
         print(json.dumps({"misfits": len(found), "of": len(train), "written": str(args.cache / "misfits.json")}))
         return 0
     if args.drop:
-        names = set(json.loads(args.drop.read_text(encoding="utf-8")))
-        summary["rows_left_out"] = drop_words(args.cache, args.to, train, names)
-        summary["images_dropped"] = len(names)
+        record = json.loads(args.drop.read_text(encoding="utf-8"))
+        summary["rows_left_out"] = drop_words(args.cache, args.to, train, set(record["misfits"]))
+        summary["images_dropped"] = len(record["misfits"])
+        kept = {k: record[k] for k in ("rule", "threshold", "head")} | {"images": len(record["misfits"])}
+        (args.to / "misfits_dropped.json").write_text(json.dumps(kept | {"of": len(train)}) + "\n")
     if args.produce:
         import torch
 

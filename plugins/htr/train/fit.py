@@ -66,6 +66,10 @@ DEFAULT_SHARDS = 160  # 40,960 rendered crops
 DEFAULT_STEPS = 6000  # from scratch
 DEFAULT_STEPS_WARM = 3000  # warm-started from the shipped head
 DEFAULT_PEN_SHARE = 0.5
+LICENCE = (
+    "CC BY-SA 4.0: the head descends from one trained on CoMNIST letters (CC BY-SA 4.0, share-alike);"
+    " DHSD words (CC BY 4.0) ask for attribution, which data.real_words gives"
+)
 REAL_REPEAT = 4  # real handwriting (when given) is seen this many times per epoch of rendered words
 
 
@@ -483,7 +487,7 @@ def export(
 
     from core.heads import write_card
     from plugins.htr.model import HtrHead
-    from plugins.htr.train import comnist, handfonts
+    from plugins.htr.train import comnist, dhsd, handfonts
     from plugins.htr.train.fontsource import FONT_DIR
     from plugins.htr.train.render import FONT_PACKAGES, find_fonts
 
@@ -513,6 +517,12 @@ def export(
     glue_shares = sorted({m.get("glue_share", 0.0) for m in mixes})
     letters = comnist.DATA_DIR / "manifest.json"
     letters = json.loads(letters.read_text(encoding="utf-8")) if any(glue_shares) and letters.exists() else {}
+    dhsd_shards = [p for p in shards if p.name.startswith("real_dhsd_")]
+    words_manifest = dhsd.DATA_DIR / "manifest.json"
+    real_words = (
+        json.loads(words_manifest.read_text(encoding="utf-8")) if dhsd_shards and words_manifest.exists() else {}
+    )
+    dropped = [d / "misfits_dropped.json" for d in (cache, *extra) if (d / "misfits_dropped.json").exists()]
     blocks = state["config"].get("blocks", 1)
     more = f" + {blocks - 1} grouped residual conv blocks" if blocks > 1 else ""
     card = {
@@ -535,8 +545,15 @@ def export(
                 + (", words glued from real handwritten CoMNIST letters" if letters else "")
                 + ")"
                 + (
+                    " + real handwritten words (DHSD's training writers, in copybook crops and as scanned)"
+                    if real_words
+                    else ""
+                )
+                + (
                     " + real handwriting images"
                     if real
+                    else ""
+                    if real_words
                     else "; no handwriting word images"
                     if letters
                     else "; no handwriting images"
@@ -581,7 +598,21 @@ def export(
             }
             if letters
             else {},
+            "real_words": {
+                "name": real_words["name"],
+                "source": real_words["source"],
+                "commit": real_words["commit"],
+                "licence": real_words["licence"],
+                "fetch": "python -m plugins.htr.train.dhsd --git-dir <bare clone of nauman-riaz/DHSD>",
+                "crops": sum(len(np.load(p)["texts"]) for p in dhsd_shards),
+                "held_out_writers": list(dhsd.HELDOUT_WRITERS),
+                "labels": "umlauts and Latin diacritics folded into the charset (plugins.htr.train.dhsd.fold)",
+                "dropped": [json.loads(p.read_text(encoding="utf-8")) for p in dropped],
+            }
+            if real_words
+            else {},
         },
+        "licence": LICENCE,
         "steps": state["step"],
         "seed": seed,
         "blend": {"with": str(blend[0]), "alpha": blend[1]} if blend is not None else None,
