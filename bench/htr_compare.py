@@ -90,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--blend", nargs=2, default=None, metavar=("START", "ALPHAS"))
     parser.add_argument("--fb", type=Path, default=REPO.parent / "shared" / "data" / "fb_sample")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--maps", type=Path, default=None, help="keep the sets' trunk maps in this file (reused)")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     trunk = load_trunk(TrunkConfig())
@@ -104,7 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "dhsd_copybook": htr_dhsd.DEFAULT_SET / "copybook" / "input",
         "fb": args.fb / "input",
     }
-    maps = {name: set_maps(path, trunk) for name, path in sets.items()}
+    if args.maps is not None and args.maps.exists():
+        maps = torch.load(args.maps, weights_only=False)
+    else:
+        maps = {name: set_maps(path, trunk) for name, path in sets.items()}
+        if args.maps is not None:
+            torch.save(maps, args.maps)
     decoder = LexiconDecoder(default_lexicon())
     heads = [(h, None) for h in args.heads]
     if args.blend:

@@ -343,7 +343,7 @@ def train(
     hidden: int = 96,
     device: str = "cpu",
     progress: bool = True,
-    real_repeat: int = REAL_REPEAT,
+    real_repeat: float = REAL_REPEAT,
     grow: Mapping[str, int] | None = None,
 ) -> None:
     """Train on the shards of ``cache`` and of the ``extra`` caches; dev and checkpoint live in ``cache``.
@@ -413,7 +413,11 @@ def train(
                 data = load_shards(shards)
                 n_loaded = len(shards)
             real = np.flatnonzero(data["real"])
-            order = rng.permutation(np.concatenate([np.arange(len(data["texts"]))] + [real] * (real_repeat - 1)))
+            base = np.arange(len(data["texts"]))
+            if real_repeat < 1:  # a share of the real samples this epoch, drawn afresh each epoch
+                base = np.setdiff1d(base, rng.choice(real, round(len(real) * (1 - real_repeat)), replace=False))
+            repeats = [real] * (int(real_repeat) - 1)
+            order = rng.permutation(np.concatenate([base, *repeats]))
             pos = 0
         idx = np.sort(order[pos : pos + batch])
         pos += batch
@@ -806,9 +810,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more caches whose shards to train on")
     parser.add_argument(
         "--real-repeat",
-        type=int,
+        type=float,
         default=REAL_REPEAT,
-        help="times a real-handwriting shard (real_*) is seen per epoch of the rendered ones",
+        help="times a real-handwriting shard (real_*) is seen per epoch of the rendered ones (below 1: that share)",
     )
     parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
     parser.add_argument("--blocks", type=int, default=None, help="grow a warm-started head to this many context blocks")
