@@ -350,7 +350,8 @@ def train(
 
     ``init`` warm-starts from a checkpoint or a head folder (``load_init``), optionally
     grown by ``grow`` (e.g. ``{"blocks": 3}``: more residual context blocks). Real
-    handwriting shards (``real_*``) are seen ``real_repeat`` times per epoch.
+    handwriting shards (``real_*``) are seen ``real_repeat`` times per epoch (below 1: that share of
+    them, drawn afresh each epoch).
     Logs seconds per 1k steps at every evaluation.
     """
     import torch
@@ -412,12 +413,7 @@ def train(
             if len(shards) != n_loaded:
                 data = load_shards(shards)
                 n_loaded = len(shards)
-            real = np.flatnonzero(data["real"])
-            base = np.arange(len(data["texts"]))
-            if real_repeat < 1:  # a share of the real samples this epoch, drawn afresh each epoch
-                base = np.setdiff1d(base, rng.choice(real, round(len(real) * (1 - real_repeat)), replace=False))
-            repeats = [real] * (int(real_repeat) - 1)
-            order = rng.permutation(np.concatenate([base, *repeats]))
+            order = epoch_order(data["real"], real_repeat, rng)
             pos = 0
         idx = np.sort(order[pos : pos + batch])
         pos += batch
@@ -470,6 +466,16 @@ def train(
                 bar.write(f"step {step}: dev {scores} train samples {len(data['texts'])}, {per_1k:.0f} s/1k steps")
             clock, clock_step = time.perf_counter(), step
     bar.close()
+
+
+def epoch_order(real: np.ndarray, real_repeat: float, rng: np.random.Generator) -> np.ndarray:
+    """One epoch's sample order: every sample once, the real ones (``real``, a mask) ``real_repeat``
+    times; below 1, that share of the real samples, drawn afresh each epoch."""
+    base = np.arange(len(real))
+    marked = np.flatnonzero(real)
+    if real_repeat < 1:
+        base = np.setdiff1d(base, rng.choice(marked, round(len(marked) * (1 - real_repeat)), replace=False))
+    return rng.permutation(np.concatenate([base, *[marked] * (int(real_repeat) - 1)]))
 
 
 def export(

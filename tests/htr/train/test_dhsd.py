@@ -111,3 +111,13 @@ def test_extract_unpacks_a_bare_repository(tmp_path: Path, dataset: Path) -> Non
     manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["commit"] == commit and manifest["licence"] == dhsd.LICENCE
     assert manifest["images"] == 16 and manifest["writers"] == 4
+
+
+def test_epoch_order_repeats_or_thins_the_real_samples() -> None:
+    real = np.array([False] * 6 + [True] * 10)
+    rng = np.random.default_rng(0)
+    twice = fit.epoch_order(real, 2, rng)
+    assert len(twice) == 26 and np.bincount(twice).tolist() == [1] * 6 + [2] * 10
+    share = fit.epoch_order(real, 0.3, rng)
+    assert len(share) == 9 and set(range(6)) <= set(share.tolist()) and len(set(share.tolist())) == 9
+    assert sorted(fit.epoch_order(real, 1, rng).tolist()) == list(range(16))
