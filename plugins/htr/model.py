@@ -32,11 +32,18 @@ class HtrHead(nn.Module):
         width: int = 96,
         hidden: int = 96,
         blocks: int = 1,
+        frames: int = 1,
     ) -> None:
         super().__init__()
         self.config = {"c8": c8, "c16": c16, "num_classes": num_classes, "rows": rows, "width": width, "hidden": hidden}
         if blocks != 1:  # heads saved before ``blocks`` existed have one context block
             self.config["blocks"] = blocks
+        # CTC frames per stride-8 column: 2 reads a 64 x 256 crop in 64 frames (the sequence linearly
+        # resampled before the context and the BiLSTM), room for long words squeezed into the crop.
+        # No new weights: a 1-frame head warm-starts a 2-frame one.
+        self.frames = frames
+        if frames != 1:
+            self.config["frames"] = frames
         self.norm8 = nn.BatchNorm2d(c8, affine=False)
         self.norm16 = nn.BatchNorm2d(c16, affine=False)
         self.mix = nn.Sequential(
@@ -73,6 +80,10 @@ class HtrHead(nn.Module):
         x = self.mix(torch.cat([self.norm8(s8.float()), up], dim=1))  # [B, width, rows, T]
         b, c, h, t = x.shape
         seq = self.fold(x.permute(0, 3, 1, 2).reshape(b, t, c * h))  # [B, T, 2 * hidden]
+        if self.frames != 1:
+            seq = nn.functional.interpolate(
+                seq.transpose(1, 2), scale_factor=self.frames, mode="linear", align_corners=False
+            ).transpose(1, 2)
         seq = seq + self.context(seq.transpose(1, 2)).transpose(1, 2)
         for block in self.more:
             seq = seq + block(seq.transpose(1, 2)).transpose(1, 2)

@@ -67,6 +67,10 @@ DEFAULT_SHARDS = 160  # 40,960 rendered crops
 DEFAULT_STEPS = 6000  # from scratch
 DEFAULT_STEPS_WARM = 3000  # warm-started from the shipped head
 DEFAULT_PEN_SHARE = 0.5
+LICENCE = (
+    "CC BY-SA 4.0: the head descends from one trained on CoMNIST letters (CC BY-SA 4.0, share-alike);"
+    " DHSD words (CC BY 4.0) ask for attribution, which data.real_words gives"
+)
 REAL_REPEAT = 4  # real handwriting (when given) is seen this many times per epoch of rendered words
 
 
@@ -340,14 +344,15 @@ def train(
     hidden: int = 96,
     device: str = "cpu",
     progress: bool = True,
-    real_repeat: int = REAL_REPEAT,
+    real_repeat: float = REAL_REPEAT,
     grow: Mapping[str, int] | None = None,
 ) -> None:
     """Train on the shards of ``cache`` and of the ``extra`` caches; dev and checkpoint live in ``cache``.
 
     ``init`` warm-starts from a checkpoint or a head folder (``load_init``), optionally
     grown by ``grow`` (e.g. ``{"blocks": 3}``: more residual context blocks). Real
-    handwriting shards (``real_*``) are seen ``real_repeat`` times per epoch.
+    handwriting shards (``real_*``) are seen ``real_repeat`` times per epoch (below 1: that share of
+    them, drawn afresh each epoch).
     Logs seconds per 1k steps at every evaluation.
     """
     import torch
@@ -409,8 +414,7 @@ def train(
             if len(shards) != n_loaded:
                 data = load_shards(shards)
                 n_loaded = len(shards)
-            real = np.flatnonzero(data["real"])
-            order = rng.permutation(np.concatenate([np.arange(len(data["texts"]))] + [real] * (real_repeat - 1)))
+            order = epoch_order(data["real"], real_repeat, rng)
             pos = 0
         idx = np.sort(order[pos : pos + batch])
         pos += batch
@@ -465,6 +469,16 @@ def train(
     bar.close()
 
 
+def epoch_order(real: np.ndarray, real_repeat: float, rng: np.random.Generator) -> np.ndarray:
+    """One epoch's sample order: every sample once, the real ones (``real``, a mask) ``real_repeat``
+    times; below 1, that share of the real samples, drawn afresh each epoch."""
+    base = np.arange(len(real))
+    marked = np.flatnonzero(real)
+    if real_repeat < 1:
+        base = np.setdiff1d(base, rng.choice(marked, round(len(marked) * (1 - real_repeat)), replace=False))
+    return rng.permutation(np.concatenate([base, *[marked] * (int(real_repeat) - 1)]))
+
+
 def export(
     cache: Path,
     out_dir: Path,
@@ -484,7 +498,7 @@ def export(
 
     from core.heads import write_card
     from plugins.htr.model import HtrHead
-    from plugins.htr.train import comnist, handfonts
+    from plugins.htr.train import comnist, dhsd, handfonts
     from plugins.htr.train.fontsource import FONT_DIR
     from plugins.htr.train.render import FONT_PACKAGES, find_fonts
 
@@ -514,6 +528,12 @@ def export(
     glue_shares = sorted({m.get("glue_share", 0.0) for m in mixes})
     letters = comnist.DATA_DIR / "manifest.json"
     letters = json.loads(letters.read_text(encoding="utf-8")) if any(glue_shares) and letters.exists() else {}
+    dhsd_shards = [p for p in shards if p.name.startswith("real_dhsd_")]
+    words_manifest = dhsd.DATA_DIR / "manifest.json"
+    real_words = (
+        json.loads(words_manifest.read_text(encoding="utf-8")) if dhsd_shards and words_manifest.exists() else {}
+    )
+    dropped = [d / "misfits_dropped.json" for d in (cache, *extra) if (d / "misfits_dropped.json").exists()]
     blocks = state["config"].get("blocks", 1)
     more = f" + {blocks - 1} grouped residual conv blocks" if blocks > 1 else ""
     card = {
@@ -536,8 +556,15 @@ def export(
                 + (", words glued from real handwritten CoMNIST letters" if letters else "")
                 + ")"
                 + (
+                    " + real handwritten words (DHSD's training writers, in copybook crops and as scanned)"
+                    if real_words
+                    else ""
+                )
+                + (
                     " + real handwriting images"
                     if real
+                    else ""
+                    if real_words
                     else "; no handwriting word images"
                     if letters
                     else "; no handwriting images"
@@ -582,7 +609,21 @@ def export(
             }
             if letters
             else {},
+            "real_words": {
+                "name": real_words["name"],
+                "source": real_words["source"],
+                "commit": real_words["commit"],
+                "licence": real_words["licence"],
+                "fetch": "python -m plugins.htr.train.dhsd --git-dir <bare clone of nauman-riaz/DHSD>",
+                "crops": sum(len(np.load(p)["texts"]) for p in dhsd_shards),
+                "held_out_writers": list(dhsd.HELDOUT_WRITERS),
+                "labels": "umlauts and Latin diacritics folded into the charset (plugins.htr.train.dhsd.fold)",
+                "dropped": [json.loads(p.read_text(encoding="utf-8")) for p in dropped],
+            }
+            if real_words
+            else {},
         },
+        "licence": LICENCE,
         "steps": state["step"],
         "seed": seed,
         "blend": {"with": str(blend[0]), "alpha": blend[1]} if blend is not None else None,
@@ -774,8 +815,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--eval-every", type=int, default=250)
     parser.add_argument("--init", default=None, help="warm start: a checkpoint or head folder")
     parser.add_argument("--extra", type=Path, nargs="*", default=[], help="more caches whose shards to train on")
+    parser.add_argument(
+        "--real-repeat",
+        type=float,
+        default=REAL_REPEAT,
+        help="times a real-handwriting shard (real_*) is seen per epoch of the rendered ones (below 1: that share)",
+    )
     parser.add_argument("--hidden", type=int, default=96, help="BiLSTM width of a head trained from scratch")
     parser.add_argument("--blocks", type=int, default=None, help="grow a warm-started head to this many context blocks")
+    parser.add_argument(
+        "--frames", type=int, default=None, help="a warm-started head read at this many CTC frames per stride-8 column"
+    )
     parser.add_argument("--blend-with", default=None, help="export: average with this head folder or checkpoint")
     parser.add_argument("--blend", type=float, default=0.5, help="export: the checkpoint's share of the average")
     args = parser.parse_args(argv)
@@ -807,7 +857,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra=args.extra,
             hidden=args.hidden,
             device=args.device,
-            grow={"blocks": args.blocks} if args.blocks else None,
+            grow=({"blocks": args.blocks} if args.blocks else {}) | ({"frames": args.frames} if args.frames else {})
+            or None,
+            real_repeat=args.real_repeat,
         )
     if args.stage == "export":
         blend = (Path(args.blend_with), args.blend) if args.blend_with else None
