@@ -80,8 +80,8 @@ def read(head, maps, decoder) -> tuple[dict[str, str], dict[str, str]]:  # noqa:
 def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
-    from bench import htr_dhsd, htr_hands, htr_heldout
     import registry
+    from bench import htr_dhsd, htr_hands, htr_heldout
     from core.trunk import TrunkConfig, load_trunk
     from plugins.htr.lexdecode import LexiconDecoder
     from plugins.htr.lexicon import default_lexicon

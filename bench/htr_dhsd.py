@@ -105,8 +105,8 @@ def open_readings(outputs: Sequence[tuple]) -> dict[str, str]:
 def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
-    from bench.htr_hands import decode_outputs, head_outputs
     import registry
+    from bench.htr_hands import decode_outputs, head_outputs
     from core.trunk import TrunkConfig, load_trunk
     from plugins.htr.lexdecode import LexiconDecoder
     from plugins.htr.lexicon import default_lexicon
