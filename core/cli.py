@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from core.engines import ENGINES
 from core.errors import ProjectError
+from core.request import ENGINES
 from core.task import Task
 
 if TYPE_CHECKING:
@@ -264,8 +264,7 @@ def collect_registry(pm: Any, discovery: Discovery, args: argparse.Namespace, op
 def request_from_args(args: argparse.Namespace, options: PluginOptions, registry: Registry) -> RunRequest:
     """The ``RunRequest`` of parsed ``run.py`` options; ``options``: the plugins' share (``plugin_options``);
     ``registry``: what the plugins registered (``collect_registry``)."""
-    from core.engines import RayOptions
-    from core.request import RunRequest
+    from core.request import RayOptions, RunRequest
 
     trunk = trunk_config(args)
     detector = detector_config(args)

@@ -91,7 +91,7 @@ def count(
     is the default ``--detector`` of ``registry``.
     """
     shared = trunk.num_parameters()
-    users = [task.name for task in tasks if getattr(task.info, "needs_detector", False)]
+    users = [task.info.name for task in tasks if getattr(task.info, "needs_detector", False)]
     if users and detector is None:
         from core.detector import DetectorConfig
         from core.detector.loader import load_detector
@@ -101,7 +101,7 @@ def count(
     per_task = {}
     for task in tasks:
         task.setup(SetupContext(trunk, lambda name: detector))
-        per_task[task.name] = task_parameters(task, trunk)  # the detector is not the task's own: counted below
+        per_task[task.info.name] = task_parameters(task, trunk)  # the detector is not the task's own: counted below
     own_detector = _detector_parameters(detector) if users else 0
     total = shared + own_detector + sum(per_task.values())
     return {
@@ -237,7 +237,7 @@ def ablate(
             if info.folder not in scores["none"]:
                 continue  # no gold file for it in this set
             files = [find_prediction_file(outs[k], info) for k in ("none", "random")]
-            same = all(files) and files[0].read_bytes() == files[1].read_bytes()  # type: ignore[union-attr]
+            same = all(files) and files[0].read_bytes() == files[1].read_bytes()  # type: ignore[union-attr]  # all(files): no None
             with_trunk, without = (float(scores[k][info.folder]["score"]) for k in ("none", "random"))
             rows.append(AblationRow(info.name, info.folder, with_trunk, without, same))
     return Ablation(set_dir, trunk, threads, tuple(rows), scores["none"]["S"], scores["random"]["S"])

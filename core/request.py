@@ -16,12 +16,35 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from core.detector import DetectorConfig
-from core.engines import ENGINES, RayOptions
 from core.errors import ProjectError
 from core.factories import Registry
 from core.trunk_types import TrunkConfig
 
 OptionsT = TypeVar("OptionsT")
+
+ENGINES = ("local", "ray")
+
+
+@dataclass(frozen=True, slots=True)
+class RayOptions:
+    """How to use Ray (``run.py --engine ray`` flags).
+
+    :param address: a running cluster (``auto``, ``HOST:6379``, ``ray://HOST:10001``);
+        ``None`` starts a local Ray on this machine (unless one is already initialised).
+    :param workers: actors; 0 = as many as the cluster's CPUs (and GPUs) hold.
+    :param threads: torch CPU threads (and Ray CPUs) per actor; 0 = this machine's cores
+        divided among the workers for a local Ray, else 1.
+    :param gpus_per_worker: GPUs each actor reserves (fractions share a GPU).
+    :param shard_batches: consecutive batches per shard (the unit of work and of retry).
+    :param max_attempts: tries per shard before it gets fallbacks.
+    """
+
+    address: str | None = None
+    workers: int = 0
+    threads: int = 0
+    gpus_per_worker: float = 0.0
+    shard_batches: int = 1
+    max_attempts: int = 3
 
 
 def _frozen(values: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -49,7 +72,7 @@ class PluginConfig:
         """The plugin's options as its own typed dataclass ``cls``: each field takes the value of the
         flag ``--<prefix>-<field>`` (argparse name ``<prefix>_<field>``); the field's default when
         that flag was not added (another command's parser) or is None."""
-        values = {f.name: self.options.get(f"{prefix}_{f.name}") for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        values = {f.name: self.options.get(f"{prefix}_{f.name}") for f in dataclasses.fields(cls)}  # type: ignore[arg-type]  # fields() checks cls
         return cls(**{name: value for name, value in values.items() if value is not None})
 
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from core.errors import InputError, PluginError
 from core.stop import RunControl, Stop
@@ -529,7 +529,7 @@ def divided_threads(workers: int) -> Iterator[None]:
         torch.set_num_threads(total)
 
 
-def _confined(root: Path | None):  # type: ignore[no-untyped-def]
+def _confined(root: Path | None):
     from core.io import confined
 
     return confined(root)
@@ -576,7 +576,8 @@ def setup_task(
     control = control if control is not None else RunControl()
     try:
         with control.interruptible():
-            task.setup(setup_context(task, trunk, report, detector, strict=strict))
+            # None only for a task that declares needs_trunk=False (its setup takes SetupContext[Trunk | None])
+            task.setup(cast("SetupContext[Trunk]", setup_context(task, trunk, report, detector, strict=strict)))
     except Stop as exc:
         log.warning("%s: %s during setup; every sample gets the fallback", task.info.name, exc.reason)
         report.errors.append(f"setup: stopped ({exc.reason})")
@@ -800,7 +801,8 @@ def solve_batch(
 
     try:
         with torch.inference_mode():
-            raw = task.predict(task.preprocess(batch, trunk), trunk)
+            given = cast("Trunk", trunk)  # None only for a task that declares needs_trunk=False
+            raw = task.predict(task.preprocess(batch, given), given)
         predictions = task.postprocess(raw, batch)
         if len(predictions) != len(batch):
             raise PluginError(

@@ -60,7 +60,7 @@ def _silence(fd: int) -> None:
         os.close(null)
 
 
-class QuietStreamHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class QuietStreamHandler(logging.StreamHandler):  # type: ignore[type-arg]  # generic only in typeshed
     """A ``StreamHandler`` that stops writing, silently, at the first failure of its stream."""
 
     def emit(self, record: logging.LogRecord) -> None:

@@ -146,6 +146,7 @@ class RunContext:
 
 
 T = TypeVar("T", covariant=True)
+TrunkT = TypeVar("TrunkT")
 
 
 class DetectorSource(Protocol):
@@ -182,10 +183,10 @@ class SetupContext(Generic[T]):
         """
         return self.detectors(name)
 
-    @classmethod
-    def with_detector(cls, trunk: T, detector: Detector | None) -> SetupContext[T]:
+    @staticmethod
+    def with_detector(trunk: TrunkT, detector: Detector | None) -> SetupContext[TrunkT]:
         """A context whose ``detector(name)`` is ``detector`` whatever the name (scripts, tests)."""
-        return cls(trunk, lambda name: detector)
+        return SetupContext(trunk, lambda name: detector)
 
 
 S = TypeVar("S", bound=Sample)

@@ -312,11 +312,11 @@ def assert_detector_conforms(detector: Any, images: Sequence[Any] = ()) -> list[
     return found
 
 
-def _check_detections(det: Any, width: int, height: int, num_classes: int, detections_type: type) -> None:
+def _check_detections(det: Any, width: int, height: int, num_classes: int, detections_type: Any) -> None:
     import numpy as np
 
     assert isinstance(det, detections_type), f"detect() must give core.detector.Detections, got {type(det).__name__}"
-    boxes, scores, labels = det
+    boxes, scores, labels = det.boxes, det.scores, det.labels
     n = len(scores)
     assert boxes.dtype == np.float32 and boxes.shape == (n, 4), (
         f"boxes must be float32 [N, 4], got {boxes.dtype} {boxes.shape}"

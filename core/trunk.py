@@ -234,7 +234,7 @@ class Trunk:
             raise TrunkError(f"levels must be at least 1, got {levels}")
         with self._autocast():
             if levels is not None and self._stops_early:
-                fm = self._backend.image_feature_maps(self._in(pixels), levels=levels)  # type: ignore[call-arg]
+                fm = self._backend.image_feature_maps(self._in(pixels), levels=levels)  # type: ignore[call-arg]  # _stops_early: it takes levels
             else:
                 fm = self._backend.image_feature_maps(self._in(pixels))
         maps, strides = fm.maps[:levels], fm.strides[:levels]
@@ -251,7 +251,7 @@ class Trunk:
         """
         if not self.can_pool_regions:
             raise TrunkError(f"{type(self._backend).__name__} cannot project pooled region features")
-        backend: RegionPooling = self._backend  # type: ignore[assignment]
+        backend: RegionPooling = self._backend  # type: ignore[assignment]  # can_pool_regions checked it
         source = pooled
         with self._autocast():
             x = self._in(pooled)
@@ -297,7 +297,7 @@ class Trunk:
         ):
             yield
 
-    def _ablate(self, features: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
+    def _ablate(self, features: torch.Tensor, source: torch.Tensor | Sequence[torch.Tensor]) -> torch.Tensor:
         if self.config.ablation == "none":
             return features
         return random_like_from(features, source)
@@ -401,6 +401,7 @@ def load_trunk(config: TrunkConfig, registry: TrunkBackends) -> Trunk:
     device = resolve_device(config.device)  # before building: a bad device fails fast
     autocast_dtype(device, config.precision)
     backend = registry.trunk_backend(config.backend)(config)
-    if not callable(getattr(backend, "to", None)):
+    to = getattr(backend, "to", None)
+    if not callable(to):
         raise TrunkError(f"trunk backend {config.backend!r} built a {type(backend).__name__}, not an nn.Module")
-    return Trunk(backend.to(device), config)
+    return Trunk(to(device), config)

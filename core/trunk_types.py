@@ -121,7 +121,8 @@ class TrunkConfig:
         backend = parts[0] or "default"
         if len(parts) > 4 or not backend.isidentifier():
             raise TrunkError(f"bad trunk spec {spec!r}: use 'NAME[:MODEL[:PRETRAINED[:TEXT_DIR]]]'")
-        return cls(backend, *parts[1:], device=device, precision=precision, ablation=ablation)
+        fields = dict(zip(("model_name", "pretrained", "text_tower_dir"), parts[1:], strict=False))
+        return cls(backend, **fields, device=device, precision=precision, ablation=ablation)
 
 
 #: What ``register_trunk_backends`` registers under a name: the config in, an unfrozen backend

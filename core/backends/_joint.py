@@ -64,7 +64,7 @@ class ProjectionJoint(nn.Module):
         return {k: v for k, v in self.state_dict().items() if not k.startswith("bridge.")}
 
 
-def load_projection(path: Path, *, tower, bridge: BridgeJoint) -> ProjectionJoint:  # type: ignore[no-untyped-def]
+def load_projection(path: Path, *, tower, bridge: BridgeJoint) -> ProjectionJoint:
     """Load a projection file made for ``tower`` (``TrunkError`` if it was made for another).
 
     Checked against its card beside it (``<name>.json``, when there is one; ``core.weights``):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from core import hookimpl
 from core.errors import TrunkError
@@ -22,7 +22,7 @@ def default(config: TrunkConfig) -> TrunkBackend:
         )
     from core.backends.default import build_default_backend
 
-    return build_default_backend(config)  # type: ignore[return-value]
+    return cast("TrunkBackend", build_default_backend(config))  # its towers type as nn.Module
 
 
 def openclip(config: TrunkConfig) -> TrunkBackend:
@@ -30,7 +30,7 @@ def openclip(config: TrunkConfig) -> TrunkBackend:
     (``core/backends/openclip.py``, which says what is missing); never downloads."""
     from core.backends.openclip import build_openclip_backend
 
-    return build_openclip_backend(config)  # type: ignore[return-value]
+    return cast("TrunkBackend", build_openclip_backend(config))
 
 
 @hookimpl

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from core.detector import Detector, DetectorConfig, DetectorError
 
 if TYPE_CHECKING:
-    from core.detector import DetectorFactories
+    from core.detector import DetectorFactories, DetectorFactory
 
 __all__ = ["Detectors", "Serialized", "load_detector"]
 
@@ -43,7 +43,7 @@ class Detectors:
         :param registry: the registered detectors a name is looked up in.
         :param factory: builds a detector from its config instead (tests)."""
         self.config = default
-        self._factory = factory or functools.partial(load_detector, registry=registry)
+        self._factory = factory or functools.partial(load_detector, registry=registry or _Unregistered())
         self._lock = threading.Lock()
         self._built: dict[DetectorConfig, Detector] = {}
         self._errors: dict[DetectorConfig, BaseException] = {}
@@ -86,6 +86,13 @@ class Detectors:
             return detector
         with self._lock:
             return self._serialized.setdefault(self.config_of(spec), Serialized(detector))
+
+
+class _Unregistered:
+    """No detector registered: every name is unknown."""
+
+    def detector(self, name: str) -> DetectorFactory:
+        raise DetectorError(f"unknown detector {name!r}; available: none")
 
 
 class Serialized:

@@ -271,7 +271,7 @@ class NanoDet:
         return sum(p.numel() for p in self._net.parameters())
 
     def detect(self, images: Sequence[np.ndarray | Image.Image], *, input_size: int | None = None) -> list[Detections]:
-        size, out = check_input_size(input_size or self.config.input_size or INPUT_SIZE), []
+        size, out = check_input_size(input_size or self.config.input_size or INPUT_SIZE), list[Detections]()
         for start in range(0, len(images), self.config.batch_size):
             chunk = [rgb_array(image) for image in images[start : start + self.config.batch_size]]
             inputs, boxes = zip(*(letterbox(image, size) for image in chunk), strict=True) if chunk else ((), ())

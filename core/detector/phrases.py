@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -32,7 +32,13 @@ if TYPE_CHECKING:
     import torch
 
     from core.detector import ClassNames
-    from core.trunk import Trunk
+
+
+class TextEmbedder(Protocol):
+    """What ``class_embeddings`` needs of the trunk (``core.trunk.Trunk`` is one)."""
+
+    def embed_texts(self, texts: Sequence[str]) -> torch.Tensor: ...
+
 
 # Each class is the mean of these prompts' embeddings (open_clip-style prompt ensembling).
 # None of them is the bare name, which is what a phrase's core often is.
@@ -243,7 +249,7 @@ def pool_class_prompts(emb: torch.Tensor, n_classes: int) -> torch.Tensor:
     return mean / mean.norm(dim=-1, keepdim=True).clamp(min=1e-6)
 
 
-def class_embeddings(trunk: Trunk, classes: ClassNames) -> torch.Tensor:
+def class_embeddings(trunk: TextEmbedder, classes: ClassNames) -> torch.Tensor:
     """``[C, D]`` unit vectors: each class's English and Russian prompts, embedded and averaged."""
     import torch
 
@@ -291,7 +297,7 @@ def class_match(query_emb: Sequence[torch.Tensor], together: Sequence[int], clas
         sims = cos[:k].mean(dim=0)
         if len(q) > k:
             sims = sims.maximum(cos[k:].max(dim=0).values)
-        sims = sims.float().numpy()
-        top = np.argsort(-sims, kind="stable")[:2]
-        out.append(ClassMatch(int(top[0]), float(sims[top[0]]), float(sims[top[0]] - sims[top[1]])))
+        values = sims.float().numpy()
+        top = np.argsort(-values, kind="stable")[:2]
+        out.append(ClassMatch(int(top[0]), float(values[top[0]]), float(values[top[0]] - values[top[1]])))
     return out

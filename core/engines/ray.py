@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.engines import RayOptions
 from core.errors import ProjectError
+from core.request import RayOptions
 from core.runner import (
     Observer,
     Planned,

@@ -193,7 +193,7 @@ def _open_beneath(root: str, path: Path | str, *, want: str) -> tuple[int, tuple
         raise InputError(f"cannot read the input folder {root}: {exc.strerror or exc}", path) from exc
     except (UnicodeError, ValueError) as exc:
         raise InputError(f"refused: not a usable file name ({exc})", path) from exc
-    stack, names, hops = [root_fd], [], 0
+    stack, names, hops = [root_fd], list[bytes](), 0
     try:
         while parts:
             comp = parts.pop(0)

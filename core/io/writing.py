@@ -130,7 +130,7 @@ def remove_abandoned(folder: Path) -> list[Path]:
     """Remove the temporary files ``write_json_atomic`` left in ``folder`` when its process died
     (killed before its rename); the files of live writers, and every other file, are left alone.
     Returns what was removed (each logged)."""
-    removed = []
+    removed: list[Path] = []
     try:
         names = os.listdir(folder)
     except OSError:

@@ -36,8 +36,8 @@ _DO_FIRST = ("for_in_clause",)
 def _span(node: Node) -> Span:
     span = getattr(node, "span", None)  # the legacy parser's nodes carry it precomputed
     if span is not None:
-        return span  # type: ignore[no-any-return]
-    return (tuple(node.start_point), tuple(node.end_point))  # type: ignore[return-value]
+        return span
+    return (tuple(node.start_point), tuple(node.end_point))
 
 
 def _is_token(node: Node) -> bool:
@@ -104,14 +104,14 @@ def _assign_pairs(node: Node) -> tuple[list[Node], list[Node]]:
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     # ``left``/``right`` may be None here; the AttributeError then empties the whole DFG,
     # exactly as in the reference.
-    left_nodes = [x for x in left.children if x.type != ","]  # type: ignore[union-attr]
-    right_nodes = [x for x in right.children if x.type != ","]  # type: ignore[union-attr]
+    left_nodes = [x for x in left.children if x.type != ","]
+    right_nodes = [x for x in right.children if x.type != ","]
     if len(right_nodes) != len(left_nodes):
-        left_nodes, right_nodes = [left], [right]  # type: ignore[list-item]
+        left_nodes, right_nodes = [left], [right]
     if not left_nodes:
-        left_nodes = [left]  # type: ignore[list-item]
+        left_nodes = [left]
     if not right_nodes:
-        right_nodes = [right]  # type: ignore[list-item]
+        right_nodes = [right]
     return left_nodes, right_nodes
 
 
@@ -155,12 +155,12 @@ def dfg_python(node: Node, index_to_code: IndexToCode, states: States) -> tuple[
         value = node.child_by_field_name("value")
         edges: list[Edge] = []
         if value is None:
-            for span in tree_to_variable_index(name, index_to_code):  # type: ignore[arg-type]
+            for span in tree_to_variable_index(name, index_to_code):
                 idx, code = index_to_code[span]
                 edges.append((code, idx, "comesFrom", [], []))
                 states[code] = [idx]
             return _by_index(edges), states
-        name_spans = tree_to_variable_index(name, index_to_code)  # type: ignore[arg-type]
+        name_spans = tree_to_variable_index(name, index_to_code)
         value_spans = tree_to_variable_index(value, index_to_code)
         temp, states = dfg_python(value, index_to_code, states)
         edges += temp
@@ -179,12 +179,12 @@ def dfg_python(node: Node, index_to_code: IndexToCode, states: States) -> tuple[
         else:
             if node.child_by_field_name("right") is None:
                 return [], states
-            left_nodes, right_nodes = _assign_pairs(node)  # type: ignore[assignment]
+            left_nodes, right_nodes = _assign_pairs(node)
         edges = []
         for child in right_nodes:
             temp, states = dfg_python(child, index_to_code, states)
             edges += temp
-        edges += _computed_from(left_nodes, right_nodes, index_to_code, states)  # type: ignore[arg-type]
+        edges += _computed_from(left_nodes, right_nodes, index_to_code, states)
         return _by_index(edges), states
 
     if node.type == "if_statement":

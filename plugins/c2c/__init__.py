@@ -6,7 +6,7 @@ from core import hookimpl
 
 
 @hookimpl
-def add_train_options(parser):  # type: ignore[no-untyped-def]
+def add_train_options(parser):
     """The C2C selector trainer's flags (``plugins.c2c.train``); None leaves the trainer's default."""
     group = parser.add_argument_group("c2c training")
     group.add_argument("--c2c-epochs", type=int, default=None, help="epochs of the listwise fit (default 3)")
@@ -15,7 +15,7 @@ def add_train_options(parser):  # type: ignore[no-untyped-def]
 
 
 @hookimpl
-def register_tasks(register, config):  # type: ignore[no-untyped-def]
+def register_tasks(register, config):
     """Register the C2C task (constructed cheaply; the selector loads in ``setup``)."""
     from core.heads import search_dirs
     from plugins.c2c.task import C2cTask

@@ -6,7 +6,7 @@ from core import hookimpl
 
 
 @hookimpl
-def add_train_options(parser):  # type: ignore[no-untyped-def]
+def add_train_options(parser):
     """The HTR trainer's flags (``plugins.htr.train``); None leaves the trainer's default."""
     group = parser.add_argument_group("htr training")
     group.add_argument("--htr-shards", type=int, default=None, help="rendered shards of 256 crops (default 160)")
@@ -24,7 +24,7 @@ def add_train_options(parser):  # type: ignore[no-untyped-def]
 
 
 @hookimpl
-def register_tasks(register, config):  # type: ignore[no-untyped-def]
+def register_tasks(register, config):
     """Register the HTR task (constructed cheaply; the head loads in ``setup``)."""
     from core.heads import search_dirs
     from plugins.htr.task import HtrTask

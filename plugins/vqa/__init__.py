@@ -6,7 +6,7 @@ from core import hookimpl
 
 
 @hookimpl
-def add_train_options(parser):  # type: ignore[no-untyped-def]
+def add_train_options(parser):
     """The VQA trainer's flags (``plugins.vqa.train``); None leaves the trainer's default."""
     group = parser.add_argument_group("vqa training")
     group.add_argument("--vqa-cache-dir", default=None, metavar="DIR", help="embedding cache (default HEAD/cache)")
@@ -16,7 +16,7 @@ def add_train_options(parser):  # type: ignore[no-untyped-def]
 
 
 @hookimpl
-def register_tasks(register, config):  # type: ignore[no-untyped-def]
+def register_tasks(register, config):
     """Register the VQA task (constructed cheaply; weights load in ``setup``)."""
     from core.heads import search_dirs
     from plugins.vqa.task import VqaTask

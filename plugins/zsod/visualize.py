@@ -22,7 +22,7 @@ PALETTE = (
 )
 
 
-def label_font():  # type: ignore[no-untyped-def]
+def label_font():
     """DejaVu Sans from the system when installed (it has Cyrillic), else PIL's built-in font.
 
     Never downloads anything; the built-in font draws Cyrillic as boxes.

@@ -33,7 +33,7 @@ def test_bad_metadata_is_rejected(tmp_path: Path, data: dict) -> None:
 
 
 class _HeadTask(EchoTask):
-    name = "head"
+    info = dataclasses.replace(EchoTask.info, name="head")  # the task's name is its info's
 
     def setup(self, ctx) -> None:  # type: ignore[no-untyped-def]
         self.head = torch.nn.Linear(4, 3)  # 15 weights
