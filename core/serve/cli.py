@@ -219,6 +219,7 @@ def server_config(service: Service, request: ServeRequest, *, configure_logging:
     import math
 
     import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
 
     from core.serve.app import create_app
     from core.serve.connection import head_deadline_protocol
@@ -231,7 +232,7 @@ def server_config(service: Service, request: ServeRequest, *, configure_logging:
         log_level="debug" if request.verbose else "info",
         http=head_deadline_protocol(request.idle_timeout),
         timeout_keep_alive=max(1, math.ceil(request.idle_timeout)),  # whole seconds; the head deadline is exact
-        **({} if configure_logging else {"log_config": None}),
+        log_config=LOGGING_CONFIG if configure_logging else None,  # None: the caller's logging stays as it is
     )
 
 

@@ -246,7 +246,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
 
     def postprocess(self, raw: C2cRaw, samples: Sequence[C2cSample]) -> list[Prediction]:
         """The chosen candidate; the default one when the chosen one does not compile."""
-        out = []
+        out: list[Prediction] = []
         for sample, cand, k in zip(samples, raw.candidates, raw.chosen, strict=True):
             if cand is None:
                 out.append(C2cPrediction(sample.key, *_safe_translate(sample.java, sample.key)))

@@ -416,6 +416,7 @@ class Answerer:
             if not todo:
                 continue
             asked, their = [parsed[i] for i in todo], [items[i] for i in todo]
+            answers: Sequence[str | None]
             if link is Link.EVIDENCE:
                 answers = self.evidence.answers(asked, their) if self.evidence is not None else [None] * len(todo)
             elif link is Link.HEAD:

@@ -46,18 +46,13 @@ from pathlib import Path
 import numpy as np
 
 from plugins.htr.preprocess import HEIGHT, WIDTH, fit_word
+from plugins.htr.train.dhsd_source import COMMIT, DATA_DIR, HELDOUT_WRITERS, LABELS, LICENCE, REPOSITORY, SUBDIR
 from plugins.htr.train.fit import ROTATED_SHARE, SHARD_SIZE
+
+__all__ = ["COMMIT", "DATA_DIR", "HELDOUT_WRITERS", "LABELS", "LICENCE", "REPOSITORY", "SUBDIR"]
 
 log = logging.getLogger(__name__)
 
-REPOSITORY = "https://github.com/nauman-riaz/DHSD"
-COMMIT = "ab871d395966c3f1177444a2db847e047b9559b8"
-SUBDIR = "german_hw_data"
-LABELS = "data.csv"
-LICENCE = "CC BY 4.0 (DHSD, Riaz, Saifullah, Agne, Dengel, Ahmed 2026, https://doi.org/10.5281/zenodo.18743313)"
-DATA_DIR = Path.home() / ".cache" / "fusionbrain" / "dhsd"
-# Seven whole writers (every fifth id), about 1,100 images: the real dev set, never trained on.
-HELDOUT_WRITERS = (5, 10, 15, 20, 25, 30, 35)
 INK_FLOOR = 24  # of 255: paper noise below this is no ink
 DISTORT_SHARE = 0.6
 MISFIT_RULE = (

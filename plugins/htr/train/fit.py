@@ -498,7 +498,7 @@ def export(
 
     from core.heads import write_card
     from plugins.htr.model import HtrHead
-    from plugins.htr.train import comnist, dhsd, handfonts
+    from plugins.htr.train import comnist, dhsd_source, handfonts
     from plugins.htr.train.fontsource import FONT_DIR
     from plugins.htr.train.render import FONT_PACKAGES, find_fonts
 
@@ -529,7 +529,7 @@ def export(
     letters = comnist.DATA_DIR / "manifest.json"
     letters = json.loads(letters.read_text(encoding="utf-8")) if any(glue_shares) and letters.exists() else {}
     dhsd_shards = [p for p in shards if p.name.startswith("real_dhsd_")]
-    words_manifest = dhsd.DATA_DIR / "manifest.json"
+    words_manifest = dhsd_source.DATA_DIR / "manifest.json"
     real_words = (
         json.loads(words_manifest.read_text(encoding="utf-8")) if dhsd_shards and words_manifest.exists() else {}
     )
@@ -616,7 +616,7 @@ def export(
                 "licence": real_words["licence"],
                 "fetch": "python -m plugins.htr.train.dhsd --git-dir <bare clone of nauman-riaz/DHSD>",
                 "crops": sum(len(np.load(p)["texts"]) for p in dhsd_shards),
-                "held_out_writers": list(dhsd.HELDOUT_WRITERS),
+                "held_out_writers": list(dhsd_source.HELDOUT_WRITERS),
                 "labels": "umlauts and Latin diacritics folded into the charset (plugins.htr.train.dhsd.fold)",
                 "dropped": [json.loads(p.read_text(encoding="utf-8")) for p in dropped],
             }
