@@ -163,7 +163,7 @@ def test_the_command_line_becomes_a_typed_request_and_each_plugin_gets_its_own_o
     assert isinstance(request, RunRequest) and not list_tasks
     assert request.input_dir == Path("in") and request.tasks == ("zsod", "vqa") and request.time_budget == 90.0
     assert request.trunk.backend == "default" and request.engine == "local" and request.detector.device == "cpu"
-    zsod = PluginConfig(tmp_path, {"zsod_visualize": Path("drawn"), "zsod_proposals": None})
+    zsod = PluginConfig(tmp_path, {"zsod_visualize": Path("drawn"), "zsod_proposals": None, "zsod_grid": None})
     assert request.plugins.config("plugins.zsod") == zsod
     assert request.plugins.config("plugins.c2c") == PluginConfig(tmp_path, {})
     seen = {}
