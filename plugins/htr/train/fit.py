@@ -487,12 +487,14 @@ def export(
     real: Mapping[str, int] | None = None,
     seed: int | None = None,
     blend: tuple[Path, float] | None = None,
+    soup: Path | None = None,
 ) -> Path:
     """Checkpoint -> fp16 safetensors + card (with the dev score, greedy and beam); returns the card path.
 
     ``blend=(head folder or checkpoint, alpha)`` exports ``alpha`` x the checkpoint's weights +
     ``1 - alpha`` x that head's (``blend_weights``: the fine-tuned head averaged with the one it
-    started from, which keeps more of what the start read well)."""
+    started from, which keeps more of what the start read well). ``soup`` (another run's
+    checkpoint from the same start) is averaged in first, half and half (``export_weights``)."""
     import torch
     from safetensors.torch import save_file
 
@@ -510,7 +512,11 @@ def export(
     state = torch.load(cache / "checkpoint.pt", weights_only=False, map_location="cpu")
     head = HtrHead(**state["config"])
     head.load_state_dict(
-        state["head"] if blend is None else blend_weights(state["head"], load_init(blend[0])["head"], blend[1])
+        export_weights(
+            state["head"],
+            soup=None if soup is None else load_init(soup)["head"],
+            blend=None if blend is None else (load_init(blend[0])["head"], blend[1]),
+        )
     )
     dev = load_shards([cache / "dev.npz"])
     greedy = evaluate(head, dev)
@@ -626,6 +632,7 @@ def export(
         "licence": LICENCE,
         "steps": state["step"],
         "seed": seed,
+        "soup": {"with": str(soup), "share": 0.5} if soup is not None else None,
         "blend": {"with": str(blend[0]), "alpha": blend[1]} if blend is not None else None,
         "dev": {"set": f"rendered, seed {DEV_SEED}, {len(dev['texts'])} crops", "greedy": greedy, "beam": beam},
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -644,6 +651,19 @@ def blend_weights(tuned: Mapping[str, Any], start: Mapping[str, Any], alpha: flo
     return {
         k: alpha * v.float() + (1 - alpha) * start[k].float() if v.is_floating_point() else v for k, v in tuned.items()
     }
+
+
+def export_weights(
+    tuned: Mapping[str, Any],
+    *,
+    soup: Mapping[str, Any] | None = None,
+    blend: tuple[Mapping[str, Any], float] | None = None,
+) -> Mapping[str, Any]:
+    """The weights ``export`` writes: ``tuned``, averaged half and half with ``soup`` (another run
+    from the same start: a "model soup"), then blended with ``blend=(start, alpha)``."""
+    if soup is not None:
+        tuned = blend_weights(tuned, soup, 0.5)
+    return tuned if blend is None else blend_weights(tuned, blend[0], blend[1])
 
 
 def read_real(data: Mapping[str, Sequence[Path]]) -> dict[str, list[tuple[Path, str]]]:
@@ -828,6 +848,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--blend-with", default=None, help="export: average with this head folder or checkpoint")
     parser.add_argument("--blend", type=float, default=0.5, help="export: the checkpoint's share of the average")
+    parser.add_argument(
+        "--soup-with", default=None, help="export: average with this checkpoint (half each) before --blend-with"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.stage == "produce":
@@ -863,7 +886,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if args.stage == "export":
         blend = (Path(args.blend_with), args.blend) if args.blend_with else None
-        export(args.cache, args.out or WEIGHTS_DIR, args.extra, seed=args.seed, blend=blend)
+        soup = Path(args.soup_with) if args.soup_with else None
+        export(args.cache, args.out or WEIGHTS_DIR, args.extra, seed=args.seed, blend=blend, soup=soup)
     return 0
 
 

@@ -19,3 +19,13 @@ def test_blend_interpolates_float_tensors_and_keeps_integer_buffers() -> None:
     assert torch.allclose(blend_weights(tuned, start, 0.0)["w"], start["w"])
     with pytest.raises(SystemExit):
         blend_weights(tuned, {"w": start["w"]}, 0.5)
+
+
+def test_export_weights_averages_the_soup_before_the_blend() -> None:
+    from plugins.htr.train.fit import export_weights
+
+    tuned, other, start = ({"w": torch.tensor([v])} for v in (4.0, 2.0, 0.0))
+    assert torch.allclose(export_weights(tuned)["w"], tuned["w"])
+    assert torch.allclose(export_weights(tuned, soup=other)["w"], torch.tensor([3.0]))
+    assert torch.allclose(export_weights(tuned, soup=other, blend=(start, 0.6))["w"], torch.tensor([1.8]))
+    assert torch.allclose(export_weights(tuned, blend=(start, 0.5))["w"], torch.tensor([2.0]))
