@@ -26,13 +26,9 @@ import argparse
 import dataclasses
 import itertools
 import json
-import pickle
-import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
-
-from bench.zsod_detector import CachedDetector
 
 RAW_FORMAT = 1
 
@@ -98,35 +94,12 @@ def show(result: dict[str, Any]) -> None:
 
 def raw_outputs(root: Path, cache: Path, threads: int) -> tuple[list[Any], list[Any], float]:
     """(samples, raw outputs, seconds) of the task's stages on the set, crops included; cached."""
-    path = cache / f"described{RAW_FORMAT}-{root.name}.pkl"
-    if path.is_file():
-        return pickle.loads(path.read_bytes())
-    import torch
-
-    import registry
-    from core.detector import DetectorConfig
-    from core.detector.loader import load_detector
-    from core.task import SetupContext
-    from core.trunk import TrunkConfig, load_trunk
+    from bench.zsod_detector import stage_outputs
     from plugins.zsod.detected import DetectionRule
-    from plugins.zsod.task import ZsodTask
 
-    torch.set_num_threads(threads)
-    trunk = load_trunk(TrunkConfig(), registry.load())
-    detector = CachedDetector(load_detector(DetectorConfig(), registry.load()), cache / "detections.pkl")
     base = DetectionRule()
-    task = ZsodTask(rule=dataclasses.replace(base, described=dataclasses.replace(base.described, embed_weight=1.0)))
-    task.setup(SetupContext.with_detector(trunk, detector))
-    samples = task.discover(root / "input")
-    raw: list[Any] = []
-    t0 = time.perf_counter()
-    with torch.inference_mode():
-        for i in range(0, len(samples), task.info.batch_size):
-            chunk = samples[i : i + task.info.batch_size]
-            raw += task.predict(task.preprocess(chunk, trunk), trunk)
-    seconds = time.perf_counter() - t0
-    path.write_bytes(pickle.dumps((samples, raw, seconds)))
-    return samples, raw, seconds
+    rule = dataclasses.replace(base, described=dataclasses.replace(base.described, embed_weight=1.0))
+    return stage_outputs(root / "input", cache / f"described{RAW_FORMAT}-{root.name}.pkl", rule, cache, threads)
 
 
 def decide(task: Any, samples: list[Any], raw: list[Any], rule: Any) -> dict[str, Any]:

@@ -52,25 +52,35 @@ class CachedDetector:
 
 def raw_outputs(name: str, ablation: str, cache: Path, threads: int) -> tuple[list[Any], list[Any], float]:
     """(samples, raw outputs, seconds) of the task on set ``name``; cached in ``cache``."""
+    from core.detector.phrases import MappingRule
+    from plugins.zsod.detected import DetectionRule
+
+    # no phrase maps at predict time and the grid may answer any, so the grid pipeline runs for every image
+    rule = DetectionRule(mapping=MappingRule(min_cos=2.0), grid_names=0.0, grid_described=0.0)
     path = cache / f"raw{RAW_FORMAT}-{name}-{ablation}.pkl"
+    return stage_outputs(DATA / name / "input", path, rule, cache, threads, ablation=ablation)
+
+
+def stage_outputs(
+    input_dir: Path, path: Path, rule: Any, cache: Path, threads: int, *, ablation: str = "none"
+) -> tuple[list[Any], list[Any], float]:
+    """(samples, raw outputs, seconds) of zsOD's stages up to ``predict`` on ``input_dir`` with the
+    detection ``rule``, the detector's answers cached in ``cache``; the whole result kept in ``path``."""
     if path.is_file():
         return pickle.loads(path.read_bytes())
     import torch
 
     from core.detector import DetectorConfig
     from core.detector.loader import load_detector
-    from core.detector.phrases import MappingRule
     from core.trunk import TrunkConfig, load_trunk
-    from plugins.zsod.detected import DetectionRule
     from plugins.zsod.task import ZsodTask
 
     torch.set_num_threads(threads)
     trunk = load_trunk(TrunkConfig(ablation=ablation), registry.load())
     detector = CachedDetector(load_detector(DetectorConfig(), registry.load()), cache / "detections.pkl")
-    # no phrase maps at predict time and the grid may answer any, so the grid pipeline runs for every image
-    task = ZsodTask(rule=DetectionRule(mapping=MappingRule(min_cos=2.0), grid_names=0.0, grid_described=0.0))
+    task = ZsodTask(rule=rule)
     task.setup(SetupContext.with_detector(trunk, detector))
-    samples = task.discover(DATA / name / "input")
+    samples = task.discover(input_dir)
     raw: list[Any] = []
     t0 = time.perf_counter()
     with torch.inference_mode():

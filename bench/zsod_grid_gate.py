@@ -18,14 +18,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import pickle
 import random
-import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
-
-from bench.zsod_detector import CachedDetector
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -65,34 +61,13 @@ def build(coco: Path, out: Path) -> None:
 
 
 def raw_outputs(root: Path, cache: Path, threads: int) -> tuple[list[Any], list[Any], float]:
-    path = cache / f"grid-{root.name}.pkl"
-    if path.is_file():
-        return pickle.loads(path.read_bytes())
-    import torch
-
-    import registry
-    from core.detector import DetectorConfig
-    from core.detector.loader import load_detector
+    """(samples, raw outputs, seconds) of the task's stages on the set, no phrase given a class; cached."""
+    from bench.zsod_detector import stage_outputs
     from core.detector.phrases import MappingRule
-    from core.task import SetupContext
-    from core.trunk import TrunkConfig, load_trunk
     from plugins.zsod.detected import DetectionRule
-    from plugins.zsod.task import ZsodTask
 
-    torch.set_num_threads(threads)
-    trunk = load_trunk(TrunkConfig(), registry.load())
-    task = ZsodTask(rule=DetectionRule(mapping=MappingRule(min_cos=2.0)))  # no phrase has a class
-    detector = CachedDetector(load_detector(DetectorConfig(), registry.load()), cache / "detections.pkl")
-    task.setup(SetupContext.with_detector(trunk, detector))
-    samples = task.discover(root / "input")
-    raw: list[Any] = []
-    t0 = time.perf_counter()
-    with torch.inference_mode():
-        for i in range(0, len(samples), task.info.batch_size):
-            raw += task.predict(task.preprocess(samples[i : i + task.info.batch_size], trunk), trunk)
-    result = (samples, raw, time.perf_counter() - t0)
-    path.write_bytes(pickle.dumps(result))
-    return result
+    rule = DetectionRule(mapping=MappingRule(min_cos=2.0))  # no phrase has a class
+    return stage_outputs(root / "input", cache / f"grid-{root.name}.pkl", rule, cache, threads)
 
 
 def main() -> int:
