@@ -76,3 +76,10 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Block every outgoing connection and name lookup for the duration of a test."""
     refuse_network(monkeypatch)
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_vqa_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never read or write VQA's answer-embedding cache (``plugins.vqa.embed_cache``) beside the
+    repo's weights or in the user's cache folder; its own tests point it elsewhere."""
+    monkeypatch.setenv("FUSIONBRAIN_VQA_CACHE", "off")

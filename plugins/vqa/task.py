@@ -131,11 +131,13 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
 
     def setup(self, ctx: SetupContext[Trunk]) -> _Loaded:
         """Load the head made for this trunk (hand-set weights when there is none), embed the answers
-        and the detector's class names; keep the run's detector (None: answer without it)."""
+        and the detector's class names (cached per trunk version: ``embed_cache``); keep the run's
+        detector (None: answer without it)."""
         trunk, detector = ctx.trunk, ctx.detector()
         from core.detector import coco_classes
         from core.detector.phrases import class_prompt_texts, pool_class_prompts
         from plugins.vqa.answerer import Answerer, build_candidates, candidate_texts, class_texts
+        from plugins.vqa.embed_cache import cached_embeddings
         from plugins.vqa.head import CARD_FILE, WEIGHTS_FILE, load_head, untrained_head
 
         if self._head_weights is not None:
@@ -152,7 +154,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         class_en, class_ru = class_texts()
         prompts = class_prompt_texts(coco_classes())
         unique = list(dict.fromkeys(en + ru + class_en + class_ru + prompts))
-        emb = _embed_in_chunks(trunk, unique)
+        emb = cached_embeddings(trunk, unique, lambda texts: _embed_in_chunks(trunk, texts))
         row = {t: i for i, t in enumerate(unique)}
         pick = lambda texts: emb[[row[t] for t in texts]]  # noqa: E731
         classes = {"en": pick(class_en), "ru": pick(class_ru)}
