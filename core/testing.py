@@ -101,11 +101,17 @@ def fake_backend(config: Any = None) -> Any:
 
 
 def make_fake_trunk(seed: int = 0, *, ablation: str = "none") -> Trunk:
-    """A frozen ``Trunk`` over ``FakeBackend``: fast, deterministic, no downloads."""
-    from core.trunk import Trunk, TrunkConfig
+    """A frozen ``Trunk`` over ``FakeBackend``: fast, deterministic, no downloads. ``ablation``: a
+    wrapper core registers (``random``), put around it as ``load_trunk`` does."""
+    from core.default_plugins import trunk_backends
+    from core.factories import Registry
+    from core.trunk import TrunkConfig, load_trunk
 
-    backend = _fake_backend_class()(seed)
-    return Trunk(backend, TrunkConfig(backend="fake", model_name=f"fake-{seed}", ablation=ablation))
+    def fake(config: Any) -> Any:
+        return _fake_backend_class()(seed)
+
+    registry = Registry(trunk_backends={"fake": fake, "random": trunk_backends.random_features_wrapper})
+    return load_trunk(TrunkConfig(backend="fake", model_name=f"fake-{seed}", ablation=ablation), registry)
 
 
 class FakeDetector:
