@@ -16,7 +16,7 @@ needs. So one task object can serve two inputs at once (Ray actors, a server), a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
@@ -25,6 +25,7 @@ from core.errors import PluginError
 
 if TYPE_CHECKING:
     from core.detector import Detector
+    from core.metrics import Metric
     from core.trunk import Trunk
 
 JSONValue = Any  # str | list | dict | float | int | None, nested; kept loose for mypy's sake
@@ -67,8 +68,9 @@ class RequestForm:
         None when the key is the image's file name.
     :param answer: how the page shows a prediction: ``"boxes"`` (``{phrase: [[x, y, w, h], ...]}`` drawn
         on the image, ``[]`` listed as absent), ``"text"`` or ``"code"`` (a string, shown as source).
-    :param display: ``"module:function"`` turning a prediction value into the text a person reads (e.g.
-        tokens into source code); None: the value itself.
+    :param display: a function of no arguments that imports and returns the function turning a
+        prediction value into the text a person reads (e.g. tokens into source code; C2C's
+        ``plugins.c2c.task.display``); None: the value itself.
     """
 
     ask: str | None
@@ -76,7 +78,7 @@ class RequestForm:
     images: str | None = None
     image_field: str | None = None
     answer: str = "text"
-    display: str | None = None
+    display: Callable[[], Callable[[Any], str]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +92,10 @@ class TaskInfo:
     :param folder_aliases: older spellings of the folder, each with the output file
         written *in addition* when the input came in that folder, e.g.
         ``{"OD": "prediction_OD.json"}``. The scorer accepts those files too.
-    :param metric: ``"module:function"`` scoring ``(gold, pred)`` mappings into a dict
-        with ``"score"`` (and parts); ``None`` when the task has no metric.
+    :param metric: a function of no arguments that imports and returns the task's
+        ``core.metrics.Metric`` (its ``score`` turns ``(gold, pred)`` mappings into a dict with
+        ``"score"`` and parts), so scoring code loads only when a task is scored; ``None`` when
+        the task has no metric.
     :param trainer: ``"module:function"``, the ``train_head`` that ``train.py`` calls
         to train the task's head for a trunk; ``None`` when there is nothing to train.
     :param form: how one item is asked (``RequestForm``), for ``serve.py``; ``None``: not served.
@@ -123,7 +127,7 @@ class TaskInfo:
     output: str
     batch_size: int = 32
     folder_aliases: Mapping[str, str] = field(default_factory=dict)
-    metric: str | None = None
+    metric: Callable[[], Metric] | None = None
     trainer: str | None = None
     form: RequestForm | None = None
     needs_trunk: bool = True
@@ -296,7 +300,7 @@ def output_mapping(predictions: Sequence[Prediction]) -> dict[str, JSONValue]:
 
 
 def resolve(ref: str) -> Any:
-    """Import ``"module:attr"`` (``TaskInfo.metric`` and ``.trainer``) lazily."""
+    """Import ``"module:attr"`` (``TaskInfo.trainer``) lazily."""
     import importlib
 
     module, _, attr = ref.partition(":")

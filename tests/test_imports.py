@@ -4,7 +4,7 @@
     pytest tests/test_imports.py                          # the same rules as tests
 
 Every ``import`` / ``from ... import`` statement counts, also those inside functions, and so
-do the strings that name a project module: ``"module:attr"`` (``TaskInfo.metric``, a plugin's
+do the strings that name a project module: ``"module:attr"`` (a plugin's
 ``"module:function"``) and plain dotted module names (``registry.DEFAULT_PLUGINS``). A
 ``TaskInfo(trainer=...)`` string is what ``train.py`` calls, so it is not a run-path edge.
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -48,6 +48,7 @@ from plugins.c2c.translate import is_program, parses_cleanly, translate
 if TYPE_CHECKING:
     import torch
 
+    from core.metrics import Metric
     from core.trunk import TextTokens, Trunk
 
 log = logging.getLogger(__name__)
@@ -154,6 +155,20 @@ def finalize(tokens: str) -> str:
     return tokens
 
 
+def metric() -> Metric:
+    """``TaskInfo.metric``: this task's metric (``core.metrics.codebleu``), imported only when scoring."""
+    from core.metrics.codebleu import METRIC
+
+    return METRIC
+
+
+def display() -> Callable[[str], str]:
+    """``RequestForm.display``: AVATAR tokens -> Python source as a person writes it (``detok.readable``)."""
+    from plugins.c2c.detok import readable
+
+    return readable
+
+
 class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
     """Java -> Python translation (SPEC "C2C")."""
 
@@ -163,9 +178,9 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
         folder="C2C",
         output="prediction_C2C.json",
         batch_size=64,
-        metric="core.metrics.codebleu:METRIC",
+        metric=metric,
         trainer="plugins.c2c.train:train_head",
-        form=RequestForm(ask="text", answer="code", display="plugins.c2c.detok:readable"),  # {key: Java}
+        form=RequestForm(ask="text", answer="code", display=display),  # {key: Java}
         needs_trunk=False,  # the translator answers alone when the trunk cannot be built
         seconds_per_item=0.0075,  # 117-143 programs/s on 2 cores (docs/results.md, the public-size mix)
         setup_seconds=0.1,  # the style selector (python -m bench.task_costs)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     import torch
 
+    from core.metrics import Metric
     from core.trunk import Trunk
     from plugins.htr.lexdecode import LexiconDecoder
 
@@ -72,6 +73,13 @@ class HtrReader(NamedTuple):
     decoder: LexiconDecoder | None
 
 
+def metric() -> Metric:
+    """``TaskInfo.metric``: this task's metric (``core.metrics.htr``), imported only when scoring."""
+    from core.metrics.htr import METRIC
+
+    return METRIC
+
+
 class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw, HtrReader]):
     """The HTR task plugin."""
 
@@ -81,7 +89,7 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw, HtrReader]):
         folder="HTR",
         output="prediction_HTR.json",
         batch_size=64,
-        metric="core.metrics.htr:METRIC",
+        metric=metric,
         trainer="plugins.htr.train:train_head",
         form=RequestForm(ask=None, images="images"),  # the word images alone, keyed by file name
         parallel_batches=True,  # stages keep nothing on self; setup's objects are read, or memoise alike

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     import torch
 
     from core.detector import Detector
+    from core.metrics import Metric
     from core.trunk import Trunk
     from plugins.vqa.answerer import Answerer
 
@@ -100,6 +101,13 @@ def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | 
     return None
 
 
+def metric() -> Metric:
+    """``TaskInfo.metric``: this task's metric (``core.metrics.vqa``), imported only when scoring."""
+    from core.metrics.vqa import METRIC
+
+    return METRIC
+
+
 class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
     """Visual question answering in Russian and English (SPEC "VQA")."""
 
@@ -109,7 +117,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         folder="VQA",
         output="prediction_VQA.json",
         batch_size=64,
-        metric="core.metrics.vqa:METRIC",
+        metric=metric,
         trainer="plugins.vqa.train:train_head",
         form=RequestForm(ask="question", request_file="questions.json", images="images", image_field="file_name"),
         needs_detector=True,

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from core.detector import Detector
+    from core.metrics import Metric
     from core.trunk import TextTokens, Trunk
     from plugins.zsod.verifier import Verifier
 
@@ -129,6 +130,13 @@ class ZsodOptions:
     grid: float | None = None  # --zsod-grid PRESENCE: DetectionRule.grid_names
 
 
+def metric() -> Metric:
+    """``TaskInfo.metric``: this task's metric (``core.metrics.zsod``), imported only when scoring."""
+    from core.metrics.zsod import METRIC
+
+    return METRIC
+
+
 class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | None]", Scorer]):
     """Zero-shot detection from free-text phrases (SPEC: zsOD)."""
 
@@ -139,7 +147,7 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
         output="prediction_zsOD.json",
         batch_size=4,
         folder_aliases={"OD": "prediction_OD.json"},  # the older rules' name (SPEC, "Older forms")
-        metric="core.metrics.zsod:METRIC",
+        metric=metric,
         trainer="plugins.zsod.train:train_head",
         form=RequestForm(ask="phrases", images="images", answer="boxes"),  # requests.json {image name: [phrase, ...]}
         needs_detector=True,
