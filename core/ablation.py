@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-
 from typing import TYPE_CHECKING
 
 import torch

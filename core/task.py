@@ -96,8 +96,10 @@ class TaskInfo:
         ``core.metrics.Metric`` (its ``score`` turns ``(gold, pred)`` mappings into a dict with
         ``"score"`` and parts), so scoring code loads only when a task is scored; ``None`` when
         the task has no metric.
-    :param trainer: ``"module:function"``, the ``train_head`` that ``train.py`` calls
-        to train the task's head for a trunk; ``None`` when there is nothing to train.
+    :param trainer: a function of no arguments that imports and returns the ``train_head`` that
+        ``train.py`` calls to train the task's head for a trunk (from the plugin's ``train/``; only
+        ``train.py`` calls it, and ``tests/test_imports.py`` keeps its body off the run path);
+        ``None`` when there is nothing to train.
     :param form: how one item is asked (``RequestForm``), for ``serve.py``; ``None``: not served.
     :param needs_trunk: False when the task still answers without the trunk: when the trunk
         cannot be built, the runner then runs it with ``trunk=None`` (``ctx.trunk`` and
@@ -128,7 +130,7 @@ class TaskInfo:
     batch_size: int = 32
     folder_aliases: Mapping[str, str] = field(default_factory=dict)
     metric: Callable[[], Metric] | None = None
-    trainer: str | None = None
+    trainer: Callable[[], Callable[..., Any]] | None = None
     form: RequestForm | None = None
     needs_trunk: bool = True
     needs_detector: bool = False
@@ -297,16 +299,3 @@ def output_mapping(predictions: Sequence[Prediction]) -> dict[str, JSONValue]:
     for pred in predictions:
         out.setdefault(pred.key, pred.value)
     return out
-
-
-def resolve(ref: str) -> Any:
-    """Import ``"module:attr"`` (``TaskInfo.trainer``) lazily."""
-    import importlib
-
-    module, _, attr = ref.partition(":")
-    if not module or not attr:
-        raise PluginError(f"expected 'module:attribute', got {ref!r}")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise PluginError(f"cannot load {ref!r}: {exc}") from exc

@@ -101,17 +101,19 @@ def fake_backend(config: Any = None) -> Any:
 
 
 def make_fake_trunk(seed: int = 0, *, ablation: str = "none") -> Trunk:
-    """A frozen ``Trunk`` over ``FakeBackend``: fast, deterministic, no downloads. ``ablation``: a
-    wrapper core registers (``random``), put around it as ``load_trunk`` does."""
+    """A frozen ``Trunk`` over ``FakeBackend``: fast, deterministic, no downloads. ``ablation``: core's
+    wrapper (``random``) around it, as ``load_trunk`` puts it (not called here: tests replace it)."""
     from core.default_plugins import trunk_backends
-    from core.factories import Registry
-    from core.trunk import TrunkConfig, load_trunk
+    from core.errors import TrunkError
+    from core.trunk import Trunk, TrunkConfig
 
-    def fake(config: Any) -> Any:
-        return _fake_backend_class()(seed)
-
-    registry = Registry(trunk_backends={"fake": fake, "random": trunk_backends.random_features_wrapper})
-    return load_trunk(TrunkConfig(backend="fake", model_name=f"fake-{seed}", ablation=ablation), registry)
+    config = TrunkConfig(backend="fake", model_name=f"fake-{seed}", ablation=ablation)
+    backend = _fake_backend_class()(seed)
+    if ablation == trunk_backends.random_features_wrapper.name:
+        backend = trunk_backends.random_features_wrapper.wrap(config, backend)
+    elif ablation != "none":
+        raise TrunkError(f"make_fake_trunk: no ablation {ablation!r}; core's is 'random'")
+    return Trunk(backend, config)
 
 
 class FakeDetector:
