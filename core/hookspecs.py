@@ -66,7 +66,10 @@ def register_trunk_backends(register: Callable[[str, TrunkBackendFactory], None]
         (``core.testing.assert_trunk_backend_conforms`` checks one). ``load_trunk`` freezes it
         and moves it to the device; the factory raises ``TrunkError`` for a config it cannot
         build. Import heavy libraries inside the factory, not at registration. A name that
-        another plugin already registered raises ``PluginError`` naming both.
+        another plugin already registered raises ``PluginError`` naming both. A backend that
+        wraps another registers a ``core.trunk_types.TrunkWrapper(name, wrap)``:
+        ``wrap(config, inner)`` returns a backend around the one ``--trunk`` built, and
+        ``--ablate-trunk name`` (``TrunkConfig.ablation``) picks it (core's ``random``).
     :return: nothing; results are ignored.
     """
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import InputError
 from core.io import read_json_object
 from core.metrics import Metric, describe_parts
-from core.task import TaskInfo, resolve
+from core.task import TaskInfo
 
 if TYPE_CHECKING:
     from core.cli import Discovery
@@ -111,7 +111,7 @@ def format_table(result: dict[str, Any], infos: Sequence[TaskInfo] = ()) -> str:
 def _metric(info: TaskInfo) -> Metric:
     if not info.metric:
         raise KeyError(f"task {info.name!r} declares no metric")
-    return resolve(info.metric)
+    return info.metric()
 
 
 def main(argv: Sequence[str] | None, discovery: Discovery) -> int:

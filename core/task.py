@@ -16,7 +16,7 @@ needs. So one task object can serve two inputs at once (Ray actors, a server), a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
@@ -25,6 +25,7 @@ from core.errors import PluginError
 
 if TYPE_CHECKING:
     from core.detector import Detector
+    from core.metrics import Metric
     from core.trunk import Trunk
 
 JSONValue = Any  # str | list | dict | float | int | None, nested; kept loose for mypy's sake
@@ -67,8 +68,9 @@ class RequestForm:
         None when the key is the image's file name.
     :param answer: how the page shows a prediction: ``"boxes"`` (``{phrase: [[x, y, w, h], ...]}`` drawn
         on the image, ``[]`` listed as absent), ``"text"`` or ``"code"`` (a string, shown as source).
-    :param display: ``"module:function"`` turning a prediction value into the text a person reads (e.g.
-        tokens into source code); None: the value itself.
+    :param display: a function of no arguments that imports and returns the function turning a
+        prediction value into the text a person reads (e.g. tokens into source code; C2C's
+        ``plugins.c2c.task.display``); None: the value itself.
     """
 
     ask: str | None
@@ -76,7 +78,7 @@ class RequestForm:
     images: str | None = None
     image_field: str | None = None
     answer: str = "text"
-    display: str | None = None
+    display: Callable[[], Callable[[Any], str]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +92,14 @@ class TaskInfo:
     :param folder_aliases: older spellings of the folder, each with the output file
         written *in addition* when the input came in that folder, e.g.
         ``{"OD": "prediction_OD.json"}``. The scorer accepts those files too.
-    :param metric: ``"module:function"`` scoring ``(gold, pred)`` mappings into a dict
-        with ``"score"`` (and parts); ``None`` when the task has no metric.
-    :param trainer: ``"module:function"``, the ``train_head`` that ``train.py`` calls
-        to train the task's head for a trunk; ``None`` when there is nothing to train.
+    :param metric: a function of no arguments that imports and returns the task's
+        ``core.metrics.Metric`` (its ``score`` turns ``(gold, pred)`` mappings into a dict with
+        ``"score"`` and parts), so scoring code loads only when a task is scored; ``None`` when
+        the task has no metric.
+    :param trainer: a function of no arguments that imports and returns the ``train_head`` that
+        ``train.py`` calls to train the task's head for a trunk (from the plugin's ``train/``; only
+        ``train.py`` calls it, and ``tests/test_imports.py`` keeps its body off the run path);
+        ``None`` when there is nothing to train.
     :param form: how one item is asked (``RequestForm``), for ``serve.py``; ``None``: not served.
     :param needs_trunk: False when the task still answers without the trunk: when the trunk
         cannot be built, the runner then runs it with ``trunk=None`` (``ctx.trunk`` and
@@ -123,8 +129,8 @@ class TaskInfo:
     output: str
     batch_size: int = 32
     folder_aliases: Mapping[str, str] = field(default_factory=dict)
-    metric: str | None = None
-    trainer: str | None = None
+    metric: Callable[[], Metric] | None = None
+    trainer: Callable[[], Callable[..., Any]] | None = None
     form: RequestForm | None = None
     needs_trunk: bool = True
     needs_detector: bool = False
@@ -293,16 +299,3 @@ def output_mapping(predictions: Sequence[Prediction]) -> dict[str, JSONValue]:
     for pred in predictions:
         out.setdefault(pred.key, pred.value)
     return out
-
-
-def resolve(ref: str) -> Any:
-    """Import ``"module:attr"`` (``TaskInfo.metric`` and ``.trainer``) lazily."""
-    import importlib
-
-    module, _, attr = ref.partition(":")
-    if not module or not attr:
-        raise PluginError(f"expected 'module:attribute', got {ref!r}")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise PluginError(f"cannot load {ref!r}: {exc}") from exc

@@ -101,11 +101,19 @@ def fake_backend(config: Any = None) -> Any:
 
 
 def make_fake_trunk(seed: int = 0, *, ablation: str = "none") -> Trunk:
-    """A frozen ``Trunk`` over ``FakeBackend``: fast, deterministic, no downloads."""
+    """A frozen ``Trunk`` over ``FakeBackend``: fast, deterministic, no downloads. ``ablation``: core's
+    wrapper (``random``) around it, as ``load_trunk`` puts it (not called here: tests replace it)."""
+    from core.default_plugins import trunk_backends
+    from core.errors import TrunkError
     from core.trunk import Trunk, TrunkConfig
 
+    config = TrunkConfig(backend="fake", model_name=f"fake-{seed}", ablation=ablation)
     backend = _fake_backend_class()(seed)
-    return Trunk(backend, TrunkConfig(backend="fake", model_name=f"fake-{seed}", ablation=ablation))
+    if ablation == trunk_backends.random_features_wrapper.name:
+        backend = trunk_backends.random_features_wrapper.wrap(config, backend)
+    elif ablation != "none":
+        raise TrunkError(f"make_fake_trunk: no ablation {ablation!r}; core's is 'random'")
+    return Trunk(backend, config)
 
 
 class FakeDetector:

@@ -24,6 +24,11 @@ CUDA the forward passes run under autocast (``TrunkConfig.precision``: ``auto``
 picks bf16 where the GPU has it, else fp16; ``fp32`` turns it off) and with cuDNN off
 (``Trunk._autocast``: cuDNN plans every new input shape afresh, and images come in every size).
 
+Ablation: ``TrunkConfig.ablation`` (``--ablate-trunk random``) names a registered
+``TrunkWrapper``; ``load_trunk`` puts it around the backend (core's ``random``,
+``core/ablation.py``, replaces every feature by seeded noise). The facade has no ablation
+branch: it reads the marks the wrapper gives (``ablated``, ``base_component_versions``).
+
 Threads: a backend that declares ``thread_safe = True`` (its passes are plain ``nn.Module``
 forwards that change nothing) may serve several batches at once (``TaskInfo.parallel_batches``);
 both of core's do. ``tokenize`` is serialised here whatever the backend: HF fast tokenizers
@@ -50,6 +55,7 @@ from core.trunk_types import (
     TrunkBackendFactory,
     TrunkBackends,
     TrunkConfig,
+    TrunkWrapper,
 )
 
 __all__ = [
@@ -117,15 +123,18 @@ class Trunk:
 
     @property
     def base_component_versions(self) -> dict[str, str]:
-        """The component versions without the ablation mark: the trunk the heads were made for."""
-        return dict(self._backend.component_versions)
+        """The component versions without the ablation mark: the trunk the heads were made for
+        (a wrapping backend's ``base_component_versions``, else its own)."""
+        return dict(getattr(self._backend, "base_component_versions", self._backend.component_versions))
 
     @property
     def component_versions(self) -> dict[str, str]:
-        versions = dict(self._backend.component_versions)
-        if self.config.ablation != "none":
-            versions = {k: f"{v}+{self.config.ablation}" for k, v in versions.items()}
-        return versions
+        return dict(self._backend.component_versions)
+
+    @property
+    def ablated(self) -> bool:
+        """True when a wrapping backend marked the features as not the trunk's own (``--ablate-trunk``)."""
+        return self.component_versions != self.base_component_versions
 
     @property
     def version(self) -> str:
@@ -153,7 +162,7 @@ class Trunk:
 
     def check_compatible(self, recorded: Mapping[str, str], *, what: str) -> None:
         """Raise ``TrunkError`` unless every component a head recorded matches (``require_fit``)."""
-        if self.config.ablation != "none":
+        if self.ablated:
             return  # ablation runs deliberately feed heads foreign features
         self.require_fit(recorded, what=what)
 
@@ -208,19 +217,18 @@ class Trunk:
             return self._backend.tokenize(list(texts))
 
     # -- features ---------------------------------------------------------------------
-    # Inputs go to the trunk's device; outputs come back as CPU float32 (``_out``), and
-    # the ablation noise is made there from the caller's own inputs, as on a CPU trunk.
+    # Inputs go to the trunk's device; outputs come back as CPU float32 (``_out``).
     def encode_images(self, pixels: torch.Tensor) -> torch.Tensor:
         """``[B, 3, H, W]`` -> ``[B, embed_dim]`` unit vectors in the joint space."""
         with self._autocast():
             out = self._backend.encode_images(self._in(pixels))
-        return _l2(self._ablate(_out(out), pixels))
+        return _l2(_out(out))
 
     def encode_texts(self, tokens: TextTokens) -> torch.Tensor:
         """Tokens -> ``[B, embed_dim]`` unit vectors in the joint space."""
         with self._autocast():
             out = self._backend.encode_texts(self._in_tokens(tokens))
-        return _l2(self._ablate(_out(out), _unpadded(tokens)))
+        return _l2(_out(out))
 
     def image_feature_maps(self, pixels: torch.Tensor, *, levels: int | None = None) -> FeatureMaps:
         """``[B, 3, H, W]`` (any H, W divisible by the coarsest stride) -> feature maps.
@@ -238,7 +246,7 @@ class Trunk:
             else:
                 fm = self._backend.image_feature_maps(self._in(pixels))
         maps, strides = fm.maps[:levels], fm.strides[:levels]
-        return FeatureMaps(tuple(self._ablate(_out(m), pixels) for m in maps), strides)
+        return FeatureMaps(tuple(_out(m) for m in maps), strides)
 
     def project_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
         """Region embeddings: ``[N, C]`` means of ``image_feature_maps().maps[-1]`` over
@@ -252,19 +260,17 @@ class Trunk:
         if not self.can_pool_regions:
             raise TrunkError(f"{type(self._backend).__name__} cannot project pooled region features")
         backend: RegionPooling = self._backend  # type: ignore[assignment]  # can_pool_regions checked it
-        source = pooled
         with self._autocast():
             x = self._in(pooled)
             if x.dim() == 4:  # region maps: pool them as encode_images pools the whole map
                 x = backend.pool_map(x)
-                source = _out(x)
             out = backend.project(x)
-        return _l2(self._ablate(_out(out), source))
+        return _l2(_out(out))
 
     def text_token_states(self, tokens: TextTokens) -> TokenStates:
         with self._autocast():
             ts = self._backend.text_token_states(self._in_tokens(tokens))
-        return TokenStates(self._ablate(_out(ts.states), tokens.ids), ts.mask.cpu())
+        return TokenStates(_out(ts.states), ts.mask.cpu())
 
     def embed_texts(self, texts: Sequence[str]) -> torch.Tensor:
         """Convenience: ``encode_texts(tokenize(texts))``; ``[0, D]`` for no texts."""
@@ -296,11 +302,6 @@ class Trunk:
             torch.autocast(device_type="cuda", dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None),
         ):
             yield
-
-    def _ablate(self, features: torch.Tensor, source: torch.Tensor | Sequence[torch.Tensor]) -> torch.Tensor:
-        if self.config.ablation == "none":
-            return features
-        return random_like_from(features, source)
 
 
 _cudnn_lock = threading.Lock()
@@ -334,27 +335,6 @@ def versions_id(versions: Mapping[str, str]) -> str:
     """A 12-hex-digit id of a set of component versions."""
     blob = "|".join(f"{k}={v}" for k, v in sorted(versions.items()))
     return hashlib.sha1(blob.encode()).hexdigest()[:12]
-
-
-def _unpadded(tokens: TextTokens) -> list[torch.Tensor]:
-    """Each text's own token ids: ablation noise must not depend on how texts were batched."""
-    return [ids[mask.bool()] for ids, mask in zip(tokens.ids.cpu(), tokens.mask.cpu(), strict=True)]
-
-
-def random_like_from(features: torch.Tensor, source: torch.Tensor | Sequence[torch.Tensor]) -> torch.Tensor:
-    """Noise shaped like ``features``; row ``i`` is seeded by the bytes of ``source[i]``.
-
-    The same input always gets the same noise, different inputs unrelated noise:
-    the features carry no information about their input.
-    """
-    import torch
-
-    rows = []
-    for feat, src in zip(features, source, strict=True):
-        seed = int.from_bytes(hashlib.sha1(src.detach().cpu().contiguous().numpy().tobytes()).digest()[:8], "little")
-        gen = torch.Generator().manual_seed(seed & 0x7FFF_FFFF_FFFF_FFFF)
-        rows.append(torch.randn(feat.shape, generator=gen, dtype=torch.float32).to(feat))
-    return torch.stack(rows) if rows else features
 
 
 def _out(x: torch.Tensor) -> torch.Tensor:
@@ -396,11 +376,17 @@ def load_trunk(config: TrunkConfig, registry: TrunkBackends) -> Trunk:
     """Build the frozen trunk described by ``config`` on its device. Never downloads.
 
     :param registry: the registered trunk backends (``registry.collect``'s ``Registry``); ``config.backend``
-        picks one, an unknown name is a ``TrunkError`` listing the known ones.
+        picks one, an unknown name is a ``TrunkError`` listing the known ones. ``config.ablation``
+        (unless ``"none"``) picks a ``TrunkWrapper`` that wraps it (``random``: ``--ablate-trunk random``).
     """
     device = resolve_device(config.device)  # before building: a bad device fails fast
     autocast_dtype(device, config.precision)
     backend = registry.trunk_backend(config.backend)(config)
+    if config.ablation != "none":
+        wrapper = registry.trunk_backend(config.ablation)
+        if not isinstance(wrapper, TrunkWrapper):
+            raise TrunkError(f"--ablate-trunk {config.ablation}: trunk backend {config.ablation!r} wraps no other")
+        backend = wrapper.wrap(config, backend)
     to = getattr(backend, "to", None)
     if not callable(to):
         raise TrunkError(f"trunk backend {config.backend!r} built a {type(backend).__name__}, not an nn.Module")

@@ -97,8 +97,9 @@ class TrunkConfig:
     For ``openclip``, ``model_name`` is the open_clip architecture and ``pretrained`` the
     local checkpoint path; ``text_tower_dir`` is a local Hugging Face folder for
     architectures with an HF text tower.
-    ``ablation="random"`` replaces every feature by seeded noise of the same
-    shape: the control run that shows what the trunk contributes.
+    ``ablation`` names a registered ``TrunkWrapper`` that ``load_trunk`` puts around the backend:
+    ``"random"`` (core's ``core.ablation.RandomFeatures``) replaces every feature by seeded noise
+    of the same shape, the control run that shows what the trunk contributes; ``"none"``, none.
     ``device`` is ``"cpu"`` or ``"cuda[:N]"``; ``precision`` the autocast used on
     CUDA: ``"auto"`` (bf16 where the GPU has it, else fp16; fp32 on the CPU),
     ``"fp16"``, ``"bf16"`` or ``"fp32"`` (no autocast).
@@ -128,6 +129,28 @@ class TrunkConfig:
 #: What ``register_trunk_backends`` registers under a name: the config in, an unfrozen backend
 #: module on the CPU out (``load_trunk`` freezes it and moves it to ``config.device``).
 TrunkBackendFactory = Callable[[TrunkConfig], TrunkBackend]
+
+
+class TrunkWrapper:
+    """A registered trunk backend that wraps another (``register_trunk_backends``, like any backend).
+
+    ``wrap(config, inner)`` returns a backend around ``inner``, the backend ``config.backend``
+    built; ``load_trunk`` calls it when ``config.ablation`` names this wrapper (core's ``random``:
+    ``--ablate-trunk random``). A wrapping backend that changes what the features mean marks its
+    ``component_versions`` and gives the wrapped ones as ``base_component_versions``: the trunk then
+    uses the heads of the trunk it wraps and skips their compatibility check (``Trunk.ablated``).
+    Called as a plain factory (``--trunk NAME``) it raises ``TrunkError``: it has nothing to wrap.
+    """
+
+    def __init__(self, name: str, wrap: Callable[[TrunkConfig, TrunkBackend], TrunkBackend]) -> None:
+        self.name = name
+        self.wrap = wrap
+
+    def __call__(self, config: TrunkConfig) -> TrunkBackend:
+        raise TrunkError(
+            f"trunk backend {self.name!r} wraps another backend: pick that one with --trunk and this one "
+            f"with --ablate-trunk {self.name} (TrunkConfig(ablation={self.name!r}))"
+        )
 
 
 class TrunkBackends(Protocol):

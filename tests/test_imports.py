@@ -4,9 +4,10 @@
     pytest tests/test_imports.py                          # the same rules as tests
 
 Every ``import`` / ``from ... import`` statement counts, also those inside functions, and so
-do the strings that name a project module: ``"module:attr"`` (``TaskInfo.metric``, a plugin's
-``"module:function"``) and plain dotted module names (``registry.DEFAULT_PLUGINS``). A
-``TaskInfo(trainer=...)`` string is what ``train.py`` calls, so it is not a run-path edge.
+do the strings that name a project module: ``"module:attr"`` (a plugin's
+``"module:function"``) and plain dotted module names (``registry.DEFAULT_PLUGINS``). The body of
+the function given as ``TaskInfo(trainer=...)`` (it imports the plugin's ``train_head``) is what
+``train.py`` calls, so its imports are not run-path edges; every other import is.
 
 The rules:
 - no module run.py reaches lives in the training tree ``training/``, a ``train/`` package,
@@ -86,9 +87,11 @@ class Project:
         }
         typing_only: set[str] = set()
         runtime: set[str] = set()
-        trainer_strings = _trainer_strings(tree)
+        trainer_nodes = _trainer_nodes(tree)
         for node in ast.walk(tree):
             found: set[str] = set()
+            if node in trainer_nodes:
+                continue
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     found.update(self._resolve(alias.name))
@@ -102,7 +105,7 @@ class Project:
                 for alias in node.names:
                     if f"{target}.{alias.name}" in self.files:
                         found.update(self._resolve(f"{target}.{alias.name}"))
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node not in trainer_strings:
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 match = MODULE_ATTR.match(node.value)
                 name = match.group(1) if match else (node.value if DOTTED.match(node.value) else None)
                 if name and name in self.files:
@@ -170,12 +173,18 @@ class Project:
         return {m for m in self.edges(module, runtime=True) if m not in own_parents}
 
 
-def _trainer_strings(tree: ast.AST) -> set[ast.AST]:
-    """The string constants given as ``trainer=`` (train.py's entry, not run.py's)."""
+def _trainer_nodes(tree: ast.AST) -> set[ast.AST]:
+    """What is given as ``trainer=`` and the body of the module's function it names (train.py's
+    entry, not run.py's)."""
     out: set[ast.AST] = set()
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg == "trainer":
-            out.update(n for n in ast.walk(node.value) if isinstance(n, ast.Constant))
+            out.update(ast.walk(node.value))
+            names.update(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name in names:
+            out.update(ast.walk(node))
     return out
 
 
@@ -242,13 +251,17 @@ def test_walker_sees_function_level_imports_and_module_strings(tmp_path: Path) -
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "a.py").write_text("def f():\n    from pkg import b\n")
-    (tmp_path / "pkg" / "b.py").write_text("X = 'pkg.c:thing'\nT = dict(trainer='pkg.t:train_head')\n")
+    (tmp_path / "pkg" / "b.py").write_text(
+        "X = 'pkg.c:thing'\ndef trainer():\n    import pkg.t\n"
+        "def other():\n    import pkg.v\nT = dict(trainer=trainer)\n"
+    )
+    (tmp_path / "pkg" / "v.py").write_text("")
     (tmp_path / "pkg" / "c.py").write_text("import pkg.a\n")
     (tmp_path / "pkg" / "t.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.u\n")
     (tmp_path / "pkg" / "u.py").write_text("import pkg.t\n")
     (tmp_path / "run.py").write_text("import pkg.a\n")
     project = Project(tmp_path)
-    assert project.reached(["run"]) == {"run", "pkg", "pkg.a", "pkg.b", "pkg.c"}
+    assert project.reached(["run"]) == {"run", "pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.v"}  # not the trainer's pkg.t
     assert project.cycles() == [["pkg.a", "pkg.b", "pkg.c"]]
 
 

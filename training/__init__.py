@@ -6,7 +6,7 @@ harness every task trainer uses (this module) and the default trunk's own traine
 (``python -m training.trunk``); each task's trainer stays with its plugin, in
 ``plugins/<task>/train/``.
 
-A task's trainer (``TaskInfo.trainer``, the ``"module:function"`` of its ``train_head``)
+A task's trainer (``TaskInfo.trainer``, a function that imports and returns its ``train_head``)
 takes one typed request and returns one typed card::
 
     @request_trainer
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import PluginError, ProjectError
 from core.splits import DEFAULT_DATA_ROOT
-from core.task import Task, TaskInfo, resolve
+from core.task import Task, TaskInfo
 
 if TYPE_CHECKING:
     from core.cli import Discovery
@@ -371,6 +371,14 @@ def run_trainer(trainer: Callable[..., Any], req: TrainRequest, name: str) -> He
     return card
 
 
+def _load_trainer(load: Callable[[], Callable[..., Any]], name: str) -> Callable[..., Any]:
+    """The task's ``train_head``: ``TaskInfo.trainer`` imports it (``PluginError`` when it cannot)."""
+    try:
+        return load()
+    except ImportError as exc:
+        raise PluginError(f"{name}: cannot load its trainer: {exc}") from exc
+
+
 def train_task(task: Task, req: TrainRequest, *, strict: bool = False) -> TrainResult:
     """Run ``task``'s trainer on ``req`` (whose ``out_dir`` is the task's per-trunk folder) and
     check the card.
@@ -384,10 +392,10 @@ def train_task(task: Task, req: TrainRequest, *, strict: bool = False) -> TrainR
     name = task.info.name
     if not task.info.trainer:
         return TrainResult(name, error="the task declares no trainer (TaskInfo.trainer); nothing to train")
-    log.info("%s: training with %s into %s", name, task.info.trainer, req.out_dir)
+    log.info("%s: training into %s", name, req.out_dir)
     start = time.perf_counter()
     try:
-        head = run_trainer(resolve(task.info.trainer), req, name)
+        head = run_trainer(_load_trainer(task.info.trainer, name), req, name)
     except Exception as exc:
         if strict:
             raise

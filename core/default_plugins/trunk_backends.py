@@ -1,4 +1,5 @@
-"""The built-in trunk backends: ``default`` and ``openclip`` (``--trunk NAME[:...]``)."""
+"""The built-in trunk backends: ``default`` and ``openclip`` (``--trunk NAME[:...]``), and ``random``,
+the ablation that wraps either (``--ablate-trunk random``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from core import hookimpl
 from core.errors import TrunkError
+from core.trunk_types import TrunkWrapper
 
 if TYPE_CHECKING:
     from core.trunk_types import TrunkBackend, TrunkBackendFactory, TrunkConfig
@@ -33,8 +35,20 @@ def openclip(config: TrunkConfig) -> TrunkBackend:
     return cast("TrunkBackend", build_openclip_backend(config))
 
 
+def random_features(config: TrunkConfig, inner: TrunkBackend) -> TrunkBackend:
+    """``--ablate-trunk random``: ``inner`` with every feature replaced by noise seeded by its input
+    (``core/ablation.py``)."""
+    from core.ablation import RandomFeatures
+
+    return cast("TrunkBackend", RandomFeatures(inner))  # an nn.Module with the backend's attributes
+
+
+random_features_wrapper = TrunkWrapper("random", random_features)
+
+
 @hookimpl
 def register_trunk_backends(register: Callable[[str, TrunkBackendFactory], None]) -> None:
-    """Register ``default`` and ``openclip``."""
+    """Register ``default``, ``openclip`` and the wrapper ``random``."""
     register("default", default)
     register("openclip", openclip)
+    register("random", random_features_wrapper)

@@ -18,7 +18,7 @@ Scores = dict[str, Any]
 
 
 class Metric(NamedTuple):
-    """A task's metric, named by ``TaskInfo.metric`` (``"module:NAME"``).
+    """A task's metric, which ``TaskInfo.metric`` (a function of no arguments) imports and returns.
 
     ``score(gold, pred)`` takes the parsed gold and prediction files and returns
     ``{"score": float, ...parts}``; it raises ``InputError``/``ValueError``/``KeyError``/

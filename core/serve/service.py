@@ -39,7 +39,7 @@ from core import runner
 from core.errors import InputError
 from core.serve.memory import MemoryBudget, MemoryLimits, trim
 from core.serve.upload import ASK_SHAPES, BadRequest, Part, image_data, request_value
-from core.task import JSONValue, Prediction, RequestForm, Sample, Task, resolve
+from core.task import JSONValue, Prediction, RequestForm, Sample, Task
 
 if TYPE_CHECKING:
     from core.detector.loader import Detectors
@@ -412,7 +412,7 @@ class Service:
             return None
         if name not in self._displays:
             try:
-                self._displays[name] = resolve(form.display)
+                self._displays[name] = form.display()
             except Exception:
                 log.exception("%s: its display function %s cannot be loaded", name, form.display)
                 self._displays[name] = None

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -48,6 +48,7 @@ from plugins.c2c.translate import is_program, parses_cleanly, translate
 if TYPE_CHECKING:
     import torch
 
+    from core.metrics import Metric
     from core.trunk import TextTokens, Trunk
 
 log = logging.getLogger(__name__)
@@ -154,6 +155,28 @@ def finalize(tokens: str) -> str:
     return tokens
 
 
+def trainer() -> Callable[..., Any]:
+    """``TaskInfo.trainer``: ``plugins.c2c.train.train_head``, imported only by ``train.py`` (the run
+    never calls this: ``tests/test_imports.py`` reads its body as train.py's, not run.py's)."""
+    from plugins.c2c.train import train_head
+
+    return train_head
+
+
+def metric() -> Metric:
+    """``TaskInfo.metric``: this task's metric (``core.metrics.codebleu``), imported only when scoring."""
+    from core.metrics.codebleu import METRIC
+
+    return METRIC
+
+
+def display() -> Callable[[str], str]:
+    """``RequestForm.display``: AVATAR tokens -> Python source as a person writes it (``detok.readable``)."""
+    from plugins.c2c.detok import readable
+
+    return readable
+
+
 class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
     """Java -> Python translation (SPEC "C2C")."""
 
@@ -163,9 +186,9 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
         folder="C2C",
         output="prediction_C2C.json",
         batch_size=64,
-        metric="core.metrics.codebleu:METRIC",
-        trainer="plugins.c2c.train:train_head",
-        form=RequestForm(ask="text", answer="code", display="plugins.c2c.detok:readable"),  # {key: Java}
+        metric=metric,
+        trainer=trainer,
+        form=RequestForm(ask="text", answer="code", display=display),  # {key: Java}
         needs_trunk=False,  # the translator answers alone when the trunk cannot be built
         seconds_per_item=0.0075,  # 117-143 programs/s on 2 cores (docs/results.md, the public-size mix)
         setup_seconds=0.1,  # the style selector (python -m bench.task_costs)

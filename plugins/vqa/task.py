@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     import torch
 
     from core.detector import Detector
+    from core.metrics import Metric
     from core.trunk import Trunk
     from plugins.vqa.answerer import Answerer
 
@@ -100,6 +101,21 @@ def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | 
     return None
 
 
+def trainer() -> Callable[..., Any]:
+    """``TaskInfo.trainer``: ``plugins.vqa.train.train_head``, imported only by ``train.py`` (the run
+    never calls this: ``tests/test_imports.py`` reads its body as train.py's, not run.py's)."""
+    from plugins.vqa.train import train_head
+
+    return train_head
+
+
+def metric() -> Metric:
+    """``TaskInfo.metric``: this task's metric (``core.metrics.vqa``), imported only when scoring."""
+    from core.metrics.vqa import METRIC
+
+    return METRIC
+
+
 class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
     """Visual question answering in Russian and English (SPEC "VQA")."""
 
@@ -109,8 +125,8 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         folder="VQA",
         output="prediction_VQA.json",
         batch_size=64,
-        metric="core.metrics.vqa:METRIC",
-        trainer="plugins.vqa.train:train_head",
+        metric=metric,
+        trainer=trainer,
         form=RequestForm(ask="question", request_file="questions.json", images="images", image_field="file_name"),
         needs_detector=True,
         parallel_batches=True,  # stages keep nothing on self; setup's objects are read, or memoise alike

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from core.detector import Detector
+    from core.metrics import Metric
     from core.trunk import TextTokens, Trunk
     from plugins.zsod.verifier import Verifier
 
@@ -129,6 +130,21 @@ class ZsodOptions:
     grid: float | None = None  # --zsod-grid PRESENCE: DetectionRule.grid_names
 
 
+def trainer() -> Callable[..., Any]:
+    """``TaskInfo.trainer``: ``plugins.zsod.train.train_head``, imported only by ``train.py`` (the run
+    never calls this: ``tests/test_imports.py`` reads its body as train.py's, not run.py's)."""
+    from plugins.zsod.train import train_head
+
+    return train_head
+
+
+def metric() -> Metric:
+    """``TaskInfo.metric``: this task's metric (``core.metrics.zsod``), imported only when scoring."""
+    from core.metrics.zsod import METRIC
+
+    return METRIC
+
+
 class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | None]", Scorer]):
     """Zero-shot detection from free-text phrases (SPEC: zsOD)."""
 
@@ -139,8 +155,8 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
         output="prediction_zsOD.json",
         batch_size=4,
         folder_aliases={"OD": "prediction_OD.json"},  # the older rules' name (SPEC, "Older forms")
-        metric="core.metrics.zsod:METRIC",
-        trainer="plugins.zsod.train:train_head",
+        metric=metric,
+        trainer=trainer,
         form=RequestForm(ask="phrases", images="images", answer="boxes"),  # requests.json {image name: [phrase, ...]}
         needs_detector=True,
         parallel_batches=True,  # stages keep nothing on self; core serialises a detector that is not thread-safe

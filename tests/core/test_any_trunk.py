@@ -266,7 +266,7 @@ def test_train_reports_a_failing_or_missing_trainer(
         info = TaskInfo(name="plain", version="1", folder="P", output="p.json")
 
     class Broken:
-        info = TaskInfo(name="broken", version="1", folder="B", output="b.json", trainer="tests.core.no_such:train")
+        info = TaskInfo(name="broken", version="1", folder="B", output="b.json", trainer=_missing_trainer)
 
     trunk = load_trunk(TrunkConfig.parse(specs["vit"]), registry.load(load_entrypoints=False))
     req = training.TrainRequest(trunk, tmp_path)
@@ -282,3 +282,9 @@ def test_train_reports_a_failing_or_missing_trainer(
     argv = ["--trunk", specs["vit"], "--tasks", "c2c", "--heads", str(tmp_path), "--data-root", "none"]
     assert train.main([*argv, "--no-progress", "--no-plugins"]) == 1
     assert "c2c needs (Java, Python) pairs" in capsys.readouterr().out
+
+
+def _missing_trainer() -> Any:
+    import importlib
+
+    return importlib.import_module("tests.core.no_such").train

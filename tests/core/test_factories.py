@@ -45,7 +45,7 @@ def _plugin(name: str, *, backends: dict | None = None, detectors: dict | None =
 def test_core_registers_its_own_backends_and_detectors_as_default_plugins() -> None:
     pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     found = registry.collect(pm)
-    assert list(found.trunk_backends) == ["default", "openclip"]
+    assert list(found.trunk_backends) == ["default", "openclip", "random"]  # random: the ablation, a wrapper
     assert list(found.detectors) == ["nanodet", "yolo"] and found.tasks == {}
     assert {pm.get_name(impl.plugin) for impl in pm.hook.register_detectors.get_hookimpls()} == {
         "core.default_plugins.detectors"
@@ -60,10 +60,13 @@ def test_a_plugin_adds_a_backend_and_a_detector_beside_cores() -> None:
     pm = registry.get_plugin_manager(load_entrypoints=False, builtins=registry.CORE_PLUGINS)
     pm.register(_plugin("extra", backends={"fake": fake_backend}, detectors={"fakedet": FakeDetector}), name="extra")
     found = registry.collect(pm)
-    assert list(found.trunk_backends) == ["default", "openclip", "fake"]
+    assert list(found.trunk_backends) == ["default", "openclip", "random", "fake"]
     assert list(found.detectors) == ["nanodet", "yolo", "fakedet"]
     trunk = load_trunk(TrunkConfig.parse("fake"), found)
     assert trunk.config.backend == "fake" and trunk.embed_dim == 32
+    # core's ablation wraps a plugin's backend as it wraps its own (--ablate-trunk random)
+    ablated = load_trunk(TrunkConfig.parse("fake", ablation="random"), found)
+    assert ablated.ablated and not trunk.ablated and ablated.base_version == trunk.version
     assert isinstance(load_detector(DetectorConfig.parse("fakedet"), found), FakeDetector)
     shared = Detectors(DetectorConfig("fakedet"), found)
     assert isinstance(shared.get(), FakeDetector)

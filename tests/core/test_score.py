@@ -157,3 +157,15 @@ def test_score_py_with_stderr_closed_still_says_its_exit_status(tmp_path: Path) 
         preexec_fn=lambda: os.close(2),
     )
     assert done.returncode == 2 and done.stdout == b""
+
+
+def test_metrics_and_displays_are_functions_that_import_when_called_not_module_strings() -> None:
+    from core.metrics import Metric
+
+    tasks = registry.load(load_entrypoints=False).tasks
+    assert [i.name for i in INFOS] == ["c2c", "htr", "zsod", "vqa"]
+    for info in INFOS:
+        assert callable(info.metric) and isinstance(info.metric(), Metric), info.name
+    form = tasks["c2c"].info.form
+    assert form is not None and form.display is not None
+    assert form.display()("def f ( n ) :\n NEW_LINE INDENT return n") == "def f(n):\n    return n"

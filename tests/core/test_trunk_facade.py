@@ -128,3 +128,24 @@ def test_normalize_pixels_is_the_per_channel_affine_map_for_any_input(fake_trunk
     assert out.shape == (3, 3, 17, 29) and out.dtype == torch.float32 and out.is_contiguous()
     torch.testing.assert_close(out, want, atol=1e-5, rtol=1e-5)
     assert np.array_equal(frozen, rgb)
+
+
+def test_the_ablation_is_a_wrapping_backend_and_the_plain_trunk_has_no_ablation_branch() -> None:
+    from core.ablation import RandomFeatures
+    from core.default_plugins.trunk_backends import random_features_wrapper
+    from core.factories import Registry
+    from core.testing import fake_backend
+    from core.trunk import Trunk, load_trunk
+
+    assert not [name for name in vars(Trunk) if "ablat" in name and name != "ablated"]  # no _ablate on the path
+    noisy = make_fake_trunk(0, ablation="random")
+    assert isinstance(noisy._backend, RandomFeatures)  # noqa: SLF001 - the wrapper, not a facade flag
+    assert not isinstance(make_fake_trunk(0)._backend, RandomFeatures)  # noqa: SLF001
+    registry = Registry(trunk_backends={"fake": fake_backend, "random": random_features_wrapper})
+    assert load_trunk(TrunkConfig(backend="fake", ablation="random"), registry).ablated
+    with pytest.raises(TrunkError, match="wraps another backend.*--ablate-trunk random"):
+        load_trunk(TrunkConfig(backend="random"), registry)  # alone it has nothing to wrap
+    with pytest.raises(TrunkError, match="unknown trunk backend 'nothing'"):
+        load_trunk(TrunkConfig(backend="fake", ablation="nothing"), registry)
+    with pytest.raises(TrunkError, match="'fake' wraps no other"):
+        load_trunk(TrunkConfig(backend="fake", ablation="fake"), registry)

@@ -51,7 +51,7 @@ def wrong_return_trainer(req: training.TrainRequest) -> training.HeadCard:
 
 class _Task:
     def __init__(self, trainer: str) -> None:
-        self.info = TaskInfo(name="t", version="1", folder="T", output="t.json", trainer=f"{__name__}:{trainer}")
+        self.info = TaskInfo(name="t", version="1", folder="T", output="t.json", trainer=lambda: globals()[trainer])
 
 
 @pytest.mark.parametrize("trainer", ["first_interface_trainer", "scaled_trainer", "unmarked_trainer"])
@@ -115,7 +115,7 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
     from tests.core._tasks import EchoTask
 
     class _RecordingTask(EchoTask):
-        info = TaskInfo(name="t", version="1", folder="T", output="t.json", trainer=f"{__name__}:request_trainer")
+        info = TaskInfo(name="t", version="1", folder="T", output="t.json", trainer=lambda: request_trainer)
 
     class Discovery:
         def get_plugin_manager(self, **kwargs):  # type: ignore[no-untyped-def]
