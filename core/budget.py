@@ -28,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.runner import Planned
     from core.task import TaskInfo
 
 log = logging.getLogger(__name__)
@@ -87,15 +86,13 @@ class TimeShares:
         self.declared = 0.0  # what they were expected to take for what they did
 
     @classmethod
-    def for_run(cls, planned: Sequence[Planned], *, trunk_built: bool = True) -> TimeShares:
-        """The costs of ``planned``; nothing for a task that needs the trunk when it could not be
-        built (its samples get fallbacks at once)."""
+    def for_run(cls, planned: Sequence[tuple[TaskInfo, int]], *, trunk_built: bool = True) -> TimeShares:
+        """The costs of the planned tasks (each task's info and its number of items); nothing for a
+        task that needs the trunk when it could not be built (its samples get fallbacks at once)."""
         return cls(
             {
-                item.task.info.name: Cost()
-                if not trunk_built and item.task.info.needs_trunk
-                else cost(item.task.info, len(item.samples))
-                for item in planned
+                info.name: Cost() if not trunk_built and info.needs_trunk else cost(info, items)
+                for info, items in planned
             }
         )
 

@@ -115,7 +115,10 @@ def _run(
         trunk = runner.build_trunk(
             lambda: _build_trunk(request, load_trunk), planned, strict=request.strict, control=control
         )
-        shares = TimeShares.for_run(planned, trunk_built=trunk is not None) if control.deadline is not None else None
+        shares = None
+        if control.deadline is not None:
+            planned_items = [(p.task.info, len(p.samples)) for p in planned]
+            shares = TimeShares.for_run(planned_items, trunk_built=trunk is not None)
         return runner.run(
             planned,
             trunk,
