@@ -33,6 +33,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+if __package__ in (None, ""):  # run as a script (python tests/test_imports.py): the tree's root on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from submission.build import trainer_nodes  # noqa: E402 - the one rule for train.py's entry, shared with the archive
+
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE_CORE_TARGETS = ("registry", "run", "train", "training", "detector_import", "bench", "plugins")
 OFFLINE_TOP = ("bench", "training", "detector_import", "train", "tests", "examples")
@@ -87,10 +91,10 @@ class Project:
         }
         typing_only: set[str] = set()
         runtime: set[str] = set()
-        trainer_nodes = _trainer_nodes(tree)
+        trainer = trainer_nodes(tree)
         for node in ast.walk(tree):
             found: set[str] = set()
-            if node in trainer_nodes:
+            if node in trainer:
                 continue
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -171,21 +175,6 @@ class Project:
         ``__init__`` through a submodule import is no cycle of the code's making)."""
         own_parents = {".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 1)}
         return {m for m in self.edges(module, runtime=True) if m not in own_parents}
-
-
-def _trainer_nodes(tree: ast.AST) -> set[ast.AST]:
-    """What is given as ``trainer=`` and the body of the module's function it names (train.py's
-    entry, not run.py's)."""
-    out: set[ast.AST] = set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "trainer":
-            out.update(ast.walk(node.value))
-            names.update(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name in names:
-            out.update(ast.walk(node))
-    return out
 
 
 def is_offline(module: str) -> bool:
