@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from core.errors import InputError, PluginError
 from core.stop import RunControl, Stop
@@ -316,7 +316,7 @@ def run(
     control = control if control is not None else RunControl()
     prepare_output_folder(planned, out_dir)
     reports = []
-    prepared: dict[int, tuple[TaskReport, bool, float]] = {}
+    prepared: dict[int, Prepared] = {}
     if shares is not None:  # under a budget every task is set up first: a setup left for last may find no time
         prepared = {
             id(item): _prepare(item, trunk, strict=strict, detector=detector, control=control) for item in planned
@@ -342,7 +342,7 @@ def run(
             prepared=prepared.get(id(item)),
         )
         if shares is not None:
-            setup_s = prepared[id(item)][2]
+            setup_s = prepared[id(item)].setup_s
             shares.finished(item.task.info.name, report.seconds - setup_s, report.items - report.fallbacks)
         if report.path is not None and on_written is not None:
             try:
@@ -437,14 +437,14 @@ def _run_task(
     control: RunControl,
     workers: int = 1,
     share: float | None = None,
-    prepared: tuple[TaskReport, bool, float] | None = None,
+    prepared: Prepared | None = None,
 ) -> TaskReport:
-    """One task: set up (unless ``prepared``: its report, whether its setup succeeded and the seconds
-    it took), its batches until the end of its ``share`` of the budget, its file."""
+    """One task: set up (unless ``prepared``, set up ahead), its batches until the end of its
+    ``share`` of the budget, its file."""
     task, samples = item.task, item.samples
     start = time.monotonic()
     ends = None if share is None else start + share
-    report, ready, setup_s = prepared if prepared is not None else (_new_report(item), False, 0.0)
+    report, ready, setup_s = prepared if prepared is not None else Prepared(_new_report(item), False, 0.0)
     start -= setup_s  # the report's seconds count the setup wherever it ran
     predictions: list[Prediction] = []
     bar = _Progress(len(samples), task.info.name, progress)
@@ -482,6 +482,14 @@ def _run_task(
     return report
 
 
+class Prepared(NamedTuple):
+    """A task set up ahead of its batches (under a time budget, every task is set up first)."""
+
+    report: TaskReport  # its report, the setup's errors counted
+    ready: bool  # whether its setup succeeded (False: its samples get fallbacks)
+    setup_s: float  # the seconds the setup took, counted in the report's time
+
+
 def _new_report(item: Planned) -> TaskReport:
     report = TaskReport(item.task.info.name, items=len(item.samples))
     if item.error:
@@ -491,12 +499,12 @@ def _new_report(item: Planned) -> TaskReport:
 
 def _prepare(
     item: Planned, trunk: Trunk | None, *, strict: bool, detector: Detectors | None, control: RunControl
-) -> tuple[TaskReport, bool, float]:
-    """``item``'s task set up ahead of its batches: its report, whether it is ready, the seconds it took."""
+) -> Prepared:
+    """``item``'s task set up ahead of its batches."""
     start = time.monotonic()
     report = _new_report(item)
     ready = bool(item.samples) and _ready(item.task, trunk, report, strict=strict, detector=detector, control=control)
-    return report, ready, time.monotonic() - start
+    return Prepared(report, ready, time.monotonic() - start)
 
 
 def _shares_safely(task: Task, trunk: Trunk | None, detector: Detectors | None) -> bool:
