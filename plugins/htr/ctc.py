@@ -25,6 +25,8 @@ from operator import itemgetter
 
 import numpy as np
 
+from plugins.htr import native
+
 BLANK = 0
 NEG_INF = -math.inf
 _first = itemgetter(0)
@@ -66,8 +68,11 @@ def prefix_beam_search(
     top = np.argpartition(-lp, top_k, axis=1)[:, :top_k] if top_k < lp.shape[1] else np.arange(lp.shape[1])[None]
     top = np.broadcast_to(top, (lp.shape[0], top.shape[1]))
     keep = (top != blank) & (np.take_along_axis(lp, top, axis=1) >= prune)
-    frames = lp.tolist()  # Python floats: the same doubles, without numpy scalar overhead
     alphabet = list(scripts) if scripts is not None else [0] * lp.shape[1]
+    compiled = native.prefix_beam(lp, top, keep, np.array(alphabet, dtype=np.int32), blank, beam_width)
+    if compiled is not None:
+        return compiled
+    frames = lp.tolist()  # Python floats: the same doubles, without numpy scalar overhead
     # prefix -> [log P ending in blank, log P ending in its last label, log P of either]
     beams: dict[tuple[int, ...], tuple[float, float, float]] = {(): (0.0, NEG_INF, 0.0)}
     written: dict[tuple[int, ...], int] = {(): 0}  # prefix -> the alphabet of its letters (0: none yet)

@@ -56,6 +56,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from plugins.htr import native
 from plugins.htr.charset import BLANK, CHARSET, CYRILLIC, LATIN, NUM_CLASSES, encode
 from plugins.htr.lexicon import WORD_CHARS, Lexicon, build_lexicon, default_lexicon
 from plugins.htr.script import CYRILLIC_SCRIPT, LATIN_SCRIPT, LOOKALIKES, NONE, script_of, to_script
@@ -111,6 +112,9 @@ def _forward(probs: np.ndarray, rows: np.ndarray, labels: np.ndarray, lengths: n
     m, width = labels.shape
     if m == 0:
         return np.zeros(0)
+    compiled = native.forward(probs, rows, labels, lengths, blank)
+    if compiled is not None:
+        return compiled
     states = 2 * width + 1
     # State-major arrays ([S, M]): every step below runs along all candidates at once, and the
     # per-candidate maximum is an elementwise maximum of S rows rather than M short reductions.
