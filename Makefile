@@ -24,6 +24,7 @@ $(RUN_STAMP): requirements-runtime.txt requirements.txt
 	$(PY) -m pip install -q $$(grep -E '^(torch|torchvision)==' requirements-runtime.txt)
 	$(PY) -m pip install -q -r requirements-runtime.txt $$(grep -E '^tree-sitter-python==' requirements.txt)
 	$(PY) -m core.metrics._legacy_treesitter
+	$(PY) -m plugins.htr.native
 	touch $@
 
 # The tests need the rest of requirements.txt (ray, fastapi, ultralytics, fonttools...), the dev
