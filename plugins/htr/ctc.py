@@ -1,4 +1,7 @@
-"""CTC decoding in numpy: prefix beam search (the trainer's greedy best path is in ``train/fit.py``).
+"""CTC prefix beam search (the trainer's greedy best path is in ``train/fit.py``).
+
+The loop over frames runs compiled (``native.prefix_beam``: ``ctc_native.c``, the same steps and
+the same doubles); the Python loop below is its reference and its fallback.
 
 Our own exact prefix beam search, kept after measuring the libraries on the
 style-held-out set (``python -m bench.htr_ctc_libs``; 400 words, shipped head,

@@ -46,6 +46,8 @@ Before that, the free beam's best reading sorts each crop onto one of three path
 
 ``decode_batch`` takes every crop of a batch through each step together: the forward passes
 of steps 2 and 3 run once per label width over all the crops' candidates, not once per crop.
+The forward pass itself runs compiled (``native.forward``: ``ctc_native.c``, bit for bit the
+numpy pass of ``_forward``, which stays as its reference and its fallback).
 """
 
 from __future__ import annotations

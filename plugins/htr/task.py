@@ -122,9 +122,11 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw, HtrReader]):
                 "answered with the empty string. Train one with: python train.py --trunk SPEC --tasks htr"
             )
             return self.keep(HtrReader(None, (HEIGHT, WIDTH), None))
+        from plugins.htr import native
         from plugins.htr.lexdecode import shared_decoder
 
         head, size = load_head(folder, trunk)
+        native.library()  # built (first run on a machine) or its absence warned about here, not in a batch
         return self.keep(HtrReader(head, size, shared_decoder()))
 
     # -- stages -------------------------------------------------------------------
