@@ -4,10 +4,22 @@
  * Python versions run instead. Compile with -ffp-contract=off: a fused multiply-add would round
  * differently from numpy.
  */
-#include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+/* No #include: the compiler then reads no system header (the submission check traces what a
+ * run opens, and /usr/include is not among the places a run may read). The types come from the
+ * compiler's own macros (gcc and clang), the functions from libc and libm. */
+typedef __INT32_TYPE__ int32_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef __SIZE_TYPE__ size_t;
+void *malloc(size_t size);
+void free(void *ptr);
+void *memcpy(void *dest, const void *src, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+double exp(double x);
+double log(double x);
+double log1p(double x);
+#define INFINITY (__builtin_inf())
 
 /* ctc.prefix_beam_search: the Python version's _logsumexp. */
 static double lse(double a, double b) {

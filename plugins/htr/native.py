@@ -9,8 +9,9 @@ word exactly (its lexicon decoder is a pruned beam over a trie), nor keep each b
 alphabet; used as the free beam they read worse on every dev set and decode no faster
 (plugins/htr/README.md, "Why our own CTC decoder").
 
-The library is compiled on first use (``cc``, well under a second) into the cache folder
-(``$FUSIONBRAIN_CACHE`` or ``~/.cache/fusionbrain``, else the temporary folder), named by the
+The library is compiled at the task's set-up when it is not built yet (``cc``, once) into the
+cache folder (``$FUSIONBRAIN_CACHE``, ``$XDG_CACHE_HOME/fusionbrain`` or ``$HOME/.cache/fusionbrain``;
+without any of them, or when it cannot be written, the temporary folder), named by the
 source's hash, and reused; ``make run`` builds it at install (``python -m plugins.htr.native``).
 Without a compiler, or when the build or the load fails, a warning says so once and the Python
 versions decode (same answers, slower). ``FB_HTR_NATIVE=0`` asks for the Python versions.
@@ -45,9 +46,11 @@ _P = ctypes.c_void_p
 
 def library_path() -> Path:
     """Where the compiled library lives: named by the source's and the flags' hash, so a stale build is never loaded."""
-    root = os.environ.get("FUSIONBRAIN_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "fusionbrain"
-    )
+    root = os.environ.get("FUSIONBRAIN_CACHE")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or (os.environ["HOME"] + "/.cache" if os.environ.get("HOME") else None)
+        # Without a home (the organisers' container may run as a user with none): the temporary folder.
+        root = os.path.join(base, "fusionbrain") if base else os.path.join(tempfile.gettempdir(), "fusionbrain-cache")
     digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(CFLAGS).encode()).hexdigest()[:16]
     return Path(root) / f"htr-ctc-{digest}.so"
 
