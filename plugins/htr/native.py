@@ -38,7 +38,8 @@ log = logging.getLogger(__name__)
 SOURCE = Path(__file__).with_name("ctc_native.c")
 ENV = "FB_HTR_NATIVE"
 # -ffp-contract=off: no fused multiply-adds, which round differently from numpy's separate steps.
-CFLAGS = ("-O3", "-fPIC", "-shared", "-std=c99", "-ffp-contract=off", "-fno-fast-math")
+# -nostdinc: no system header is read, not even the implicit stdc-predef.h (see ctc_native.c).
+CFLAGS = ("-O3", "-fPIC", "-shared", "-std=c99", "-nostdinc", "-ffp-contract=off", "-fno-fast-math")
 
 _i32, _i64, _f64 = ctypes.c_int32, ctypes.c_int64, ctypes.c_double
 _P = ctypes.c_void_p
