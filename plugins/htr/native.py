@@ -99,18 +99,31 @@ def build(target: Path | None = None) -> Path:
 
 @functools.cache
 def library() -> Any:
-    """The loaded library, or None (``FB_HTR_NATIVE=0``, or it could not be built or loaded: warned once)."""
+    """The loaded library, or None (``FB_HTR_NATIVE=0``, or it could not be built or loaded: warned once).
+
+    A built file that does not load (damaged, or not this library) is never trusted: it is removed
+    and built again, with a warning."""
     if os.environ.get(ENV, "1") == "0":
         return None
     try:
-        lib = ctypes.CDLL(str(build()))
-        lib.htr_prefix_beam.restype = _i32
-        lib.htr_prefix_beam.argtypes = [_P, _i32, _i32, _P, _P, _i32, _P, _i32, _i32, _P, _P, _P]
-        lib.htr_ctc_forward.restype = _i32
-        lib.htr_ctc_forward.argtypes = [_P, _i32, _i64, _i64, _i64, _P, _P, _P, _i64, _i32, _i32, _P]
-    except (OSError, RuntimeError) as exc:
+        path = build()
+        try:
+            return _load(path)
+        except (OSError, AttributeError) as exc:
+            log.warning("htr: the compiled CTC search %s does not load (%s); building it again", path, exc)
+            path.unlink(missing_ok=True)
+            return _load(build(path))
+    except (OSError, RuntimeError, AttributeError) as exc:
         log.warning("htr: the compiled CTC search is unavailable, decoding in Python (same answers, slower): %s", exc)
         return None
+
+
+def _load(path: Path) -> Any:
+    lib = ctypes.CDLL(str(path))
+    lib.htr_prefix_beam.restype = _i32
+    lib.htr_prefix_beam.argtypes = [_P, _i32, _i32, _P, _P, _i32, _P, _i32, _i32, _P, _P, _P]
+    lib.htr_ctc_forward.restype = _i32
+    lib.htr_ctc_forward.argtypes = [_P, _i32, _i64, _i64, _i64, _P, _P, _P, _i64, _i32, _i32, _P]
     return lib
 
 

@@ -58,6 +58,23 @@ def test_library_builds_into_the_cache_named_by_its_source(tmp_path: Path, monke
 
 
 @needs_cc
+def test_a_damaged_build_is_rebuilt_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("FUSIONBRAIN_CACHE", str(tmp_path))
+    monkeypatch.delenv(native.ENV, raising=False)
+    native.library_path().write_bytes(b"not a shared library")
+    native.library.cache_clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger="plugins.htr.native"):
+            assert native.library() is not None
+        assert any("does not load" in r.getMessage() for r in caplog.records)
+        assert native.library_path().read_bytes()[:4] == b"\x7fELF"
+    finally:
+        native.library.cache_clear()
+
+
+@needs_cc
 def test_prefix_beam_search_compiled_is_the_python_search(real_log_probs: np.ndarray) -> None:
     rng = np.random.default_rng(3)
     with np.errstate(divide="ignore"):  # some labels get probability 0: log -inf
