@@ -31,11 +31,13 @@ $(RUN_STAMP): requirements-runtime.txt requirements.txt
 # tools, and Debian packages, each installed only when missing, so that no test skips:
 # default-jdk-headless (tests/c2c: the Java oracle of the whole-program and function checks),
 # chromium + chromium-driver (tests/serve/test_browser.py) and hershey-fonts-data
-# (tests/htr/train/test_pen.py: the pen renderer's fonts).
+# (tests/htr/train/test_pen.py: the pen renderer's fonts), and gcc where no C compiler is found
+# (tests/htr/test_htr_native.py: HTR's compiled CTC search).
 $(TEST_STAMP): $(RUN_STAMP) requirements.txt requirements-dev.txt
 	$(PY) -m pip install -q -r requirements.txt -r requirements-dev.txt
 	missing=""; \
 	command -v javac >/dev/null 2>&1 || missing="$$missing default-jdk-headless"; \
+	command -v cc >/dev/null 2>&1 || missing="$$missing gcc"; \
 	test -x /usr/bin/chromedriver || missing="$$missing chromium chromium-driver"; \
 	test -f /usr/share/hershey-fonts/futural.jhf || missing="$$missing hershey-fonts-data"; \
 	if [ -n "$$missing" ]; then \
