@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from core.budget import TimeShares
     from core.detector import Detector
     from core.detector.loader import Detectors
+    from core.io.layout import FolderLayout
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
@@ -92,7 +93,7 @@ def plan(
     ``input_dir`` (``core.io.confined``) and is not interrupted by a first
     signal: it is what tells which keys every file must hold.
     """
-    from core.io import confined, find_task_dirs, folder_key, task_folder_name
+    from core.io import confined, find_task_dirs, folder_key, layout_hint, task_folder_name
 
     control = control if control is not None else RunControl()
     items = tasks.values() if isinstance(tasks, Mapping) else tasks
@@ -130,7 +131,7 @@ def plan(
                     "%s: cannot read the request: %s%s; writing an empty prediction file",
                     info.name,
                     exc,
-                    layout_hint(info, found, folder),
+                    layout_hint(folder_layout(info), found, folder),
                 )
                 planned.append(Planned(task, (), folder, error=str(exc), input_dir=input_dir))
                 continue
@@ -140,7 +141,7 @@ def plan(
                 log.exception("%s: discovery failed; writing an empty prediction file", info.name)
                 planned.append(Planned(task, (), folder, error=f"discover: {exc!r}", input_dir=input_dir))
                 continue
-            hint = layout_hint(info, found, folder)
+            hint = layout_hint(folder_layout(info), found, folder)
         if not samples:
             log.warning(
                 "%s: its folder is present but asks nothing%s; writing an empty prediction file", info.name, hint
@@ -151,90 +152,15 @@ def plan(
     return planned
 
 
-def layout_hint(info: TaskInfo, found: Path, folder: str) -> str:
-    """``"; expected ..."`` naming what ``found`` (the task's folder, spelled ``folder``) lacks of
-    the layout its ``RequestForm`` declares (its request file, its images folder) and what it
-    holds instead; "" when nothing is missing or the task declares no form.
-
-    An images folder counts as missing only when the task folder holds no file besides its
-    request file either (HTR and zsOD also read images put directly in their folder).
-    """
-    from core.io import find_request_file, folder_key
+def folder_layout(info: TaskInfo) -> FolderLayout:
+    """The layout ``info``'s task folder has (``core.io.layout``): its names, and its request file
+    and images folder as its ``RequestForm`` declares them (none without a form)."""
+    from core.io.layout import FolderLayout
 
     form = info.form
     if form is None:
-        return ""
-    entries = _entries(found)
-    missing = []
-    if form.ask is not None and find_request_file(found, form.request_file) is None:
-        missing.append(form.request_file)
-    if form.images and not (found / form.images).is_dir():
-        files = [e for e in entries if not e.endswith("/") and folder_key(e) != folder_key(form.request_file)]
-        if not files:
-            missing.append(f"{form.images}/")
-    if not missing:
-        return ""
-    renames = {folder_key(m): m for m in missing}  # an entry that differs only in case
-    named = [
-        f"{e} (rename it {renames[folder_key(e)]})" if folder_key(e) in renames else e for e in entries[:MAX_LISTED]
-    ]
-    more = f" and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else ""
-    held = f"it holds {', '.join(named)}{more}" if entries else "it is empty"
-    return f"; expected {' and '.join(f'{folder}/{m}' for m in missing)} in {found} ({held})"
-
-
-MAX_LISTED = 8  # entries of a task folder named when its layout is not the expected one
-
-
-def _entries(folder: Path) -> list[str]:
-    """The names in ``folder``, a sub-folder's with a trailing ``/``, sorted; [] when it cannot be listed."""
-    import os
-
-    try:
-        with os.scandir(folder) as it:
-            return sorted(e.name + ("/" if e.is_dir() else "") for e in it)
-    except OSError:
-        return []
-
-
-def check_input_folder(input_dir: Path) -> None:
-    """``InputError`` when ``input_dir`` is not a folder (missing, or a file)."""
-    if not input_dir.is_dir():
-        why = "it is not a folder" if input_dir.exists() else "no such folder"
-        raise InputError(f"cannot read the input: {why}", input_dir)
-
-
-def explain_empty_input(input_dir: Path, tasks: Mapping[str, Task] | Sequence[Task]) -> None:
-    """Why ``plan`` found no task folder under ``input_dir``: raises ``InputError`` when it is a
-    mistake the user must fix (no such folder; ``--input`` at a task folder, by its name or by
-    its request file or images folder: its parent was meant), else logs which folders were looked for.
-    """
-    from core.io import folder_key
-
-    items = list(tasks.values() if isinstance(tasks, Mapping) else tasks)
-    check_input_folder(input_dir)
-    folders = {folder_key(name): name for task in items for name in task.info.folders()}
-    inner = {
-        folder_key(name): name
-        for task in items
-        if task.info.form is not None
-        for name in (
-            task.info.form.request_file if task.info.form.ask is not None else None,
-            task.info.form.images,
-        )
-        if name
-    }
-    held = [e for e in _entries(input_dir) if folder_key(e.rstrip("/")) in inner]
-    named = folders.get(folder_key(input_dir.resolve().name))
-    if named or held:
-        why = f"it is the {named}/ task folder" if named else f"it holds {', '.join(held)}, as a task folder does"
-        raise InputError(
-            f"{why}; --input takes the folder that holds the task folders: pass its parent "
-            f"({input_dir.resolve().parent}){'' if named else ', with this folder named after its task'}",
-            input_dir,
-        )
-    expected = ", ".join(f"{t.info.folder}/" for t in items)
-    log.warning("no task folder found under %s (looked for %s); nothing to do", input_dir, expected)
+        return FolderLayout(info.folders())
+    return FolderLayout(info.folders(), form.request_file, form.ask is not None, form.images)
 
 
 def build_trunk(
