@@ -39,18 +39,21 @@ from typing import Any
 
 from bench.serve import multipart
 from core.serve import fake
+from registry import collect, get_plugin_manager
 
 REPO = Path(__file__).resolve().parents[1]
+OLD_MODULE = "tests.serve._memory_server"  # a checkout from before core.serve.fake: its server, given only the port
 WORD = sorted((REPO / "demo" / "input" / "HTR" / "images").iterdir())[0]
 
 
 def start(repo: Path, log_path: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """``repo``'s server over the fake trunk (``core.serve.fake``; a checkout from before it has
-    ``tests.serve._memory_server``), once it answers."""
-    module = "core.serve.fake" if (repo / "core" / "serve" / "fake.py").exists() else "tests.serve._memory_server"
+    """``repo``'s server over the fake trunk (``core.serve.fake`` with this checkout's image tasks;
+    a checkout from before it has ``OLD_MODULE``), once it answers."""
+    current = (repo / "core" / "serve" / "fake.py").exists()
+    tasks = fake.image_tasks(collect(get_plugin_manager(load_entrypoints=False)).tasks) if current else []
     started = time.monotonic()
     try:
-        process, port = fake.start(log_path, repo=repo, module=module)
+        process, port = fake.start(tasks, log_path, repo=repo, module=fake.MODULE if current else OLD_MODULE)
     except RuntimeError as exc:
         raise SystemExit(f"{exc}\n(log: {log_path})") from None
     print(f"server up in {time.monotonic() - started:.1f} s (log: {log_path})", flush=True)

@@ -1,19 +1,21 @@
 """``serve.py``'s serving path over ``core.testing``'s fake trunk: the server to load-test.
 
 Its connections, upload limit, memory budget, requests in progress, deadlines, allowed hosts and
-allocator settings are ``serve.py``'s defaults, and the tasks are the real ones (their image
-loading and preprocessing); only the model is small, so it starts in seconds instead of the real
-trunk's minute. ``tests/serve/test_memory.py`` and ``bench.serve_slow`` run it through ``start``.
+allocator settings are ``serve.py``'s defaults, and the tasks are real ones (their image loading
+and preprocessing); only the model is small, so it starts in seconds instead of the real trunk's
+minute. ``tests/serve/test_memory.py`` and ``bench.serve_slow`` run it through ``start``, with the
+tasks they discovered (``image_tasks``): the task objects travel to the server's process pickled,
+as they travel to Ray actors (cheap, nothing loaded before ``setup``), so core discovers no plugin.
 
-``python -m core.serve.fake PORT``: every built-in task that takes an image (its ``RequestForm``
-names an images folder) set up on the fake trunk, served on 127.0.0.1:PORT, logging at INFO as
-``serve.py`` does.
+``python -m core.serve.fake PORT TASKS``: the tasks pickled in the file ``TASKS``, set up on the
+fake trunk and served on 127.0.0.1:PORT, logging at INFO as ``serve.py`` does.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import pickle
 import socket
 import subprocess
 import sys
@@ -21,12 +23,22 @@ import time
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.task import Task
 
 REPO = Path(__file__).resolve().parents[2]
 MODULE = "core.serve.fake"
 
 
+def image_tasks(tasks: Mapping[str, Task]) -> list[Task]:
+    """The tasks that take an image (their ``RequestForm`` names an images folder)."""
+    return [task for task in tasks.values() if task.info.form is not None and task.info.form.images]
+
+
 def start(
+    tasks: Sequence[Task],
     log_path: Path,
     *,
     repo: Path = REPO,
@@ -34,8 +46,9 @@ def start(
     timeout: float = 180.0,
     module: str = MODULE,
 ) -> tuple[subprocess.Popen[bytes], int]:
-    """``python -m module PORT`` in ``repo`` (default: this checkout) on a free loopback port, its
-    output in ``log_path``; returns the process and the port once ``/health`` answers.
+    """``python -m module PORT TASKS`` in ``repo`` (default: this checkout) on a free loopback port,
+    ``tasks`` pickled beside ``log_path`` (``TASKS``; none for a ``module`` that takes only the
+    port), its output in ``log_path``; returns the process and the port once ``/health`` answers.
 
     The process gets one torch thread, ``repo`` on its path and ``env`` over this environment.
     ``RuntimeError`` (with the log's end) when it exits first or does not answer within
@@ -44,10 +57,15 @@ def start(
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
+    command = [sys.executable, "-m", module, str(port)]
+    if tasks:
+        pickled = log_path.with_name(log_path.name + ".tasks.pickle")
+        pickled.write_bytes(pickle.dumps(list(tasks)))
+        command.append(str(pickled))
     environment = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(repo), **(env or {})}
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", module, str(port)],
+            command,
             cwd=repo,
             env=environment,
             stdout=log,
@@ -74,21 +92,20 @@ def _tail(log_path: Path, chars: int = 3000) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m core.serve.fake PORT``."""
+    """``python -m core.serve.fake PORT TASKS``."""
     from core.serve.memory import tune_allocator
 
     tune_allocator()  # as serve.py does first
-    import registry  # this process's entry point, as serve.py is: it discovers the built-in plugins
     from core.serve.cli import ServeRequest, serve
     from core.serve.service import Service
     from core.testing import make_fake_trunk
 
-    [port] = sys.argv[1:] if argv is None else argv
+    port, pickled = sys.argv[1:] if argv is None else argv
+    tasks: list[Task] = pickle.loads(Path(pickled).read_bytes())  # written by start(), in this checkout
     logging.basicConfig(level=logging.INFO)
     request = ServeRequest(host="127.0.0.1", port=int(port))
-    tasks = registry.collect(registry.get_plugin_manager(load_entrypoints=False)).tasks
     service = Service(  # as core.serve.cli.build_service builds it
-        {name: task for name, task in tasks.items() if task.info.form is not None and task.info.form.images},
+        {task.info.name: task for task in tasks},
         make_fake_trunk(seed=0),
         limits=request.limits,
         body_timeout=request.body_timeout,

@@ -30,6 +30,7 @@ import pytest
 from core.serve import fake
 from core.serve.memory import DEFAULT_BUDGET, MemoryBudget
 from core.serve.upload import MAX_TEXT_FIELD, WRITE_BUFFER, BadRequest, FormReader
+from registry import collect, get_plugin_manager
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "input"
@@ -200,7 +201,8 @@ def memory_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[su
         pytest.skip("reads the server's memory from Linux's /proc")
     tmp = tmp_path_factory.mktemp("serve_tmp")
     log = tmp_path_factory.mktemp("serve_log") / "serve.log"
-    process, port = fake.start(log, env={"TMPDIR": str(tmp)}, timeout=120)
+    tasks = fake.image_tasks(collect(get_plugin_manager(load_entrypoints=False)).tasks)
+    process, port = fake.start(tasks, log, env={"TMPDIR": str(tmp)}, timeout=120)
     try:
         yield process, port
     finally:
