@@ -1,7 +1,7 @@
 """serve.py against slow and hostile clients: ``python -m bench.serve_slow [--repo PATH] [--slow-clients 16]``.
 
 Starts the serving path of ``--repo`` (default: this checkout; point it at another checkout to measure
-that tree's server with the same clients) on a free loopback port: ``tests.serve._memory_server``,
+that tree's server with the same clients) on a free loopback port: ``core.serve.fake``,
 ``serve.py``'s defaults over the fake trunk (zsOD, VQA, HTR; the server's connections, limits and
 deadlines are serve.py's, only the model is small). Then, only to 127.0.0.1, bounded in count and time:
 
@@ -25,11 +25,9 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import re
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -40,38 +38,26 @@ from pathlib import Path
 from typing import Any
 
 from bench.serve import multipart
+from core.serve import fake
+from registry import collect, get_plugin_manager
 
 REPO = Path(__file__).resolve().parents[1]
+OLD_MODULE = "tests.serve._memory_server"  # a checkout from before core.serve.fake: its server, given only the port
 WORD = sorted((REPO / "demo" / "input" / "HTR" / "images").iterdir())[0]
 
 
 def start(repo: Path, log_path: Path) -> tuple[subprocess.Popen[bytes], int]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(repo)}
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tests.serve._memory_server", str(port)],
-            cwd=repo,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
+    """``repo``'s server over the fake trunk (``core.serve.fake`` with this checkout's image tasks;
+    a checkout from before it has ``OLD_MODULE``), once it answers."""
+    current = (repo / "core" / "serve" / "fake.py").exists()
+    tasks = fake.image_tasks(collect(get_plugin_manager(load_entrypoints=False)).tasks) if current else []
     started = time.monotonic()
-    while True:
-        if process.poll() is not None:
-            raise SystemExit(f"the server exited with {process.returncode}; see {log_path}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5):
-                print(f"server up in {time.monotonic() - started:.1f} s (log: {log_path})", flush=True)
-                return process, port
-        except OSError:
-            time.sleep(0.3)
-        if time.monotonic() - started > 180:
-            process.kill()
-            raise SystemExit(f"the server did not answer in 180 s; see {log_path}")
+    try:
+        process, port = fake.start(tasks, log_path, repo=repo, module=fake.MODULE if current else OLD_MODULE)
+    except RuntimeError as exc:
+        raise SystemExit(f"{exc}\n(log: {log_path})") from None
+    print(f"server up in {time.monotonic() - started:.1f} s (log: {log_path})", flush=True)
+    return process, port
 
 
 def head(port: int, length: int, host: str | None = None, ctype: str = "multipart/form-data; boundary=slow") -> bytes:

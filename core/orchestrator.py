@@ -97,17 +97,18 @@ def _run(
 ) -> list[TaskReport]:
     from core import runner
     from core.detector.loader import Detectors
-    from core.io import check_output_folder
+    from core.io import check_input_folder, check_output_folder, explain_empty_input
     from core.runtime import scratch_space
 
     # Ray workers may run elsewhere (another cwd, another node): they get absolute paths.
     input_dir = request.input_dir.resolve() if request.engine == "ray" else request.input_dir
-    runner.check_input_folder(request.input_dir)  # paths that cannot be read or written: refused before any work
+    check_input_folder(request.input_dir)  # paths that cannot be read or written: refused before any work
     check_output_folder(request.output_dir)
     with scratch_space(request.output_dir):
         planned = runner.plan(tasks, input_dir, strict=request.strict, control=control)
         if not planned:
-            runner.explain_empty_input(request.input_dir, tasks)  # refuses --input at a task folder
+            # refuses --input at a task folder
+            explain_empty_input(request.input_dir, [runner.folder_layout(task.info) for task in tasks])
             return []
         check_output_folder(request.output_dir, [name for item in planned for name in runner.outputs_of(item)])
         if request.engine == "ray":

@@ -18,10 +18,12 @@ regular files inside the input folder are opened, whatever the task passes.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import contextlib
 import functools
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from core.budget import TimeShares
     from core.detector import Detector
     from core.detector.loader import Detectors
+    from core.io.layout import FolderLayout
     from core.trunk import Trunk
 
 log = logging.getLogger(__name__)
@@ -90,7 +93,7 @@ def plan(
     ``input_dir`` (``core.io.confined``) and is not interrupted by a first
     signal: it is what tells which keys every file must hold.
     """
-    from core.io import confined, find_task_dirs, folder_key, task_folder_name
+    from core.io import confined, find_task_dirs, folder_key, layout_hint, task_folder_name
 
     control = control if control is not None else RunControl()
     items = tasks.values() if isinstance(tasks, Mapping) else tasks
@@ -128,7 +131,7 @@ def plan(
                     "%s: cannot read the request: %s%s; writing an empty prediction file",
                     info.name,
                     exc,
-                    layout_hint(info, found, folder),
+                    layout_hint(folder_layout(info), found, folder),
                 )
                 planned.append(Planned(task, (), folder, error=str(exc), input_dir=input_dir))
                 continue
@@ -138,7 +141,7 @@ def plan(
                 log.exception("%s: discovery failed; writing an empty prediction file", info.name)
                 planned.append(Planned(task, (), folder, error=f"discover: {exc!r}", input_dir=input_dir))
                 continue
-            hint = layout_hint(info, found, folder)
+            hint = layout_hint(folder_layout(info), found, folder)
         if not samples:
             log.warning(
                 "%s: its folder is present but asks nothing%s; writing an empty prediction file", info.name, hint
@@ -149,90 +152,15 @@ def plan(
     return planned
 
 
-def layout_hint(info: TaskInfo, found: Path, folder: str) -> str:
-    """``"; expected ..."`` naming what ``found`` (the task's folder, spelled ``folder``) lacks of
-    the layout its ``RequestForm`` declares (its request file, its images folder) and what it
-    holds instead; "" when nothing is missing or the task declares no form.
-
-    An images folder counts as missing only when the task folder holds no file besides its
-    request file either (HTR and zsOD also read images put directly in their folder).
-    """
-    from core.io import find_request_file, folder_key
+def folder_layout(info: TaskInfo) -> FolderLayout:
+    """The layout ``info``'s task folder has (``core.io.layout``): its names, and its request file
+    and images folder as its ``RequestForm`` declares them (none without a form)."""
+    from core.io.layout import FolderLayout
 
     form = info.form
     if form is None:
-        return ""
-    entries = _entries(found)
-    missing = []
-    if form.ask is not None and find_request_file(found, form.request_file) is None:
-        missing.append(form.request_file)
-    if form.images and not (found / form.images).is_dir():
-        files = [e for e in entries if not e.endswith("/") and folder_key(e) != folder_key(form.request_file)]
-        if not files:
-            missing.append(f"{form.images}/")
-    if not missing:
-        return ""
-    renames = {folder_key(m): m for m in missing}  # an entry that differs only in case
-    named = [
-        f"{e} (rename it {renames[folder_key(e)]})" if folder_key(e) in renames else e for e in entries[:MAX_LISTED]
-    ]
-    more = f" and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else ""
-    held = f"it holds {', '.join(named)}{more}" if entries else "it is empty"
-    return f"; expected {' and '.join(f'{folder}/{m}' for m in missing)} in {found} ({held})"
-
-
-MAX_LISTED = 8  # entries of a task folder named when its layout is not the expected one
-
-
-def _entries(folder: Path) -> list[str]:
-    """The names in ``folder``, a sub-folder's with a trailing ``/``, sorted; [] when it cannot be listed."""
-    import os
-
-    try:
-        with os.scandir(folder) as it:
-            return sorted(e.name + ("/" if e.is_dir() else "") for e in it)
-    except OSError:
-        return []
-
-
-def check_input_folder(input_dir: Path) -> None:
-    """``InputError`` when ``input_dir`` is not a folder (missing, or a file)."""
-    if not input_dir.is_dir():
-        why = "it is not a folder" if input_dir.exists() else "no such folder"
-        raise InputError(f"cannot read the input: {why}", input_dir)
-
-
-def explain_empty_input(input_dir: Path, tasks: Mapping[str, Task] | Sequence[Task]) -> None:
-    """Why ``plan`` found no task folder under ``input_dir``: raises ``InputError`` when it is a
-    mistake the user must fix (no such folder; ``--input`` at a task folder, by its name or by
-    its request file or images folder: its parent was meant), else logs which folders were looked for.
-    """
-    from core.io import folder_key
-
-    items = list(tasks.values() if isinstance(tasks, Mapping) else tasks)
-    check_input_folder(input_dir)
-    folders = {folder_key(name): name for task in items for name in task.info.folders()}
-    inner = {
-        folder_key(name): name
-        for task in items
-        if task.info.form is not None
-        for name in (
-            task.info.form.request_file if task.info.form.ask is not None else None,
-            task.info.form.images,
-        )
-        if name
-    }
-    held = [e for e in _entries(input_dir) if folder_key(e.rstrip("/")) in inner]
-    named = folders.get(folder_key(input_dir.resolve().name))
-    if named or held:
-        why = f"it is the {named}/ task folder" if named else f"it holds {', '.join(held)}, as a task folder does"
-        raise InputError(
-            f"{why}; --input takes the folder that holds the task folders: pass its parent "
-            f"({input_dir.resolve().parent}){'' if named else ', with this folder named after its task'}",
-            input_dir,
-        )
-    expected = ", ".join(f"{t.info.folder}/" for t in items)
-    log.warning("no task folder found under %s (looked for %s); nothing to do", input_dir, expected)
+        return FolderLayout(info.folders())
+    return FolderLayout(info.folders(), form.request_file, form.ask is not None, form.images)
 
 
 def build_trunk(
@@ -344,13 +272,7 @@ def run(
         if shares is not None:
             setup_s = prepared[id(item)].setup_s
             shares.finished(item.task.info.name, report.seconds - setup_s, report.items - report.fallbacks)
-        if report.path is not None and on_written is not None:
-            try:
-                on_written(item.task.info.name, report.path)
-            except Exception:
-                if strict:
-                    raise
-                log.exception("%s: an observer of the written file failed", item.task.info.name)
+        notify_written(on_written, report, strict=strict)
         log.info(report.summary())
         reports.append(report)
     if control.signalled():
@@ -359,6 +281,19 @@ def run(
             control.signalled(),
         )
     return reports
+
+
+def notify_written(on_written: Observer | None, report: TaskReport, *, strict: bool) -> None:
+    """``on_written(task_name, path)`` once a task's file is written, by every engine: an observer
+    that raises is logged and the run goes on (``strict`` re-raises); the file stays written."""
+    if report.path is None or on_written is None:
+        return
+    try:
+        on_written(report.name, report.path)
+    except Exception:
+        if strict:
+            raise
+        log.exception("%s: an observer of the written file failed", report.name)
 
 
 def outputs_of(item: Planned) -> tuple[str, ...]:
@@ -392,7 +327,7 @@ def prepare_output_folder(planned: Sequence[Planned], out_dir: Path) -> None:
             log.info("%s in the output folder is an earlier run's: this run does not write it, it is kept", name)
 
 
-class _Progress:
+class Progress:
     """A progress bar on stderr that degrades to nothing: no bar when stderr is absent,
     closed or not a terminal (``enabled=None``), and none from the first write that fails."""
 
@@ -447,7 +382,7 @@ def _run_task(
     report, ready, setup_s = prepared if prepared is not None else Prepared(_new_report(item), False, 0.0)
     start -= setup_s  # the report's seconds count the setup wherever it ran
     predictions: list[Prediction] = []
-    bar = _Progress(len(samples), task.info.name, progress)
+    bar = Progress(len(samples), task.info.name, progress)
     try:
         if prepared is None:
             ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector, control=control)
@@ -652,12 +587,16 @@ def solve_batches(
     ``solve_batch``; every batch gets fallbacks when ``ready`` is False (setup failed) or
     once ``clock()`` (default ``time.monotonic``) passes ``deadline``, or the run is
     stopping (``control``, ``core.stop``: the run's deadline or a signal, which also abandon
-    the batch in progress). ``root``: the input folder the stages may read in.
+    the batches in progress). ``root``: the input folder the stages may read in.
 
-    ``workers`` > 1 solves that many batches at once, each in a thread of its own (for a task
-    that declares ``TaskInfo.parallel_batches``; dividing torch's threads among them is the
-    caller's part, see ``run``): the same batches, the same policy and the predictions in the
-    same order, so the same answers.
+    One loop, whatever ``workers`` is (``_Workers``): with one, the calling thread is the worker
+    and solves each batch when its turn comes; with more (a task that declares
+    ``TaskInfo.parallel_batches``; dividing torch's threads among them is the caller's part, see
+    ``run``), pool threads solve up to ``workers + 1`` batches ahead. Either way the answers are
+    taken back in batch order, each inside ``control.interruptible()``, so the same batches get
+    the same policy and the predictions come in the same order: the same answers. Each batch
+    counts its fallbacks and errors in a report of its own, merged into ``report`` when its
+    answers are taken (a batch abandoned half-way counts only its fallbacks).
 
     Predictions are appended to ``out`` as they come (so a caller keeps what was done when
     ``strict`` raises) and returned. ``on_batch(len(batch))`` follows each batch. The local
@@ -666,24 +605,45 @@ def solve_batches(
     control = control if control is not None else RunControl()
     predictions = [] if out is None else out
     gate = _Gate(task.info.name, ready, deadline, clock or time.monotonic, control)
-    if workers > 1 and len(batches) > 1 and gate.open():
-        _solve_concurrently(task, batches, trunk, report, strict, workers, gate, predictions, on_batch, root)
-        return predictions
-    for batch in batches:
-        if not gate.open():
-            solved = fallback_batch(task, batch, report, strict=strict)
-        else:
-            try:
-                with control.interruptible(), _confined(root):
-                    solved = solve_batch(task, batch, trunk, report, strict=strict)
-            except Stop as exc:
-                log.warning("%s: %s: batch abandoned, the remaining samples get fallbacks", task.info.name, exc.reason)
-                gate.ready = False
-                solved = fallback_batch(task, batch, report, strict=strict)
-        predictions.extend(solved)
-        if on_batch is not None:
-            on_batch(len(batch))
+
+    def solve(batch: Sequence[Sample]) -> _Solved | None:
+        if control.hurry():
+            return None  # its turn came when the run began to stop
+        part = TaskReport(report.name)
+        with _confined(root):  # a context variable: each thread sets its own
+            return _Solved(solve_batch(task, batch, trunk, part, strict=strict), part)
+
+    with _Workers(solve, workers if len(batches) > 1 else 1, task.info.name) as pool:
+        waiting: deque[tuple[Sequence[Sample], cf.Future[_Solved | None] | None]] = deque()
+        pending = iter(batches)
+        while True:
+            if not gate.open():  # the task's share is spent: what waits unstarted falls back
+                waiting = deque((b, None if f is not None and f.cancel() else f) for b, f in waiting)
+            while len(waiting) < pool.depth:
+                batch = next(pending, None)
+                if batch is None:
+                    break
+                waiting.append((batch, pool.submit(batch) if gate.open() else None))
+            if not waiting:
+                break
+            batch, future = waiting.popleft()
+            solved = pool.take(future, gate) if future is not None else None
+            if solved is None:
+                predictions.extend(fallback_batch(task, batch, report, strict=strict))
+            else:
+                predictions.extend(solved.predictions)
+                report.fallbacks += solved.report.fallbacks
+                report.errors.extend(solved.report.errors)
+            if on_batch is not None:
+                on_batch(len(batch))
     return predictions
+
+
+class _Solved(NamedTuple):
+    """One batch's answers and the report that counted its fallbacks and errors."""
+
+    predictions: list[Prediction]
+    report: TaskReport
 
 
 @dataclass(slots=True)
@@ -720,80 +680,67 @@ class _Gate:
 
 
 FIRST_BATCH_S = 0.01  # a task's deadline is at least this long after its setup: its first batch starts
-WAIT_SLICE_S = 0.1  # how often the thread collecting concurrent batches looks at the run's stopping state
+WAIT_SLICE_S = 0.1  # how often the thread waiting for a pool thread's batch looks at the run's stopping state
 
 
-def _solve_concurrently(
-    task: Task,
-    batches: Sequence[Sequence[Sample]],
-    trunk: Trunk | None,
-    report: TaskReport,
-    strict: bool,
-    workers: int,
-    gate: _Gate,
-    out: list[Prediction],
-    on_batch: Callable[[int], object] | None,
-    root: Path | None,
-) -> None:
-    """``solve_batches`` with ``workers`` pool threads: a batch goes out while fewer than
-    ``workers + 1`` are out (one waits ready for the first thread free), and results are taken
-    back in batch order. Each batch counts its fallbacks and errors in a report of its own, merged
-    here, on the calling thread. The caller's thread only waits, in slices, so that a signal or
-    the run's deadline (``gate.stopping()``) is seen within ``WAIT_SLICE_S``: the batches still out
-    are then abandoned to their fallbacks, as the one-batch path abandons the batch in progress.
-    The task's own ``deadline`` (its share of the budget) only stops batches not yet started."""
-    import concurrent.futures as cf
-    from collections import deque
+class _Workers:
+    """Who solves ``solve_batches``' batches: the calling thread (``workers`` 1: a batch is solved
+    when ``take`` asks for it) or a pool of ``workers`` threads (a batch goes out when submitted).
 
-    def solve(batch: Sequence[Sample]) -> tuple[list[Prediction], TaskReport] | None:
-        if gate.control.hurry():
-            return None  # queued when the run began to stop
-        part = TaskReport(report.name)
-        with _confined(root):  # a context variable: each thread sets its own
-            return solve_batch(task, batch, trunk, part, strict=strict), part
+    ``take`` waits for a batch inside ``control.interruptible()``: a signal or the run's deadline
+    abandons it there (``Stop``: on the calling thread, the batch itself; with a pool, the wait,
+    which also looks at ``gate.stopping()`` every ``WAIT_SLICE_S``, for a control no handler
+    points at). The pool's threads cannot be stopped: an abandoned batch finishes unwatched.
+    """
 
-    pool = cf.ThreadPoolExecutor(workers, thread_name_prefix=f"{task.info.name}-batch")
-    out_now: deque[tuple[Sequence[Sample], cf.Future | None]] = deque()
-    abandoned = False
-    try:
-        pending = iter(batches)
-        while True:
-            if not gate.open():  # the task's share is spent: what waits unstarted falls back
-                out_now = deque((b, None if f is not None and f.cancel() else f) for b, f in out_now)
-            while len(out_now) <= workers:
-                batch = next(pending, None)
-                if batch is None:
-                    break
-                out_now.append((batch, pool.submit(solve, batch) if gate.open() else None))
-            if not out_now:
-                break
-            batch, future = out_now[0]
-            while future is not None and not future.done():
-                cf.wait([future], timeout=WAIT_SLICE_S)
-                if future.done() or not gate.stopping():
-                    continue
-                abandoned = True  # stopping: what is out falls back, the threads finish unwatched
-                for _, f in out_now:
-                    if f is not None:
-                        f.cancel()
-                out_now = deque((b, None) for b, _ in out_now)
-                future = None
-            out_now.popleft()
-            result = future.result() if future is not None else None  # strict: a batch's error, raised here
-            if result is None:
-                solved = fallback_batch(task, batch, report, strict=strict)
-            else:
-                solved, part = result
-                report.fallbacks += part.fallbacks
-                report.errors.extend(part.errors)
-            out.extend(solved)
-            if on_batch is not None:
-                on_batch(len(batch))
-    finally:
-        for _, f in out_now:
-            if f is not None:
-                f.cancel()
-        pool.shutdown(wait=not abandoned, cancel_futures=True)
+    def __init__(self, solve: Callable[[Sequence[Sample]], _Solved | None], workers: int, name: str) -> None:
+        self.solve = solve
+        self.pool = cf.ThreadPoolExecutor(workers, thread_name_prefix=f"{name}-batch") if workers > 1 else None
+        self.depth = workers + 1 if workers > 1 else 1  # with a pool, one batch waits ready for the first thread free
+        self.abandoned = False
+
+    def __enter__(self) -> _Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=not self.abandoned, cancel_futures=True)
+
+    def submit(self, batch: Sequence[Sample]) -> cf.Future[_Solved | None]:
+        if self.pool is not None:
+            return self.pool.submit(self.solve, batch)
+        return _Deferred(functools.partial(self.solve, batch))
+
+    def take(self, future: cf.Future[_Solved | None], gate: _Gate) -> _Solved | None:
+        """The batch's answers; None when the run stopped before they were in (it is abandoned)."""
+        try:
+            if not future.done():  # a batch already in is taken even when stopping: it costs nothing more
+                with gate.control.interruptible():
+                    if isinstance(future, _Deferred):
+                        future.run()
+                    while not future.done():
+                        cf.wait([future], timeout=WAIT_SLICE_S)
+                        if not future.done() and gate.stopping():
+                            raise Stop(gate.control.hurry() or "stopping")
+            return future.result()  # strict: the batch's error, raised here
+        except Stop as exc:
+            log.warning("%s: %s: the batch in progress is abandoned", gate.task, exc.reason)
+            if gate.ready:
+                gate.shut(exc.reason)
+            self.abandoned = True
+            return None
+
+
+class _Deferred(cf.Future["_Solved | None"]):
+    """A batch for the calling thread to solve when its answers are taken (``_Workers.take``)."""
+
+    def __init__(self, solve: Callable[[], _Solved | None]) -> None:
+        super().__init__()
+        self._solve = solve
+
+    def run(self) -> None:
+        if self.set_running_or_notify_cancel():
+            self.set_result(self._solve())  # what the batch raises (strict, Stop) goes to the caller from here
 
 
 def solve_batch(

@@ -52,9 +52,11 @@ from core.request import RayOptions
 from core.runner import (
     Observer,
     Planned,
+    Progress,
     TaskReport,
     chunks,
     fallback_batch,
+    notify_written,
     prepare_output_folder,
     setup_task,
     solve_batches,
@@ -506,8 +508,6 @@ def run(
     """
     import uuid
 
-    from tqdm import tqdm
-
     options = options or RayOptions()
     begin = time.monotonic()
     remaining = control.remaining() if control is not None else None
@@ -541,8 +541,7 @@ def run(
         write_task(item.task, predictions, item.samples, RunContext(out_dir, item.folder), tr.report)
         tr.written = True
         tr.report.seconds = time.monotonic() - (tr.first if tr.first is not None else begin)
-        if tr.report.path is not None and on_written is not None:
-            on_written(item.task.info.name, tr.report.path)
+        notify_written(on_written, tr.report, strict=strict)  # the local runner's observer policy
         log.info(tr.report.summary())
 
     for tr in runs.values():
@@ -550,7 +549,7 @@ def run(
             finish(tr)
     if jobs:
         total = sum(len(tr.planned.samples) for tr in runs.values())
-        bar = tqdm(total=total, desc="ray", unit="item", disable=None if progress is None else not progress)
+        bar = Progress(total, "ray", progress)
 
         def done(job: _Job, result: ShardResult) -> None:
             name, start = job.tag

@@ -13,6 +13,8 @@ protection by calling these functions. One module per concern:
   ``find_task_dirs``, ``task_folder_name``, ``folder_key``, ``find_request_file``, ``read_request``,
   ``read_json``, ``read_json_object``, ``decode_json_text``; ``parse_json``, which names a key
   given twice); ``model_safe_text`` for text a tokenizer reads.
+- ``core.io.layout``: the input folder's layout (``check_input_folder``; ``explain_empty_input``
+  when no task folder is found; ``layout_hint``, what a task folder lacks of its ``FolderLayout``).
 - ``core.io.images``: images decoded within a memory bound (``load_image``,
   ``load_image_and_info``, ``read_image_info``, ``check_image``, ``to_mode``, ``MAX_IMAGE_PIXELS``,
   ``MAX_IMAGE_BYTES``).
@@ -38,6 +40,7 @@ from core.io.images import (
     read_image_info,
     to_mode,
 )
+from core.io.layout import FolderLayout, check_input_folder, explain_empty_input, layout_hint
 from core.io.paths import (
     InputEntry,
     check_input_file,
@@ -66,6 +69,7 @@ from core.io.writing import check_output_folder, dumps_json, new_file_mode, writ
 
 __all__ = [
     "IMAGE_FORMATS",
+    "FolderLayout",
     "MAX_IMAGE_BYTES",
     "MAX_IMAGE_PIXELS",
     "MAX_IMAGE_SIDE",
@@ -73,15 +77,18 @@ __all__ = [
     "InputEntry",
     "check_image",
     "check_input_file",
+    "check_input_folder",
     "check_output_folder",
     "confined",
     "decode_json_text",
     "dumps_json",
+    "explain_empty_input",
     "file_name",
     "find_request_file",
     "find_task_dir",
     "find_task_dirs",
     "folder_key",
+    "layout_hint",
     "list_input_files",
     "load_image",
     "load_image_and_info",

@@ -134,6 +134,20 @@ def test_shards_merge_in_sample_order_with_the_local_policy(
     assert sorted(heard) == ["echo", "echo2"]
 
 
+def test_an_observer_that_raises_is_logged_and_the_run_goes_on_as_locally(
+    tmp_path: Path, fake_pool: engine.WorkerPool, caplog: pytest.LogCaptureFixture
+) -> None:
+    def observer(name: str, path: Path) -> None:
+        raise OSError("the packager is gone")
+
+    planned = runner.plan([EchoTask(), SetupFailsEcho()], _echo_inputs(tmp_path / "in"))
+    reports = engine.run(
+        planned, _fake_factory(), tmp_path / "ray", pool=fake_pool, progress=False, on_written=observer
+    )
+    assert [r.path is not None and r.path.exists() for r in reports] == [True, True]
+    assert caplog.text.count("an observer of the written file failed") == 2
+
+
 def test_a_worker_killed_mid_shard_costs_only_that_shard_a_retry(
     tmp_path: Path, fake_trunk, fake_pool: engine.WorkerPool
 ) -> None:  # type: ignore[no-untyped-def]

@@ -1,7 +1,7 @@
 """The server's memory is bounded by design (issue 37): the budget, the streamed uploads, and a bounded
 load test on 127.0.0.1.
 
-The load test runs ``serve.py``'s serving path over the fake trunk (``_memory_server``: the real tasks'
+The load test runs ``serve.py``'s serving path over the fake trunk (``core.serve.fake``: the real tasks'
 image loading and preprocessing, the real upload path, the defaults of ``serve.py``) in a subprocess, and
 reads its RSS from ``/proc``: a flood of uploads just under and over the limit, then large valid images
 and decompression bombs all at once. The heavy version on the real trunk is ``python -m bench.serve_memory``.
@@ -13,12 +13,9 @@ import asyncio
 import http.client
 import io
 import json
-import os
 import random
-import socket
 import struct
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -30,8 +27,10 @@ from typing import Any
 
 import pytest
 
+from core.serve import fake
 from core.serve.memory import DEFAULT_BUDGET, MemoryBudget
 from core.serve.upload import MAX_TEXT_FIELD, WRITE_BUFFER, BadRequest, FormReader
+from registry import collect, get_plugin_manager
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "input"
@@ -200,31 +199,11 @@ def _post(port: int, task: str, fields: list[tuple[str, str | None, bytes]]) -> 
 def memory_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     if not Path("/proc/self/clear_refs").exists():
         pytest.skip("reads the server's memory from Linux's /proc")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
     tmp = tmp_path_factory.mktemp("serve_tmp")
     log = tmp_path_factory.mktemp("serve_log") / "serve.log"
-    env = {**os.environ, "TMPDIR": str(tmp), "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tests.serve._memory_server", str(port)],
-            cwd=REPO,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
+    tasks = fake.image_tasks(collect(get_plugin_manager(load_entrypoints=False)).tasks)
+    process, port = fake.start(tasks, log, env={"TMPDIR": str(tmp)}, timeout=120)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert process.poll() is None, log.read_text("utf-8", "replace")[-3000:]
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not start in 120 s"
-                time.sleep(0.3)
         yield process, port
     finally:
         process.terminate()
