@@ -14,7 +14,8 @@ from plugins.c2c.java_types import (
     MIN_CONST,
     array_fill,
 )
-from plugins.c2c.library import TUPLE_CLASSES, TUPLE_FIELDS, call_arguments, undeclared_class
+from plugins.c2c.library.rows import call_arguments, undeclared_class
+from plugins.c2c.library.util import TUPLE_CLASSES, TUPLE_FIELDS
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.support import is_constant
 from plugins.c2c.syntax import Tokens, base_type

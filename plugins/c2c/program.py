@@ -45,14 +45,11 @@ from plugins.c2c.java_types import (
     OUT_TYPES,
     field_default,
 )
-from plugins.c2c.library import (
-    BIG_OPS,
-    SUPPORT_CLASSES,
-    THEN_COMPARING,
-    emit_constant,
-    scalar_local,
-    support_lines,
-)
+from plugins.c2c.library.classes import SUPPORT_CLASSES, support_lines
+from plugins.c2c.library.math import BIG_OPS
+from plugins.c2c.library.rows import scalar_local
+from plugins.c2c.library.table import emit_constant
+from plugins.c2c.library.util import THEN_COMPARING
 from plugins.c2c.state import ClassInfo, ProgramInfo
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, walk_nodes
 

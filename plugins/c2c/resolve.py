@@ -6,7 +6,7 @@ translated, for statements and expressions alike. It asks, in this order, until 
 1. **program I/O** (``_io``): a stdin read (``sc . nextInt ( )`` -> ``int ( input ( ) )``), a print to
    ``System.out`` / ``err`` or a writer (``printStackTrace`` too), an input or output object made (it
    vanishes); in functions a ``System.out`` print statement;
-2. **the library's rows of the policy's own** (``library.RULES``, ``policy=PROGRAM``): instance methods by
+2. **the library's rows of the policy's own** (``library.table.RULES``, ``policy=PROGRAM``): instance methods by
    the receiver's static type, stream pipelines, static calls, constructors;
 3. **the program's own classes**: its methods and overloads (``self .``, ``Cls .``, ``name_<arity>``), a
    method named like a Python keyword, an anonymous class (a function), then a member imported statically
@@ -30,17 +30,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plugins.c2c.analysis import IO_ROLES, PRINT_OPS, base_io, io_kind, read_op, receiver_kind, type_text
-from plugins.c2c.library import (
-    CHAINED,
-    INSTANCE,
-    NEW,
-    STATIC,
-    STREAM,
-    Call,
-    ask,
-    class_of,
-    own_members,
-)
+from plugins.c2c.library.rows import INSTANCE, NEW, STATIC, STREAM, Call, class_of
+from plugins.c2c.library.table import ask, own_members
+from plugins.c2c.library.text import CHAINED
 from plugins.c2c.statements import py_method_name
 from plugins.c2c.support import HELPERS
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, base_type

@@ -1,12 +1,12 @@
 """Best-effort static typing of Java expressions (``type_of``), over the type table (``java_types``)
-and the result types the library table names (``library.returns``)."""
+and the result types the library table names (``library.table.returns``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from plugins.c2c.java_types import ELEMENT_GETTERS, FLOAT_TYPES, INT_TYPES, MATH_DOUBLE
-from plugins.c2c.library import returns
+from plugins.c2c.library.table import returns
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -190,7 +190,7 @@ def test_arrays_sort_with_a_key_comparator_in_a_function() -> None:
 
 
 def test_two_policy_apis_name_static_and_instance_entries() -> None:
-    from plugins.c2c.library import two_policy_apis
+    from plugins.c2c.library.table import two_policy_apis
 
     apis = two_policy_apis()
     assert ("Math", "round") in apis and ("StringBuilder", "setCharAt") in apis and ("*", "poll") in apis
@@ -203,7 +203,8 @@ def test_two_policy_apis_name_static_and_instance_entries() -> None:
 
 def test_library_rows_are_well_formed() -> None:
     """Every row of the library table names a kind, where it applies and what it gives."""
-    from plugins.c2c.library import ANYWHERE, EXPRESSION, FIELD, INSTANCE, NEW, RULES, STATEMENT, STATIC, STREAM
+    from plugins.c2c.library.rows import ANYWHERE, EXPRESSION, FIELD, INSTANCE, NEW, STATEMENT, STATIC, STREAM
+    from plugins.c2c.library.table import RULES
     from plugins.c2c.state import PROGRAM
 
     assert len(RULES) > 200
@@ -216,6 +217,25 @@ def test_library_rows_are_well_formed() -> None:
         assert rule.emit is not None or rule.returns or rule.constant, rule  # a row translates, types or is a value
         assert rule.kind != NEW or rule.member == ("new",), rule
         assert (rule.kind == FIELD) == bool(rule.constant), rule
+
+
+def test_the_library_is_kept_by_java_package_and_no_c2c_module_is_over_1200_lines() -> None:
+    """``RULES`` is every package module's rows, concatenated; each module holds its rows beside its emitters."""
+    from pathlib import Path
+
+    from plugins.c2c.library import classes, collections, lang, math, stream, text, util
+    from plugins.c2c.library.table import RULES
+
+    parts = (lang, text, util, math, collections, stream, classes)
+    assert tuple(rule for part in parts for rule in part.RULES) == RULES
+    for part in parts:
+        assert all(
+            rule.emit is None or rule.emit.__module__ == part.__name__ or rule.emit.__module__.endswith(".rows")
+            for rule in part.RULES
+        ), part.__name__
+    root = Path(__file__).resolve().parents[2] / "plugins" / "c2c"
+    sizes = {str(p.relative_to(root)): len(p.read_text(encoding="utf-8").splitlines()) for p in root.rglob("*.py")}
+    assert not {name: n for name, n in sizes.items() if n > 1200}
 
 
 def test_the_resolver_asks_io_then_the_library_then_the_program_then_the_plain_call() -> None:
@@ -243,20 +263,25 @@ def test_the_resolver_asks_io_then_the_library_then_the_program_then_the_plain_c
 
 
 def test_emitters_ask_only_the_narrow_protocol() -> None:
-    """An emit function reads the translator through ``library.Emitting`` only, and the Translator offers it all."""
+    """An emit function reads the translator through ``rows.Emitting`` only, and the Translator offers it all."""
     import ast
-    import inspect
+    import pkgutil
+    from pathlib import Path
 
     from plugins.c2c import library
+    from plugins.c2c.library.rows import Emitting
     from plugins.c2c.translate import Translator
 
-    offered = {name for name in vars(library.Emitting) if not name.startswith("_")}
+    offered = {name for name in vars(Emitting) if not name.startswith("_")}
     assert {"expr", "text", "type_of", "arg_tokens", "policy", "state"} <= offered
     assert all(hasattr(Translator, name) for name in offered)
-    tree = ast.parse(inspect.getsource(library))
+    folder = Path(library.__path__[0])
+    modules = [info.name for info in pkgutil.iter_modules([str(folder)])]
+    assert {"lang", "collections", "stream", "table"} <= set(modules)
     asked = {
         node.attr
-        for node in ast.walk(tree)
+        for name in modules
+        for node in ast.walk(ast.parse((folder / f"{name}.py").read_text(encoding="utf-8")))
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "tr"
     }
     assert asked and asked <= offered, asked - offered
