@@ -19,7 +19,7 @@ translated, for statements and expressions alike. It asks, in this order, until 
 Each step that declines is rewound (``TranslationState.first``): what it registered while translating
 arguments is forgotten. The shared rows come after the program's classes because a program's
 overloads renamed by arity (``add_2``) win over a collection's ``add``. A call that is a whole statement
-is asked as one first (``resolve_statement``: steps 1-4 with ``Call.statement`` set, so the rows
+is asked as one first (``resolve_statement``: steps 1-4 with ``Call.context`` STATEMENT, so the rows
 ``where=STATEMENT`` apply; None when none takes it), then as an expression. Which steps a policy takes
 is data: ``Policy.program_io`` and ``Policy.program_classes`` (``state.py``), and the rows of its own.
 """
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plugins.c2c.analysis import IO_ROLES, PRINT_OPS, base_io, io_kind, read_op, receiver_kind, type_text
-from plugins.c2c.library.rows import INSTANCE, NEW, STATIC, STREAM, Call, class_of
+from plugins.c2c.library.rows import INSTANCE, NEGATED, NEW, STATEMENT, STATIC, STREAM, Call, class_of
 from plugins.c2c.library.table import ask, own_members
 from plugins.c2c.library.text import CHAINED
 from plugins.c2c.statements import py_method_name
@@ -61,8 +61,18 @@ class ResolverMixin:
         """A method invocation that is a whole statement, as Python tokens; None when no step takes it as a
         statement (it is then translated as an expression, ``resolve``)."""
         obj, name, args = self._call_parts(node)
-        call = Call(node, obj, name, args, statement=True)
+        call = Call(node, obj, name, args, context=STATEMENT)
         return self.st.first(*self._before_shared(call), lambda: self._shared_statement(call))
+
+    def resolve_negated(self, node: Node | None) -> Tokens | None:
+        """A call that is the operand of ``!``, by the rows of that context (``! m . containsKey ( k )`` ->
+        ``k not in m``); None when none takes it (``not`` and the call, translated as an expression)."""
+        if node is None or node.type != "method_invocation":
+            return None
+        obj, name, args = self._call_parts(node)
+        if obj is None:
+            return None
+        return ask(self, Call(node, obj, name, args, context=NEGATED), INSTANCE, (("*", name),), None)
 
     def _before_shared(self, c: Call) -> tuple[Callable[[], Tokens | None], ...]:
         """Steps 1-3: program I/O, the policy's own library rows, the program's own classes."""

@@ -108,6 +108,7 @@ class TypesMixin:
             field = self.text(node.child_by_field_name("field"))
             if field == "length":
                 return "int"
+            # a mixin is no Emitting alone: the Translator it is part of is (test_emitters_ask_only_the_narrow_protocol)
             table = returns(self, node.child_by_field_name("object"), field)  # type: ignore[arg-type]
             if table:  # `BigDecimal . ONE`
                 return table
@@ -122,7 +123,7 @@ class TypesMixin:
             return owner.field_types.get(field, "?") if owner is not None else "?"
         if k == "method_invocation":
             obj, name, args = self._call_parts(node)
-            table = returns(self, obj, name)  # type: ignore[arg-type]
+            table = returns(self, obj, name)  # type: ignore[arg-type]  # the Translator is the Emitting, as above
             if table:
                 return table
             ot = self.text(obj) if obj is not None else ""

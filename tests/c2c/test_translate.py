@@ -203,14 +203,14 @@ def test_two_policy_apis_name_static_and_instance_entries() -> None:
 
 def test_library_rows_are_well_formed() -> None:
     """Every row of the library table names a kind, where it applies and what it gives."""
-    from plugins.c2c.library.rows import ANYWHERE, EXPRESSION, FIELD, INSTANCE, NEW, STATEMENT, STATIC, STREAM
+    from plugins.c2c.library.rows import ANYWHERE, CONTEXTS, FIELD, INSTANCE, NEW, STATIC, STREAM
     from plugins.c2c.library.table import RULES
     from plugins.c2c.state import PROGRAM
 
     assert len(RULES) > 200
     for rule in RULES:
         assert rule.kind in (STATIC, INSTANCE, NEW, STREAM, FIELD), rule
-        assert rule.where in (EXPRESSION, STATEMENT, ANYWHERE), rule
+        assert rule.where in (*CONTEXTS, ANYWHERE), rule
         assert rule.policy in (None, PROGRAM), rule
         assert rule.receiver and rule.member, rule
         assert all(isinstance(name, str) and name for name in (*rule.receiver, *rule.member)), rule
@@ -236,6 +236,28 @@ def test_the_library_is_kept_by_java_package_and_no_c2c_module_is_over_1200_line
     root = Path(__file__).resolve().parents[2] / "plugins" / "c2c"
     sizes = {str(p.relative_to(root)): len(p.read_text(encoding="utf-8").splitlines()) for p in root.rglob("*.py")}
     assert not {name: n for name, n in sizes.items() if n > 1200}
+
+
+def test_negated_contains_and_a_thread_s_start_and_join_are_rows_with_a_context() -> None:
+    """``! m . containsKey ( k )`` is a row of the NEGATED context; a Thread's ``start`` / ``join`` are statement rows."""
+    from plugins.c2c.library.rows import INSTANCE, NEGATED, STATEMENT
+    from plugins.c2c.library.table import RULES
+    from plugins.c2c.state import PROGRAM
+
+    rows = {(r.where, r.policy, m) for r in RULES if r.kind == INSTANCE and "*" in r.receiver for m in r.member}
+    assert {(NEGATED, None, "contains"), (NEGATED, None, "containsKey")} <= rows
+    assert {(STATEMENT, PROGRAM, "start"), (STATEMENT, PROGRAM, "join")} <= rows
+    function = "static boolean f ( Set < Integer > s , int x ) { if ( ! s . contains ( x ) ) { return true ; } return ! s . isEmpty ( ) ; }"
+    out = translate(function)
+    assert "x not in s" in out and "not len ( s ) == 0" in out
+    program = (
+        "public class Main implements Runnable { public static void main ( String [ ] args ) { "
+        'Thread t = new Thread ( null , new Main ( ) , "" , 1 << 26 ) ; t . start ( ) ; t . join ( ) ; '
+        'new Thread ( null , new Main ( ) , "" , 1 << 26 ) . start ( ) ; } '
+        "public void run ( ) { System . out . println ( 1 ) ; } }"
+    )
+    out = translate(program)
+    assert "start" not in out and "join" not in out and out.count("Main ( ) . run ( )") == 2, out
 
 
 def test_the_resolver_asks_io_then_the_library_then_the_program_then_the_plain_call() -> None:
@@ -285,3 +307,23 @@ def test_emitters_ask_only_the_narrow_protocol() -> None:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "tr"
     }
     assert asked and asked <= offered, asked - offered
+    # of the translation's state, an emitter reaches only ``EmitterState``'s fields, which TranslationState has
+    import dataclasses
+
+    from plugins.c2c.library.rows import EmitterState
+    from plugins.c2c.state import TranslationState
+
+    kept = {name for name in (*vars(EmitterState), *EmitterState.__annotations__) if not name.startswith("_")}
+    assert kept and kept <= {f.name for f in dataclasses.fields(TranslationState)}
+    trees = [ast.parse((folder / f"{name}.py").read_text(encoding="utf-8")) for name in modules]
+    read = {
+        node.attr
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "state"
+        and isinstance(node.value.value, ast.Name)
+        and node.value.value.id == "tr"
+    }
+    assert read and read <= kept, read - kept

@@ -17,6 +17,7 @@ from plugins.c2c.java_types import (
 )
 from plugins.c2c.library.rows import (
     EXPRESSION,
+    NEGATED,
     REVERSED,
     STATEMENT,
     Call,
@@ -234,6 +235,11 @@ def _contains(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "in", *c.o] if len(c.a) == 1 else None
 
 
+def _not_contains(tr: Emitting, c: Call) -> Tokens | None:
+    """``! m . containsKey ( k )`` (``where=NEGATED``): ``k not in m``, the references' idiom."""
+    return [*tr.expr(c.args[0]), "not", "in", *tr.expr(c.obj)] if len(c.args) == 1 else None
+
+
 def _contains_value(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.a[0], "in", *c.o, ".", "values", "(", ")"] if len(c.a) == 1 else None
 
@@ -269,7 +275,7 @@ def _sorted_end(tr: Emitting, c: Call) -> Tokens | None:
 def _deque(tr: Emitting, c: Call) -> bool:
     """Is the receiver a variable the program holds as a ``collections.deque`` (``program._deques``)?"""
     prog = tr.state.prog
-    return c.obj is not None and c.obj.type == "identifier" and c.obj.text.decode() in prog.deques
+    return c.obj is not None and c.obj.type == "identifier" and (c.obj.text or b"").decode() in prog.deques
 
 
 def _add_first(tr: Emitting, c: Call) -> Tokens | None:
@@ -330,16 +336,18 @@ def _stacks_only(node: Node) -> bool:
                     else [d.child_by_field_name("name") for d in n.children_by_field_name("declarator")]
                 )
                 deques |= {x.text or b"" for x in names if x is not None}
-        elif n.type == "method_declaration":
-            methods.add(n.child_by_field_name("name").text or b"")
+        elif n.type == "method_declaration" and (declared := n.child_by_field_name("name")) is not None:
+            methods.add(declared.text or b"")
     for n in walk_nodes(root):
         if n.type != "identifier" or n.text not in deques or n.parent is None:
             continue
         parent = n.parent
         if parent.type == "method_invocation" and parent.child_by_field_name("object") == n:
-            ok = (parent.child_by_field_name("name").text or b"").decode() in _END_BLIND
+            called = parent.child_by_field_name("name")
+            ok = called is not None and (called.text or b"").decode() in _END_BLIND
         elif parent.type == "argument_list" and parent.parent is not None:
-            ok = parent.parent.type == "method_invocation" and parent.parent.child_by_field_name("name").text in methods
+            called = parent.parent.child_by_field_name("name") if parent.parent.type == "method_invocation" else None
+            ok = called is not None and called.text in methods
         else:
             field = {"variable_declarator": "name", "assignment_expression": "left", "formal_parameter": "name"}
             ok = parent.type in field and parent.child_by_field_name(field[parent.type]) == n
@@ -786,6 +794,7 @@ RULES: tuple[Rule, ...] = (
     instance("*", "toArray", listed, where=EXPRESSION),
     instance("*", ("isEmpty", "empty"), _is_empty, where=EXPRESSION),
     instance("*", ("contains", "containsKey"), _contains, where=EXPRESSION),
+    instance("*", ("contains", "containsKey"), _not_contains, where=NEGATED),
     instance("*", "containsValue", _contains_value, where=EXPRESSION),
     instance(_MAPS, "get", _map_get_default, where=EXPRESSION),
     instance(_MAPS, "get", _map_get_nullable, where=EXPRESSION),

@@ -12,6 +12,7 @@ from plugins.c2c.library.rows import (
     Call,
     Emitting,
     Rule,
+    call_arguments,
     function_call,
     instance,
     length,
@@ -333,6 +334,25 @@ def _boxed_new(tr: Emitting, c: Call) -> Tokens | None:
 _INTEGERS = ("Integer", "Long", "Short", "Byte")
 
 
+# -- java.lang.Thread in programs: the runnable runs in place (``main`` already runs in a big-stack thread
+# when a method recurses, ``program.py``)
+def _thread_ran(tr: Emitting, c: Call) -> Tokens | None:
+    """``t . start ( ) ;`` / ``t . join ( ) ;`` of a thread whose runnable ran where it was made: nothing."""
+    return [] if tr.text(c.obj) in tr.state.threads else None
+
+
+def _thread_runs_here(tr: Emitting, c: Call) -> Tokens | None:
+    """``new Thread ( null , runnable , "" , 1 << 26 ) . start ( ) ;`` (a big stack for deep recursion): the
+    runnable's run, called here."""
+    if not tr.policy.runs_threads or c.args or c.obj.type != "object_creation_expression":
+        return None
+    made = c.obj.child_by_field_name("type")
+    if made is None or re.sub(r"<.*>", "", (made.text or b"").decode()).replace(" ", "") != "Thread":
+        return None
+    targs = [a for a in call_arguments(c.obj.child_by_field_name("arguments")) if a.type != "null_literal"]
+    return tr.runnable_call(targs[0]) if targs else None
+
+
 RULES: tuple[Rule, ...] = (
     # -- java.lang.Math: any member not listed is `math . name`
     static("Math", "*", _math_any, where=EXPRESSION),
@@ -393,6 +413,9 @@ RULES: tuple[Rule, ...] = (
     instance("String", "equalsIgnoreCase", None, returns="boolean"),
     instance("String", ("replaceAll", "replaceFirst"), _string_replace_regex, policy=PROGRAM, returns="String"),
     instance("*", "split", _java_split, policy=PROGRAM),
+    # -- java.lang.Thread in programs, as statements
+    instance("*", ("start", "join"), _thread_ran, policy=PROGRAM, where=STATEMENT),
+    instance("*", "start", _thread_runs_here, policy=PROGRAM, where=STATEMENT),
     # -- constructors of both policies
     new(("Integer", "Long", "Double"), _boxed_new),
 )

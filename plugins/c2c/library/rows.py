@@ -14,7 +14,15 @@ from plugins.c2c.syntax import Tokens, base_type
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from plugins.c2c.state import TranslationState
+    from plugins.c2c.state import ProgramInfo
+
+
+# where the call stands (a row's ``where``, a call's ``context``): an expression, a whole statement, or either
+EXPRESSION, STATEMENT, ANYWHERE = "expression", "statement", "anywhere"
+# the contexts whose idioms have rows of their own, asked only there (never by ANYWHERE): the operand of
+# ``!`` (``! m . containsKey ( k )`` is ``k not in m``)
+NEGATED = "negated"
+CONTEXTS = (EXPRESSION, STATEMENT, NEGATED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,11 +33,16 @@ class Call:
     obj: Node
     name: str
     args: Sequence[Node]
-    statement: bool = False  # the call is a whole statement (rows ``where=STATEMENT`` apply)
+    context: str = EXPRESSION  # where the call stands: the rows whose ``where`` is this context apply
     a: Sequence[Tokens] = ()  # the arguments, translated once (the shared rows); () elsewhere
     flat: Tokens = field(default_factory=list)  # ``a`` joined with commas
     o: Tokens = field(default_factory=list)  # the receiver, translated once (shared instance rows); [] elsewhere
     receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown); a constructor's class
+
+    @property
+    def statement(self) -> bool:
+        """Is the call a whole statement (rows ``where=STATEMENT`` apply)?"""
+        return self.context == STATEMENT
 
     def with_args(self, a: Sequence[Tokens]) -> Call:
         """The call with its arguments translated (``a``, and ``flat``: joined with commas)."""
@@ -44,18 +57,39 @@ class Call:
         return replace(self, o=o)
 
 
+class EmitterState(Protocol):
+    """What of the translation's state (``TranslationState``, 32 fields) an emit function reads or writes:
+    the source and its analysis, and the few records the library's idioms keep."""
+
+    @property
+    def src(self) -> bytes: ...  # the Java source (``undeclared_class``, a pair's stored fields)
+
+    @property
+    def prog(self) -> ProgramInfo: ...  # the program's analysis: heaps, deques, sorted and hash maps
+
+    @property
+    def declared(self) -> set[str]: ...  # every name the source declares
+
+    pre: list[Tokens]  # statements before the one being written (a PriorityQueue's comparator key)
+    joiners: dict[str, list[Tokens]]  # StringJoiner variables: separator, affixes
+    map_defaults: dict[str, Tokens]  # map variables whose ``get`` has a default
+    threads: set[str]  # Thread variables whose runnable ran in place
+    stacks_only: bool | None  # every Deque of the source is used only as a stack (asked once)
+
+
 class Emitting(Protocol):
     """What an emit function may ask of the translator (not the whole ``Translator``): translate a node,
-    read its text and static type (a local's declared one), translate arguments, the policy and the
-    translation's state; and the translations the library shares with the statements (a value as Java's
-    text, a comparator as ``sort``'s arguments, a ``printf`` format, a stream, a BigInteger, a comparator
-    chain, what the program analysis makes of a receiver)."""
+    read its text and static type (a local's declared one), translate arguments, the policy and what of
+    the translation's state the library keeps (``EmitterState``); and the translations the library shares
+    with the statements (a value as Java's text, a comparator as ``sort``'s arguments, a ``printf``
+    format, a stream, a BigInteger, a comparator chain, what the program analysis makes of a receiver, a
+    Runnable's run as a call)."""
 
     @property
     def policy(self) -> Policy: ...
 
     @property
-    def state(self) -> TranslationState: ...
+    def state(self) -> EmitterState: ...
 
     def expr(self, node: Node | None) -> Tokens: ...
 
@@ -81,6 +115,8 @@ class Emitting(Protocol):
 
     def receiver_kind(self, obj: Node) -> str: ...
 
+    def runnable_call(self, r: Node) -> Tokens | None: ...
+
 
 Emit = Callable[[Emitting, Call], "Tokens | None"]
 
@@ -88,10 +124,6 @@ Emit = Callable[[Emitting, Call], "Tokens | None"]
 # what a row translates: a static call (``Math . round``), an instance method (by the receiver's static
 # type), a constructor (``new BigDecimal ( s )``), a stream pipeline's call, a static field (``BigDecimal . ONE``)
 STATIC, INSTANCE, NEW, STREAM, FIELD = "static", "instance", "new", "stream", "field"
-
-
-# where the call stands: an expression, a whole statement, or either
-EXPRESSION, STATEMENT, ANYWHERE = "expression", "statement", "anywhere"
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,11 +68,12 @@ _OWN = {  # (policy, kind) -> the members that have rows of that policy's own
 
 def ask(tr: Emitting, call: Call, kind: str, keys: Sequence[tuple[str, str]], policy: Policy | None) -> Tokens | None:
     """The first row of ``kind`` and ``policy`` (None: the rows both policies share) that takes ``call``,
-    asking the rows of each (receiver, member) of ``keys`` in turn; None when none does."""
-    where = STATEMENT if call.statement else EXPRESSION
+    asking the rows of each (receiver, member) of ``keys`` in turn, those of the call's context (``ANYWHERE``:
+    an expression's or a statement's); None when none does."""
+    wheres = (call.context, ANYWHERE) if call.context in (EXPRESSION, STATEMENT) else (call.context,)
     for cls, member in keys:
         for rule in _ROWS.get((kind, cls, member), ()):
-            if rule.emit is not None and rule.policy is policy and rule.where in (where, ANYWHERE):
+            if rule.emit is not None and rule.policy is policy and rule.where in wheres:
                 out = rule.emit(tr, call)
                 if out is not None:
                     return out

@@ -13,6 +13,7 @@ from plugins.c2c.library.rows import (
     REVERSED,
     STATEMENT,
     Call,
+    EmitterState,
     Emitting,
     Rule,
     call_arguments,
@@ -27,10 +28,8 @@ from plugins.c2c.syntax import Tokens, plus_one
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from plugins.c2c.state import TranslationState
 
-
-def joined(state: TranslationState, name: str) -> Tokens:
+def joined(state: EmitterState, name: str) -> Tokens:
     """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
     parts = state.joiners[name]
     out = [*parts[0], ".", "join", "(", name, ")"]
@@ -53,7 +52,10 @@ def _append_chain(tr: Emitting, node: Node) -> tuple[Tokens, Tokens] | None:
         if len(args) != 1:
             return None
         parts.insert(0, args[0])
-        node = node.child_by_field_name("object")
+        receiver = node.child_by_field_name("object")
+        if receiver is None:  # `append ( x )` of the program's own: no builder
+            return None
+        node = receiver
     if node.type not in ("identifier", "field_access") or class_of(tr.type_of(node)) not in _BUILDERS:
         return None
     root = tr.expr(node)
@@ -133,7 +135,7 @@ def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
     if not c.statement:
         return None
     parts = [c.args[0]] if len(c.args) == 1 else []
-    cur = c.obj
+    cur: Node | None = c.obj
     while cur is not None and cur.type == "method_invocation" and tr.text(cur.child_by_field_name("name")) == "append":
         inner = call_arguments(cur.child_by_field_name("arguments"))
         if len(inner) != 1:
