@@ -14,7 +14,7 @@ from plugins.c2c.java_types import (
     MIN_CONST,
     array_fill,
 )
-from plugins.c2c.library.rows import call_arguments, undeclared_class
+from plugins.c2c.library.rows import NEGATED, call_arguments, undeclared_class
 from plugins.c2c.library.util import TUPLE_CLASSES, TUPLE_FIELDS
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.support import is_constant
@@ -199,7 +199,7 @@ class ExpressionsMixin:
         op = self.text(node.child_by_field_name("operator"))
         operand = node.child_by_field_name("operand")
         if op == "!":
-            negated = self.resolve_negated(operand)  # resolve.py: the rows of a negated call
+            negated = self.resolve_in(operand, NEGATED)  # resolve.py: the rows of a negated call
             return negated if negated is not None else ["not", *self.expr(operand)]
         return [op, *self.expr(operand)]
 

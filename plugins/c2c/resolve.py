@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plugins.c2c.analysis import IO_ROLES, PRINT_OPS, base_io, io_kind, read_op, receiver_kind, type_text
-from plugins.c2c.library.rows import INSTANCE, NEGATED, NEW, STATEMENT, STATIC, STREAM, Call, class_of
+from plugins.c2c.library.rows import INSTANCE, NEW, STATEMENT, STATIC, STREAM, Call, class_of
 from plugins.c2c.library.table import ask, own_members
 from plugins.c2c.library.text import CHAINED
 from plugins.c2c.statements import py_method_name
@@ -64,15 +64,16 @@ class ResolverMixin:
         call = Call(node, obj, name, args, context=STATEMENT)
         return self.st.first(*self._before_shared(call), lambda: self._shared_statement(call))
 
-    def resolve_negated(self, node: Node | None) -> Tokens | None:
-        """A call that is the operand of ``!``, by the rows of that context (``! m . containsKey ( k )`` ->
-        ``k not in m``); None when none takes it (``not`` and the call, translated as an expression)."""
+    def resolve_in(self, node: Node | None, context: str) -> Tokens | None:
+        """A call in a context whose idioms have rows of their own (``NEGATED``: the operand of ``!``,
+        ``! m . containsKey ( k )`` -> ``k not in m``; ``FOR_EACH``: what a for-each walks), by those rows;
+        None when none takes it (the caller translates it as an expression)."""
         if node is None or node.type != "method_invocation":
             return None
         obj, name, args = self._call_parts(node)
         if obj is None:
             return None
-        return ask(self, Call(node, obj, name, args, context=NEGATED), INSTANCE, (("*", name),), None)
+        return ask(self, Call(node, obj, name, args, context=context), INSTANCE, (("*", name),), None)
 
     def _before_shared(self, c: Call) -> tuple[Callable[[], Tokens | None], ...]:
         """Steps 1-3: program I/O, the policy's own library rows, the program's own classes."""

@@ -238,15 +238,24 @@ def test_the_library_is_kept_by_java_package_and_no_c2c_module_is_over_1200_line
     assert not {name: n for name, n in sizes.items() if n > 1200}
 
 
-def test_negated_contains_and_a_thread_s_start_and_join_are_rows_with_a_context() -> None:
-    """``! m . containsKey ( k )`` is a row of the NEGATED context; a Thread's ``start`` / ``join`` are statement rows."""
-    from plugins.c2c.library.rows import INSTANCE, NEGATED, STATEMENT
+def test_negated_contains_a_for_each_s_map_view_and_a_thread_s_start_and_join_are_rows_with_a_context() -> None:
+    """``! m . containsKey ( k )`` is a row of the NEGATED context, a for-each over ``m . keySet ( )`` one of the
+    FOR_EACH context; a Thread's ``start`` / ``join`` are statement rows."""
+    from plugins.c2c.library.rows import FOR_EACH, INSTANCE, NEGATED, STATEMENT
     from plugins.c2c.library.table import RULES
     from plugins.c2c.state import PROGRAM
 
     rows = {(r.where, r.policy, m) for r in RULES if r.kind == INSTANCE and "*" in r.receiver for m in r.member}
     assert {(NEGATED, None, "contains"), (NEGATED, None, "containsKey")} <= rows
     assert {(STATEMENT, PROGRAM, "start"), (STATEMENT, PROGRAM, "join")} <= rows
+    assert {(FOR_EACH, None, "keySet"), (FOR_EACH, None, "entrySet"), (FOR_EACH, None, "values")} <= rows
+    walked = translate(
+        "import java . util . * ; public class Main { public static void main ( String [ ] args ) { "
+        "HashMap < Integer , Integer > m = new HashMap < > ( ) ; m . put ( 3 , 1 ) ; "
+        "for ( int k : m . keySet ( ) ) System . out . println ( k ) ; "
+        "for ( int v : m . values ( ) ) System . out . println ( v ) ; } }"
+    )
+    assert "in hash_keys ( m )" in walked and "( m [ k ] for k in hash_keys ( m ) )" in walked, walked
     function = "static boolean f ( Set < Integer > s , int x ) { if ( ! s . contains ( x ) ) { return true ; } return ! s . isEmpty ( ) ; }"
     out = translate(function)
     assert "x not in s" in out and "not len ( s ) == 0" in out

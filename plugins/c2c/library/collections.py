@@ -17,6 +17,7 @@ from plugins.c2c.java_types import (
 )
 from plugins.c2c.library.rows import (
     EXPRESSION,
+    FOR_EACH,
     NEGATED,
     REVERSED,
     STATEMENT,
@@ -238,6 +239,21 @@ def _contains(tr: Emitting, c: Call) -> Tokens | None:
 def _not_contains(tr: Emitting, c: Call) -> Tokens | None:
     """``! m . containsKey ( k )`` (``where=NEGATED``): ``k not in m``, the references' idiom."""
     return [*tr.expr(c.args[0]), "not", "in", *tr.expr(c.obj)] if len(c.args) == 1 else None
+
+
+def _hash_ordered(tr: Emitting, c: Call) -> Tokens | None:
+    """``for ( K k : m . keySet ( ) )`` (``entrySet``, ``values``; ``where=FOR_EACH``) of a program's HashMap:
+    Java's bucket order (``hash_keys``, runtime/containers.py)."""
+    name = c.obj.child_by_field_name("field") if c.obj.type == "field_access" else c.obj
+    if c.args or name is None or name.type != "identifier" or tr.text(name) not in tr.state.prog.hash_tables:
+        return None
+    table = tr.expr(c.obj)
+    keys = ["hash_keys", "(", *table, ")"]
+    if c.name == "entrySet":
+        return ["(", "(", "k", ",", *table, "[", "k", "]", ")", "for", "k", "in", *keys, ")"]
+    if c.name == "values":
+        return ["(", *table, "[", "k", "]", "for", "k", "in", *keys, ")"]
+    return keys
 
 
 def _contains_value(tr: Emitting, c: Call) -> Tokens | None:
@@ -795,6 +811,7 @@ RULES: tuple[Rule, ...] = (
     instance("*", ("isEmpty", "empty"), _is_empty, where=EXPRESSION),
     instance("*", ("contains", "containsKey"), _contains, where=EXPRESSION),
     instance("*", ("contains", "containsKey"), _not_contains, where=NEGATED),
+    instance("*", ("keySet", "entrySet", "values"), _hash_ordered, where=FOR_EACH),
     instance("*", "containsValue", _contains_value, where=EXPRESSION),
     instance(_MAPS, "get", _map_get_default, where=EXPRESSION),
     instance(_MAPS, "get", _map_get_nullable, where=EXPRESSION),

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 # where the call stands (a row's ``where``, a call's ``context``): an expression, a whole statement, or either
 EXPRESSION, STATEMENT, ANYWHERE = "expression", "statement", "anywhere"
 # the contexts whose idioms have rows of their own, asked only there (never by ANYWHERE): the operand of
-# ``!`` (``! m . containsKey ( k )`` is ``k not in m``)
-NEGATED = "negated"
-CONTEXTS = (EXPRESSION, STATEMENT, NEGATED)
+# ``!`` (``! m . containsKey ( k )`` is ``k not in m``), what a for-each walks (``for ( K k : m . keySet ( ) )``)
+NEGATED, FOR_EACH = "negated", "for_each"
+CONTEXTS = (EXPRESSION, STATEMENT, NEGATED, FOR_EACH)
 
 
 @dataclass(frozen=True, slots=True)
