@@ -2,7 +2,7 @@
 class flattened or kept a class, readers, writers, io classes), the stdin / stdout objects and the reads
 they make, the variables that are heaps, deques, sorted or hash maps, the names that may hold a negative
 number, overloads, recursion. ``analyze(root)`` gives the ``ProgramInfo`` that ``program.py``'s emission,
-``resolve.py`` and ``library.py``'s rows read.
+``resolve.py`` and ``library/``'s rows read.
 """
 
 from __future__ import annotations
@@ -16,10 +16,7 @@ from plugins.c2c.java_types import (
     IN_TYPES,
     OUT_TYPES,
 )
-from plugins.c2c.library import (
-    SUPPORT_BASES,
-    support_methods,
-)
+from plugins.c2c.library.classes import SUPPORT_BASES, support_methods
 from plugins.c2c.state import ClassInfo, ProgramInfo
 from plugins.c2c.syntax import walk_nodes
 
@@ -212,7 +209,7 @@ def _signed_names(nodes: list[Node]) -> set[str]:
 
 
 _DEQUE_TYPES = ("Queue", "Deque", "ArrayDeque", "LinkedList")
-# the queue methods a `collections.deque` answers as the list did (library.py's rules), by their argument count
+# the queue methods a `collections.deque` answers as the list did (library/collections.py), by their argument count
 _DEQUE_METHODS = {
     **dict.fromkeys(("add", "offer", "addLast", "offerLast", "push", "addFirst", "offerFirst", "contains"), 1),
     **dict.fromkeys(("poll", "pollFirst", "pollLast", "pop", "remove", "removeFirst", "removeLast"), 0),

@@ -68,7 +68,8 @@ def _literal(text: str) -> list[str]:
 def _logical_lines(source: str) -> dict[int, tuple[int, tuple[str, ...]]]:
     """Each logical line of ``source`` by its first row: (indentation level, AVATAR tokens); comments dropped."""
     lines: dict[int, tuple[int, tuple[str, ...]]] = {}
-    level, row, current = 0, 0, []
+    level, row = 0, 0
+    current: list[str] = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type == tokenize.INDENT:
             level += 1

@@ -14,7 +14,8 @@ from plugins.c2c.java_types import (
     MIN_CONST,
     array_fill,
 )
-from plugins.c2c.library import TUPLE_CLASSES, TUPLE_FIELDS, call_arguments, undeclared_class
+from plugins.c2c.library.rows import NEGATED, call_arguments, undeclared_class
+from plugins.c2c.library.util import TUPLE_CLASSES, TUPLE_FIELDS
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.support import is_constant
 from plugins.c2c.syntax import Tokens, base_type
@@ -198,18 +199,9 @@ class ExpressionsMixin:
         op = self.text(node.child_by_field_name("operator"))
         operand = node.child_by_field_name("operand")
         if op == "!":
-            negated = self._not_in(operand)
+            negated = self.resolve_in(operand, NEGATED)  # resolve.py: the rows of a negated call
             return negated if negated is not None else ["not", *self.expr(operand)]
         return [op, *self.expr(operand)]
-
-    def _not_in(self, node: Node | None) -> Tokens | None:
-        """`! m . containsKey ( k )` -> `k not in m` (the references' idiom)."""
-        if node is None or node.type != "method_invocation":
-            return None
-        obj, name, args = self._call_parts(node)
-        if obj is None or name not in ("contains", "containsKey") or len(args) != 1:
-            return None
-        return [*self.expr(args[0]), "not", "in", *self.expr(obj)]
 
     def _ex_update_expression(self, node: Node) -> Tokens:
         target = node.named_children[0]

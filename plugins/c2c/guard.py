@@ -93,10 +93,10 @@ def _statement_edit(rows: list[Row], error: CompileError) -> tuple[list[Row], st
             moved = [Row(max(0, r.level - shift), r.tokens) for r in rows]
             return moved, f"line {at + 1}: the program's indented start moved left"
         at = header
-    header = _plain_header(rows[at].tokens)
-    if header is not None and _block_end(rows, at) > at + 1:  # a broken signature: its body is kept
-        edited = [*rows[:at], Row(rows[at].level, header), *rows[at + 1 :]]
-        return edited, f"line {at + 1}: signature -> {' '.join(header)} ({error.message})"
+    signature = _plain_header(rows[at].tokens)
+    if signature is not None and _block_end(rows, at) > at + 1:  # a broken signature: its body is kept
+        edited = [*rows[:at], Row(rows[at].level, signature), *rows[at + 1 :]]
+        return edited, f"line {at + 1}: signature -> {' '.join(signature)} ({error.message})"
     if rows[at].tokens == ("pass",) and _block_end(rows, at) == at + 1:
         return None  # nothing left to take out here
     end = _block_end(rows, at)

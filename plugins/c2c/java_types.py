@@ -33,7 +33,7 @@ JAVA_TYPES: dict[str, JavaType] = {
     **dict.fromkeys(("int", "long", "short", "byte"), _INT),
     **dict.fromkeys(("Integer", "Long", "Short", "Byte"), _BOXED_INT),
     "BigInteger": JavaType("int", array_fill="0", big=True),
-    "BigDecimal": JavaType("decimal"),  # Python's decimal.Decimal (library.py)
+    "BigDecimal": JavaType("decimal"),  # Python's decimal.Decimal (library/math.py)
     "double": JavaType("float", array_fill="0", field_default="0.0"),
     "float": JavaType("float", array_fill="0", field_default="0.0"),
     "Double": JavaType("float", array_fill="0", object_cast=True),

@@ -45,14 +45,11 @@ from plugins.c2c.java_types import (
     OUT_TYPES,
     field_default,
 )
-from plugins.c2c.library import (
-    BIG_OPS,
-    SUPPORT_CLASSES,
-    THEN_COMPARING,
-    emit_constant,
-    scalar_local,
-    support_lines,
-)
+from plugins.c2c.library.classes import SUPPORT_CLASSES, support_lines
+from plugins.c2c.library.math import BIG_OPS
+from plugins.c2c.library.rows import scalar_local
+from plugins.c2c.library.table import emit_constant
+from plugins.c2c.library.util import THEN_COMPARING
 from plugins.c2c.state import ClassInfo, ProgramInfo
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, walk_nodes
 
@@ -911,7 +908,7 @@ class ProgramMixin:
         ]
         return methods[0] if len(methods) == 1 and not others else None
 
-    def _runnable_call(self, r: Node) -> Tokens | None:
+    def runnable_call(self, r: Node) -> Tokens | None:
         """What running the ``Runnable`` ``r`` (given to a ``Thread``) is: a call, or None when it is not one."""
         if r.type == "lambda_expression":
             return ["(", *self.expr(r), ")", "(", ")"]
@@ -939,7 +936,7 @@ class ProgramMixin:
             value = decls[0].child_by_field_name("value")
             if value is not None and value.type == "object_creation_expression":
                 targs = [a for a in self._args(value.child_by_field_name("arguments")) if a.type != "null_literal"]
-                run = self._runnable_call(targs[0]) if targs else None
+                run = self.runnable_call(targs[0]) if targs else None
                 if run is not None:
                     self.st.threads.add(self.text(decls[0].child_by_field_name("name")))
                     self._simple(level, run)
@@ -947,11 +944,9 @@ class ProgramMixin:
         return False
 
     def _program_expression_statement(self, node: Node, level: int) -> bool:
-        """``new Thread ( null , runnable , "" , 1 << 26 ) . start ( )`` (a big stack for deep recursion):
-        the runnable runs in place (``main`` already runs in a big-stack thread when a method recurses); a
-        call that edits a StringBuilder out-parameter assigns it back; a stdin / stdout object made for a field
-        (``sc = new Scanner ( System . in )`` in ``main``) vanishes as its declaration does. False for any other
-        statement."""
+        """A call that edits a StringBuilder out-parameter assigns it back; a stdin / stdout object made for a
+        field (``sc = new Scanner ( System . in )`` in ``main``) vanishes as its declaration does. False for any
+        other statement (a Thread's ``start`` and ``join`` are rows of the library table: ``library/lang.py``)."""
         call = node.named_children[0] if node.named_children else None
         if call is None:
             return False
@@ -959,21 +954,6 @@ class ProgramMixin:
             return True
         if call.type == "method_invocation":
             obj, name, args = self._call_parts(call)
-            if obj is not None and self.text(obj) in self.st.threads and name in ("start", "join"):
-                return True  # the thread's runnable already ran where the thread was made
-            if (
-                self.policy.runs_threads
-                and name == "start"
-                and not args
-                and obj is not None
-                and obj.type == "object_creation_expression"
-                and _base_type_name(type_text(obj.child_by_field_name("type"))) == "Thread"
-            ):
-                targs = [a for a in self._args(obj.child_by_field_name("arguments")) if a.type != "null_literal"]
-                run = self._runnable_call(targs[0]) if targs else None
-                if run is not None:
-                    self._simple(level, run)
-                    return True
             main = self.st.prog.main.name if self.st.prog.main is not None else None
             out = self._out_params().get(name) if obj is None or self.text(obj) == main else None
             if out is not None and len(args) > out[0] and args[out[0]].type == "identifier":

@@ -6,7 +6,7 @@ translated, for statements and expressions alike. It asks, in this order, until 
 1. **program I/O** (``_io``): a stdin read (``sc . nextInt ( )`` -> ``int ( input ( ) )``), a print to
    ``System.out`` / ``err`` or a writer (``printStackTrace`` too), an input or output object made (it
    vanishes); in functions a ``System.out`` print statement;
-2. **the library's rows of the policy's own** (``library.RULES``, ``policy=PROGRAM``): instance methods by
+2. **the library's rows of the policy's own** (``library.table.RULES``, ``policy=PROGRAM``): instance methods by
    the receiver's static type, stream pipelines, static calls, constructors;
 3. **the program's own classes**: its methods and overloads (``self .``, ``Cls .``, ``name_<arity>``), a
    method named like a Python keyword, an anonymous class (a function), then a member imported statically
@@ -19,7 +19,7 @@ translated, for statements and expressions alike. It asks, in this order, until 
 Each step that declines is rewound (``TranslationState.first``): what it registered while translating
 arguments is forgotten. The shared rows come after the program's classes because a program's
 overloads renamed by arity (``add_2``) win over a collection's ``add``. A call that is a whole statement
-is asked as one first (``resolve_statement``: steps 1-4 with ``Call.statement`` set, so the rows
+is asked as one first (``resolve_statement``: steps 1-4 with ``Call.context`` STATEMENT, so the rows
 ``where=STATEMENT`` apply; None when none takes it), then as an expression. Which steps a policy takes
 is data: ``Policy.program_io`` and ``Policy.program_classes`` (``state.py``), and the rows of its own.
 """
@@ -30,17 +30,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from plugins.c2c.analysis import IO_ROLES, PRINT_OPS, base_io, io_kind, read_op, receiver_kind, type_text
-from plugins.c2c.library import (
-    CHAINED,
-    INSTANCE,
-    NEW,
-    STATIC,
-    STREAM,
-    Call,
-    ask,
-    class_of,
-    own_members,
-)
+from plugins.c2c.library.rows import INSTANCE, NEW, STATEMENT, STATIC, STREAM, Call, class_of
+from plugins.c2c.library.table import ask, own_members
+from plugins.c2c.library.text import CHAINED
 from plugins.c2c.statements import py_method_name
 from plugins.c2c.support import HELPERS
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, base_type
@@ -69,8 +61,19 @@ class ResolverMixin:
         """A method invocation that is a whole statement, as Python tokens; None when no step takes it as a
         statement (it is then translated as an expression, ``resolve``)."""
         obj, name, args = self._call_parts(node)
-        call = Call(node, obj, name, args, statement=True)
+        call = Call(node, obj, name, args, context=STATEMENT)
         return self.st.first(*self._before_shared(call), lambda: self._shared_statement(call))
+
+    def resolve_in(self, node: Node | None, context: str) -> Tokens | None:
+        """A call in a context whose idioms have rows of their own (``NEGATED``: the operand of ``!``,
+        ``! m . containsKey ( k )`` -> ``k not in m``; ``FOR_EACH``: what a for-each walks), by those rows;
+        None when none takes it (the caller translates it as an expression)."""
+        if node is None or node.type != "method_invocation":
+            return None
+        obj, name, args = self._call_parts(node)
+        if obj is None:
+            return None
+        return ask(self, Call(node, obj, name, args, context=context), INSTANCE, (("*", name),), None)
 
     def _before_shared(self, c: Call) -> tuple[Callable[[], Tokens | None], ...]:
         """Steps 1-3: program I/O, the policy's own library rows, the program's own classes."""

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES, SET_TYPES
-from plugins.c2c.library import joined
+from plugins.c2c.library.rows import FOR_EACH
+from plugins.c2c.library.text import joined
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
     PY_BUILTINS,
@@ -531,26 +532,15 @@ class StatementsMixin:
         self.st.scopes.pop()
 
     def _iterated(self, value: Node) -> Tokens:
-        """What a for-each walks: a HashSet / HashMap of a program in Java's bucket order (``hash_keys``)."""
-        prog = self.st.prog
-        target, part = value, ""
-        if value.type == "method_invocation" and not self._args(value.child_by_field_name("arguments")):
-            target, part = value.child_by_field_name("object"), self.text(value.child_by_field_name("name"))
-        name = target.child_by_field_name("field") if target is not None and target.type == "field_access" else target
-        if (
-            name is None
-            or name.type != "identifier"
-            or self.text(name) not in prog.hash_tables
-            or part not in ("", "keySet", "entrySet", "values")
-        ):
+        """What a for-each walks: a HashSet / HashMap of a program in Java's bucket order (``hash_keys``; its
+        ``keySet`` / ``entrySet`` / ``values``: rows of the FOR_EACH context, ``library/collections.py``)."""
+        if value.type == "method_invocation":
+            walked = self.resolve_in(value, FOR_EACH)  # resolve.py
+            return walked if walked is not None else self.expr(value)
+        name = value.child_by_field_name("field") if value.type == "field_access" else value
+        if name is None or name.type != "identifier" or self.text(name) not in self.st.prog.hash_tables:
             return self.expr(value)
-        table = self.expr(target)
-        keys = ["hash_keys", "(", *table, ")"]
-        if part == "entrySet":
-            return ["(", "(", "k", ",", *table, "[", "k", "]", ")", "for", "k", "in", *keys, ")"]
-        if part == "values":
-            return ["(", *table, "[", "k", "]", "for", "k", "in", *keys, ")"]
-        return keys
+        return ["hash_keys", "(", *self.expr(value), ")"]
 
     def _st_for_statement(self, node: Node, level: int) -> None:
         self.st.scopes.append({})

@@ -1,12 +1,12 @@
 """Best-effort static typing of Java expressions (``type_of``), over the type table (``java_types``)
-and the result types the library table names (``library.returns``)."""
+and the result types the library table names (``library.table.returns``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from plugins.c2c.java_types import ELEMENT_GETTERS, FLOAT_TYPES, INT_TYPES, MATH_DOUBLE
-from plugins.c2c.library import returns
+from plugins.c2c.library.table import returns
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -108,6 +108,7 @@ class TypesMixin:
             field = self.text(node.child_by_field_name("field"))
             if field == "length":
                 return "int"
+            # a mixin is no Emitting alone: the Translator it is part of is (test_emitters_ask_only_the_narrow_protocol)
             table = returns(self, node.child_by_field_name("object"), field)  # type: ignore[arg-type]
             if table:  # `BigDecimal . ONE`
                 return table
@@ -122,7 +123,7 @@ class TypesMixin:
             return owner.field_types.get(field, "?") if owner is not None else "?"
         if k == "method_invocation":
             obj, name, args = self._call_parts(node)
-            table = returns(self, obj, name)  # type: ignore[arg-type]
+            table = returns(self, obj, name)  # type: ignore[arg-type]  # the Translator is the Emitting, as above
             if table:
                 return table
             ot = self.text(obj) if obj is not None else ""

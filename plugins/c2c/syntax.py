@@ -137,8 +137,8 @@ def read_after(node: Node, var: str) -> bool:
         parent is not None
         and parent.type == "assignment_expression"
         and parent.child_by_field_name("left") == first
-        and parent.child_by_field_name("operator") is not None
-        and parent.child_by_field_name("operator").type == "="
+        and (op := parent.child_by_field_name("operator")) is not None
+        and op.type == "="
     )
 
 
@@ -172,9 +172,7 @@ def walk_nodes(node: Node) -> Iterator[Node]:
 
 def has_main(body: Node) -> bool:
     return any(
-        c.type == "method_declaration"
-        and c.child_by_field_name("name") is not None
-        and c.child_by_field_name("name").text == b"main"
+        c.type == "method_declaration" and (name := c.child_by_field_name("name")) is not None and name.text == b"main"
         for c in body.named_children
     )
 
@@ -323,6 +321,7 @@ def map_get_default(node: Node) -> Node | None:
     ):
         return None
     negated = cond.child_by_field_name("operand")
-    if cond.child_by_field_name("operator").type != "!" or not _is_contains_key(negated, key):
+    op = cond.child_by_field_name("operator")
+    if op is None or op.type != "!" or not _is_contains_key(negated, key):
         return None
     return then.named_children[0] if _is_super_get(stmts[1].named_children[0], key) else None

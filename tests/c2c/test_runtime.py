@@ -15,7 +15,7 @@ import pytest
 
 from plugins.c2c import carried
 from plugins.c2c.detok import detokenize
-from plugins.c2c.library import SUPPORT_CLASSES, support_lines, support_methods
+from plugins.c2c.library.classes import SUPPORT_CLASSES, support_lines, support_methods
 from plugins.c2c.program import runtime_lines
 from plugins.c2c.runtime import containers, enums, helpers, java_time, regex, strings
 from plugins.c2c.support import HELPERS, helper_lines

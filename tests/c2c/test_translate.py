@@ -190,7 +190,7 @@ def test_arrays_sort_with_a_key_comparator_in_a_function() -> None:
 
 
 def test_two_policy_apis_name_static_and_instance_entries() -> None:
-    from plugins.c2c.library import two_policy_apis
+    from plugins.c2c.library.table import two_policy_apis
 
     apis = two_policy_apis()
     assert ("Math", "round") in apis and ("StringBuilder", "setCharAt") in apis and ("*", "poll") in apis
@@ -203,19 +203,70 @@ def test_two_policy_apis_name_static_and_instance_entries() -> None:
 
 def test_library_rows_are_well_formed() -> None:
     """Every row of the library table names a kind, where it applies and what it gives."""
-    from plugins.c2c.library import ANYWHERE, EXPRESSION, FIELD, INSTANCE, NEW, RULES, STATEMENT, STATIC, STREAM
+    from plugins.c2c.library.rows import ANYWHERE, CONTEXTS, FIELD, INSTANCE, NEW, STATIC, STREAM
+    from plugins.c2c.library.table import RULES
     from plugins.c2c.state import PROGRAM
 
     assert len(RULES) > 200
     for rule in RULES:
         assert rule.kind in (STATIC, INSTANCE, NEW, STREAM, FIELD), rule
-        assert rule.where in (EXPRESSION, STATEMENT, ANYWHERE), rule
+        assert rule.where in (*CONTEXTS, ANYWHERE), rule
         assert rule.policy in (None, PROGRAM), rule
         assert rule.receiver and rule.member, rule
         assert all(isinstance(name, str) and name for name in (*rule.receiver, *rule.member)), rule
         assert rule.emit is not None or rule.returns or rule.constant, rule  # a row translates, types or is a value
         assert rule.kind != NEW or rule.member == ("new",), rule
         assert (rule.kind == FIELD) == bool(rule.constant), rule
+
+
+def test_the_library_is_kept_by_java_package_and_no_c2c_module_is_over_1200_lines() -> None:
+    """``RULES`` is every package module's rows, concatenated; each module holds its rows beside its emitters."""
+    from pathlib import Path
+
+    from plugins.c2c.library import classes, collections, lang, math, stream, text, util
+    from plugins.c2c.library.table import RULES
+
+    parts = (lang, text, util, math, collections, stream, classes)
+    assert tuple(rule for part in parts for rule in part.RULES) == RULES
+    for part in parts:
+        assert all(
+            rule.emit is None or rule.emit.__module__ == part.__name__ or rule.emit.__module__.endswith(".rows")
+            for rule in part.RULES
+        ), part.__name__
+    root = Path(__file__).resolve().parents[2] / "plugins" / "c2c"
+    sizes = {str(p.relative_to(root)): len(p.read_text(encoding="utf-8").splitlines()) for p in root.rglob("*.py")}
+    assert not {name: n for name, n in sizes.items() if n > 1200}
+
+
+def test_negated_contains_a_for_each_s_map_view_and_a_thread_s_start_and_join_are_rows_with_a_context() -> None:
+    """``! m . containsKey ( k )`` is a row of the NEGATED context, a for-each over ``m . keySet ( )`` one of the
+    FOR_EACH context; a Thread's ``start`` / ``join`` are statement rows."""
+    from plugins.c2c.library.rows import FOR_EACH, INSTANCE, NEGATED, STATEMENT
+    from plugins.c2c.library.table import RULES
+    from plugins.c2c.state import PROGRAM
+
+    rows = {(r.where, r.policy, m) for r in RULES if r.kind == INSTANCE and "*" in r.receiver for m in r.member}
+    assert {(NEGATED, None, "contains"), (NEGATED, None, "containsKey")} <= rows
+    assert {(STATEMENT, PROGRAM, "start"), (STATEMENT, PROGRAM, "join")} <= rows
+    assert {(FOR_EACH, None, "keySet"), (FOR_EACH, None, "entrySet"), (FOR_EACH, None, "values")} <= rows
+    walked = translate(
+        "import java . util . * ; public class Main { public static void main ( String [ ] args ) { "
+        "HashMap < Integer , Integer > m = new HashMap < > ( ) ; m . put ( 3 , 1 ) ; "
+        "for ( int k : m . keySet ( ) ) System . out . println ( k ) ; "
+        "for ( int v : m . values ( ) ) System . out . println ( v ) ; } }"
+    )
+    assert "in hash_keys ( m )" in walked and "( m [ k ] for k in hash_keys ( m ) )" in walked, walked
+    function = "static boolean f ( Set < Integer > s , int x ) { if ( ! s . contains ( x ) ) { return true ; } return ! s . isEmpty ( ) ; }"
+    out = translate(function)
+    assert "x not in s" in out and "not len ( s ) == 0" in out
+    program = (
+        "public class Main implements Runnable { public static void main ( String [ ] args ) { "
+        'Thread t = new Thread ( null , new Main ( ) , "" , 1 << 26 ) ; t . start ( ) ; t . join ( ) ; '
+        'new Thread ( null , new Main ( ) , "" , 1 << 26 ) . start ( ) ; } '
+        "public void run ( ) { System . out . println ( 1 ) ; } }"
+    )
+    out = translate(program)
+    assert "start" not in out and "join" not in out and out.count("Main ( ) . run ( )") == 2, out
 
 
 def test_the_resolver_asks_io_then_the_library_then_the_program_then_the_plain_call() -> None:
@@ -243,20 +294,45 @@ def test_the_resolver_asks_io_then_the_library_then_the_program_then_the_plain_c
 
 
 def test_emitters_ask_only_the_narrow_protocol() -> None:
-    """An emit function reads the translator through ``library.Emitting`` only, and the Translator offers it all."""
+    """An emit function reads the translator through ``rows.Emitting`` only, and the Translator offers it all."""
     import ast
-    import inspect
+    import pkgutil
+    from pathlib import Path
 
     from plugins.c2c import library
+    from plugins.c2c.library.rows import Emitting
     from plugins.c2c.translate import Translator
 
-    offered = {name for name in vars(library.Emitting) if not name.startswith("_")}
+    offered = {name for name in vars(Emitting) if not name.startswith("_")}
     assert {"expr", "text", "type_of", "arg_tokens", "policy", "state"} <= offered
     assert all(hasattr(Translator, name) for name in offered)
-    tree = ast.parse(inspect.getsource(library))
+    folder = Path(library.__path__[0])
+    modules = [info.name for info in pkgutil.iter_modules([str(folder)])]
+    assert {"lang", "collections", "stream", "table"} <= set(modules)
     asked = {
         node.attr
-        for node in ast.walk(tree)
+        for name in modules
+        for node in ast.walk(ast.parse((folder / f"{name}.py").read_text(encoding="utf-8")))
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "tr"
     }
     assert asked and asked <= offered, asked - offered
+    # of the translation's state, an emitter reaches only ``EmitterState``'s fields, which TranslationState has
+    import dataclasses
+
+    from plugins.c2c.library.rows import EmitterState
+    from plugins.c2c.state import TranslationState
+
+    kept = {name for name in (*vars(EmitterState), *EmitterState.__annotations__) if not name.startswith("_")}
+    assert kept and kept <= {f.name for f in dataclasses.fields(TranslationState)}
+    trees = [ast.parse((folder / f"{name}.py").read_text(encoding="utf-8")) for name in modules]
+    read = {
+        node.attr
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "state"
+        and isinstance(node.value.value, ast.Name)
+        and node.value.value.id == "tr"
+    }
+    assert read and read <= kept, read - kept

@@ -1,0 +1,256 @@
+"""The library table's row (``Rule``), the call an emitter sees (``Call``), what it may ask of the
+translator (``Emitting``), and the helpers the emitters of every Java package share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol
+
+from plugins.c2c.java_types import INT_TYPES
+from plugins.c2c.state import PROGRAM, Policy
+from plugins.c2c.syntax import Tokens, base_type
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from plugins.c2c.state import ProgramInfo
+
+
+# where the call stands (a row's ``where``, a call's ``context``): an expression, a whole statement, or either
+EXPRESSION, STATEMENT, ANYWHERE = "expression", "statement", "anywhere"
+# the contexts whose idioms have rows of their own, asked only there (never by ANYWHERE): the operand of
+# ``!`` (``! m . containsKey ( k )`` is ``k not in m``), what a for-each walks (``for ( K k : m . keySet ( ) )``)
+NEGATED, FOR_EACH = "negated", "for_each"
+CONTEXTS = (EXPRESSION, STATEMENT, NEGATED, FOR_EACH)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One call ``Receiver . member ( args )`` as an emitter sees it."""
+
+    node: Node
+    obj: Node
+    name: str
+    args: Sequence[Node]
+    context: str = EXPRESSION  # where the call stands: the rows whose ``where`` is this context apply
+    a: Sequence[Tokens] = ()  # the arguments, translated once (the shared rows); () elsewhere
+    flat: Tokens = field(default_factory=list)  # ``a`` joined with commas
+    o: Tokens = field(default_factory=list)  # the receiver, translated once (shared instance rows); [] elsewhere
+    receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown); a constructor's class
+
+    @property
+    def statement(self) -> bool:
+        """Is the call a whole statement (rows ``where=STATEMENT`` apply)?"""
+        return self.context == STATEMENT
+
+    def with_args(self, a: Sequence[Tokens]) -> Call:
+        """The call with its arguments translated (``a``, and ``flat``: joined with commas)."""
+        return replace(self, a=a, flat=[t for i, toks in enumerate(a) for t in ([","] if i else []) + toks])
+
+    def with_type(self, receiver: str) -> Call:
+        """The call with its receiver's static type."""
+        return replace(self, receiver=receiver)
+
+    def with_receiver(self, o: Tokens) -> Call:
+        """The call with its receiver translated."""
+        return replace(self, o=o)
+
+
+class EmitterState(Protocol):
+    """What of the translation's state (``TranslationState``, 32 fields) an emit function reads or writes:
+    the source and its analysis, and the few records the library's idioms keep."""
+
+    @property
+    def src(self) -> bytes: ...  # the Java source (``undeclared_class``, a pair's stored fields)
+
+    @property
+    def prog(self) -> ProgramInfo: ...  # the program's analysis: heaps, deques, sorted and hash maps
+
+    @property
+    def declared(self) -> set[str]: ...  # every name the source declares
+
+    pre: list[Tokens]  # statements before the one being written (a PriorityQueue's comparator key)
+    joiners: dict[str, list[Tokens]]  # StringJoiner variables: separator, affixes
+    map_defaults: dict[str, Tokens]  # map variables whose ``get`` has a default
+    threads: set[str]  # Thread variables whose runnable ran in place
+    stacks_only: bool | None  # every Deque of the source is used only as a stack (asked once)
+
+
+class Emitting(Protocol):
+    """What an emit function may ask of the translator (not the whole ``Translator``): translate a node,
+    read its text and static type (a local's declared one), translate arguments, the policy and what of
+    the translation's state the library keeps (``EmitterState``); and the translations the library shares
+    with the statements (a value as Java's text, a comparator as ``sort``'s arguments, a ``printf``
+    format, a stream, a BigInteger, a comparator chain, what the program analysis makes of a receiver, a
+    Runnable's run as a call)."""
+
+    @property
+    def policy(self) -> Policy: ...
+
+    @property
+    def state(self) -> EmitterState: ...
+
+    def expr(self, node: Node | None) -> Tokens: ...
+
+    def text(self, node: Node | None) -> str: ...
+
+    def type_of(self, node: Node | None) -> str: ...
+
+    def lookup(self, name: str) -> str: ...
+
+    def arg_tokens(self, args: Sequence[Node]) -> Tokens: ...
+
+    def as_str(self, node: Node) -> Tokens: ...
+
+    def sort_order(self, cmp: Node) -> Tokens: ...
+
+    def format_expr(self, args: list[Node]) -> Tokens: ...
+
+    def is_stream(self, node: Node | None) -> bool: ...
+
+    def is_big(self, node: Node | None) -> bool: ...
+
+    def comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None: ...
+
+    def receiver_kind(self, obj: Node) -> str: ...
+
+    def runnable_call(self, r: Node) -> Tokens | None: ...
+
+
+Emit = Callable[[Emitting, Call], "Tokens | None"]
+
+
+# what a row translates: a static call (``Math . round``), an instance method (by the receiver's static
+# type), a constructor (``new BigDecimal ( s )``), a stream pipeline's call, a static field (``BigDecimal . ONE``)
+STATIC, INSTANCE, NEW, STREAM, FIELD = "static", "instance", "new", "stream", "field"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of the library table: ``receiver . member`` (a call of ``kind``), translated by ``emit``.
+
+    ``receiver`` names the class as written for static calls, fields and constructors (``Math``,
+    ``BigDecimal``), the receiver's static type for instance methods (``"*"``: any receiver, ``"?"``: one
+    whose type is unknown), ``"Stream"`` for a stream's steps and terminals (its sources by the receiver
+    as written, ``"*"`` any). ``member`` ``"*"``: any member of the class (``Math``); ``"new"``: the
+    constructor. ``policy``: None for both policies, else the one whose own translation it is (asked
+    before the shared rows). ``emit`` returns None to decline: the next row is asked. A row may only type
+    its result (``returns``, for ``type_of``; no ``emit``)."""
+
+    receiver: tuple[str, ...]
+    member: tuple[str, ...]
+    kind: str
+    emit: Emit | None = None
+    policy: Policy | None = None
+    where: str = ANYWHERE
+    returns: str = ""
+    constant: tuple[str, ...] = ()  # FIELD: the static field's tokens
+
+
+def _names(names: str | Sequence[str]) -> tuple[str, ...]:
+    return (names,) if isinstance(names, str) else tuple(names)
+
+
+def static(
+    receiver: str | Sequence[str],
+    member: str | Sequence[str],
+    emit: Emit,
+    *,
+    policy: Policy | None = None,
+    where: str = ANYWHERE,
+    returns: str = "",
+) -> Rule:
+    """A static call ``Receiver . member ( args )``, the receiver as written."""
+    return Rule(_names(receiver), _names(member), STATIC, emit, policy, where, returns)
+
+
+def instance(
+    receiver: str | Sequence[str],
+    member: str | Sequence[str],
+    emit: Emit | None,
+    *,
+    policy: Policy | None = None,
+    where: str = ANYWHERE,
+    returns: str = "",
+) -> Rule:
+    """An instance method, by the receiver's static type (``"*"`` any receiver, ``"?"`` unknown)."""
+    return Rule(_names(receiver), _names(member), INSTANCE, emit, policy, where, returns)
+
+
+def new(receiver: str | Sequence[str], emit: Emit, *, policy: Policy | None = None) -> Rule:
+    """A constructor, ``new Receiver ( args )`` (``call.obj`` is the type node)."""
+    return Rule(_names(receiver), ("new",), NEW, emit, policy)
+
+
+def stream(receiver: str | Sequence[str], member: str | Sequence[str], emit: Emit) -> Rule:
+    """A stream pipeline's call in a program: a source by the receiver as written, or a step / terminal
+    of a stream (``"Stream"``)."""
+    return Rule(_names(receiver), _names(member), STREAM, emit, PROGRAM)
+
+
+def constant(receiver: str, member: str, tokens: Sequence[str], returns: str = "") -> Rule:
+    """A static field in a program (``BigDecimal . ONE``) as these tokens."""
+    return Rule((receiver,), (member,), FIELD, None, PROGRAM, returns=returns, constant=tuple(tokens))
+
+
+# -- what the emitters of several Java packages share ------------------------------------------------
+def function_call(func: Sequence[str], args: Tokens) -> Tokens:
+    """``func ( args )``."""
+    return [*func, "(", *args, ")"]
+
+
+def call_arguments(node: Node | None) -> list[Node]:
+    """An argument list's arguments (comments left out)."""
+    return [c for c in node.named_children if c.type not in ("line_comment", "block_comment")] if node else []
+
+
+def call_parts(tr: Emitting, node: Node) -> tuple[Node | None, str, list[Node]]:
+    """A method invocation's receiver, name and arguments."""
+    name = tr.text(node.child_by_field_name("name"))
+    return node.child_by_field_name("object"), name, call_arguments(node.child_by_field_name("arguments"))
+
+
+def undeclared_class(src: bytes, name: str) -> bool:
+    """Is ``name`` a class the source uses without declaring it (a helper class of its file, java.util)?"""
+    return f"class {name} ".encode() not in src
+
+
+def scalar_local(tr: Emitting, name: str) -> bool:
+    """Is ``name`` a local of a number, char, string or boolean type (not the stdin / stdout object it shadows)?"""
+    typ = tr.lookup(name)
+    return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
+
+
+def operand(tr: Emitting, node: Node) -> Tokens:
+    """``node`` translated, in parentheses unless it is one token, a call or parenthesized already."""
+    out = tr.expr(node)
+    return out if len(out) == 1 or node.type in ("method_invocation", "parenthesized_expression") else ["(", *out, ")"]
+
+
+REVERSED = ["[", ":", ":", "-", "1", "]"]
+
+
+def receiver_base(c: Call) -> str:
+    """The receiver's static type without its type arguments."""
+    return base_type(c.receiver)
+
+
+def the_receiver(tr: Emitting, c: Call) -> Tokens | None:
+    """The receiver itself (``x . intValue ( )``, a stream's ``boxed ( )``)."""
+    return None if c.a else list(c.o)
+
+
+def length(tr: Emitting, c: Call) -> Tokens | None:
+    """``len ( receiver )`` (a String's ``length``, a collection's ``size``, a stream's ``count``)."""
+    return None if c.a else ["len", "(", *c.o, ")"]
+
+
+def listed(tr: Emitting, c: Call) -> Tokens | None:
+    """``list ( receiver )`` (``toArray``, ``toCharArray``, a stream's ``toList``)."""
+    return None if c.a else ["list", "(", *c.o, ")"]
+
+
+def class_of(java_type: str) -> str:
+    """``java . util . function . BinaryOperator<>`` -> ``BinaryOperator``."""
+    return java_type.split("<", 1)[0].rsplit(".", 1)[-1].strip()

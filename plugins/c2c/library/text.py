@@ -1,0 +1,256 @@
+"""Texts built in steps: StringBuilder / StringBuffer (a Python str stands for one; edits rebind it),
+StringJoiner and StringTokenizer (lists of their parts)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from plugins.c2c.java_types import (
+    INT_TYPES,
+)
+from plugins.c2c.library.rows import (
+    EXPRESSION,
+    REVERSED,
+    STATEMENT,
+    Call,
+    EmitterState,
+    Emitting,
+    Rule,
+    call_arguments,
+    class_of,
+    instance,
+    new,
+    operand,
+)
+from plugins.c2c.state import PROGRAM
+from plugins.c2c.syntax import Tokens, plus_one
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+
+def joined(state: EmitterState, name: str) -> Tokens:
+    """A StringJoiner's text: ``sep . join ( parts )`` (with its prefix and suffix)."""
+    parts = state.joiners[name]
+    out = [*parts[0], ".", "join", "(", name, ")"]
+    if len(parts) == 3:
+        out = ["(", *parts[1], "+", *out, "+", *parts[2], ")"]
+    return out
+
+
+# -- StringBuilder: a Python str stands for it (edits rebind it) ------------------------------------
+def _builder_no_op(tr: Emitting, c: Call) -> Tokens | None:
+    """``trimToSize`` / ``ensureCapacity``: nothing to do on a str (as an expression: the str)."""
+    return [] if c.statement else tr.expr(c.obj)
+
+
+def _append_chain(tr: Emitting, node: Node) -> tuple[Tokens, Tokens] | None:
+    """``sb . append ( x ) . append ( y )`` of a builder variable: ``sb`` and the text it ends with."""
+    parts: list[Node] = []
+    while node.type == "method_invocation" and tr.text(node.child_by_field_name("name")) == "append":
+        args = call_arguments(node.child_by_field_name("arguments"))
+        if len(args) != 1:
+            return None
+        parts.insert(0, args[0])
+        receiver = node.child_by_field_name("object")
+        if receiver is None:  # `append ( x )` of the program's own: no builder
+            return None
+        node = receiver
+    if node.type not in ("identifier", "field_access") or class_of(tr.type_of(node)) not in _BUILDERS:
+        return None
+    root = tr.expr(node)
+    value = list(root)
+    for part in parts:
+        value += ["+", *tr.as_str(part)]
+    return root, value
+
+
+def _builder_reverse(tr: Emitting, c: Call) -> Tokens | None:
+    if c.args:
+        return None
+    if not c.statement:
+        return [*operand(tr, c.obj), "[", ":", ":", "-", "1", "]"]
+    chain = _append_chain(tr, c.obj)  # `sb . append ( x ) . reverse ( )`: the appends, then the reversal
+    if chain is None:
+        return None
+    root, value = chain
+    text = value if len(value) == 1 else ["(", *value, ")"]
+    return [*root, "=", *text, "[", ":", ":", "-", "1", "]"]
+
+
+def _builder_find(tr: Emitting, c: Call) -> Tokens | None:
+    if c.statement or not 1 <= len(c.args) <= 2:
+        return None
+    return [*tr.expr(c.obj), ".", "find" if c.name == "indexOf" else "rfind", "(", *tr.arg_tokens(c.args), ")"]
+
+
+def _builder_is_empty(tr: Emitting, c: Call) -> Tokens | None:
+    return None if c.args else ["len", "(", *tr.expr(c.obj), ")", "==", "0"]
+
+
+def _reversed(tr: Emitting, c: Call) -> Tokens | None:
+    return None if c.a else [*c.o, *REVERSED]
+
+
+def _reversed_new(tr: Emitting, c: Call) -> Tokens | None:
+    """``new StringBuilder ( s ) . reverse ( )``."""
+    return None if c.a or c.obj.type != "object_creation_expression" else [*c.o, *REVERSED]
+
+
+def _builder_append(tr: Emitting, c: Call) -> Tokens | None:
+    return [*c.o, "+", *tr.as_str(c.args[0])] if len(c.a) == 1 else None
+
+
+def _builder_reversed(tr: Emitting, c: Call) -> Tokens | None:
+    if c.args or c.obj.type != "identifier":
+        return None
+    return [tr.text(c.obj), "=", tr.text(c.obj), *REVERSED]
+
+
+def _builder_char_edit(tr: Emitting, c: Call) -> Tokens | None:
+    """``sb . setCharAt ( i , x )`` / ``sb . deleteCharAt ( i )``: the str rebuilt around ``i``."""
+    if c.obj.type != "identifier" or not c.args:
+        return None
+    sb, at = tr.text(c.obj), tr.expr(c.args[0])
+    mid = [*tr.as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
+    return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *plus_one(at, "+"), ":", "]"]
+
+
+def _builder_insert(tr: Emitting, c: Call) -> Tokens | None:
+    if len(c.args) != 2 or c.obj.type != "identifier":
+        return None
+    target = [tr.text(c.obj)]
+    at, value = tr.expr(c.args[0]), tr.as_str(c.args[1])
+    return [*target, "=", *target, "[", ":", *at, "]", "+", *value, "+", *target, "[", *at, ":", "]"]
+
+
+def _builder_append_statement(tr: Emitting, c: Call) -> Tokens | None:
+    if c.obj.type != "identifier" or not c.args:
+        return None
+    return [tr.text(c.obj), "+=", *tr.as_str(c.args[0])]
+
+
+def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
+    """``sb . append ( x ) . append ( y ) ;``: ``sb += x + y`` (one append is the statement rule's)."""
+    if not c.statement:
+        return None
+    parts = [c.args[0]] if len(c.args) == 1 else []
+    cur: Node | None = c.obj
+    while cur is not None and cur.type == "method_invocation" and tr.text(cur.child_by_field_name("name")) == "append":
+        inner = call_arguments(cur.child_by_field_name("arguments"))
+        if len(inner) != 1:
+            return None
+        parts.insert(0, inner[0])
+        cur = cur.child_by_field_name("object")
+    if cur is None or cur.type != "identifier" or len(parts) < 2:
+        return None
+    if class_of(tr.type_of(cur)) not in _BUILDERS:
+        return None
+    value: Tokens = []
+    for i, part in enumerate(parts):
+        value += (["+"] if i else []) + tr.as_str(part)
+    return [tr.text(cur), "+=", *value]
+
+
+def _builder_cut(tr: Emitting, c: Call) -> Tokens | None:
+    """``deleteCharAt`` / ``setCharAt`` / ``delete`` / ``setLength`` as statements: the str rebuilt."""
+    if not c.statement or c.obj.type != "identifier":
+        return None
+    o = tr.text(c.obj)
+    a = [tr.expr(x) for x in c.args]
+    if c.name == "deleteCharAt" and len(a) == 1:
+        return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[0], "+", "1", ":", "]"]
+    if c.name == "setCharAt" and len(a) == 2:
+        return [o, "=", o, "[", ":", *a[0], "]", "+", *a[1], "+", o, "[", *a[0], "+", "1", ":", "]"]
+    if c.name == "delete" and len(a) == 2:
+        return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[1], ":", "]"]
+    if c.name == "setLength" and len(a) == 1:
+        return [o, "=", o, "[", ":", *a[0], "]"]
+    return None
+
+
+def _tokenizer(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``StringTokenizer`` is the list of its tokens (``new StringTokenizer`` splits)."""
+    if tr.receiver_kind(c.obj) != "tok":
+        return None
+    o = tr.expr(c.obj)
+    if c.name in ("nextToken", "nextElement"):
+        return [*o, ".", "pop", "(", ")"]
+    if c.name in ("hasMoreTokens", "hasMoreElements"):
+        return ["len", "(", *o, ")", ">", "0"]
+    return ["len", "(", *o, ")"]  # countTokens
+
+
+def _joiner(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``StringJoiner`` variable is the list of its parts, joined when read (``joined``)."""
+    if c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.joiners:
+        return None
+    o = tr.text(c.obj)
+    if c.name == "add" and len(c.args) == 1:
+        return [o, ".", "append", "(", *tr.expr(c.args[0]), ")"]
+    if c.name == "toString" and not c.args:
+        return joined(tr.state, o)
+    if c.name == "length" and not c.args:
+        return ["len", "(", *joined(tr.state, o), ")"]
+    return None
+
+
+def _joiner_new(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``StringJoiner`` variable: a list of the parts; ``toString`` / printing joins them (``joined``)."""
+    decl = c.node.parent
+    if not c.args or decl is None or decl.type != "variable_declarator":
+        return None
+    tr.state.joiners[tr.text(decl.child_by_field_name("name"))] = [tr.expr(a) for a in c.args[:3]]
+    return ["[", "]"]
+
+
+def _tokenizer_new(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``StringTokenizer`` is the list of its tokens, reversed (``nextToken`` pops from the end)."""
+    if not c.args:
+        return None
+    src = tr.expr(c.args[0])
+    if len(c.args) >= 2 and c.args[1].type == "string_literal":
+        delims = ["re", ".", "split", "(", '" [ "', "+", *tr.expr(c.args[1]), "+", '" ] + "', ",", *src, ")"]
+        return [*delims, *REVERSED]
+    return [*src, ".", "split", "(", ")", *REVERSED]
+
+
+def _text_new(tr: Emitting, c: Call) -> Tokens | None:
+    """A ``String`` / ``StringBuilder`` (a str): of a char array, of a text; an int argument is a capacity."""
+    if c.args and tr.type_of(c.args[0]) == "char[]":
+        return ['" "', ".", "join", "(", *tr.expr(c.args[0]), ")"]
+    text = c.args and tr.type_of(c.args[0]) not in (*INT_TYPES, "char", "Character")
+    return tr.expr(c.args[0]) if text else ['" "']
+
+
+_BUILDERS = ("StringBuilder", "StringBuffer")
+
+CHAINED = ("append", "insert", "reverse")  # a builder's edits that return the builder
+
+
+RULES: tuple[Rule, ...] = (
+    # -- StringBuilder / StringBuffer of both policies (as statements: the receiver translated by the emitter)
+    instance("StringBuilder", "reverse", _reversed, where=EXPRESSION),
+    instance("*", "reverse", _reversed_new, where=EXPRESSION),
+    instance("*", "append", _builder_append, where=EXPRESSION),
+    instance(_BUILDERS, "reverse", _builder_reversed, where=STATEMENT),
+    instance(_BUILDERS, ("setCharAt", "deleteCharAt"), _builder_char_edit, where=STATEMENT),
+    instance(_BUILDERS, "insert", _builder_insert, where=STATEMENT),
+    instance(_BUILDERS, "append", _builder_append_statement, where=STATEMENT),
+    # -- StringBuilder / StringBuffer in programs (instance methods the str that stands for it lacks)
+    instance(_BUILDERS, ("trimToSize", "ensureCapacity"), _builder_no_op, policy=PROGRAM),
+    instance(_BUILDERS, "reverse", _builder_reverse, policy=PROGRAM),
+    instance(_BUILDERS, ("indexOf", "lastIndexOf"), _builder_find, policy=PROGRAM, returns="int"),
+    instance(_BUILDERS, "isEmpty", _builder_is_empty, policy=PROGRAM, returns="boolean"),
+    instance(_BUILDERS, "append", _builder_append_chain, policy=PROGRAM),
+    instance(_BUILDERS, ("deleteCharAt", "setCharAt", "delete", "setLength"), _builder_cut, policy=PROGRAM),
+    # -- StringTokenizer and StringJoiner in programs: lists of their parts
+    instance(
+        "*", ("nextToken", "nextElement", "hasMoreTokens", "hasMoreElements", "countTokens"), _tokenizer, policy=PROGRAM
+    ),
+    instance("*", ("add", "toString", "length"), _joiner, policy=PROGRAM),
+    # -- constructors (a StringJoiner's and a StringTokenizer's in programs)
+    new("StringJoiner", _joiner_new, policy=PROGRAM),
+    new("StringTokenizer", _tokenizer_new, policy=PROGRAM),
+    new((*_BUILDERS, "String"), _text_new),
+)
