@@ -238,8 +238,8 @@ def ablate(
         for info in infos:
             if info.folder not in scores["none"]:
                 continue  # no gold file for it in this set
-            files = [find_prediction_file(outs[k], info) for k in ("none", "random")]
-            same = all(files) and files[0].read_bytes() == files[1].read_bytes()  # type: ignore[union-attr]  # all(files): no None
+            ours, ablated = (find_prediction_file(outs[k], info) for k in ("none", "random"))
+            same = ours is not None and ablated is not None and ours.read_bytes() == ablated.read_bytes()
             with_trunk, without = (float(scores[k][info.folder]["score"]) for k in ("none", "random"))
             rows.append(AblationRow(info.name, info.folder, with_trunk, without, same))
     return Ablation(set_dir, trunk, threads, tuple(rows), scores["none"]["S"], scores["random"]["S"])

@@ -255,10 +255,13 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
             for size, r in zip(batch.sizes, batch.image_rows, strict=True)
             if size is not None and r is not None and batch.rgb[r] is not None
         }
-        for size in sorted({s for s, _ in wanted}) if loaded.detector is not None else ():
-            todo_rows = sorted(r for s, r in wanted if s == size)
-            detected = loaded.detector.detect([batch.rgb[r] for r in todo_rows], input_size=size)
-            found.update(((size, r), d) for r, d in zip(todo_rows, detected, strict=True))
+        detector = loaded.detector
+        if detector is not None:
+            for size in sorted({s for s, _ in wanted}):
+                todo_rows = sorted(r for s, r in wanted if s == size)
+                rgb_rows = [rgb for r in todo_rows if (rgb := batch.rgb[r]) is not None]  # all: ``wanted`` has RGB
+                detected = detector.detect(rgb_rows, input_size=size)
+                found.update(((size, r), d) for r, d in zip(todo_rows, detected, strict=True))
         queries = batch.queries
         texts = list(
             dict.fromkeys(
@@ -272,6 +275,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         row = {t: i for i, t in enumerate(texts)}
         mean = torch.nn.functional.normalize(answerer.head.mean_image, dim=0).expand(N_REGIONS, -1)
         todo: list[int] = []
+        parsed: list[ParsedQuestion] = []
         items = []
         for i, (p, image_row) in enumerate(zip(batch.parsed, batch.image_rows, strict=True)):
             if p is None:
@@ -279,7 +283,12 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
             image = images[image_row] if images is not None and image_row is not None else mean
             choices = emb[[row[c] for c in p.choices]] if p.choices else emb[:0]
             detections = found.get((batch.sizes[i], image_row))
-            rgb = batch.rgb[image_row] if detections is not None and p.qtype is QType.COLOR else None
+            # detections only for a row of an image (``found``'s keys)
+            rgb = (
+                batch.rgb[image_row]
+                if detections is not None and image_row is not None and p.qtype is QType.COLOR
+                else None
+            )
             asked, together = queries[i]
             items.append(
                 Embedded(
@@ -294,9 +303,9 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
                 )
             )
             todo.append(i)
+            parsed.append(p)
         answers: list[str | None] = [None] * len(batch.parsed)
-        parsed = [batch.parsed[i] for i in todo]
-        for i, answer in zip(todo, answerer.answer_batch(parsed, items) if items else [], strict=True):  # type: ignore[arg-type]
+        for i, answer in zip(todo, answerer.answer_batch(parsed, items) if items else [], strict=True):
             answers[i] = answer
         return answers
 

@@ -166,7 +166,7 @@ def test_the_task_uses_the_detector_once_per_image_and_size() -> None:
 
 
 def test_counting_questions_have_their_own_detector_size() -> None:
-    sizes = DetectorSizes(base=256, count=320)
+    sizes = DetectorSizes(base=256, counting=320)
     assert detector_size(parse_question("How many dogs are there?"), sizes) == 320
     assert detector_size(parse_question("Сколько здесь жирафов?"), sizes) == 320
     assert detector_size(parse_question("Is there a dog?"), sizes) == 256
