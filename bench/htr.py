@@ -108,30 +108,30 @@ def render_set(out: Path, n: int, seed: int, *, running_text: bool = False) -> d
     return gold
 
 
-def head_outputs(input_dir: Path, trunk, weights: Path | None) -> tuple[list, list, object]:  # noqa: ANN001
+def head_outputs(input_dir: Path, trunk, weights: Path | None) -> tuple[list, list, object, object]:  # noqa: ANN001
     """The task's raw outputs for every batch of ``input_dir`` (``(raw, samples)`` pairs), the samples,
-    and the set-up task: what the decoder (``postprocess``) reads."""
+    the task and what its setup loaded: what the decoder (``postprocess``) reads."""
     import torch
 
     from plugins.htr.task import HtrTask
 
     task = HtrTask(weights)
-    task.setup(SetupContext(trunk))
+    loaded = task.setup(SetupContext(trunk))
     samples = task.discover(input_dir)
     raws = []
     for i in range(0, len(samples), task.info.batch_size):
         chunk = samples[i : i + task.info.batch_size]
         with torch.inference_mode():
-            raws.append((task.predict(task.preprocess(chunk, trunk), trunk), chunk))
-    return raws, samples, task
+            raws.append((task.predict(task.preprocess(chunk, trunk, loaded), trunk, loaded), chunk))
+    return raws, samples, task, loaded
 
 
 def decode_time(input_dir: Path, trunk, weights: Path | None) -> float:  # noqa: ANN001
     """Milliseconds per image of the decoder alone (postprocess), on precomputed head outputs."""
-    raws, samples, task = head_outputs(input_dir, trunk, weights)
+    raws, samples, task, loaded = head_outputs(input_dir, trunk, weights)
     start = time.perf_counter()
     for raw, chunk in raws:
-        task.postprocess(raw, chunk)
+        task.postprocess(raw, chunk, loaded)
     ms = 1000 * (time.perf_counter() - start) / max(len(samples), 1)
     print(f"decode only: {ms:.2f} ms/image")
     return ms

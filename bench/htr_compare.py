@@ -35,12 +35,12 @@ def set_maps(input_dir: Path, trunk) -> tuple:  # noqa: ANN001
     from plugins.htr.task import HtrTask
 
     task = HtrTask(None)
-    task.setup(SetupContext(trunk))
+    loaded = task.setup(SetupContext(trunk))
     samples = task.discover(input_dir)
     s8, s16, owner = [], [], []
     with torch.inference_mode():
         for i in range(0, len(samples), 64):
-            batch = task.preprocess(samples[i : i + 64], trunk)
+            batch = task.preprocess(samples[i : i + 64], trunk, loaded)
             fine, coarse = word_maps(trunk, batch.pixels)
             s8.append(fine.half())
             s16.append(coarse.half())

@@ -64,8 +64,8 @@ def head_outputs(input_dir: Path, weights: Path | None) -> tuple[list[Any], list
     from bench.htr import head_outputs as task_head_outputs
     from core.trunk import TrunkConfig, load_trunk
 
-    raws, samples, task = task_head_outputs(input_dir, load_trunk(TrunkConfig(), registry.load()), weights)
-    return raws, [s.key for s in samples], task
+    raws, samples, task, loaded = task_head_outputs(input_dir, load_trunk(TrunkConfig(), registry.load()), weights)
+    return raws, [s.key for s in samples], task, loaded
 
 
 def ours_free() -> Free:
@@ -234,14 +234,14 @@ def main() -> int:
         from plugins.htr.task import HtrReader, HtrTask
 
         task = HtrTask(args.weights)
-        task.keep(HtrReader(None, (0, 0), shared_decoder()))  # postprocess needs only the decoder
+        loaded = HtrReader(None, (0, 0), shared_decoder())  # postprocess needs only the decoder
     else:
-        raws, keys, task = head_outputs(args.set / "input", args.weights)
+        raws, keys, task, loaded = head_outputs(args.set / "input", args.weights)
         if args.cache:
             with args.cache.open("wb") as f:
                 pickle.dump((raws, keys), f)
     lexicon = shared_decoder()
-    task_preds = {p.key: p.value for raw, samples in raws for p in task.postprocess(raw, samples)}
+    task_preds = {p.key: p.value for raw, samples in raws for p in task.postprocess(raw, samples, loaded)}
 
     decoders: dict[str, Callable[[np.ndarray], tuple[str, float]]] = {}
     frees: dict[str, Free] = {"ours": ours_free()}
@@ -281,7 +281,7 @@ def main() -> int:
             results[name]["seconds"] = min(results[name]["seconds"], time.process_time() - start)
         start = time.process_time()
         for raw, samples in raws:
-            task.postprocess(raw, samples)
+            task.postprocess(raw, samples, loaded)
         results[batched]["seconds"] = min(results[batched]["seconds"], time.process_time() - start)
     for name, res in results.items():
         res["words_per_cpu_s"] = len(keys) / res.pop("seconds")

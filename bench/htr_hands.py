@@ -384,12 +384,12 @@ def head_outputs(input_dir: Path, trunk, weights: Path | None) -> list[tuple]:  
     from plugins.htr.task import HtrTask
 
     task = HtrTask(weights)
-    task.setup(SetupContext(trunk))
+    loaded = task.setup(SetupContext(trunk))
     samples = task.discover(input_dir)
     size = task.info.batch_size
     with torch.inference_mode():
         return [
-            (task.predict(task.preprocess(samples[i : i + size], trunk), trunk), samples[i : i + size])
+            (task.predict(task.preprocess(samples[i : i + size], trunk, loaded), trunk, loaded), samples[i : i + size])
             for i in range(0, len(samples), size)
         ]
 

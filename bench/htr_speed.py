@@ -61,7 +61,7 @@ def measure(input_dir: Path, threads: int) -> dict:
     task = HtrTask()
     seconds = dict.fromkeys(STAGES, 0.0)
     start, cpu = time.perf_counter(), time.process_time()
-    task.setup(SetupContext(trunk))
+    loaded = task.setup(SetupContext(trunk))
     seconds["setup"] = time.perf_counter() - start
     samples = task.discover(input_dir)
     seconds["discover"] = time.perf_counter() - start - seconds["setup"]
@@ -70,13 +70,13 @@ def measure(input_dir: Path, threads: int) -> dict:
         chunk = samples[i : i + task.info.batch_size]
         with torch.inference_mode():
             t = time.perf_counter()
-            batch = task.preprocess(chunk, trunk)
+            batch = task.preprocess(chunk, trunk, loaded)
             seconds["preprocess"] += time.perf_counter() - t
             t = time.perf_counter()
-            raw = task.predict(batch, trunk)
+            raw = task.predict(batch, trunk, loaded)
             seconds["predict"] += time.perf_counter() - t
         t = time.perf_counter()
-        predictions += task.postprocess(raw, chunk)
+        predictions += task.postprocess(raw, chunk, loaded)
         seconds["postprocess"] += time.perf_counter() - t
     seconds["end_to_end"] = time.perf_counter() - start
     return {

@@ -63,7 +63,7 @@ def main() -> int:
     t0 = time.perf_counter()
     trunk = load_trunk(TrunkConfig.parse(args.trunk), registry.load())
     task = ZsodTask()
-    task.setup(SetupContext(trunk))
+    loaded = task.setup(SetupContext(trunk))
     load_s = time.perf_counter() - t0
     found = [s for s in task.discover(args.input) if isinstance(s, ZsodSample)]
     if not found:
@@ -77,14 +77,14 @@ def main() -> int:
 
     # warm-up (first-call allocations, lazy imports)
     with torch.inference_mode():
-        task.postprocess(task.predict(task.preprocess(samples[:1], trunk), trunk), samples[:1])
+        task.postprocess(task.predict(task.preprocess(samples[:1], trunk, loaded), trunk, loaded), samples[:1], loaded)
     start, cpu_start = time.perf_counter(), time.process_time()
     n_boxes = 0
     for i in range(0, len(samples), task.info.batch_size):
         batch = samples[i : i + task.info.batch_size]
         with torch.inference_mode():
-            raw = task.predict(task.preprocess(batch, trunk), trunk)
-        preds = task.postprocess(raw, batch)
+            raw = task.predict(task.preprocess(batch, trunk, loaded), trunk, loaded)
+        preds = task.postprocess(raw, batch, loaded)
         n_boxes += sum(len(b) for p in preds for b in p.value.values())
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
@@ -92,7 +92,7 @@ def main() -> int:
     tracemalloc.start()
     batch = samples[: task.info.batch_size]
     with torch.inference_mode():
-        task.postprocess(task.predict(task.preprocess(batch, trunk), trunk), batch)
+        task.postprocess(task.predict(task.preprocess(batch, trunk, loaded), trunk, loaded), batch, loaded)
     _, py_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux

@@ -55,21 +55,21 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
     torch.set_num_threads(args.threads)
     trunk = load_trunk(TrunkConfig(), registry.load())
     task = ZsodTask()
-    task.setup(
+    loaded = task.setup(
         SetupContext.with_detector(
             trunk, CachedDetector(load_detector(DetectorConfig(), registry.load()), args.cache / "detections.pkl")
         )
     )
-    rule, classes = task.rule, task.loaded().classes
+    rule, classes = task.rule, loaded.classes
     gold = json.loads((DATA / name / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
     samples = task.discover(DATA / name / "input")
     rows: list[dict[str, Any]] = []
     predictions: dict[str, Any] = {}
     with torch.inference_mode():
         for sample in samples:
-            (item,) = task.preprocess([sample], trunk)
-            (scored,) = task.predict([item], trunk)
-            predictions[sample.key] = task.postprocess([scored], [sample])[0].value
+            (item,) = task.preprocess([sample], trunk, loaded)
+            (scored,) = task.predict([item], trunk, loaded)
+            predictions[sample.key] = task.postprocess([scored], [sample], loaded)[0].value
             if item is None or scored is None or scored.detected is None:
                 continue
             det, texts = scored.detected, trunk.encode_texts(item.tokens)

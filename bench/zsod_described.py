@@ -102,12 +102,14 @@ def raw_outputs(root: Path, cache: Path, threads: int) -> tuple[list[Any], list[
     return stage_outputs(root / "input", cache / f"described{RAW_FORMAT}-{root.name}.pkl", rule, cache, threads)
 
 
-def decide(task: Any, samples: list[Any], raw: list[Any], rule: Any) -> dict[str, Any]:
+def decide(task: Any, loaded: Any, samples: list[Any], raw: list[Any], rule: Any) -> dict[str, Any]:
     task.rule = rule
-    return {p.key: p.value for p in task.postprocess(raw, samples)}
+    return {p.key: p.value for p in task.postprocess(raw, samples, loaded)}
 
 
-def ablations(task: Any, samples: list[Any], raw: list[Any], gold: dict[str, Any], kinds: dict[str, Any]) -> None:
+def ablations(
+    task: Any, loaded: Any, samples: list[Any], raw: list[Any], gold: dict[str, Any], kinds: dict[str, Any]
+) -> None:
     """F1 per language and the right share per kind: the crop embedding added, or the cues taken away."""
     from plugins.zsod.described import DescribedRule
     from plugins.zsod.detected import DetectionRule
@@ -118,7 +120,7 @@ def ablations(task: Any, samples: list[Any], raw: list[Any], gold: dict[str, Any
     rules["detector score + embedding 0.15 (same rejection)"] = dataclasses.replace(no_cues, embed_weight=0.15)
     rules["detector score only (same rejection)"] = no_cues
     for name, rule in rules.items():
-        result = report(decide(task, samples, raw, DetectionRule(described=rule)), gold, kinds)
+        result = report(decide(task, loaded, samples, raw, DetectionRule(described=rule)), gold, kinds)
         f1 = " / ".join(f"{v['f1']:.3f}" for v in result["f1"].values())
         right = {k: round(v.get("right", 0) / v["n"], 2) for k, v in result["kinds"].items() if "absent" not in k}
         print(f"{name}: F1 {' / '.join(result['f1'])} {f1}; right {right}")
@@ -155,16 +157,16 @@ def main() -> int:
     samples, raw, seconds = raw_outputs(args.set, args.cache, args.threads)
     print(f"{len(raw)} images, stages {seconds:.1f} s")
     task = ZsodTask()
-    task._loaded = _loaded_for_decisions("none")
+    loaded = _loaded_for_decisions("none")
     print("shipped rule:")
-    show(report(decide(task, samples, raw, DetectionRule()), gold, kinds))
+    show(report(decide(task, loaded, samples, raw, DetectionRule()), gold, kinds))
     if args.ablations:
-        ablations(task, samples, raw, gold, kinds)
+        ablations(task, loaded, samples, raw, gold, kinds)
     if not args.sweep:
         return 0
 
     def f1s(described: DescribedRule) -> dict[str, float]:
-        result = report(decide(task, samples, raw, DetectionRule(described=described)), gold, kinds)
+        result = report(decide(task, loaded, samples, raw, DetectionRule(described=described)), gold, kinds)
         return {lang: v["f1"] for lang, v in result["f1"].items()}
 
     open_rule = dict(colour_min=(("en", 0.0), ("ru", 0.0)), relation_min=0.0)

@@ -79,24 +79,24 @@ def stage_outputs(
     trunk = load_trunk(TrunkConfig(ablation=ablation), registry.load())
     detector = CachedDetector(load_detector(DetectorConfig(), registry.load()), cache / "detections.pkl")
     task = ZsodTask(rule=rule)
-    task.setup(SetupContext.with_detector(trunk, detector))
+    loaded = task.setup(SetupContext.with_detector(trunk, detector))
     samples = task.discover(input_dir)
     raw: list[Any] = []
     t0 = time.perf_counter()
     with torch.inference_mode():
         for i in range(0, len(samples), task.info.batch_size):
             chunk = samples[i : i + task.info.batch_size]
-            raw += task.predict(task.preprocess(chunk, trunk), trunk)
+            raw += task.predict(task.preprocess(chunk, trunk, loaded), trunk, loaded)
     seconds = time.perf_counter() - t0
     path.write_bytes(pickle.dumps((samples, raw, seconds)))
     return samples, raw, seconds
 
 
-def f1_of(name: str, samples: list[Any], raw: list[Any], rule: Any, task: Any) -> dict[str, float]:
+def f1_of(name: str, samples: list[Any], raw: list[Any], rule: Any, task: Any, loaded: Any) -> dict[str, float]:
     from core.metrics.zsod import f1_counts
 
     task.rule = rule
-    pred = {p.key: p.value for p in task.postprocess(raw, samples)}
+    pred = {p.key: p.value for p in task.postprocess(raw, samples, loaded)}
     gold = json.loads((DATA / name / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
     return f1_counts(gold, pred)
 
@@ -118,10 +118,10 @@ def main() -> int:
 
     runs = {name: raw_outputs(name, args.ablate_trunk, args.cache, args.threads) for name in sets}
     task = ZsodTask()
-    task.keep(_loaded_for_decisions(args.ablate_trunk))
+    loaded = _loaded_for_decisions(args.ablate_trunk)
 
     def show(rule: DetectionRule) -> float:
-        scores = {name: f1_of(name, s, r, rule, task) for name, (s, r, _) in runs.items()}
+        scores = {name: f1_of(name, s, r, rule, task, loaded) for name, (s, r, _) in runs.items()}
         mean = sum(v["f1"] for v in scores.values()) / len(scores)
         parts = "  ".join(
             f"{k} F1 {v['f1']:.3f} (TP {v['tp']:.0f} FP {v['fp']:.0f} FN {v['fn']:.0f})" for k, v in scores.items()
@@ -154,7 +154,7 @@ def main() -> int:
             bare_cos=bare_cos,
             grid_described=grid_described,
         )
-        scores = [f1_of(name, s, r, rule, task)["f1"] for name, (s, r, _) in runs.items()]
+        scores = [f1_of(name, s, r, rule, task, loaded)["f1"] for name, (s, r, _) in runs.items()]
         mean = sum(scores) / len(scores)
         if mean > best[0]:
             best = (mean, rule)

@@ -96,8 +96,8 @@ def main() -> int:
         for max_boxes in (1, shipped.max_boxes):
             cal = dataclasses.replace(shipped, present=present if present is not None else 1.01, max_boxes=max_boxes)
             task = ZsodTask(rule=DetectionRule(mapping=MappingRule(min_cos=2.0)))
-            task._loaded = Scorer(None, cal, None)  # type: ignore[arg-type]
-            pred = {p.key: p.value for p in task.postprocess(raw, samples)}
+            loaded = Scorer(None, cal, None)  # type: ignore[arg-type]
+            pred = {p.key: p.value for p in task.postprocess(raw, samples, loaded)}
             c = f1_counts(gold, pred)
             boxes = c["tp"] + c["fp"]
             precision = c["tp"] / boxes if boxes else float("nan")

@@ -54,7 +54,7 @@ def evaluate(set_dir: Path, names: list[str] | None, trunk, verifier, cal, backg
     g_pairs: list = []
     start = time.perf_counter()
     for s in samples:
-        (item,) = task.preprocess([s], trunk)
+        (item,) = task.preprocess([s], trunk, None)
         with torch.inference_mode():
             sc = score_image(item, trunk, verifier, background)
             whole = (trunk.embed_texts(list(s.phrases)) @ trunk.encode_images(item.whole[None])[0]).numpy()
@@ -116,7 +116,7 @@ def bus_iou(trunk, verifier, cal, background) -> dict:  # noqa: ANN001
     task = ZsodTask()
     sample = next(s for s in task.discover(REPO / "demo" / "input") if s.key == "bus.jpg")
     assert isinstance(sample, ZsodSample)
-    (item,) = task.preprocess([sample], trunk)
+    (item,) = task.preprocess([sample], trunk, None)
     with torch.inference_mode():
         sc = score_image(item, trunk, verifier, background)
     j = sample.phrases.index("a blue bus")

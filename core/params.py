@@ -2,8 +2,8 @@
 
 ``python params.py [--json] [--trunk SPEC]`` builds the trunk and every
 task the registry it is handed registers (``setup``), then counts. A task's own parameters are those of
-the ``torch.nn.Module`` objects it holds (found on its attributes, also inside
-lists and dicts), or what its optional ``num_parameters()`` method returns.
+the ``torch.nn.Module`` objects its setup returned or the task holds (also inside tuples,
+lists and dicts), or what the optional ``num_parameters()`` method of its setup's value returns.
 The trunk is counted once: a task holding a reference to it adds nothing.
 
 M/N says how many weights are shared, not whether a task uses them. ``--ablation SET``
@@ -39,16 +39,16 @@ if TYPE_CHECKING:
 log = logging.getLogger("params")
 
 
-def task_parameters(task: Task, trunk: Trunk) -> int:
-    """Weights owned by ``task`` itself (heads, decoders), trunk excluded."""
-    counter = getattr(task, "num_parameters", None)
+def task_parameters(task: Task, trunk: Trunk, loaded: Any) -> int:
+    """Weights owned by ``task`` itself (heads, decoders), trunk excluded; ``loaded``: what its setup returned."""
+    counter = getattr(loaded, "num_parameters", None)
     if callable(counter):
         return int(counter())
     import torch
 
     seen: set[int] = set()
     total = 0
-    for module in _modules(vars(task) if hasattr(task, "__dict__") else {}):
+    for module in _modules([loaded, *(vars(task).values() if hasattr(task, "__dict__") else ())]):
         for name, tensor in module.state_dict(keep_vars=True).items():
             if name.endswith("num_batches_tracked") or not isinstance(tensor, torch.Tensor):
                 continue
@@ -100,8 +100,10 @@ def count(
         detector = load_detector(DetectorConfig(), registry or Registry())
     per_task = {}
     for task in tasks:
-        task.setup(SetupContext(trunk, lambda name: detector))
-        per_task[task.info.name] = task_parameters(task, trunk)  # the detector is not the task's own: counted below
+        loaded = task.setup(SetupContext(trunk, lambda name: detector))
+        per_task[task.info.name] = task_parameters(
+            task, trunk, loaded
+        )  # the detector is not the task's own: counted below
     own_detector = _detector_parameters(detector) if users else 0
     total = shared + own_detector + sum(per_task.values())
     return {
@@ -236,8 +238,8 @@ def ablate(
         for info in infos:
             if info.folder not in scores["none"]:
                 continue  # no gold file for it in this set
-            files = [find_prediction_file(outs[k], info) for k in ("none", "random")]
-            same = all(files) and files[0].read_bytes() == files[1].read_bytes()  # type: ignore[union-attr]  # all(files): no None
+            ours, ablated = (find_prediction_file(outs[k], info) for k in ("none", "random"))
+            same = ours is not None and ablated is not None and ours.read_bytes() == ablated.read_bytes()
             with_trunk, without = (float(scores[k][info.folder]["score"]) for k in ("none", "random"))
             rows.append(AblationRow(info.name, info.folder, with_trunk, without, same))
     return Ablation(set_dir, trunk, threads, tuple(rows), scores["none"]["S"], scores["random"]["S"])

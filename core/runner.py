@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from core.errors import InputError, PluginError
 from core.stop import RunControl, Stop
@@ -379,13 +379,17 @@ def _run_task(
     task, samples = item.task, item.samples
     start = time.monotonic()
     ends = None if share is None else start + share
-    report, ready, setup_s = prepared if prepared is not None else Prepared(_new_report(item), False, 0.0)
+    report, setup, setup_s = prepared if prepared is not None else Prepared(_new_report(item), NOT_SET_UP, 0.0)
     start -= setup_s  # the report's seconds count the setup wherever it ran
     predictions: list[Prediction] = []
     bar = Progress(len(samples), task.info.name, progress)
     try:
         if prepared is None:
-            ready = bool(samples) and _ready(task, trunk, report, strict=strict, detector=detector, control=control)
+            setup = (
+                _ready(task, trunk, report, strict=strict, detector=detector, control=control)
+                if samples
+                else NOT_SET_UP
+            )
         batches = chunks(samples, max(1, task.info.batch_size))
         workers = max(1, min(workers, len(batches)))
         if workers > 1 and not _shares_safely(task, trunk, detector):
@@ -397,7 +401,8 @@ def _run_task(
                 trunk,
                 report,
                 strict=strict,
-                ready=ready,
+                ready=setup.ready,
+                loaded=setup.loaded,
                 # a share spent during setup still leaves the first batch: no task at zero
                 deadline=None if ends is None else max(ends, time.monotonic() + FIRST_BATCH_S),
                 out=predictions,
@@ -417,11 +422,21 @@ def _run_task(
     return report
 
 
+class SetUp(NamedTuple):
+    """A task's setup as the runner ran it (``setup_task``)."""
+
+    ready: bool  # whether it succeeded (False: failed or skipped, its samples get fallbacks)
+    loaded: Any = None  # what ``Task.setup`` returned, which every stage of the task receives
+
+
+NOT_SET_UP = SetUp(False)
+
+
 class Prepared(NamedTuple):
     """A task set up ahead of its batches (under a time budget, every task is set up first)."""
 
     report: TaskReport  # its report, the setup's errors counted
-    ready: bool  # whether its setup succeeded (False: its samples get fallbacks)
+    setup: SetUp  # its setup's outcome (not ready: its samples get fallbacks)
     setup_s: float  # the seconds the setup took, counted in the report's time
 
 
@@ -438,8 +453,12 @@ def _prepare(
     """``item``'s task set up ahead of its batches."""
     start = time.monotonic()
     report = _new_report(item)
-    ready = bool(item.samples) and _ready(item.task, trunk, report, strict=strict, detector=detector, control=control)
-    return Prepared(report, ready, time.monotonic() - start)
+    setup = (
+        _ready(item.task, trunk, report, strict=strict, detector=detector, control=control)
+        if item.samples
+        else NOT_SET_UP
+    )
+    return Prepared(report, setup, time.monotonic() - start)
 
 
 def _shares_safely(task: Task, trunk: Trunk | None, detector: Detectors | None) -> bool:
@@ -486,16 +505,16 @@ def _ready(
     strict: bool,
     detector: Detectors | None,
     control: RunControl,
-) -> bool:
-    """Set ``task`` up unless the run is stopping or it needs a trunk there is not; False: fallbacks only."""
+) -> SetUp:
+    """Set ``task`` up unless the run is stopping or it needs a trunk there is not; not ready: fallbacks only."""
     why = control.hurry()
     if why:
         log.warning("%s: %s: setup skipped, every sample gets the fallback", task.info.name, why)
-        return False
+        return NOT_SET_UP
     if trunk is None and getattr(task.info, "needs_trunk", True):
         log.error("%s: no trunk (it could not be built): every sample gets the fallback", task.info.name)
         report.errors.append("no trunk")
-        return False
+        return NOT_SET_UP
     return setup_task(task, trunk, report, strict=strict, detector=detector, control=control)
 
 
@@ -507,8 +526,9 @@ def setup_task(
     strict: bool,
     detector: Detectors | None = None,
     control: RunControl | None = None,
-) -> bool:
-    """``task.setup(ctx)`` under the error policy: False (logged, counted) when it failed.
+) -> SetUp:
+    """``task.setup(ctx)`` under the error policy: ready, with what it returned (``loaded``, which
+    every stage then receives), or not ready (logged, counted) when it failed.
 
     ``ctx.detector(name)`` gives the run's detectors (``detector``), each built the first time a
     task asks for it, or None when it cannot be built (logged, counted; ``strict`` re-raises) or
@@ -520,24 +540,26 @@ def setup_task(
     try:
         with control.interruptible():
             # None only for a task that declares needs_trunk=False (its setup takes SetupContext[Trunk | None])
-            task.setup(cast("SetupContext[Trunk]", setup_context(task, trunk, report, detector, strict=strict)))
+            loaded = task.setup(
+                cast("SetupContext[Trunk]", setup_context(task, trunk, report, detector, strict=strict))
+            )
     except Stop as exc:
         log.warning("%s: %s during setup; every sample gets the fallback", task.info.name, exc.reason)
         report.errors.append(f"setup: stopped ({exc.reason})")
-        return False
+        return NOT_SET_UP
     except WeightsError as exc:  # one line naming the damaged file, no traceback
         if strict:
             raise
         log.error("%s: %s; every sample gets the fallback answer", task.info.name, exc)
         report.errors.append(f"setup: {exc}")
-        return False
+        return NOT_SET_UP
     except Exception as exc:
         if strict:
             raise
         log.exception("%s: setup failed; every sample gets the fallback answer", task.info.name)
         report.errors.append(f"setup: {exc}")
-        return False
-    return True
+        return NOT_SET_UP
+    return SetUp(True, loaded)
 
 
 def setup_context(
@@ -575,6 +597,7 @@ def solve_batches(
     *,
     strict: bool,
     ready: bool = True,
+    loaded: Any = None,
     deadline: float | None = None,
     clock: Callable[[], float] | None = None,
     out: list[Prediction] | None = None,
@@ -584,7 +607,8 @@ def solve_batches(
     workers: int = 1,
 ) -> list[Prediction]:
     """Consecutive batches of one task, in order, with the whole policy: each batch through
-    ``solve_batch``; every batch gets fallbacks when ``ready`` is False (setup failed) or
+    ``solve_batch``, its stages given ``loaded`` (what the task's setup returned); every batch
+    gets fallbacks when ``ready`` is False (setup failed) or
     once ``clock()`` (default ``time.monotonic``) passes ``deadline``, or the run is
     stopping (``control``, ``core.stop``: the run's deadline or a signal, which also abandon
     the batches in progress). ``root``: the input folder the stages may read in.
@@ -611,7 +635,7 @@ def solve_batches(
             return None  # its turn came when the run began to stop
         part = TaskReport(report.name)
         with _confined(root):  # a context variable: each thread sets its own
-            return _Solved(solve_batch(task, batch, trunk, part, strict=strict), part)
+            return _Solved(solve_batch(task, batch, trunk, part, strict=strict, loaded=loaded), part)
 
     with _Workers(solve, workers if len(batches) > 1 else 1, task.info.name) as pool:
         waiting: deque[tuple[Sequence[Sample], cf.Future[_Solved | None] | None]] = deque()
@@ -744,9 +768,10 @@ class _Deferred(cf.Future["_Solved | None"]):
 
 
 def solve_batch(
-    task: Task, batch: Sequence[Sample], trunk: Trunk | None, report: TaskReport, *, strict: bool
+    task: Task, batch: Sequence[Sample], trunk: Trunk | None, report: TaskReport, *, strict: bool, loaded: Any = None
 ) -> list[Prediction]:
-    """One batch through preprocess -> predict -> postprocess, with the error policy.
+    """One batch through preprocess -> predict -> postprocess, each stage given ``loaded`` (what
+    the task's setup returned), with the error policy.
 
     A failing batch is retried one sample at a time; a sample that still fails gets
     its fallback (logged, counted in ``report``). ``strict`` re-raises instead. Every
@@ -757,8 +782,8 @@ def solve_batch(
     try:
         with torch.inference_mode():
             given = cast("Trunk", trunk)  # None only for a task that declares needs_trunk=False
-            raw = task.predict(task.preprocess(batch, given), given)
-        predictions = task.postprocess(raw, batch)
+            raw = task.predict(task.preprocess(batch, given, loaded), given, loaded)
+        predictions = task.postprocess(raw, batch, loaded)
         if len(predictions) != len(batch):
             raise PluginError(
                 f"{task.info.name}.postprocess gave {len(predictions)} predictions for {len(batch)} samples"
@@ -769,7 +794,9 @@ def solve_batch(
             raise
         if len(batch) > 1:
             log.warning("%s: a batch of %d failed (%s); retrying one by one", task.info.name, len(batch), exc)
-            return [p for sample in batch for p in solve_batch(task, [sample], trunk, report, strict=False)]
+            return [
+                p for sample in batch for p in solve_batch(task, [sample], trunk, report, strict=False, loaded=loaded)
+            ]
         log.error(
             "%s: sample %r failed (%s: %s); using the fallback", task.info.name, batch[0].key, type(exc).__name__, exc
         )

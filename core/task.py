@@ -6,12 +6,15 @@ runner (``core.runner``) owns batching, timing, the error policy and
 ``torch.inference_mode``; a task never loops over the dataset itself.
 
 Stages are functions of their typed arguments. ``setup(ctx)`` is the one place
-anything loads (heads, label embeddings); after it, nothing passes from one stage
-to the next on ``self``: what a later stage needs travels in the value the earlier
-stage returned. The sample ``S`` carries what ``discover`` found (paths, texts), the
-batch ``B`` what ``preprocess`` made, the raw output ``R`` what ``postprocess``
-needs. So one task object can serve two inputs at once (Ray actors, a server), and
-``core.testing.assert_task_conforms`` checks exactly that by interleaving two.
+anything loads (heads, label embeddings) and returns what it loaded, ``L``; the
+runner hands that value to every stage (``preprocess(samples, trunk, loaded)``,
+``predict(batch, trunk, loaded)``, ``postprocess(raw, samples, loaded)``), and
+nothing is kept on ``self``: what a later stage needs travels in the value the
+earlier stage returned. The sample ``S`` carries what ``discover`` found (paths,
+texts), the batch ``B`` what ``preprocess`` made, the raw output ``R`` what
+``postprocess`` needs. So one task object can serve two inputs at once (Ray actors,
+a server), even set up twice, and ``core.testing.assert_task_conforms`` checks that
+by interleaving two.
 """
 
 from __future__ import annotations
@@ -20,8 +23,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
-
-from core.errors import PluginError
 
 if TYPE_CHECKING:
     from core.detector import Detector
@@ -198,24 +199,24 @@ class SetupContext(Generic[T]):
 S = TypeVar("S", bound=Sample)
 B = TypeVar("B")
 R = TypeVar("R")
-L = TypeVar("L")  # what ``setup`` loaded
-L_co = TypeVar("L_co", covariant=True)
+L = TypeVar("L")  # what ``setup`` loaded, which every stage receives
 
 
 @runtime_checkable
-class Task(Protocol[S, B, R, L_co]):
+class Task(Protocol[S, B, R, L]):
     """A task plugin's behaviour. ``info`` is a class attribute; ``TaskBase`` gives the usual ``write``."""
 
     info: ClassVar[TaskInfo]
 
-    def setup(self, ctx: SetupContext[Trunk]) -> L_co:
+    def setup(self, ctx: SetupContext[Trunk]) -> L:
         """The one place anything loads (heads, caches of label embeddings), once per trunk; returns
-        what it loaded (``L``), which the stages read typed (``TaskBase.loaded()``).
+        what it loaded (``L``), which the runner hands, typed, to every stage as ``loaded``. Nothing
+        is kept on ``self``: one task object may be set up for two trunks and serve both.
 
         ``ctx`` is the run's ``SetupContext``: ``ctx.trunk`` (None only for a task that declares
         ``needs_trunk=False``, typed ``SetupContext[Trunk | None]``) and ``ctx.detector(name)``.
-        Heavy third-party imports belong here, not at module import. Every stage
-        may assume it ran; a stage called before it raises ``PluginError``.
+        Heavy third-party imports belong here, not at module import. A task with nothing to load
+        returns None (``L`` is then None).
         """
 
     def discover(self, input_dir: Path) -> list[S]:
@@ -227,19 +228,22 @@ class Task(Protocol[S, B, R, L_co]):
         itself is unusable and there is nothing to key on (``core.io.read_request``).
         """
 
-    def preprocess(self, samples: Sequence[S], trunk: Trunk) -> B:
-        """CPU-side batching: decode, resize, tokenize with ``trunk``'s transforms."""
+    def preprocess(self, samples: Sequence[S], trunk: Trunk, loaded: L) -> B:
+        """CPU-side batching: decode, resize, tokenize with ``trunk``'s transforms; ``loaded`` is
+        what ``setup`` returned."""
 
-    def predict(self, batch: B, trunk: Trunk) -> R:
-        """The only stage that runs models; called under ``torch.inference_mode``."""
+    def predict(self, batch: B, trunk: Trunk, loaded: L) -> R:
+        """The only stage that runs models (``loaded``'s heads and the trunk); called under
+        ``torch.inference_mode``."""
 
-    def postprocess(self, raw: R, samples: Sequence[S]) -> list[Prediction]:
+    def postprocess(self, raw: R, samples: Sequence[S], loaded: L) -> list[Prediction]:
         """Pure conversion of model output into one JSON-ready prediction per sample."""
 
     def fallback(self, sample: S) -> Prediction:
         """The valid, cheap answer used when a sample's own pipeline failed, its task's setup
         failed, or the run is stopping (time budget spent, a signal): no model, no real work,
-        since thousands of them may have to be written within a second or two."""
+        since thousands of them may have to be written within a second or two. It gets nothing
+        ``setup`` loaded: it must answer when setup failed or never ran."""
 
     def write(self, predictions: Sequence[Prediction], samples: Sequence[S], ctx: RunContext) -> Path:
         """Write the task's output file (and any alias file) atomically; return the main path."""
@@ -252,30 +256,17 @@ def protocol_members() -> tuple[str, ...]:
 
 
 class TaskBase(Generic[S, B, R, L]):
-    """What most tasks share: ``name``, the standard ``write`` and the setup guard.
+    """What most tasks share: ``name`` and the standard ``write``.
 
     ``write`` puts ``{key: value}`` (sample order) into ``info.output`` and, when the
-    input came in an aliased folder, into that alias's file too. ``setup`` ends with
-    ``return self.keep(loaded)``: the stages read it, typed ``L``, with ``self.loaded()``,
-    which names the task when ``setup`` has not run. It is set once and only read after.
+    input came in an aliased folder, into that alias's file too.
     """
 
     info: ClassVar[TaskInfo]
-    _loaded: L | None = None
 
     @property
     def name(self) -> str:
         return self.info.name
-
-    def keep(self, loaded: L) -> L:
-        """What ``setup`` loaded, kept for the stages (``loaded()``); returned, as ``setup`` returns it."""
-        self._loaded = loaded
-        return loaded
-
-    def loaded(self) -> L:
-        if self._loaded is None:
-            raise PluginError(f"{self.info.name}: setup(ctx) must run before the other stages")
-        return self._loaded
 
     def write(self, predictions: Sequence[Prediction], samples: Sequence[S], ctx: RunContext) -> Path:
         return write_outputs(self.info, predictions, ctx)

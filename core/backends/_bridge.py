@@ -14,6 +14,7 @@ records the file's sha256 and size, checked at every load (``core.weights``).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -42,7 +43,7 @@ def class_prompts() -> list[list[str]]:
     return prompts
 
 
-def build_class_matrix(encode: callable) -> torch.Tensor:
+def build_class_matrix(encode: Callable[[list[str]], torch.Tensor]) -> torch.Tensor:
     """``[1000, 512]`` unit rows: the mean prompt embedding of each class.
 
     ``encode`` maps a list of texts to ``[N, 512]`` unit vectors.
@@ -57,7 +58,7 @@ def build_class_matrix(encode: callable) -> torch.Tensor:
     return nn.functional.normalize(torch.stack(rows), dim=-1)
 
 
-def load_class_matrix(encode: callable) -> torch.Tensor:
+def load_class_matrix(encode: Callable[[list[str]], torch.Tensor]) -> torch.Tensor:
     """The cached class matrix, checked against its card (``WeightsError`` naming the file when it is
     damaged, or missing while its card is there); built (and cached with its card, if the folder is
     writable) when neither is there."""
@@ -105,6 +106,7 @@ class BridgeJoint(nn.Module):
     """Pooled image feature -> softmax(ImageNet logits / T) @ class-prompt embeddings."""
 
     version = BRIDGE_VERSION
+    class_text: torch.Tensor  # [1000, D] buffer: each ImageNet class's prompt embedding
 
     def __init__(self, class_text: torch.Tensor, temperature: float = TEMPERATURE) -> None:
         super().__init__()

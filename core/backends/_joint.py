@@ -30,6 +30,10 @@ from core.errors import TrunkError
 class ProjectionJoint(nn.Module):
     """``gate * bridge(x) + head(standardised x)``; see the module doc."""
 
+    mean: torch.Tensor  # [feature_dim] buffers: the pooled features' standardisation
+    std: torch.Tensor
+    head: nn.Module  # a Linear ("linear") or a small MLP ("mlp")
+
     def __init__(
         self,
         feature_dim: int,

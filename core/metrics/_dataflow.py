@@ -16,7 +16,7 @@ within the reference's seed-to-seed spread (see ``core/metrics/README.md``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -37,7 +37,14 @@ def _span(node: Node) -> Span:
     span = getattr(node, "span", None)  # the legacy parser's nodes carry it precomputed
     if span is not None:
         return span
-    return (tuple(node.start_point), tuple(node.end_point))
+    (start_row, start_col), (end_row, end_col) = node.start_point, node.end_point
+    return ((start_row, start_col), (end_row, end_col))
+
+
+def _field(node: Node, name: str) -> Node:
+    """``node``'s child ``name``, typed present. It may be None, as in the reference: the
+    AttributeError that None raises further on empties the whole DFG (``get_data_flow_from_tree``)."""
+    return cast("Node", node.child_by_field_name(name))
 
 
 def _is_token(node: Node) -> bool:
@@ -101,7 +108,7 @@ def _merge_loop_edges(edges: list[Edge]) -> list[Edge]:
 
 def _assign_pairs(node: Node) -> tuple[list[Node], list[Node]]:
     """Left/right node lists of an assignment-like node, element-wise when the arities agree."""
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    left, right = _field(node, "left"), _field(node, "right")
     # ``left``/``right`` may be None here; the AttributeError then empties the whole DFG,
     # exactly as in the reference.
     left_nodes = [x for x in left.children if x.type != ","]
@@ -151,7 +158,7 @@ def dfg_python(node: Node, index_to_code: IndexToCode, states: States) -> tuple[
         return [(code, idx, "comesFrom", [], [])], states
 
     if node.type == "default_parameter":
-        name = node.child_by_field_name("name")
+        name = _field(node, "name")
         value = node.child_by_field_name("value")
         edges: list[Edge] = []
         if value is None:
@@ -175,7 +182,7 @@ def dfg_python(node: Node, index_to_code: IndexToCode, states: States) -> tuple[
     if node.type in _ASSIGNMENT:
         if node.type == "for_in_clause":
             right_nodes = [node.children[-1]]
-            left_nodes = [node.child_by_field_name("left")]
+            left_nodes = [_field(node, "left")]
         else:
             if node.child_by_field_name("right") is None:
                 return [], states

@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -122,6 +123,22 @@ def build_library(target: Path | None = None) -> Path:
 
 class _Lib:
     """ctypes signatures of the few C functions we call."""
+
+    # Set in ``__init__`` from ``sig``: what each returns once ctypes has converted it (a pointer: an int).
+    tree_sitter_python: Callable[[], int]
+    ts_parser_new: Callable[[], int]
+    ts_parser_set_language: Callable[[int, int], bool]
+    ts_parser_parse_string: Callable[[int, None, bytes, int], int | None]
+    ts_tree_root_node: Callable[[int], _TSNode]
+    ts_tree_delete: Callable[[int], None]
+    ts_node_type: Callable[[_TSNode], bytes]
+    ts_node_string: Callable[[_TSNode], int]
+    ts_node_child_count: Callable[[_TSNode], int]
+    ts_node_child: Callable[[_TSNode, int], _TSNode]
+    ts_node_start_point: Callable[[_TSNode], _Point]
+    ts_node_end_point: Callable[[_TSNode], _Point]
+    ts_node_child_by_field_name: Callable[[_TSNode, bytes, int], _TSNode]
+    ts_node_is_null: Callable[[_TSNode], bool]
 
     def __init__(self, path: Path) -> None:
         lib = ctypes.CDLL(str(path))

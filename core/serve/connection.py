@@ -27,7 +27,8 @@ class HeadDeadlineProtocol(H11Protocol):
     head_timeout: ClassVar[float] = 10.0
     _head_timer: asyncio.TimerHandle | None = None
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    # uvicorn's H11Protocol narrows asyncio's BaseTransport to Transport, and this extends it
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as uvicorn's own
         super().connection_made(transport)
         self._watch()
 

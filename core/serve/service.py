@@ -109,11 +109,15 @@ class TaskServer:
     """One task: its setup outcome, its queue of samples and the loop that batches them."""
 
     task: Task
-    ready: bool
+    setup: runner.SetUp  # ready or not, and what its setup loaded
     report: runner.TaskReport
     stats: TaskStats = field(default_factory=TaskStats)
     queue: asyncio.Queue[_Pending] | None = None
     loop_task: asyncio.Task[None] | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self.setup.ready
 
     @property
     def form(self) -> RequestForm | None:
@@ -155,9 +159,9 @@ class Service:
         for name, task in tasks.items():
             report = runner.TaskReport(name)
             started = time.monotonic()
-            ready = runner.setup_task(task, trunk, report, strict=False, detector=detector)
-            log.info("%s: set up in %.1f s%s", name, time.monotonic() - started, "" if ready else " (FAILED)")
-            self.servers[name] = TaskServer(task, ready, report)
+            setup = runner.setup_task(task, trunk, report, strict=False, detector=detector)
+            log.info("%s: set up in %.1f s%s", name, time.monotonic() - started, "" if setup.ready else " (FAILED)")
+            self.servers[name] = TaskServer(task, setup, report)
         trunk.assert_frozen()
         self._displays: dict[str, Callable[[JSONValue], Any] | None] = {}
         self._executor: ThreadPoolExecutor | None = None
@@ -396,7 +400,16 @@ class Service:
         live = [p.sample for p, is_late in zip(batch, late, strict=True) if not is_late]
         solved = iter(
             # The stages read only inside the service's temporary folder, which holds every request's folder.
-            runner.solve_batches(task, [live], self.trunk, report, strict=False, ready=server.ready, root=self.tmp)
+            runner.solve_batches(
+                task,
+                [live],
+                self.trunk,
+                report,
+                strict=False,
+                ready=server.ready,
+                loaded=server.setup.loaded,
+                root=self.tmp,
+            )
             if live
             else []
         )

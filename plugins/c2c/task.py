@@ -205,13 +205,13 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
         head, trunk = None, ctx.trunk
         if trunk is None:
             log.warning("C2C: no trunk; the translator runs alone (default style)")
-            return self.keep(_Selector(None))
+            return _Selector(None)
         folder = find_head(self.info.name, trunk, CARD_NAME, shipped=self.weights_dir, search=self.search)
         if folder is not None:
             head = load_selector(trunk, folder)
         if head is None:
             log.warning("C2C: no style selector for this trunk; the translator runs alone (default style)")
-        return self.keep(_Selector(head))
+        return _Selector(head)
 
     def discover(self, input_dir: Path) -> list[C2cSample]:
         """Every key of ``requests.json``, cleaned; problems logged, none dropped."""
@@ -231,7 +231,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
                 log.warning("C2C request %s is not valid Java; translating what parses", sample.key)
         return samples
 
-    def preprocess(self, samples: Sequence[C2cSample], trunk: Trunk) -> C2cBatch:
+    def preprocess(self, samples: Sequence[C2cSample], trunk: Trunk, selector: _Selector) -> C2cBatch:
         """Translate with every style candidate and tokenize the pieces the selector reads."""
         cands: list[Candidates | None] = []
         for sample in samples:
@@ -244,7 +244,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
             except _TRANSLATION_ERRORS as exc:
                 _log_failure(sample.key, exc)
                 cands.append(None)
-        texts = all_texts([c for c in cands if c is not None]) if self.loaded().head is not None else []
+        texts = all_texts([c for c in cands if c is not None]) if selector.head is not None else []
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         chunks = []
         for start in range(0, len(order), _ENCODE_CHUNK):
@@ -252,11 +252,11 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
             chunks.append((idx, trunk.tokenize([texts[i] for i in idx])))
         return C2cBatch(cands, texts, chunks)
 
-    def predict(self, batch: C2cBatch, trunk: Trunk) -> C2cRaw:
+    def predict(self, batch: C2cBatch, trunk: Trunk, selector: _Selector) -> C2cRaw:
         """Encode the pieces with the text tower and let the head pick each program's candidate."""
         import torch
 
-        head = self.loaded().head
+        head = selector.head
         valid = [c for c in batch.candidates if c is not None]
         if head is None or not valid:
             return C2cRaw(batch.candidates, [0] * len(batch.candidates))
@@ -267,7 +267,7 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
         picks = iter(choose(head(x).squeeze(-1), mask))
         return C2cRaw(batch.candidates, [next(picks) if c is not None else 0 for c in batch.candidates])
 
-    def postprocess(self, raw: C2cRaw, samples: Sequence[C2cSample]) -> list[Prediction]:
+    def postprocess(self, raw: C2cRaw, samples: Sequence[C2cSample], selector: _Selector) -> list[Prediction]:
         """The chosen candidate; the default one when the chosen one does not compile."""
         out: list[Prediction] = []
         for sample, cand, k in zip(samples, raw.candidates, raw.chosen, strict=True):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import torch
 from torch import nn
@@ -68,7 +68,7 @@ class HtrHead(nn.Module):
             for _ in range(blocks - 1)
         )
         for block in self.more:
-            nn.init.zeros_(block[-1].weight)
+            nn.init.zeros_(cast(nn.BatchNorm1d, cast(nn.Sequential, block)[-1]).weight)
         self.rnn = nn.LSTM(2 * hidden, hidden, num_layers=1, bidirectional=True, batch_first=True)
         self.dropout = nn.Dropout(0.15)
         self.classifier = nn.Linear(2 * hidden, num_classes)

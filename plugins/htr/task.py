@@ -121,13 +121,13 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw, HtrReader]):
                 "htr: no recognizer head for this trunk, and HTR cannot read without one: every word is "
                 "answered with the empty string. Train one with: python train.py --trunk SPEC --tasks htr"
             )
-            return self.keep(HtrReader(None, (HEIGHT, WIDTH), None))
+            return HtrReader(None, (HEIGHT, WIDTH), None)
         from plugins.htr import native
         from plugins.htr.lexdecode import shared_decoder
 
         head, size = load_head(folder, trunk)
         native.library()  # built (first run on a machine) or its absence warned about here, not in a batch
-        return self.keep(HtrReader(head, size, shared_decoder()))
+        return HtrReader(head, size, shared_decoder())
 
     # -- stages -------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[HtrSample]:
@@ -148,12 +148,11 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw, HtrReader]):
             samples.append(HtrSample(entry.path.name, entry.path if entry.ok else None))
         return samples
 
-    def preprocess(self, samples: Sequence[HtrSample], trunk: Trunk) -> HtrBatch:
+    def preprocess(self, samples: Sequence[HtrSample], trunk: Trunk, reader: HtrReader) -> HtrBatch:
         """Load, orient and fit each crop; unreadable images get no row (answer "")."""
         from core.io import load_image
         from plugins.htr.preprocess import fit_word, orientations, to_pixels
 
-        reader = self.loaded()
         height, width = reader.size
         words, owner, rotation = [], [], []
         for i, sample in enumerate(samples if reader.head is not None else ()):
@@ -176,11 +175,10 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw, HtrReader]):
             owner, rotation = [-1], [0]  # a dummy row keeps tensor shapes valid; no sample owns it
         return HtrBatch(to_pixels(words, trunk), tuple(owner), tuple(rotation))
 
-    def predict(self, batch: HtrBatch, trunk: Trunk) -> HtrRaw:
+    def predict(self, batch: HtrBatch, trunk: Trunk, reader: HtrReader) -> HtrRaw:
         """Trunk maps -> head log-probabilities and upright scores for every candidate row."""
         from plugins.htr.preprocess import word_maps
 
-        reader = self.loaded()
         if reader.head is None:
             return HtrRaw(None, None, (), ())
         out = reader.head(*word_maps(trunk, batch.pixels))
@@ -188,9 +186,8 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw, HtrReader]):
             out.log_probs.float().cpu().numpy(), out.upright.float().cpu().numpy(), batch.owner, batch.rotation
         )
 
-    def postprocess(self, raw: HtrRaw, samples: Sequence[HtrSample]) -> list[Prediction]:
+    def postprocess(self, raw: HtrRaw, samples: Sequence[HtrSample], reader: HtrReader) -> list[Prediction]:
         """Per sample: the best reading over its orientations ("" without a head)."""
-        reader = self.loaded()
         if raw.log_probs is None or raw.upright is None or reader.decoder is None:
             return [Prediction(s.key, "") for s in samples]
         texts = pick_readings(raw.log_probs, raw.upright, raw.owner, len(samples), reader.decoder)

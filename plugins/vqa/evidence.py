@@ -50,11 +50,11 @@ DETECTOR_TYPES = frozenset(
 
 
 class DetectorSizes(NamedTuple):
-    """The detector input sizes VQA's evidence is made at: ``count`` for counting questions, ``base``
-    for every other type the detector helps with."""
+    """The detector input sizes VQA's evidence is made at: ``counting`` for counting questions, ``base``
+    for every other type the detector helps with (not ``count``: a tuple has that method)."""
 
     base: int = DETECTOR_SIZE
-    count: int = COUNT_DETECTOR_SIZE
+    counting: int = COUNT_DETECTOR_SIZE
 
 
 DEFAULT_SIZES = DetectorSizes()
@@ -88,7 +88,7 @@ def detector_size(parsed: ParsedQuestion | None, sizes: DetectorSizes = DEFAULT_
     if not wants_detections(parsed):
         return None
     assert parsed is not None
-    return sizes.count if parsed.qtype is QType.COUNT else sizes.base
+    return sizes.counting if parsed.qtype is QType.COUNT else sizes.base
 
 
 def class_match(subject: torch.Tensor, class_emb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -186,12 +186,13 @@ def open_evidence(
         if p.qtype is QType.COUNT:
             for k, threshold in ((1, COUNT_SCORE), (2, COUNT_SCORE_STRICT)):
                 out[i, :, k] = (counts == int((asked & (scores >= threshold)).sum())).float()
-        if p.qtype is QType.COLOR and pixels[i] is not None:
+        rgb = pixels[i]
+        if p.qtype is QType.COLOR and rgb is not None:
             box = None
             sure = asked & (scores >= COUNT_SCORE)
             if bool(sure.any()):
                 box = found.boxes[int(torch.nonzero(sure)[0])]
-            shares = torch.as_tensor(colour_shares(pixels[i], box), dtype=torch.float32)
+            shares = torch.as_tensor(colour_shares(rgb, box), dtype=torch.float32)
             known = colours >= 0
             out[i, known, 3] = shares[colours[known]]
     return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -218,10 +218,14 @@ class VqaHead:
         if not self.has_prior:
             raise ValueError("this head has no prior-only model")
         assert self.prior_yesno_w is not None and self.prior_yesno_b is not None and self.prior_open_w is not None
-        out = VqaHead(**{name: getattr(self, name) for name in self.__slots__})  # type: ignore[attr-defined]
-        out.yesno_w, out.yesno_b, out.open_w = self.prior_yesno_w, self.prior_yesno_b, self.prior_open_w
-        out.bil_s = out.bil_i = None
-        return out
+        return replace(
+            self,
+            yesno_w=self.prior_yesno_w,
+            yesno_b=self.prior_yesno_b,
+            open_w=self.prior_open_w,
+            bil_s=None,
+            bil_i=None,
+        )
 
     def num_parameters(self) -> int:
         """Every weight of the head."""

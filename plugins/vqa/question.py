@@ -300,7 +300,7 @@ def asked_object(text: str, lang: str, qtype: QType) -> str:
     after = words[words.index(key) + 1 :]
     if after[:1] == ["у"]:  # "какой цвет у машины"
         after = after[1:]
-    out = []
+    out: list[str] = []
     for w in after:
         if w in _RU_STOP or w in _RU_WH_SET:
             if out:

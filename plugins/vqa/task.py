@@ -76,6 +76,10 @@ class _Loaded(NamedTuple):
     answerer: Answerer
     detector: Detector | None
 
+    def num_parameters(self) -> int:
+        """The head's weights (plain tensors, not an ``nn.Module``); counted by ``core.params``."""
+        return self.answerer.head.num_parameters()
+
 
 def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | None:
     """The image an entry names (``file_name``, or the older ``image_id``), or None, logged."""
@@ -141,10 +145,6 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         self._head_weights = head_weights
         self.search = tuple(search)
 
-    def num_parameters(self) -> int:
-        """The head's weights (plain tensors, not an ``nn.Module``); counted by ``core.params``."""
-        return self.loaded().answerer.head.num_parameters()
-
     def setup(self, ctx: SetupContext[Trunk]) -> _Loaded:
         """Load the head made for this trunk (hand-set weights when there is none), embed the answers
         and the detector's class names (cached per trunk version: ``embed_cache``); keep the run's
@@ -175,7 +175,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         pick = lambda texts: emb[[row[t] for t in texts]]  # noqa: E731
         classes = {"en": pick(class_en), "ru": pick(class_ru)}
         class_prompts = pool_class_prompts(pick(prompts), len(coco_classes()))
-        loaded = self.keep(_Loaded(Answerer(head, candidates, pick(en), pick(ru), classes, class_prompts), detector))
+        loaded = _Loaded(Answerer(head, candidates, pick(en), pick(ru), classes, class_prompts), detector)
         if detector is None:
             log.warning("VQA: no detector; answering without its evidence")
         log.info("VQA: %d candidate answers, head card %s", len(candidates), head.card.get("heldout_accuracy", "none"))
@@ -210,7 +210,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         samples.sort(key=lambda s: (s.image is None, str(s.image or "")))
         return samples
 
-    def preprocess(self, samples: Sequence[VqaSample], trunk: Trunk) -> VqaBatch:
+    def preprocess(self, samples: Sequence[VqaSample], trunk: Trunk, loaded: _Loaded) -> VqaBatch:
         """Parse the questions; load and transform each distinct image of the batch once."""
         import numpy as np
         import torch
@@ -219,13 +219,13 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         rows: list[int | None] = []
         images: dict[Path, int | None] = {}  # image -> its row of the pixel stack; None: unreadable
         pixels: list[torch.Tensor] = []
-        loaded: list[Any] = []
+        opened: list[Any] = []
         for s in samples:
             parsed.append(parse_question(model_safe_text(s.question), s.lang) if s.question else None)
             if s.image is not None and s.image not in images:
                 try:
-                    loaded.append(load_image(s.image))
-                    pixels.append(trunk.image_transform(loaded[-1]))
+                    opened.append(load_image(s.image))
+                    pixels.append(trunk.image_transform(opened[-1]))
                     images[s.image] = len(pixels) - 1
                 except InputError as exc:
                     log.warning("VQA question %s: %s; answering from the question", s.key, exc)
@@ -234,18 +234,17 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         # Only images that some question the detector can answer asks about are kept for it.
         sizes = [detector_size(p) for p in parsed]
         wanted = {r for s, r in zip(sizes, rows, strict=True) if r is not None and s is not None}
-        rgb = [np.asarray(image.convert("RGB")) if r in wanted else None for r, image in enumerate(loaded)]
+        rgb = [np.asarray(image.convert("RGB")) if r in wanted else None for r, image in enumerate(opened)]
         queries = [subject_queries(p) if p is not None else ((), 0) for p in parsed]
         return VqaBatch(parsed, rows, sizes, queries, torch.stack(pixels) if pixels else None, rgb)
 
-    def predict(self, batch: VqaBatch, trunk: Trunk) -> list[str | None]:
+    def predict(self, batch: VqaBatch, trunk: Trunk, loaded: _Loaded) -> list[str | None]:
         """Encode the images, detect objects, embed the question texts, answer; None where only the
         fallback fits."""
         import torch
 
         from plugins.vqa.answerer import Embedded
 
-        loaded = self.loaded()
         answerer = loaded.answerer
         images = encode_regions(trunk, batch.pixels) if batch.pixels is not None else None
         # (input size, image row) -> detections: each image once per size, in one batched call, however
@@ -256,10 +255,13 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
             for size, r in zip(batch.sizes, batch.image_rows, strict=True)
             if size is not None and r is not None and batch.rgb[r] is not None
         }
-        for size in sorted({s for s, _ in wanted}) if loaded.detector is not None else ():
-            todo_rows = sorted(r for s, r in wanted if s == size)
-            detected = loaded.detector.detect([batch.rgb[r] for r in todo_rows], input_size=size)
-            found.update(((size, r), d) for r, d in zip(todo_rows, detected, strict=True))
+        detector = loaded.detector
+        if detector is not None:
+            for size in sorted({s for s, _ in wanted}):
+                todo_rows = sorted(r for s, r in wanted if s == size)
+                rgb_rows = [rgb for r in todo_rows if (rgb := batch.rgb[r]) is not None]  # all: ``wanted`` has RGB
+                detected = detector.detect(rgb_rows, input_size=size)
+                found.update(((size, r), d) for r, d in zip(todo_rows, detected, strict=True))
         queries = batch.queries
         texts = list(
             dict.fromkeys(
@@ -273,6 +275,7 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         row = {t: i for i, t in enumerate(texts)}
         mean = torch.nn.functional.normalize(answerer.head.mean_image, dim=0).expand(N_REGIONS, -1)
         todo: list[int] = []
+        parsed: list[ParsedQuestion] = []
         items = []
         for i, (p, image_row) in enumerate(zip(batch.parsed, batch.image_rows, strict=True)):
             if p is None:
@@ -280,7 +283,12 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
             image = images[image_row] if images is not None and image_row is not None else mean
             choices = emb[[row[c] for c in p.choices]] if p.choices else emb[:0]
             detections = found.get((batch.sizes[i], image_row))
-            rgb = batch.rgb[image_row] if detections is not None and p.qtype is QType.COLOR else None
+            # detections only for a row of an image (``found``'s keys)
+            rgb = (
+                batch.rgb[image_row]
+                if detections is not None and image_row is not None and p.qtype is QType.COLOR
+                else None
+            )
             asked, together = queries[i]
             items.append(
                 Embedded(
@@ -295,13 +303,13 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
                 )
             )
             todo.append(i)
+            parsed.append(p)
         answers: list[str | None] = [None] * len(batch.parsed)
-        parsed = [batch.parsed[i] for i in todo]
-        for i, answer in zip(todo, answerer.answer_batch(parsed, items) if items else [], strict=True):  # type: ignore[arg-type]
+        for i, answer in zip(todo, answerer.answer_batch(parsed, items) if items else [], strict=True):
             answers[i] = answer
         return answers
 
-    def postprocess(self, raw: list[str | None], samples: Sequence[VqaSample]) -> list[Prediction]:
+    def postprocess(self, raw: list[str | None], samples: Sequence[VqaSample], loaded: _Loaded) -> list[Prediction]:
         """One answer string per question; the fallback where none was computed."""
         return [self.fallback(s) if a is None else Prediction(s.key, a) for a, s in zip(raw, samples, strict=True)]
 

@@ -216,7 +216,7 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
             classes = class_embeddings(trunk, detector.classes) if detector is not None else None
         if detector is None:
             log.warning("zsod: no detector; every phrase takes the grid pipeline")
-        return self.keep(Scorer(verifier, calibration, background, proposer, detector, classes))
+        return Scorer(verifier, calibration, background, proposer, detector, classes)
 
     # -- discover ---------------------------------------------------------------------------
     def discover(self, input_dir: Path) -> list[ZsodSample]:
@@ -241,8 +241,9 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
         return samples
 
     # -- preprocess -------------------------------------------------------------------------
-    def preprocess(self, samples: Sequence[ZsodSample], trunk: Trunk) -> list[ImageItem | None]:
-        """Load images, make proposals and feature-pass inputs, tokenise phrases (CPU only)."""
+    def preprocess(self, samples: Sequence[ZsodSample], trunk: Trunk, loaded: object) -> list[ImageItem | None]:
+        """Load images, make proposals and feature-pass inputs, tokenise phrases (CPU only). Reads nothing
+        of what setup loaded (``loaded``), so training calls it before any setup, with None."""
         from plugins.zsod.features import feature_input
 
         items: list[ImageItem | None] = []
@@ -276,14 +277,13 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
         return items
 
     # -- predict ----------------------------------------------------------------------------
-    def predict(self, batch: Sequence[ImageItem | None], trunk: Trunk) -> list[Scored | None]:
+    def predict(self, batch: Sequence[ImageItem | None], trunk: Trunk, scorer: Scorer) -> list[Scored | None]:
         """The detector's boxes for the phrases it can answer; every (proposal, phrase) pair scored by the
         grid pipeline (with ``--zsod-proposals``, that detector's boxes too) when a phrase of the image needs it."""
         from plugins.zsod.pipeline import score_image
 
-        loaded = self.loaded()
         images = [item.image for item in batch if item is not None]
-        found = iter(loaded.detector.detect(images) if loaded.detector is not None and images else ())
+        found = iter(scorer.detector.detect(images) if scorer.detector is not None and images else ())
         out: list[Scored | None] = []
         for item in batch:
             if item is None:
@@ -291,17 +291,19 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
                 continue
             detections = next(found, None)
             texts = trunk.encode_texts(item.tokens) if item.tokens is not None else None  # once for both scorers
-            detected = self._detected(item, trunk, detections, texts) if detections is not None else None
+            detected = (
+                self._detected(item, trunk, scorer.classes, detections, texts) if detections is not None else None
+            )
             routes = self.routes(detected, len(item.phrases))
             if not {GRID, GRID_DESCRIBED} & set(routes):
                 empty = np.zeros((0, 4))
                 out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, routes, detected))
                 continue
-            if loaded.proposer is not None:
-                extra = loaded.proposer.detect([item.image])[0]
+            if scorer.proposer is not None:
+                extra = scorer.proposer.detect([item.image])[0]
                 extra_boxes = detector_proposals(extra.boxes, *item.image.size)
                 item = item._replace(boxes=np.concatenate([item.boxes, extra_boxes]))
-            scores = score_image(item, trunk, loaded.verifier, loaded.background, texts)
+            scores = score_image(item, trunk, scorer.verifier, scorer.background, texts)
             out.append(Scored(scores.boxes, scores.probs, item.geometry, routes, detected))
         return out
 
@@ -319,14 +321,17 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
             for j in range(count)
         )
 
-    def _detected(self, item: ImageItem, trunk: Trunk, detections: Any, texts: Any) -> Detected | None:
-        """The phrases' classes by the text tower (``texts``: the phrases' ``trunk.encode_texts``)."""
+    def _detected(
+        self, item: ImageItem, trunk: Trunk, classes: torch.Tensor | None, detections: Any, texts: Any
+    ) -> Detected | None:
+        """The phrases' classes by the text tower (``texts``: the phrases' ``trunk.encode_texts``; ``classes``:
+        the detector's class embeddings)."""
         import torch
 
         from core.detector.phrases import class_match
         from plugins.zsod.described import describe_image
 
-        classes, q = self.loaded().classes, item.queries
+        q = item.queries
         if classes is None or q is None or item.tokens is None:
             return None
         emb = trunk.encode_texts(q.tokens)
@@ -346,9 +351,11 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
         return Detected(boxes, scores, labels, matches, q.bare, item.image.size[0], phrase_cos, described)
 
     # -- postprocess ------------------------------------------------------------------------
-    def postprocess(self, raw: Sequence[Scored | None], samples: Sequence[ZsodSample]) -> list[Prediction]:
+    def postprocess(
+        self, raw: Sequence[Scored | None], samples: Sequence[ZsodSample], scorer: Scorer
+    ) -> list[Prediction]:
         """Per phrase: the calibrated decision, boxes in stored-image ``[x, y, w, h]``."""
-        cal = self.loaded().calibration
+        cal = scorer.calibration
         out = []
         for scored, sample in zip(raw, samples, strict=True):
             value: dict[str, list[list[float]]] = {p: [] for p in sample.phrases}

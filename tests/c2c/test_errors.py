@@ -51,10 +51,10 @@ def test_bug_in_a_program_names_the_construct(buggy_plus: None) -> None:
 
 def test_task_catches_a_bug_per_request_and_logs_it(buggy_plus: None, caplog: pytest.LogCaptureFixture) -> None:
     task = C2cTask()
-    task.keep(_Selector(None))
+    loaded = _Selector(None)
     samples = [C2cSample("bad", FUNCTION), C2cSample("good", OTHER)]
     with caplog.at_level(logging.WARNING, logger="plugins.c2c.task"):
-        preds = task.postprocess(task.predict(task.preprocess(samples, None), None), samples)  # type: ignore[arg-type]
+        preds = task.postprocess(task.predict(task.preprocess(samples, None, loaded), None, loaded), samples, loaded)  # type: ignore[arg-type]
     assert preds[0].value == MINIMAL_PROGRAM
     assert preds[1].value == "def g ( b ) : NEW_LINE INDENT return b * 2 NEW_LINE DEDENT"
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]

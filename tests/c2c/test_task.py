@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError, TrunkError
-from core.task import RunContext
+from core.task import RunContext, SetupContext
 from core.testing import assert_task_conforms, make_fake_trunk
 from plugins.c2c.detok import compiles
 from plugins.c2c.task import (
@@ -20,6 +20,7 @@ from plugins.c2c.task import (
     C2cRaw,
     C2cSample,
     C2cTask,
+    _Selector,
     clean_request,
     load_selector,
     program_candidates,
@@ -48,7 +49,7 @@ def selector_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_conforms_with_selector(selector_dir: Path) -> None:
     task = C2cTask(weights_dir=selector_dir)
     preds = {p.key: p.value for p in assert_task_conforms(task, DATA / "input", make_fake_trunk())}
-    assert task.loaded().head is not None
+    assert task.setup(SetupContext(make_fake_trunk())).head is not None
     assert set(preds) == {"0", "1", "2", "3", "4", "5", "6"}
     assert all(isinstance(v, str) and compiles(v) for v in preds.values())
     assert preds["2"] == preds["3"] == MINIMAL_PROGRAM
@@ -58,7 +59,7 @@ def test_conforms_with_selector(selector_dir: Path) -> None:
 def test_conforms_without_weights_uses_default_style(tmp_path: Path) -> None:
     task = C2cTask(weights_dir=tmp_path)
     preds = {p.key: p.value for p in assert_task_conforms(task, DATA / "input", make_fake_trunk())}
-    assert task.loaded().head is None
+    assert task.setup(SetupContext(make_fake_trunk())).head is None
     assert preds["0"] == FACT
     assert preds["1"] == "def isEven ( n ) : NEW_LINE INDENT return n % 2 == 0 NEW_LINE DEDENT"
     assert preds["5"] == 'def greet ( ) : NEW_LINE INDENT print ( " привет ▁ мир " ) NEW_LINE DEDENT'
@@ -140,7 +141,7 @@ def test_write_counts_the_answers_the_guard_repaired(tmp_path: Path, caplog: pyt
     task = C2cTask(weights_dir=tmp_path)
     samples = [C2cSample("k", broken), C2cSample("ok", fine)]
     raw = C2cRaw([program_candidates(broken), None], [0, 0])  # the second: translated in postprocess
-    preds = task.postprocess(raw, samples)
+    preds = task.postprocess(raw, samples, _Selector(None))
     caplog.set_level("INFO", logger="plugins.c2c.task")
     task.write(preds, samples, RunContext(tmp_path))
     assert "c2c: 1 of 2 answers repaired by the guard (k)" in caplog.messages

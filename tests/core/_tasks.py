@@ -31,7 +31,7 @@ class EchoTask(TaskBase[EchoSample, Any, list, bool]):
         self.setup_calls += 1
         if self.fail_setup:
             raise RuntimeError("head weights missing")
-        return self.keep(True)
+        return True
 
     def discover(self, input_dir: Path) -> list[Sample]:
         root = find_task_dir(input_dir, *self.info.folders())
@@ -39,17 +39,17 @@ class EchoTask(TaskBase[EchoSample, Any, list, bool]):
             return []
         return [EchoSample(k, str(v)) for k, v in read_json_object(root / "requests.json").items()]
 
-    def preprocess(self, samples: Sequence[Sample], trunk: Any) -> Any:
+    def preprocess(self, samples: Sequence[Sample], trunk: Any, loaded: Any) -> Any:
         texts = [s.text for s in samples if isinstance(s, EchoSample)]
         bad = [t for t in texts if t in self.fail_on]
         if bad:
             raise ValueError(f"cannot handle {bad}")
         return trunk.tokenize(texts)
 
-    def predict(self, batch: Any, trunk: Any) -> Any:
+    def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
         return trunk.encode_texts(batch).argmax(dim=1).tolist()
 
-    def postprocess(self, raw: Any, samples: Sequence[Sample]) -> list[Prediction]:
+    def postprocess(self, raw: Any, samples: Sequence[Sample], loaded: Any) -> list[Prediction]:
         return [Prediction(s.key, f"dim{i}") for s, i in zip(samples, raw, strict=True)]
 
     def fallback(self, sample: Sample) -> Prediction:
@@ -63,13 +63,13 @@ class TrunklessEcho(EchoTask):
         EchoTask.info, name="plain", folder="PLAIN", output="prediction_PLAIN.json", needs_trunk=False
     )
 
-    def preprocess(self, samples: Sequence[Sample], trunk: Any) -> Any:
+    def preprocess(self, samples: Sequence[Sample], trunk: Any, loaded: Any) -> Any:
         return [getattr(s, "text", "") for s in samples]
 
-    def predict(self, batch: Any, trunk: Any) -> Any:
+    def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
         return [t.upper() for t in batch]
 
-    def postprocess(self, raw: Any, samples: Sequence[Sample]) -> list[Prediction]:
+    def postprocess(self, raw: Any, samples: Sequence[Sample], loaded: Any) -> list[Prediction]:
         return [Prediction(s.key, r) for s, r in zip(samples, raw, strict=True)]
 
 

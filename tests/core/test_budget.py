@@ -64,22 +64,22 @@ class _SlowEcho(EchoTask):
     info = dataclasses.replace(EchoTask.info, seconds_per_item=0.1, setup_seconds=0.0)
     seconds = 0.2
 
-    def predict(self, batch: Any, trunk: Any) -> Any:
+    def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
         end = time.monotonic() + self.seconds
         while time.monotonic() < end:
             sum(range(1000))
-        return super().predict(batch, trunk)
+        return super().predict(batch, trunk, loaded)
 
 
 class _SlowPlain(TrunklessEcho):
     info = dataclasses.replace(TrunklessEcho.info, seconds_per_item=0.1, setup_seconds=0.0)
     seconds = 0.2
 
-    def predict(self, batch: Any, trunk: Any) -> Any:
+    def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
         end = time.monotonic() + self.seconds
         while time.monotonic() < end:
             sum(range(1000))
-        return super().predict(batch, trunk)
+        return super().predict(batch, trunk, loaded)
 
 
 def test_under_a_budget_every_task_answers_a_share_and_the_run_keeps_it(tmp_path: Path, fake_trunk) -> None:  # type: ignore[no-untyped-def]

@@ -181,18 +181,18 @@ class _Sees(TaskBase[Sample, list, list, bool]):
 
     def setup(self, ctx):  # noqa: ANN001
         self.got.append(ctx.detector() if self.info.needs_detector else None)  # a task asks when it uses one
-        return self.keep(True)
+        return True
 
     def discover(self, input_dir):  # noqa: ANN001
         return [Sample("k")]
 
-    def preprocess(self, samples, trunk):  # noqa: ANN001
+    def preprocess(self, samples, trunk, loaded):  # noqa: ANN001
         return list(samples)
 
-    def predict(self, batch, trunk):  # noqa: ANN001
+    def predict(self, batch, trunk, loaded):  # noqa: ANN001
         return batch
 
-    def postprocess(self, raw, samples):  # noqa: ANN001
+    def postprocess(self, raw, samples, loaded):  # noqa: ANN001
         return [Prediction(s.key, 1) for s in samples]
 
     def fallback(self, sample):  # noqa: ANN001

@@ -62,20 +62,20 @@ class DiesOnceEcho(EchoTask):
         super().__init__()
         self.key, self.marker = key, marker
 
-    def preprocess(self, samples: Sequence[Any], trunk: Any) -> Any:
+    def preprocess(self, samples: Sequence[Any], trunk: Any, loaded: Any) -> Any:
         if any(s.key == self.key for s in samples) and not self.marker.exists():
             self.marker.write_text(str(os.getpid()), encoding="utf-8")
             os._exit(1)  # the worker dies mid-shard, as a segfault or the OOM killer would do it
-        return super().preprocess(samples, trunk)
+        return super().preprocess(samples, trunk, loaded)
 
 
 class StuckEcho(EchoTask):
     """Hangs on a batch holding the text "stuck" (as a hung model call would)."""
 
-    def preprocess(self, samples: Sequence[Any], trunk: Any) -> Any:
+    def preprocess(self, samples: Sequence[Any], trunk: Any, loaded: Any) -> Any:
         if any(getattr(s, "text", None) == "stuck" for s in samples):
             time.sleep(STUCK_S)
-        return super().preprocess(samples, trunk)
+        return super().preprocess(samples, trunk, loaded)
 
 
 @pytest.fixture(scope="module")

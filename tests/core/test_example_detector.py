@@ -83,20 +83,19 @@ class _DetectedNames(TaskBase[_ImageSample, Any, list, Any]):
     )
 
     def setup(self, ctx: SetupContext[None]) -> Any:
-        return self.keep(ctx.detector())
+        return ctx.detector()
 
     def discover(self, input_dir: Path) -> list[_ImageSample]:
         root = find_task_dir(input_dir, self.info.folder)
         return [_ImageSample(p.name, p) for p in sorted(root.glob("*.png"))] if root else []
 
-    def preprocess(self, samples: Sequence[_ImageSample], trunk: Any) -> Any:
+    def preprocess(self, samples: Sequence[_ImageSample], trunk: Any, loaded: Any) -> Any:
         return [load_image(s.path) for s in samples]
 
-    def predict(self, batch: Any, trunk: Any) -> list[list[str]]:
-        detector = self.loaded()
+    def predict(self, batch: Any, trunk: Any, detector: Any) -> list[list[str]]:
         return [[detector.classes.name(i) for i in found.labels] for found in detector.detect(batch)]
 
-    def postprocess(self, raw: list[list[str]], samples: Sequence[Sample]) -> list[Prediction]:
+    def postprocess(self, raw: list[list[str]], samples: Sequence[Sample], loaded: Any) -> list[Prediction]:
         return [Prediction(s.key, names) for s, names in zip(samples, raw, strict=True)]
 
     def fallback(self, sample: Sample) -> Prediction:

@@ -35,16 +35,16 @@ def test_bad_metadata_is_rejected(tmp_path: Path, data: dict) -> None:
 class _HeadTask(EchoTask):
     info = dataclasses.replace(EchoTask.info, name="head")  # the task's name is its info's
 
-    def setup(self, ctx) -> None:  # type: ignore[no-untyped-def]
-        self.head = torch.nn.Linear(4, 3)  # 15 weights
-        self.parts = {"trunk_ref": ctx.trunk, "extra": [torch.nn.Linear(2, 1)]}  # 3 more; the trunk adds nothing
+    def setup(self, ctx) -> dict:  # type: ignore[no-untyped-def]
+        # 15 weights, and 3 more; the trunk adds nothing
+        return {"head": torch.nn.Linear(4, 3), "trunk_ref": ctx.trunk, "extra": [torch.nn.Linear(2, 1)]}
 
 
 def test_counts_own_modules_once_and_never_the_trunk() -> None:
     trunk = make_fake_trunk()
     task = _HeadTask()
-    task.setup(SetupContext(trunk))
-    assert task_parameters(task, trunk) == 18
+    loaded = task.setup(SetupContext(trunk))
+    assert task_parameters(task, trunk, loaded) == 18
     result = count([task, EchoTask()], trunk)
     assert result["per_task"] == {"head": 18, "echo": 0}
     assert result["shared"] == trunk.num_parameters()
@@ -63,7 +63,7 @@ def test_the_shared_detector_counts_once_in_n_and_not_in_m() -> None:
 
         def setup(self, ctx):  # noqa: ANN001
             assert ctx.detector() is not None
-            super().setup(ctx)
+            return super().setup(ctx)
 
     class _Counted(FakeDetector):
         def num_parameters(self) -> int:

@@ -61,9 +61,9 @@ class SlowEcho(EchoTask):
         super().__init__(**kwargs)
         self.overlap = overlap
 
-    def predict(self, batch: Any, trunk: Any) -> Any:
+    def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
         with self.overlap:
-            return super().predict(batch, trunk)
+            return super().predict(batch, trunk, loaded)
 
 
 class ParallelEcho(SlowEcho):
@@ -73,9 +73,9 @@ class ParallelEcho(SlowEcho):
 class ParallelDetecting(ParallelEcho):
     info = dataclasses.replace(ParallelEcho.info, needs_detector=True)
 
-    def setup(self, ctx: Any) -> None:
+    def setup(self, ctx: Any) -> bool:
         ctx.detector()
-        super().setup(ctx)
+        return super().setup(ctx)
 
 
 def _run(tmp_path: Path, task: EchoTask, trunk: Any, name: str, **kwargs: Any) -> tuple[dict[str, str], Any]:
@@ -152,8 +152,8 @@ def test_a_stop_gives_every_remaining_sample_its_fallback_and_loses_no_key(tmp_p
     control = _StopsAfter(overlap, after=3)
 
     class Counting(ParallelEcho):
-        def predict(self, batch: Any, trunk: Any) -> Any:
-            out = super().predict(batch, trunk)
+        def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
+            out = super().predict(batch, trunk, loaded)
             control.count()
             return out
 
@@ -293,19 +293,21 @@ def test_prediction_order_within_each_batch_is_kept() -> None:
     samples = [Sample(f"s{i}") for i in range(7)]
 
     class Keys(ParallelEcho):
-        def preprocess(self, samples: Sequence[Sample], trunk: Any) -> Any:
+        def preprocess(self, samples: Sequence[Sample], trunk: Any, loaded: Any) -> Any:
             return [s.key for s in samples]
 
-        def predict(self, batch: Any, trunk: Any) -> Any:
+        def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
             with self.overlap:
                 return batch
 
-        def postprocess(self, raw: Any, samples: Sequence[Sample]) -> list[Prediction]:
+        def postprocess(self, raw: Any, samples: Sequence[Sample], loaded: Any) -> list[Prediction]:
             return [Prediction(s.key, k) for s, k in zip(samples, raw, strict=True)]
 
     keys = Keys(_Overlap(0.001))
-    keys.setup(SetupContext(trunk))
-    out = runner.solve_batches(keys, runner.chunks(samples, 2), trunk, runner.TaskReport("k"), strict=False, workers=3)
+    loaded = keys.setup(SetupContext(trunk))
+    out = runner.solve_batches(
+        keys, runner.chunks(samples, 2), trunk, runner.TaskReport("k"), strict=False, loaded=loaded, workers=3
+    )
     assert [(p.key, p.value) for p in out] == [(f"s{i}", f"s{i}") for i in range(7)]
 
 

@@ -29,19 +29,19 @@ class _SignalledEcho(EchoTask):
 
     info = dataclasses.replace(EchoTask.info, parallel_batches=True)
 
-    def predict(self, batch: Any, trunk: Any) -> Any:
+    def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
         if batch is STOP:
             os.kill(os.getpid(), signal.SIGTERM)
             end = time.monotonic() + SPIN_S
             while time.monotonic() < end:
                 sum(range(1000))
             return [0]
-        return super().predict(batch, trunk)
+        return super().predict(batch, trunk, loaded)
 
-    def preprocess(self, samples: Sequence[Any], trunk: Any) -> Any:
+    def preprocess(self, samples: Sequence[Any], trunk: Any, loaded: Any) -> Any:
         if [s.text for s in samples] == ["stop"]:
             return STOP
-        return super().preprocess(samples, trunk)
+        return super().preprocess(samples, trunk, loaded)
 
 
 STOP = object()

@@ -36,11 +36,11 @@ class _Slow(EchoTask):
         super().__init__()
         self.seconds = seconds
 
-    def predict(self, batch: Any, trunk: Any) -> Any:
+    def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
         end = time.monotonic() + self.seconds
         while time.monotonic() < end:
             sum(range(1000))
-        return super().predict(batch, trunk)
+        return super().predict(batch, trunk, loaded)
 
 
 def _start(args: Sequence[str], **kwargs: Any) -> subprocess.Popen[str]:

@@ -335,7 +335,7 @@ class _Damaged:
 def test_setup_meeting_damaged_weights_logs_one_error_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     task, report = _Damaged(tmp_path / "head.safetensors"), runner.TaskReport("damaged")
     with caplog.at_level(logging.ERROR):
-        assert runner.setup_task(task, None, report, strict=False) is False  # type: ignore[arg-type]
+        assert runner.setup_task(task, None, report, strict=False).ready is False  # type: ignore[arg-type]
     (record,) = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert record.getMessage().startswith(f"damaged: weight file {tmp_path / 'head.safetensors'}: altered")
     assert record.exc_info is None and "fallback" in record.getMessage()

@@ -53,24 +53,24 @@ def test_crops_are_fitted_to_the_size_on_the_card(fake_trunk, tmp_path: Path) ->
     import torch
 
     task = HtrTask(_write_head(tmp_path / "head", "fake-image-1", size=(96, 384)))
-    task.setup(SetupContext(fake_trunk))
+    loaded = task.setup(SetupContext(fake_trunk))
     samples = task.discover(DATA)
-    batch = task.preprocess(samples, fake_trunk)
+    batch = task.preprocess(samples, fake_trunk, loaded)
     assert tuple(batch.pixels.shape[-2:]) == (96, 384)
     with torch.inference_mode():
-        raw = task.predict(batch, fake_trunk)
+        raw = task.predict(batch, fake_trunk, loaded)
     assert raw.log_probs.shape[1] == 384 // 8  # one CTC frame per 8 pixels of the taller crop
-    assert [p.key for p in task.postprocess(raw, samples)] == [s.key for s in samples]
+    assert [p.key for p in task.postprocess(raw, samples, loaded)] == [s.key for s in samples]
 
 
 def test_head_of_another_trunk_is_not_used(fake_trunk, tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
     task = HtrTask(_write_head(tmp_path, "efficientnet_lite0-other"), search=[tmp_path / "none"])
-    task.setup(SetupContext(fake_trunk))
-    assert task.loaded().head is None and "cannot read without one" in caplog.text
+    loaded = task.setup(SetupContext(fake_trunk))
+    assert loaded.head is None and "cannot read without one" in caplog.text
     samples = [HtrSample("a.png", tmp_path / "a.png")]
     with torch.inference_mode():
-        raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
-    assert task.postprocess(raw, samples) == [Prediction("a.png", "")]
+        raw = task.predict(task.preprocess(samples, fake_trunk, loaded), fake_trunk, loaded)
+    assert task.postprocess(raw, samples, loaded) == [Prediction("a.png", "")]
 
 
 def _bad_images(root: Path) -> dict[str, str]:
@@ -93,7 +93,7 @@ def test_every_bad_image_gets_a_string(fake_trunk, fake_head: Path, tmp_path: Pa
 
     expected = _bad_images(tmp_path)
     task = HtrTask(fake_head)
-    task.setup(SetupContext(fake_trunk))
+    loaded = task.setup(SetupContext(fake_trunk))
     samples = task.discover(tmp_path)
     assert [s.key for s in samples] == [
         "0.png",
@@ -106,11 +106,11 @@ def test_every_bad_image_gets_a_string(fake_trunk, fake_head: Path, tmp_path: Pa
         "7.png",
         "10.jpg",
     ]
-    batch = task.preprocess(samples, fake_trunk)
+    batch = task.preprocess(samples, fake_trunk, loaded)
     assert 0 not in batch.owner and 1 not in batch.owner  # unreadable: no candidate row
     assert batch.rotation[batch.owner.index(7)] == 90
     with torch.inference_mode():
-        preds = task.postprocess(task.predict(batch, fake_trunk), samples)
+        preds = task.postprocess(task.predict(batch, fake_trunk, loaded), samples, loaded)
     assert {p.key for p in preds} == set(expected)
     assert preds[0].value == "" and preds[1].value == ""
     assert all(isinstance(p.value, str) for p in preds)
@@ -123,10 +123,12 @@ def test_all_unreadable_batch_still_answers(fake_trunk, fake_head: Path, tmp_pat
     images.mkdir(parents=True)
     (images / "0.png").write_bytes(b"")
     task = HtrTask(fake_head)
-    task.setup(SetupContext(fake_trunk))
+    loaded = task.setup(SetupContext(fake_trunk))
     samples = task.discover(tmp_path)
     with torch.inference_mode():
-        preds = task.postprocess(task.predict(task.preprocess(samples, fake_trunk), fake_trunk), samples)
+        preds = task.postprocess(
+            task.predict(task.preprocess(samples, fake_trunk, loaded), fake_trunk, loaded), samples, loaded
+        )
     assert [(p.key, p.value) for p in preds] == [("0.png", "")]
 
 
@@ -143,9 +145,11 @@ def test_shipped_head_reads_demo_on_default_trunk(default_trunk) -> None:  # typ
 
     demo = REPO / "demo" / "input"
     task = HtrTask()
-    task.setup(SetupContext(default_trunk))
+    loaded = task.setup(SetupContext(default_trunk))
     samples = task.discover(demo)
     with torch.inference_mode():
-        preds = task.postprocess(task.predict(task.preprocess(samples, default_trunk), default_trunk), samples)
+        preds = task.postprocess(
+            task.predict(task.preprocess(samples, default_trunk, loaded), default_trunk, loaded), samples, loaded
+        )
     gold = json.loads((demo / "HTR" / "true_HTR.json").read_text(encoding="utf-8"))
     assert {p.key for p in preds} == set(gold)

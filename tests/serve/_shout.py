@@ -41,7 +41,7 @@ class ShoutTask(TaskBase[ShoutSample, list, list, bool]):
     def setup(self, ctx: Any) -> bool:
         if self.fail_setup:
             raise RuntimeError("no head for this trunk")
-        return self.keep(True)
+        return True
 
     def discover(self, input_dir: Path) -> list[ShoutSample]:
         root = find_task_dir(input_dir, self.info.folder)
@@ -49,7 +49,7 @@ class ShoutTask(TaskBase[ShoutSample, list, list, bool]):
             return []
         return [ShoutSample(k, v if isinstance(v, str) else "") for k, v in read_request(root, "requests.json").items()]
 
-    def preprocess(self, samples: Sequence[ShoutSample], trunk: Any) -> list[str]:
+    def preprocess(self, samples: Sequence[ShoutSample], trunk: Any, loaded: Any) -> list[str]:
         from core.io import open_input_file
 
         texts = []
@@ -61,14 +61,14 @@ class ShoutTask(TaskBase[ShoutSample, list, list, bool]):
                 texts.append(s.text)
         return texts
 
-    def predict(self, batch: list[str], trunk: Any) -> list[str]:
-        self.loaded()
+    def predict(self, batch: list[str], trunk: Any, loaded: Any) -> list[str]:
+        assert loaded is True, "the runner hands every stage what setup returned"
         BATCHES.append(len(batch))
         if "boom" in batch:
             raise ValueError("boom")
         return [t.upper() for t in batch]
 
-    def postprocess(self, raw: list[str], samples: Sequence[ShoutSample]) -> list[Prediction]:
+    def postprocess(self, raw: list[str], samples: Sequence[ShoutSample], loaded: Any) -> list[Prediction]:
         return [Prediction(s.key, r) for s, r in zip(samples, raw, strict=True)]
 
     def fallback(self, sample: ShoutSample) -> Prediction:

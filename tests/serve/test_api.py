@@ -74,7 +74,8 @@ def runner_values(served) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     for item in runner.plan(tasks, DEMO, strict=True):
         report = runner.TaskReport(item.task.info.name)
         batches = runner.chunks(item.samples, item.task.info.batch_size)
-        predictions = runner.solve_batches(item.task, batches, service.trunk, report, strict=True)
+        loaded = service.servers[item.task.info.name].setup.loaded
+        predictions = runner.solve_batches(item.task, batches, service.trunk, report, strict=True, loaded=loaded)
         values[item.task.info.name] = output_mapping(predictions)
     return values
 

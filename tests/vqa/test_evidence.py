@@ -154,11 +154,11 @@ def test_the_task_uses_the_detector_once_per_image_and_size() -> None:
     task = VqaTask(NO_HEAD)
     trunk = make_fake_trunk(seed=0)
     counting = SizeLog()
-    task.setup(SetupContext.with_detector(trunk, counting))
+    loaded = task.setup(SetupContext.with_detector(trunk, counting))
     samples = task.discover(DATA)
-    batch = task.preprocess(samples, trunk)
+    batch = task.preprocess(samples, trunk, loaded)
     with torch.inference_mode():
-        task.predict(batch, trunk)
+        task.predict(batch, trunk, loaded)
     # Two readable images (0.jpg: 5 questions, 1.png: 2), each detected once at the base size, in one
     # call; 0.jpg is asked "How many balls are there?", so it is detected once more at the count size.
     assert sum(image is not None for image in batch.rgb) == 2
@@ -166,7 +166,7 @@ def test_the_task_uses_the_detector_once_per_image_and_size() -> None:
 
 
 def test_counting_questions_have_their_own_detector_size() -> None:
-    sizes = DetectorSizes(base=256, count=320)
+    sizes = DetectorSizes(base=256, counting=320)
     assert detector_size(parse_question("How many dogs are there?"), sizes) == 320
     assert detector_size(parse_question("Сколько здесь жирафов?"), sizes) == 320
     assert detector_size(parse_question("Is there a dog?"), sizes) == 256
@@ -178,8 +178,8 @@ def test_counting_questions_have_their_own_detector_size() -> None:
 def test_without_a_detector_every_question_is_still_answered() -> None:
     task = VqaTask(NO_HEAD)
     trunk = make_fake_trunk(seed=0)
-    task.setup(SetupContext.with_detector(trunk, None))
+    loaded = task.setup(SetupContext.with_detector(trunk, None))
     samples = task.discover(DATA)
     with torch.inference_mode():
-        preds = task.postprocess(task.predict(task.preprocess(samples, trunk), trunk), samples)
+        preds = task.postprocess(task.predict(task.preprocess(samples, trunk, loaded), trunk, loaded), samples, loaded)
     assert len(preds) == len(samples) and all(isinstance(p.value, str) and p.value for p in preds)

@@ -65,12 +65,12 @@ def test_discover_keeps_and_logs_every_problem(caplog: pytest.LogCaptureFixture)
 def test_unreadable_image_is_logged_and_answered(caplog: pytest.LogCaptureFixture) -> None:
     task = VqaTask(NO_HEAD)
     trunk = make_fake_trunk()
-    task.setup(SetupContext(trunk))
+    loaded = task.setup(SetupContext(trunk))
     sample = VqaSample("5", DATA / "VQA" / "images" / "broken.jpg", "Что это?", "ru")
     with caplog.at_level(logging.WARNING, logger="plugins.vqa.task"):
-        batch = task.preprocess([sample], trunk)
+        batch = task.preprocess([sample], trunk, loaded)
     assert batch.image_rows == [None] and "unreadable image" in caplog.text
-    answer = task.postprocess(task.predict(batch, trunk), [sample])[0].value
+    answer = task.postprocess(task.predict(batch, trunk, loaded), [sample], loaded)[0].value
     assert isinstance(answer, str) and answer
 
 
@@ -110,9 +110,9 @@ def test_shipped_head_is_not_used_on_another_trunk(caplog: pytest.LogCaptureFixt
         pytest.skip("no trained head shipped")
     task = VqaTask()
     with caplog.at_level(logging.WARNING):
-        task.setup(SetupContext(make_fake_trunk()))
+        loaded = task.setup(SetupContext(make_fake_trunk()))
     assert "no trained head for this trunk" in caplog.text
-    assert task.loaded().answerer.head.card["mode"] == "no head"  # the weight-free mode, prompt templates on
+    assert loaded.answerer.head.card["mode"] == "no head"  # the weight-free mode, prompt templates on
     with pytest.raises(TrunkError, match="another trunk"):
         load_head(make_fake_trunk(), WEIGHTS_FILE, CARD_FILE)
 

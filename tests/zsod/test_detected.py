@@ -106,10 +106,10 @@ def test_phrases_without_a_class_answer_empty_unless_the_rule_lets_the_grid_answ
     }
     for name, rule in rules.items():
         task = ZsodTask(calibration=EAGER, rule=rule)
-        task.setup(SetupContext.with_detector(fake_trunk, FakeDetector(boxes=3)))
+        loaded = task.setup(SetupContext.with_detector(fake_trunk, FakeDetector(boxes=3)))
         samples = [s for s in task.discover(DATA) if s.key in ("0.jpg", "4.jpg")]
-        raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
-        answers[name] = {p.key: p.value for p in task.postprocess(raw, samples)}
+        raw = task.predict(task.preprocess(samples, fake_trunk, loaded), fake_trunk, loaded)
+        answers[name] = {p.key: p.value for p in task.postprocess(raw, samples, loaded)}
     assert all(b == [] for a in answers["none"].values() for b in a.values())  # the grid answers nothing
     assert all(len(b) == 1 for b in answers["names"]["0.jpg"].values())  # class-like names: the grid answers
     assert answers["names"]["4.jpg"] == {"red square on the left": []}  # described, no class: absent
@@ -118,12 +118,12 @@ def test_phrases_without_a_class_answer_empty_unless_the_rule_lets_the_grid_answ
 
 def test_the_grid_is_skipped_for_an_image_whose_phrases_all_have_a_class(fake_trunk) -> None:  # type: ignore[no-untyped-def]
     task = ZsodTask(calibration=EAGER, rule=DetectionRule(mapping=MappingRule(min_cos=-1.0, min_margin=0.0)))
-    task.setup(SetupContext.with_detector(fake_trunk, FakeDetector(boxes=3)))
+    loaded = task.setup(SetupContext.with_detector(fake_trunk, FakeDetector(boxes=3)))
     samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
-    (scored,) = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
+    (scored,) = task.predict(task.preprocess(samples, fake_trunk, loaded), fake_trunk, loaded)
     assert scored is not None and scored.detected is not None
     assert scored.boxes.shape == (0, 4) and scored.probs.shape == (0, 3)
-    (prediction,) = task.postprocess([scored], samples)
+    (prediction,) = task.postprocess([scored], samples, loaded)
     assert list(prediction.value) == list(samples[0].phrases)
 
 
@@ -140,11 +140,11 @@ def test_conformance_with_the_fake_detector(fake_trunk) -> None:  # type: ignore
 
 def test_without_a_detector_every_phrase_takes_the_grid(fake_trunk) -> None:  # type: ignore[no-untyped-def]
     task = ZsodTask(calibration=EAGER)
-    task.setup(SetupContext.with_detector(fake_trunk, None))
+    loaded = task.setup(SetupContext.with_detector(fake_trunk, None))
     samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
-    raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
+    raw = task.predict(task.preprocess(samples, fake_trunk, loaded), fake_trunk, loaded)
     assert raw[0] is not None and raw[0].detected is None
-    (prediction,) = task.postprocess(raw, samples)
+    (prediction,) = task.postprocess(raw, samples, loaded)
     assert all(len(boxes) == 1 for boxes in prediction.value.values())  # the eager grid calibration answers
 
 

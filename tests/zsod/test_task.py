@@ -89,18 +89,18 @@ def test_visualize_option_draws_every_readable_image(fake_trunk, tmp_path: Path)
     (task,) = tasks
     assert task.visualize_dir == tmp_path / "viz"
     task.calibration = EAGER
-    task.setup(SetupContext(fake_trunk))
+    loaded = task.setup(SetupContext(fake_trunk))
     samples = task.discover(DATA)
-    raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
-    task.write(task.postprocess(raw, samples), samples, RunContext(tmp_path / "out", "zsOD"))
+    raw = task.predict(task.preprocess(samples, fake_trunk, loaded), fake_trunk, loaded)
+    task.write(task.postprocess(raw, samples, loaded), samples, RunContext(tmp_path / "out", "zsOD"))
     drawn = sorted(p.name for p in (tmp_path / "viz").iterdir())
     assert drawn == ["0.png", "1.png", "2.png", "3.png", "4.png"]  # 5: truncated, 6 and 0b: no file
 
 
 def test_verifier_for_another_trunk_is_refused(fake_trunk, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
     task = ZsodTask()
-    task.setup(SetupContext(fake_trunk))
-    assert task.loaded().verifier is None
+    loaded = task.setup(SetupContext(fake_trunk))
+    assert loaded.verifier is None
     assert "no-head mode" in caplog.text
 
 
@@ -125,9 +125,11 @@ def test_older_od_folder_also_gets_prediction_od(fake_trunk, tmp_path: Path) -> 
 
     shutil.copytree(DATA / "zsOD", tmp_path / "in" / "OD")
     task = ZsodTask(calibration=EAGER, rule=GRID_ONLY)
-    task.setup(SetupContext(fake_trunk))
+    loaded = task.setup(SetupContext(fake_trunk))
     samples = task.discover(tmp_path / "in")
-    preds = task.postprocess(task.predict(task.preprocess(samples, fake_trunk), fake_trunk), samples)
+    preds = task.postprocess(
+        task.predict(task.preprocess(samples, fake_trunk, loaded), fake_trunk, loaded), samples, loaded
+    )
     task.write(preds, samples, RunContext(tmp_path / "out", "OD"))
     files = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert files == ["prediction_OD.json", "prediction_zsOD.json"]

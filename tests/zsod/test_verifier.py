@@ -68,12 +68,12 @@ def _write_random_verifier(trunk, folder: Path) -> None:  # type: ignore[no-unty
 def test_two_stage_pipeline_answers_every_phrase(fake_trunk, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _write_random_verifier(fake_trunk, tmp_path)
     task = ZsodTask(calibration=Calibration(present=0.0, extra=0.0, max_boxes=2))
-    task.setup(SetupContext(fake_trunk))
+    loaded = task.setup(SetupContext(fake_trunk))
     task.verifier = load_verifier(fake_trunk, tmp_path / "v.safetensors", tmp_path / "v.json")
     samples = task.discover(DATA)
     with torch.inference_mode():
-        raw = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
-    preds = {p.key: p.value for p in task.postprocess(raw, samples)}
+        raw = task.predict(task.preprocess(samples, fake_trunk, loaded), fake_trunk, loaded)
+    preds = {p.key: p.value for p in task.postprocess(raw, samples, loaded)}
     assert all(1 <= len(b) <= 2 for b in preds["0.jpg"].values())
     assert set(preds["0.jpg"]) == {"red square", "blue circle", "a green dog"}
 

@@ -60,18 +60,19 @@ def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk
     raws = {}
     for name, task in (("plain", plain), ("yolo", with_yolo)):
         task.calibration = EAGER
-        task.setup(_context(task, fake_trunk))
+        loaded = task.setup(_context(task, fake_trunk))
         samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
-        items = task.preprocess(samples, fake_trunk)
+        items = task.preprocess(samples, fake_trunk, loaded)
         raws[name] = (
             items[0],
-            task.predict(items, fake_trunk)[0],
-            task.postprocess(task.predict(items, fake_trunk), samples),
+            task.predict(items, fake_trunk, loaded)[0],
+            task.postprocess(task.predict(items, fake_trunk, loaded), samples, loaded),
+            loaded,
         )
-    item, plain_scored, plain_preds = raws["plain"]
-    _, yolo_scored, yolo_preds = raws["yolo"]
+    item, plain_scored, plain_preds, _ = raws["plain"]
+    _, yolo_scored, yolo_preds, yolo_loaded = raws["yolo"]
     grid = grid_proposals(*item.image.size)
-    (found,) = with_yolo.loaded().proposer.detect([item.image])
+    (found,) = yolo_loaded.proposer.detect([item.image])
     yolo_boxes = detector_proposals(found.boxes, *item.image.size)
     assert len(yolo_boxes) > 0
     assert np.array_equal(plain_scored.boxes, grid)  # no option: the grid alone, as before
@@ -85,8 +86,8 @@ def test_option_adds_the_yolo_boxes_beside_the_grid(checkpoint: Path, fake_trunk
 
 def test_a_bad_option_is_logged_and_the_task_runs_on_the_grid(fake_trunk, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
     task = _register("--zsod-proposals", "not a spec")
-    task.setup(_context(task, fake_trunk))
-    assert task.loaded().proposer is None
+    loaded = task.setup(_context(task, fake_trunk))
+    assert loaded.proposer is None
     assert "bad detector spec" in caplog.text and "the task answers without it" in caplog.text
 
 
@@ -99,12 +100,12 @@ def test_a_detector_that_does_not_build_is_logged_and_left_out(
 ) -> None:
     task = _register("--zsod-proposals", spec.format(tmp=tmp_path))
     task.calibration = EAGER
-    task.setup(_context(task, fake_trunk))
-    assert task.loaded().proposer is None
+    loaded = task.setup(_context(task, fake_trunk))
+    assert loaded.proposer is None
     assert f"the detector {task.proposals!r} could not be built" in caplog.text
     samples = [s for s in task.discover(DATA) if s.key == "0.jpg"]
-    (scored,) = task.predict(task.preprocess(samples, fake_trunk), fake_trunk)
-    assert np.array_equal(scored.boxes, grid_proposals(*task.preprocess(samples, fake_trunk)[0].image.size))
+    (scored,) = task.predict(task.preprocess(samples, fake_trunk, loaded), fake_trunk, loaded)
+    assert np.array_equal(scored.boxes, grid_proposals(*task.preprocess(samples, fake_trunk, loaded)[0].image.size))
 
 
 def test_a_checkpoint_that_does_not_load_is_logged_and_left_out(
@@ -116,7 +117,7 @@ def test_a_checkpoint_that_does_not_load_is_logged_and_left_out(
     bad = tmp_path / "broken.pt"
     bad.write_bytes(b"not a checkpoint")
     task = _register("--zsod-proposals", f"yolo:{bad}")
-    task.setup(_context(task, fake_trunk))
-    assert task.loaded().proposer is None
+    loaded = task.setup(_context(task, fake_trunk))
+    assert loaded.proposer is None
     assert f"the detector 'yolo:{bad}' could not be built" in caplog.text
     assert offline == []

@@ -22,11 +22,11 @@ class TagSample(Sample):
     labels: tuple[str, ...]
 
 
-class TagTask(TaskBase[TagSample, Any, list, bool]):
+class TagTask(TaskBase[TagSample, Any, list, None]):
     info = TaskInfo(name="tag", version="0.1.0", folder="TAG", output="prediction_TAG.json", batch_size=16)
 
-    def setup(self, ctx: SetupContext[Any]) -> bool:
-        return self.keep(True)  # nothing to load: labels come with each input
+    def setup(self, ctx: SetupContext[Any]) -> None:
+        return None  # nothing to load: labels come with each input, so every stage gets None
 
     def discover(self, input_dir: Path) -> list[TagSample]:
         root = find_task_dir(input_dir, self.info.folder)
@@ -38,18 +38,18 @@ class TagTask(TaskBase[TagSample, Any, list, bool]):
         images = sorted(p for p in (root / "images").glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
         return [TagSample(p.name, p, tuple(labels)) for p in images]
 
-    def preprocess(self, samples: Sequence[TagSample], trunk: Any) -> Any:
+    def preprocess(self, samples: Sequence[TagSample], trunk: Any, loaded: None) -> Any:
         import torch
 
         pixels = torch.stack([trunk.image_transform(load_image(s.image)) for s in samples])
         return pixels, samples[0].labels
 
-    def predict(self, batch: Any, trunk: Any) -> list[str]:
+    def predict(self, batch: Any, trunk: Any, loaded: None) -> list[str]:
         pixels, labels = batch
         scores = trunk.encode_images(pixels) @ trunk.embed_texts(labels).T
         return [labels[i] for i in scores.argmax(dim=1).tolist()]
 
-    def postprocess(self, raw: list[str], samples: Sequence[TagSample]) -> list[Prediction]:
+    def postprocess(self, raw: list[str], samples: Sequence[TagSample], loaded: None) -> list[Prediction]:
         return [Prediction(s.key, label) for s, label in zip(samples, raw, strict=True)]
 
     def fallback(self, sample: TagSample) -> Prediction:

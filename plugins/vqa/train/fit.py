@@ -1049,7 +1049,7 @@ def fit_head(
         },
         "heldout_split": f"sha1(file_name) mod {HELDOUT_MOD} < {HELDOUT_BELOW} (by image); eval sets scored whole",
         "detector": detector_key(cache.detections.config) if cache.detections is not None else None,
-        "count_detector_size": cache.detections.sizes.count if cache.detections is not None else None,
+        "count_detector_size": cache.detections.sizes.counting if cache.detections is not None else None,
         "train_questions": {
             "yesno": len(yn),
             "open": len(op),

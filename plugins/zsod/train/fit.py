@@ -247,7 +247,7 @@ def region_cache(items: Sequence[Labelled], trunk: Trunk, cache: Path, progress:
         name = hashlib.sha1(f"{s.image_path}|{s.phrases}".encode()).hexdigest()[:16]
         path = folder / f"{name}.npz"
         if not path.exists():
-            (item,) = task.preprocess([s], trunk)
+            (item,) = task.preprocess([s], trunk, None)
             if item is None:
                 continue
             with torch.inference_mode():
@@ -384,7 +384,7 @@ def stage2(items: Sequence[Labelled], data: Sequence[ImageData], head1: Any, tru
     task = ZsodTask()
     out = []
     for lab, d in tqdm(list(zip(items, data, strict=True)), desc="zsod stage 2", unit="img", disable=not progress):
-        (item,) = task.preprocess([lab.sample], trunk)
+        (item,) = task.preprocess([lab.sample], trunk, None)
         logits1 = run_head(head1[d.key] if isinstance(head1, Mapping) else head1, d.feats)
         pair = PairData(d.boxes, d.feats, d.extra["sims"], d.extra["image_sims"], torch.from_numpy(d.extra["texts"]))
         with torch.inference_mode():
