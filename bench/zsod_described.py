@@ -30,7 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-RAW_FORMAT = 1
+RAW_FORMAT = 2  # 2 since ``Scored.routes`` holds ``detected.Route``s
 
 
 def doubled_boxes(pred: dict[str, Any]) -> int:
@@ -103,8 +103,9 @@ def raw_outputs(root: Path, cache: Path, threads: int) -> tuple[list[Any], list[
 
 
 def decide(task: Any, samples: list[Any], raw: list[Any], rule: Any) -> dict[str, Any]:
-    task.rule = rule
-    return {p.key: p.value for p in task.postprocess(raw, samples)}
+    from bench.zsod_detector import decide as routed
+
+    return routed(task, samples, raw, rule)
 
 
 def ablations(task: Any, samples: list[Any], raw: list[Any], gold: dict[str, Any], kinds: dict[str, Any]) -> None:

@@ -76,7 +76,7 @@ class Described(NamedTuple):
 
 def describe_image(
     image: Image.Image,
-    pixels: torch.Tensor,
+    pixels: torch.Tensor | None,
     boxes: np.ndarray,
     labels: np.ndarray,
     scores: np.ndarray,
@@ -90,10 +90,10 @@ def describe_image(
 ) -> Described:
     """Colours of every detection, the relation classes of the phrases that name one, and (with
     ``rule.embed_weight``) the crop-phrase cosines of the candidates (detector score >= ``candidate``) of
-    the phrases that say anything."""
+    the phrases that say anything (``pixels``: the feature-pass input, made here when None and needed)."""
     from core.detector.phrases import class_match, phrase_queries
     from core.io import model_safe_text
-    from plugins.zsod.features import image_crop_embeddings
+    from plugins.zsod.features import FEATURE_LONG_SIDE, feature_input, image_crop_embeddings
 
     said = tuple(_said(p) for p in phrases)
     shares = np.zeros((len(boxes), len(PARTS), len(COLOURS)), np.float32)
@@ -122,6 +122,7 @@ def describe_image(
         wanted = {phrase_labels[j] for j, s in enumerate(said) if s.anything and phrase_labels[j] >= 0}
         rows = np.flatnonzero(np.isin(labels, list(wanted)) & (scores >= candidate))
         if len(rows):
+            pixels = feature_input(image, trunk, FEATURE_LONG_SIDE) if pixels is None else pixels
             crops = image_crop_embeddings(trunk, image.size, pixels, boxes[rows], 128)
             region_cos[rows] = (crops @ texts.T).float().numpy()
     return Described(said, shares, tuple(relations), region_cos, image.size[1])
