@@ -7,7 +7,15 @@ import pytest
 import torch
 
 import registry
-from core.detector.phrases import ClassMatch, MappingRule, class_match, phrase_head, phrase_queries, synonym_names
+from core.detector.phrases import (
+    ClassMatch,
+    MappingRule,
+    class_match,
+    nominative,
+    phrase_head,
+    phrase_queries,
+    synonym_names,
+)
 from core.task import SetupContext
 from core.testing import FakeDetector, assert_task_conforms
 from plugins.zsod.decision import Calibration
@@ -169,6 +177,12 @@ def test_the_embedded_trunk_maps_class_names_and_abstains_on_other_things() -> N
         assert names.en[match("a man in a suit").label] == "person"
         assert names.en[match("мужчина с галстуком").label] == "person"
         assert names.en[match("the tv on the table by the couch").label] == "tv"
+        for phrase, name in (("the umpire", "person"), ("бабушка", "person"), ("a calf", "cow"), ("the van", "car")):
+            assert match(phrase).accepted(rule) and names.en[match(phrase).label] == name, phrase  # SYNONYMS
+        assert names.en[match("the lower left sandwich").label] == "sandwich"  # position words are no head
+        # a relation's object, inflected, maps once in the nominative ("с доской для сёрфинга")
+        assert not match("доской для сёрфинга").accepted(rule)
+        assert names.en[match(nominative("доской для сёрфинга")).label] == "surfboard"
         for other in ("white clouds in blue sky", "the building is brick", "leg of the chair"):
             assert not match(other).accepted(rule), other
 
