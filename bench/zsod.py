@@ -1,10 +1,13 @@
-"""zsOD speed and memory: ``python -m bench.zsod [--input DIR] [--images N] [--threads 2]``.
+"""zsOD speed and memory: ``python -m bench.zsod [--input DIR] [--images N] [--threads 2] [--no-detector]``.
 
 Runs the zsOD task stages (discover, preprocess, predict, postprocess) on the
 requested images, padding every image's request to ``--phrases`` phrases (the
-public test has up to ~20), and prints images/s (wall, excluding the trunk's
-one-time load) and peak memory: the process's max RSS (trunk included) and
-the peak of Python-level allocations during the timed part (tracemalloc).
+public test has up to ~20; ``--phrases 0``: each image's own phrases), with the
+run's detector as ``run.py`` builds it (``--no-detector``: every phrase takes the
+grid pipeline), and prints images/s (wall, excluding the trunk's and detector's
+one-time load), CPU-seconds of the stages, and peak memory: the process's max RSS
+(trunk included) and the peak of Python-level allocations during the timed part
+(tracemalloc).
 """
 
 from __future__ import annotations
@@ -52,18 +55,22 @@ def main() -> int:
     parser.add_argument("--phrases", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--trunk", default="default")
+    parser.add_argument("--no-detector", action="store_true", help="no detector: the grid pipeline for every phrase")
     args = parser.parse_args()
 
     import torch
 
+    from core.detector import DetectorConfig
+    from core.detector.loader import load_detector
     from core.trunk import TrunkConfig, load_trunk
     from plugins.zsod.task import ZsodSample, ZsodTask
 
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     trunk = load_trunk(TrunkConfig.parse(args.trunk), registry.load())
+    detector = None if args.no_detector else load_detector(DetectorConfig(), registry.load())
     task = ZsodTask()
-    loaded = task.setup(SetupContext(trunk))
+    loaded = task.setup(SetupContext.with_detector(trunk, detector))
     load_s = time.perf_counter() - t0
     found = [s for s in task.discover(args.input) if isinstance(s, ZsodSample)]
     if not found:
@@ -72,7 +79,7 @@ def main() -> int:
     samples = []
     for i in range(args.images):
         s = found[i % len(found)]
-        phrases = (list(s.phrases) + [p for p in FILLER if p not in s.phrases])[: args.phrases]
+        phrases = (list(s.phrases) + [p for p in FILLER if p not in s.phrases])[: args.phrases or len(s.phrases)]
         samples.append(dataclasses.replace(s, key=f"{i}_{s.key}", phrases=tuple(phrases)))
 
     # warm-up (first-call allocations, lazy imports)
@@ -96,11 +103,12 @@ def main() -> int:
     _, py_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(f"trunk {trunk.component_versions} loaded in {load_s:.1f} s; threads {args.threads}")
+    shown = type(detector).__name__ if detector is not None else "none"
+    print(f"trunk {trunk.component_versions} loaded in {load_s:.1f} s; threads {args.threads}; detector {shown}")
     print(
         f"zsod: {len(samples)} images x {args.phrases} phrases in {wall:.1f} s = {len(samples) / wall:.2f} images/s "
         f"({wall / len(samples) * 1000:.0f} ms/image wall, "
-        f"{cpu / len(samples) * 1000:.0f} ms/image CPU over all threads); "
+        f"{cpu / len(samples) * 1000:.0f} ms/image CPU over all threads, {cpu:.2f} CPU-s in all); "
         f"{n_boxes} boxes predicted"
     )
     load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"

@@ -49,7 +49,7 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
     from core.metrics.zsod import iou
     from core.trunk import TrunkConfig, load_trunk
     from plugins.zsod.detected import is_class_name
-    from plugins.zsod.features import image_crop_embeddings
+    from plugins.zsod.features import FEATURE_LONG_SIDE, feature_input, image_crop_embeddings
     from plugins.zsod.task import ZsodTask, to_stored
 
     torch.set_num_threads(args.threads)
@@ -73,6 +73,7 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
             if item is None or scored is None or scored.detected is None:
                 continue
             det, texts = scored.detected, trunk.encode_texts(item.tokens)
+            pixels = feature_input(item.image, trunk, FEATURE_LONG_SIDE)  # the task builds it only for the grid
             mapped = [m.accepted(rule.mapping) for m in det.matches]
             for j, phrase in enumerate(item.phrases):
                 if not mapped[j] or is_class_name(det, j, rule):
@@ -86,7 +87,7 @@ def described_rows(name: str, args: argparse.Namespace) -> tuple[list[dict[str, 
                     centre, half = (boxes[:, :2] + boxes[:, 2:]) / 2, (boxes[:, 2:] - boxes[:, :2]) * args.context / 2
                     size = np.array(item.image.size * 2, dtype=np.float32)
                     boxes = np.clip(np.concatenate([centre - half, centre + half], 1), 0, size)
-                crops = image_crop_embeddings(trunk, item.image.size, item.pixels, boxes, args.crop_side)
+                crops = image_crop_embeddings(trunk, item.image.size, pixels, boxes, args.crop_side)
                 same = [k for k in range(len(item.phrases)) if mapped[k] and det.matches[k].label == label]
                 alternatives = torch.cat([texts[same], classes[label : label + 1]])
                 probs = torch.softmax(crops @ alternatives.T / TEMPERATURE, dim=1)[:, same.index(j)] * len(alternatives)

@@ -30,7 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-RAW_FORMAT = 1
+RAW_FORMAT = 2  # 2 since ``Scored.routes`` holds ``detected.Route``s
 
 
 def doubled_boxes(pred: dict[str, Any]) -> int:
@@ -103,8 +103,9 @@ def raw_outputs(root: Path, cache: Path, threads: int) -> tuple[list[Any], list[
 
 
 def decide(task: Any, loaded: Any, samples: list[Any], raw: list[Any], rule: Any) -> dict[str, Any]:
-    task.rule = rule
-    return {p.key: p.value for p in task.postprocess(raw, samples, loaded)}
+    from bench.zsod_detector import decide as routed
+
+    return routed(task, loaded, samples, raw, rule)
 
 
 def ablations(
@@ -172,7 +173,7 @@ def main() -> int:
     open_rule = dict(colour_min=(("en", 0.0), ("ru", 0.0)), relation_min=0.0)
     best = (-1.0, DescribedRule())
     for colour, position, size, relation, embed in itertools.product(
-        (0.5, 1.0, 2.0), (0.3, 1.0, 2.0), (0.2, 0.5, 1.0), (0.5, 1.0), (0.0, 0.05)
+        (0.5, 1.0, 2.0), (0.3, 1.0, 2.0), (0.2, 0.5, 1.0, 2.0), (0.5, 1.0), (0.0,)
     ):
         rule = DescribedRule(
             colour_weight=colour, position_weight=position, size_weight=size, relation_weight=relation,
@@ -184,6 +185,8 @@ def main() -> int:
             best = (mean, rule)
             print(f"weights {mean:.4f} {scores} {dataclasses.astuple(rule)}")
     rule = best[1]
+    for relation_score in (0.1, 0.15, 0.2, 0.3):
+        print(f"relation_score {relation_score}: {f1s(dataclasses.replace(rule, relation_score=relation_score))}")
     for relation_min in (0.0, 0.1, 0.2, 0.3, 0.5):
         print(f"relation_min {relation_min}: {f1s(dataclasses.replace(rule, relation_min=relation_min))}")
     for colour_min in (0.0, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3):

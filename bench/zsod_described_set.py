@@ -10,7 +10,8 @@ image and class, with each phrase in both languages:
   or lower body), is mostly one colour (``attributes.colour_names``, the task's own pixel
   rule, here on the mask's pixels) that no other instance of its class shows;
 * position: the leftmost / rightmost / front (lowest bottom edge) / back instance, when it is
-  clearly so; size: the biggest / smallest, when clearly so;
+  clearly so; height: the top / bottom one (centre), when clearly so; size: the biggest /
+  smallest, when clearly so;
 * relation: an instance overlapped by one of another class that overlaps no other instance
   of its class ("the person with a kite", "человек с воздушным змеем");
 * absent (gold ``[]``): a colour no instance of the class shows in that part, or a relation
@@ -117,9 +118,11 @@ def phrases_for(kind: str, value: str, en: str, ru: str, other: tuple[str, str] 
             f"the {en} in {en_art}{EN_COLOUR[colour]} {en_part}",
             f"{ru} в {ru_agree(RU_COLOUR[colour], ru_part, 'loct')} {ru_case(ru_part, 'loct')}",
         )
-    if kind == "position":
-        en_words = {"left": "on the left", "right": "on the right", "front": "in front", "back": "in the background"}
-        ru_words = {"left": "слева", "right": "справа", "front": "спереди", "back": "позади"}
+    if kind in ("position", "height"):
+        en_words = {"left": "on the left", "right": "on the right", "front": "in front", "back": "in the background",
+                    "top": "at the top", "bottom": "at the bottom"}  # fmt: skip
+        ru_words = {"left": "слева", "right": "справа", "front": "спереди", "back": "позади", "top": "сверху",
+                    "bottom": "снизу"}  # fmt: skip
         return f"the {en} {en_words[value]}", f"{ru} {ru_words[value]}"
     if kind == "size":
         en_adj, ru_adj = {"big": ("big", "большой"), "small": ("small", "маленький")}[value]
@@ -206,6 +209,11 @@ def describe_image(
                 order = np.argsort(-key)
                 if key[order[0]] - key[order[1]] >= gap:
                     rows.append(("position", value, None, cat, [big[order[0]]["bbox"]]))
+            cy = np.array([a["bbox"][1] + a["bbox"][3] / 2 for a in big]) / H
+            for value, key in (("top", -cy), ("bottom", cy)):
+                order = np.argsort(-key)
+                if key[order[0]] - key[order[1]] >= 0.1:
+                    rows.append(("height", value, None, cat, [big[order[0]]["bbox"]]))
             order = np.argsort(-areas)
             if areas[order[0]] >= 2 * areas[order[1]]:
                 rows.append(("size", "big", None, cat, [big[order[0]]["bbox"]]))

@@ -28,7 +28,7 @@ from core.task import SetupContext
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
-RAW_FORMAT = 3  # in the raw outputs' cache file names: 3 since ``Detected`` holds what described phrases need
+RAW_FORMAT = 4  # in the raw outputs' cache file names: 4 since ``Scored.routes`` holds ``detected.Route``s
 
 
 class CachedDetector:
@@ -92,11 +92,22 @@ def stage_outputs(
     return samples, raw, seconds
 
 
+def decide(task: Any, loaded: Any, samples: list[Any], raw: list[Any], rule: Any) -> dict[str, Any]:
+    """The task's answers from cached raw outputs under another ``rule``: each phrase routed again
+    (``detected.routes``, at the loaded calibration), then ``postprocess``. The raw outputs must hold
+    grid scores for every image a rule sends to the grid (``raw_outputs`` runs the grid everywhere)."""
+    from plugins.zsod.detected import routes
+
+    task.rule = rule
+    cal = loaded.calibration
+    again = [s if s is None else s._replace(routes=routes(s.detected, len(s.routes), rule, cal)) for s in raw]
+    return {p.key: p.value for p in task.postprocess(again, samples, loaded)}
+
+
 def f1_of(name: str, samples: list[Any], raw: list[Any], rule: Any, task: Any, loaded: Any) -> dict[str, float]:
     from core.metrics.zsod import f1_counts
 
-    task.rule = rule
-    pred = {p.key: p.value for p in task.postprocess(raw, samples, loaded)}
+    pred = decide(task, loaded, samples, raw, rule)
     gold = json.loads((DATA / name / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
     return f1_counts(gold, pred)
 

@@ -62,12 +62,12 @@ def build(coco: Path, out: Path) -> None:
 
 def raw_outputs(root: Path, cache: Path, threads: int) -> tuple[list[Any], list[Any], float]:
     """(samples, raw outputs, seconds) of the task's stages on the set, no phrase given a class; cached."""
-    from bench.zsod_detector import stage_outputs
+    from bench.zsod_detector import RAW_FORMAT, stage_outputs
     from core.detector.phrases import MappingRule
     from plugins.zsod.detected import DetectionRule
 
-    rule = DetectionRule(mapping=MappingRule(min_cos=2.0))  # no phrase has a class
-    return stage_outputs(root / "input", cache / f"grid-{root.name}.pkl", rule, cache, threads)
+    rule = DetectionRule(mapping=MappingRule(min_cos=2.0), grid_names=0.0)  # no phrase has a class; the grid runs
+    return stage_outputs(root / "input", cache / f"grid{RAW_FORMAT}-{root.name}.pkl", rule, cache, threads)
 
 
 def main() -> int:
@@ -83,6 +83,7 @@ def main() -> int:
     samples, raw, seconds = raw_outputs(args.out, args.cache, args.threads)
     gold = json.loads((args.out / "true" / "zsOD" / "true_zsOD.json").read_text(encoding="utf-8"))
 
+    from bench.zsod_detector import decide
     from core.detector.phrases import MappingRule
     from core.metrics.zsod import f1_counts
     from plugins.zsod.decision import Calibration
@@ -95,9 +96,9 @@ def main() -> int:
     for present in (None, shipped.present, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         for max_boxes in (1, shipped.max_boxes):
             cal = dataclasses.replace(shipped, present=present if present is not None else 1.01, max_boxes=max_boxes)
-            task = ZsodTask(rule=DetectionRule(mapping=MappingRule(min_cos=2.0)))
+            task = ZsodTask()
             loaded = Scorer(None, cal, None)  # type: ignore[arg-type]
-            pred = {p.key: p.value for p in task.postprocess(raw, samples, loaded)}
+            pred = decide(task, loaded, samples, raw, DetectionRule(mapping=MappingRule(min_cos=2.0), grid_names=0.0))
             c = f1_counts(gold, pred)
             boxes = c["tp"] + c["fp"]
             precision = c["tp"] / boxes if boxes else float("nan")

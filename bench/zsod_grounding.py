@@ -43,7 +43,7 @@ def evaluate(set_dir: Path, names: list[str] | None, trunk, verifier, cal, backg
     from core.metrics.zsod import f1_counts
     from plugins.zsod.decision import choose_boxes
     from plugins.zsod.pipeline import score_image
-    from plugins.zsod.task import ZsodSample, ZsodTask, to_stored
+    from plugins.zsod.task import ZsodSample, ZsodTask, to_stored, with_grid
     from plugins.zsod.train.fit import labels_for
 
     gold_all = read_json_object(set_dir / "true" / "zsOD" / "true_zsOD.json")
@@ -54,7 +54,7 @@ def evaluate(set_dir: Path, names: list[str] | None, trunk, verifier, cal, backg
     g_pairs: list = []
     start = time.perf_counter()
     for s in samples:
-        (item,) = task.preprocess([s], trunk, None)
+        item = with_grid(task.preprocess([s], trunk, None)[0], trunk, task.grid)
         with torch.inference_mode():
             sc = score_image(item, trunk, verifier, background)
             whole = (trunk.embed_texts(list(s.phrases)) @ trunk.encode_images(item.whole[None])[0]).numpy()
@@ -111,12 +111,12 @@ def bus_iou(trunk, verifier, cal, background) -> dict:  # noqa: ANN001
     from plugins.zsod.boxes import iou_matrix, xywh_to_xyxy
     from plugins.zsod.decision import choose_boxes
     from plugins.zsod.pipeline import score_image
-    from plugins.zsod.task import ZsodSample, ZsodTask, to_stored
+    from plugins.zsod.task import ZsodSample, ZsodTask, to_stored, with_grid
 
     task = ZsodTask()
     sample = next(s for s in task.discover(REPO / "demo" / "input") if s.key == "bus.jpg")
     assert isinstance(sample, ZsodSample)
-    (item,) = task.preprocess([sample], trunk, None)
+    item = with_grid(task.preprocess([sample], trunk, None)[0], trunk, task.grid)
     with torch.inference_mode():
         sc = score_image(item, trunk, verifier, background)
     j = sample.phrases.index("a blue bus")

@@ -58,9 +58,12 @@ SYNONYMS = {
     "person": _words(
         "man men woman women boy girl child children kid kids people lady guy player skier surfer "
         "skateboarder rider adult baby toddler мужчина женщина мальчик девочка девушка ребёнок ребенок "
-        "человек люди дама парень игрок лыжник малыш леди пассажир пешеход"
+        "человек люди дама парень игрок лыжник малыш леди пассажир пешеход "
+        "batter catcher umpire pitcher gentleman chef teenager teen mom dad mother father "
+        "старик старушка бабушка дедушка подросток мама папа"
     ),
-    "car": ("автомобиль", "taxi", "такси"),
+    "cow": ("calf", "bull", "cattle", "теленок", "телёнок", "бык"),
+    "car": ("автомобиль", "taxi", "такси", "cab", "suv", "van"),
     "couch": ("sofa", "диван"),
     "tv": ("television", "monitor", "телевизор", "монитор"),
     "cell phone": ("phone", "cellphone", "smartphone", "телефон", "смартфон"),
@@ -84,7 +87,8 @@ _EN_CUT = frozenset(
         "on in with by near next beside behind under over above below at of from for to inside outside "
         "around against along across between into onto atop underneath is are was were has have having "
         "that which who whose and while holding wearing sitting standing walking riding eating playing "
-        "looking hanging lying laying parked covered made left right front back top bottom"
+        "looking hanging lying laying parked covered made left right front back top bottom "
+        "far upper lower middle leftmost rightmost"  # "the far left car", "the lower left sandwich"
     )
 )
 _EN_GROUPS = {"pair", "group", "couple", "bunch", "herd", "flock", "row", "stack", "pile", "set", "lot", "team"}
@@ -225,6 +229,24 @@ def synonym_names(head: str) -> tuple[str, ...]:
     """The class names that ``SYNONYMS`` gives a head word (its English plural -s tried too)."""
     forms = {head, head[:-1] if head.endswith("s") else head}
     return tuple(name for name, words in SYNONYMS.items() if forms & set(words))
+
+
+def nominative(text: str) -> str:
+    """A Russian phrase's nouns and adjectives in the nominative, number and gender kept ("доской для
+    сёрфинга" -> "доска для сёрфинга", "воздушным змеем" -> "воздушный змей"): the object of a relation
+    ("с ...") comes inflected, and the text tower maps the inflected forms less surely. Only the words
+    up to the first preposition change; other text is returned as it is."""
+    if not is_cyrillic(text):
+        return text
+    out: list[str] = []
+    morph = _morph()
+    for k, w in enumerate(text.split()):
+        parse = morph.parse(w)[0]
+        if parse.tag.POS == "PREP":
+            return " ".join(out + text.split()[k:])
+        form = parse.inflect({"nomn"}) if parse.tag.POS in ("NOUN", "ADJF") else None
+        out.append(form.word if form is not None else w)
+    return " ".join(out)
 
 
 def phrase_queries(phrase: str) -> tuple[tuple[str, ...], int]:

@@ -59,7 +59,7 @@ WORDS: dict[str, dict[str, tuple[str, str]]] = {
     "part": {
         "head": ("hair hat cap helmet head beanie", "волос* шапк* шапоч* кепк* шлем* голов* шляп*"),
         "upper": (
-            "shirt t-shirt tshirt jacket coat sweater hoodie vest blouse jersey sweatshirt uniform suit",
+            "shirt t-shirt tshirt top jacket coat sweater hoodie vest blouse jersey sweatshirt uniform suit",
             "рубашк* рубах* футболк* куртк* пиджак* пальто свитер* кофт* майк* блузк* жилет* толстовк* форм*",
         ),
         "lower": (
@@ -71,8 +71,10 @@ WORDS: dict[str, dict[str, tuple[str, str]]] = {
         "left": ("left leftmost", "слева лев*"),
         "right": ("right rightmost", "справа прав*"),
         "middle": ("middle center centre central", "посередине посредине центр* средн*"),
-        "front": ("front foreground closest nearest", "спереди впереди передн* ближн* переднем"),
+        "front": ("front foreground closest nearest", "спереди впереди передн* ближн* ближайш*"),
         "back": ("background farthest distant furthest rear", "сзади позади задн* дальн*"),
+        "top": ("top topmost upper uppermost highest", "сверху вверху верхн*"),
+        "bottom": ("bottom bottommost lower lowest", "снизу внизу нижн*"),
     },
     "size": {
         "big": (
@@ -97,8 +99,12 @@ _ENDINGS = _words(
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 _OWN_KINDS = ("part", "colour", "position", "size")  # words that say something of the object itself
 _NOT_OBJECTS = frozenset(  # articles, and the words of "on top of", "a pair of": no object of their own
-    _words("a an the this that his her its their of to и top side bottom edge pair group couple bunch set lot piece")
+    _words(
+        "a an the this that his her its their of to и top side bottom edge pair group couple bunch set lot piece "
+        "план плане"  # "на заднем плане": in the background
+    )
 )
+_OF = frozenset(_words("of от"))  # "in front of the bus", "слева от машины": another object's place, not this one's
 
 
 class Said(NamedTuple):
@@ -166,6 +172,10 @@ def read_phrase(phrase: str, head: str | None = None) -> Said:
                 colours.append((part, tuple(colour.split("+"))))
             continue
         position = word_value(w, "position")
+        if position is not None and (i + 1 < len(words) and words[i + 1] in _OF):
+            continue  # "in front of the bus", "on top of the table", "слева от машины"
+        if position is not None and word_value(w, "part") is not None and i and word_value(words[i - 1], "colour"):
+            continue  # "a woman in a white top": the colour's part, not a place
         if position is not None and position not in positions:
             positions.append(position)
             continue
@@ -177,7 +187,8 @@ def read_phrase(phrase: str, head: str | None = None) -> Said:
             rest = [x for x in words[i + 1 :] if word_value(x, "relation") is None]
             named = [x for x in rest if x not in _NOT_OBJECTS and not any(word_value(x, k) for k in _OWN_KINDS)]
             # "in a yellow jacket", "with dark hair": clothes and colours are the object's own, no relation
-            if named and not any(word_value(x, "part") for x in rest[:3]):
+            clothes = [x for k, x in enumerate(rest[:3]) if word_value(x, "part") and rest[k + 1 : k + 2] != ["of"]]
+            if named and not clothes:  # ("on top of the car": a place, not clothes)
                 relation = " ".join(named[:3])
     return Said(tuple(colours), tuple(positions), tuple(sizes), relation, lang)
 

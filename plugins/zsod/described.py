@@ -53,11 +53,12 @@ class DescribedRule:
     score_weight: float = 1.0
     colour_weight: float = 0.5
     position_weight: float = 1.0
-    size_weight: float = 0.2
+    size_weight: float = 0.5
     relation_weight: float = 0.5
     embed_weight: float = 0.0  # 0: the crops are not made (0.05 and 0.15 chose worse on the dev set)
     colour_min: tuple[tuple[str, float], ...] = (("en", 0.1), ("ru", 0.1))  # per language
     relation_min: float = 0.1
+    relation_score: float = 0.15  # a relation's object: its detections scoring at least this
 
     def colour_min_for(self, lang: str) -> float:
         return dict(self.colour_min).get(lang, max(v for _, v in self.colour_min))
@@ -76,7 +77,7 @@ class Described(NamedTuple):
 
 def describe_image(
     image: Image.Image,
-    pixels: torch.Tensor,
+    pixels: torch.Tensor | None,
     boxes: np.ndarray,
     labels: np.ndarray,
     scores: np.ndarray,
@@ -90,10 +91,10 @@ def describe_image(
 ) -> Described:
     """Colours of every detection, the relation classes of the phrases that name one, and (with
     ``rule.embed_weight``) the crop-phrase cosines of the candidates (detector score >= ``candidate``) of
-    the phrases that say anything."""
-    from core.detector.phrases import class_match, phrase_queries
+    the phrases that say anything (``pixels``: the feature-pass input, made here when None and needed)."""
+    from core.detector.phrases import class_match, nominative, phrase_queries
     from core.io import model_safe_text
-    from plugins.zsod.features import image_crop_embeddings
+    from plugins.zsod.features import FEATURE_LONG_SIDE, feature_input, image_crop_embeddings
 
     said = tuple(_said(p) for p in phrases)
     shares = np.zeros((len(boxes), len(PARTS), len(COLOURS)), np.float32)
@@ -107,7 +108,7 @@ def describe_image(
     relations: list[ClassMatch | None] = [None] * len(phrases)
     asked = [j for j, s in enumerate(said) if s.relation]
     if asked:
-        queries = [phrase_queries(said[j].relation or "") for j in asked]
+        queries = [phrase_queries(nominative(said[j].relation or "")) for j in asked]
         flat = [model_safe_text(t) for q, _ in queries for t in q]
         emb = trunk.encode_texts(trunk.tokenize(flat))
         starts = np.cumsum([0] + [len(q) for q, _ in queries])
@@ -122,6 +123,7 @@ def describe_image(
         wanted = {phrase_labels[j] for j, s in enumerate(said) if s.anything and phrase_labels[j] >= 0}
         rows = np.flatnonzero(np.isin(labels, list(wanted)) & (scores >= candidate))
         if len(rows):
+            pixels = feature_input(image, trunk, FEATURE_LONG_SIDE) if pixels is None else pixels
             crops = image_crop_embeddings(trunk, image.size, pixels, boxes[rows], 128)
             region_cos[rows] = (crops @ texts.T).float().numpy()
     return Described(said, shares, tuple(relations), region_cos, image.size[1])
@@ -142,23 +144,34 @@ def _scaled(x: np.ndarray) -> np.ndarray:
 
 
 def position_fit(boxes: np.ndarray, width: int, height: int, said: Said) -> np.ndarray:
-    """``[N]`` how well each candidate sits where the phrase says (0..1 over the candidates; 0 if nothing is said)."""
+    """``[N]`` how well each candidate sits where the phrase says (0..1 over the candidates for each
+    position said; 0 if none is)."""
     out = np.zeros(len(boxes))
     cx = (boxes[:, 0] + boxes[:, 2]) / 2 / max(width, 1)
+    cy = (boxes[:, 1] + boxes[:, 3]) / 2 / max(height, 1)
     bottom = boxes[:, 3] / max(height, 1)
-    fits = {"left": -cx, "right": cx, "middle": -np.abs(cx - 0.5), "front": bottom, "back": -bottom}
+    fits = {
+        "left": -cx, "right": cx, "middle": -np.abs(cx - 0.5), "front": bottom, "back": -bottom,
+        "top": -cy, "bottom": cy,
+    }  # fmt: skip
     for p in said.positions:
         out += _scaled(fits[p])
+    return out
+
+
+def size_fit(boxes: np.ndarray, said: Said) -> np.ndarray:
+    """``[N]`` how well each candidate's area fits the size said (0..1 over the candidates; 0 if none is)."""
+    out = np.zeros(len(boxes))
     a = area(boxes)
     for s in said.sizes:
         out += _scaled(a if s == "big" else -a)
     return out
 
 
-def relation_fit(det: Any, rows: np.ndarray, label: int) -> np.ndarray:
-    """``[len(rows)]`` the most a detection of class ``label`` (not the row itself) overlaps each row's
-    box, as the share of the smaller of the two boxes."""
-    others = np.flatnonzero((det.labels == label) & (det.scores >= 0.2))
+def relation_fit(det: Any, rows: np.ndarray, label: int, least: float) -> np.ndarray:
+    """``[len(rows)]`` the most a detection of class ``label`` (not the row itself) scoring at least
+    ``least`` overlaps each row's box, as the share of the smaller of the two boxes."""
+    others = np.flatnonzero((det.labels == label) & (det.scores >= least))
     out = np.zeros(len(rows))
     if len(others) == 0:
         return out
@@ -185,8 +198,11 @@ def choose_described(det: Any, j: int, rows: np.ndarray, rule: DescribedRule, ma
     if colour is not None:
         total += rule.colour_weight * colour
     total += rule.position_weight * position_fit(det.boxes[rows], det.width, d.height, said)
+    total += rule.size_weight * size_fit(det.boxes[rows], said)
     related = d.relations[j]
-    relation = relation_fit(det, rows, related.label) if related is not None and related.accepted(mapping) else None
+    relation = None
+    if related is not None and related.accepted(mapping):
+        relation = relation_fit(det, rows, related.label, rule.relation_score)
     if relation is not None:
         total += rule.relation_weight * relation
     cos = d.region_cos[rows, j].astype(np.float64)

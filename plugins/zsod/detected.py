@@ -15,8 +15,8 @@ is answered from that class's detections of the image, found once per image:
 * a mapped class without a detection good enough answers ``[]`` (the object is absent).
 
 Reported boxes of one phrase never overlap by IoU >= ``nms_iou``: one box per object.
-Phrases without a class are left to the task: they answer ``[]`` unless the rule lets the grid
-pipeline (``plugins.zsod.pipeline``) answer them (``DetectionRule.grid_names``, ``grid_described``).
+Phrases without a class answer ``[]`` unless the rule lets the grid pipeline (``plugins.zsod.pipeline``)
+answer them (``DetectionRule.grid_names``, ``grid_described``): ``routes`` decides, once per phrase.
 """
 
 from __future__ import annotations
@@ -106,12 +106,35 @@ def choose_detected(det: Detected, j: int, phrase: str, rule: DetectionRule) -> 
     return choose_described(det, j, confident, rule.described, rule.mapping)
 
 
-def grid_calibration(calibration: Calibration, rule: DetectionRule, bare: bool) -> Calibration | None:
-    """The grid's decision for a phrase without a detector class: a class-like name (``bare``) at
-    ``rule.grid_names``, a described phrase at ``rule.grid_described`` with one box, each at least
-    the heads' own presence; None: the phrase answers ``[]``."""
-    floor = rule.grid_names if bare else rule.grid_described
-    if floor is None:
-        return None
-    present = max(calibration.present, floor)
-    return dataclasses.replace(calibration, present=present, max_boxes=calibration.max_boxes if bare else 1)
+# Who answers a phrase (``Route.who``): the detector (its class is accepted), the grid pipeline, or nobody (``[]``).
+DETECTOR, GRID, NOBODY = "detector", "grid", "nobody"
+
+
+class Route(NamedTuple):
+    """Who answers one phrase, and with the grid, the decision its boxes take (``routes``)."""
+
+    who: str  # DETECTOR, GRID or NOBODY
+    calibration: Calibration | None = None  # GRID: the grid's per-phrase decision (``decision.choose_boxes``)
+
+
+def routes(det: Detected | None, count: int, rule: DetectionRule, calibration: Calibration) -> tuple[Route, ...]:
+    """Who answers each of ``count`` phrases: the one decision between detector and grid, and the only
+    reader of ``rule.grid_names`` / ``rule.grid_described``. ``det`` None (no detector): the grid, at the
+    heads' ``calibration``, for every phrase. Else the detector when the phrase's class is accepted; else
+    the grid for a class-like name at ``grid_names`` and for a described phrase at ``grid_described`` with
+    one box, each at least the heads' own presence; else nobody. The task builds the grid's inputs only
+    for an image with a GRID route (issue #52)."""
+    if det is None:
+        return (Route(GRID, calibration),) * count
+    out = []
+    for j in range(count):
+        floor = rule.grid_names if det.bare[j] else rule.grid_described
+        if det.matches[j].accepted(rule.mapping):
+            out.append(Route(DETECTOR))
+        elif floor is None:
+            out.append(Route(NOBODY))
+        else:
+            most = calibration.max_boxes if det.bare[j] else 1
+            present = max(calibration.present, floor)
+            out.append(Route(GRID, dataclasses.replace(calibration, present=present, max_boxes=most)))
+    return tuple(out)

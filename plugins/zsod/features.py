@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
     from core.trunk import Trunk
 
+FEATURE_LONG_SIDE = 512  # input side of the feature pass; see README.md for the measurement
+
 
 def feature_input(image: Image.Image, trunk: Trunk, long_side: int, multiple: int = 32) -> torch.Tensor:
     """Resize (bicubic, like the trunk) so the long side is ``long_side`` and both

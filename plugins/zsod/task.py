@@ -4,7 +4,9 @@ Phrases whose object the trunk's text tower maps to one of the shared detector's
 are answered from that class's detections (``core.detector.phrases``, ``detected.py``). The
 other phrases ("guitar", "leg of the chair") answer ``[]`` unless ``DetectionRule.grid_names`` /
 ``grid_described`` let the grid pipeline answer them; without a detector every phrase takes the
-grid pipeline. The grid pipeline runs only for the images with a phrase it may answer.
+grid pipeline (``detected.routes`` decides). The grid pipeline runs, and its inputs (the feature-pass
+pixels, the whole-image input, the grid proposals: ``with_grid``) are built, only for the images with
+a phrase it answers.
 
 Grid pipeline per image: grid proposals (``proposals.py``) -> region embeddings
 from one feature-map pass (``pipeline.pool_boxes``) -> cosine with every phrase ->
@@ -35,7 +37,8 @@ from core.io import find_task_dir, load_image_and_info, model_safe_text, read_re
 from core.task import Prediction, RequestForm, RunContext, Sample, SetupContext, TaskBase, TaskInfo
 from plugins.zsod.boxes import scale_boxes, to_output_boxes, unrotate_boxes
 from plugins.zsod.decision import Calibration, choose_boxes
-from plugins.zsod.detected import Detected, DetectionRule, choose_detected, grid_calibration
+from plugins.zsod.detected import DETECTOR, GRID, Detected, DetectionRule, Route, choose_detected, routes
+from plugins.zsod.features import FEATURE_LONG_SIDE
 from plugins.zsod.proposals import GridSpec, detector_proposals, grid_proposals
 
 if TYPE_CHECKING:
@@ -49,7 +52,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FEATURE_LONG_SIDE = 512  # input side of the feature pass; see README.md for the measurement
 MAX_PHRASES = 256  # phrases beyond this many per image are answered [] (logged)
 
 
@@ -63,12 +65,13 @@ class ZsodSample(Sample):
 
 
 class ImageItem(NamedTuple):
-    """One preprocessed image: everything ``predict`` needs."""
+    """One preprocessed image: everything ``predict`` needs. The grid pipeline's inputs (``pixels``,
+    ``whole``, ``boxes``) are None until ``with_grid`` builds them, for an image the grid answers."""
 
     image: Image.Image  # EXIF-upright RGB as loaded
-    pixels: torch.Tensor  # [3, H, W] normalised feature-pass input
-    whole: torch.Tensor  # [3, S, S] trunk.image_transform of the whole image
-    boxes: np.ndarray  # [N, 4] xyxy proposals in ``image`` pixels
+    pixels: torch.Tensor | None  # [3, H, W] normalised feature-pass input
+    whole: torch.Tensor | None  # [3, S, S] trunk.image_transform of the whole image
+    boxes: np.ndarray | None  # [N, 4] xyxy grid proposals in ``image`` pixels
     tokens: TextTokens | None  # the phrases, tokenised (None when there are none)
     phrases: tuple[str, ...]
     geometry: Geometry  # how boxes map back to the file's stored pixel grid
@@ -92,20 +95,13 @@ class Geometry(NamedTuple):
     scale: tuple[float, float]  # loaded-image pixel -> upright full-resolution pixel
 
 
-# Who answers a phrase, decided once per phrase in ``predict`` (``ZsodTask.routes``): the detector (its
-# class is accepted), the grid (any phrase when there is no detector; a class-like name only with
-# ``DetectionRule.grid_names``, a described phrase only with ``grid_described``: ``grid_calibration``),
-# or nobody (``[]``).
-DETECTOR, GRID, GRID_DESCRIBED, NOBODY = "detector", "grid", "grid described", "nobody"
-
-
 class Scored(NamedTuple):
     """``predict`` output for one image."""
 
     boxes: np.ndarray  # [N, 4] xyxy in loaded-image pixels
     probs: np.ndarray  # [N, P] verifier probabilities
     geometry: Geometry  # from the ImageItem: maps ``boxes`` to the stored pixel grid
-    routes: tuple[str, ...]  # [P] who answers each phrase (DETECTOR, GRID, GRID_DESCRIBED, NOBODY)
+    routes: tuple[Route, ...]  # [P] who answers each phrase (``detected.routes``, decided once in ``predict``)
     detected: Detected | None = None  # the detector's boxes and the phrases' classes (None: no detector)
 
 
@@ -242,10 +238,9 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
 
     # -- preprocess -------------------------------------------------------------------------
     def preprocess(self, samples: Sequence[ZsodSample], trunk: Trunk, loaded: object) -> list[ImageItem | None]:
-        """Load images, make proposals and feature-pass inputs, tokenise phrases (CPU only). Reads nothing
-        of what setup loaded (``loaded``), so training calls it before any setup, with None."""
-        from plugins.zsod.features import feature_input
-
+        """Load images, tokenise phrases and their class queries (CPU only); the grid's inputs wait
+        for ``predict`` to know whether the grid answers any of the image's phrases. Reads nothing of
+        what setup loaded (``loaded``), so training calls it before any setup, with None."""
         items: list[ImageItem | None] = []
         for sample in samples:
             if sample.image_path is None or not sample.phrases:
@@ -265,9 +260,9 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
             items.append(
                 ImageItem(
                     image=image,
-                    pixels=feature_input(image, trunk, FEATURE_LONG_SIDE),
-                    whole=trunk.image_transform(image),
-                    boxes=grid_proposals(*image.size, self.grid),
+                    pixels=None,
+                    whole=None,
+                    boxes=None,
                     tokens=trunk.tokenize([model_safe_text(p) for p in phrases]),  # a bad phrase costs only itself
                     phrases=phrases,
                     geometry=geometry_of(stored.size, stored.orientation, image.size),
@@ -279,7 +274,8 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
     # -- predict ----------------------------------------------------------------------------
     def predict(self, batch: Sequence[ImageItem | None], trunk: Trunk, scorer: Scorer) -> list[Scored | None]:
         """The detector's boxes for the phrases it can answer; every (proposal, phrase) pair scored by the
-        grid pipeline (with ``--zsod-proposals``, that detector's boxes too) when a phrase of the image needs it."""
+        grid pipeline (with ``--zsod-proposals``, that detector's boxes too) when a phrase of the image takes
+        the grid (``detected.routes``), its inputs built only then (``with_grid``)."""
         from plugins.zsod.pipeline import score_image
 
         images = [item.image for item in batch if item is not None]
@@ -294,32 +290,19 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
             detected = (
                 self._detected(item, trunk, scorer.classes, detections, texts) if detections is not None else None
             )
-            routes = self.routes(detected, len(item.phrases))
-            if not {GRID, GRID_DESCRIBED} & set(routes):
+            chosen = routes(detected, len(item.phrases), self.rule, scorer.calibration)
+            if all(r.who != GRID for r in chosen):
                 empty = np.zeros((0, 4))
-                out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, routes, detected))
+                out.append(Scored(empty, np.zeros((0, len(item.phrases)), np.float32), item.geometry, chosen, detected))
                 continue
+            item = with_grid(item, trunk, self.grid)
             if scorer.proposer is not None:
                 extra = scorer.proposer.detect([item.image])[0]
                 extra_boxes = detector_proposals(extra.boxes, *item.image.size)
                 item = item._replace(boxes=np.concatenate([item.boxes, extra_boxes]))
             scores = score_image(item, trunk, scorer.verifier, scorer.background, texts)
-            out.append(Scored(scores.boxes, scores.probs, item.geometry, routes, detected))
+            out.append(Scored(scores.boxes, scores.probs, item.geometry, chosen, detected))
         return out
-
-    def routes(self, det: Detected | None, count: int) -> tuple[str, ...]:
-        """Who answers each of ``count`` phrases, the one decision between detector and grid: the
-        detector when the phrase's class is accepted; else the grid for every phrase when there is no
-        detector, for a class-like name when ``DetectionRule.grid_names`` is set, for a described phrase
-        when ``DetectionRule.grid_described`` is set (``detected.grid_calibration``), and nobody otherwise."""
-        if det is None:
-            return (GRID,) * count
-        names = GRID if self.rule.grid_names is not None else NOBODY
-        described = GRID_DESCRIBED if self.rule.grid_described is not None else NOBODY
-        return tuple(
-            DETECTOR if det.matches[j].accepted(self.rule.mapping) else names if det.bare[j] else described
-            for j in range(count)
-        )
 
     def _detected(
         self, item: ImageItem, trunk: Trunk, classes: torch.Tensor | None, detections: Any, texts: Any
@@ -354,8 +337,8 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
     def postprocess(
         self, raw: Sequence[Scored | None], samples: Sequence[ZsodSample], scorer: Scorer
     ) -> list[Prediction]:
-        """Per phrase: the calibrated decision, boxes in stored-image ``[x, y, w, h]``."""
-        cal = scorer.calibration
+        """Per phrase, as routed in ``predict``: the detector's boxes, or the grid's calibrated decision;
+        boxes in stored-image ``[x, y, w, h]``."""
         out = []
         for scored, sample in zip(raw, samples, strict=True):
             value: dict[str, list[list[float]]] = {p: [] for p in sample.phrases}
@@ -363,13 +346,11 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
                 det = scored.detected
                 for j, phrase in enumerate(sample.phrases[: scored.probs.shape[1]]):
                     route = scored.routes[j]
-                    if route == DETECTOR and det is not None:
+                    if route.who == DETECTOR and det is not None:
                         found = choose_detected(det, j, phrase, self.rule) or []
                         value[phrase] = to_stored(det.boxes[found], scored.geometry)
-                        continue
-                    phrase_cal = cal if det is None else grid_calibration(cal, self.rule, det.bare[j])
-                    if route in (GRID, GRID_DESCRIBED) and phrase_cal is not None:
-                        chosen = choose_boxes(scored.boxes, scored.probs[:, j], phrase_cal)
+                    elif route.who == GRID and route.calibration is not None:
+                        chosen = choose_boxes(scored.boxes, scored.probs[:, j], route.calibration)
                         value[phrase] = to_stored(scored.boxes[chosen], scored.geometry)
             out.append(Prediction(sample.key, value))
         return out
@@ -432,6 +413,20 @@ def make_queries(phrases: Sequence[str], trunk: Trunk) -> PhraseQueries:
         together.append(k)
     return PhraseQueries(
         trunk.tokenize(texts), tuple(counts), tuple(together), tuple(phrase_head(p).bare for p in phrases)
+    )
+
+
+def with_grid(item: ImageItem, trunk: Trunk, spec: GridSpec) -> ImageItem:
+    """``item`` with the grid pipeline's inputs: the feature-pass pixels (``features.feature_input``),
+    the whole image as the trunk takes it and the grid proposals (``spec``); built once (CPU only)."""
+    from plugins.zsod.features import feature_input
+
+    if item.pixels is not None and item.whole is not None and item.boxes is not None:
+        return item
+    return item._replace(
+        pixels=feature_input(item.image, trunk, FEATURE_LONG_SIDE),
+        whole=trunk.image_transform(item.image),
+        boxes=grid_proposals(*item.image.size, spec),
     )
 
 

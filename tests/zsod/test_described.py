@@ -25,11 +25,29 @@ RULE = DetectionRule(mapping=MappingRule(min_cos=0.5, min_margin=0.05), describe
         ("красная машина справа", (("whole", ("red",)),), ("right",), (), None),
         ("мужчина с собакой", (), (), (), "собакой"),
         ("the person in black pants", (("lower", ("black",)),), (), (), None),
+        # above and below; a colour before "top" names clothes; "X of" is another object's place
+        ("the lower left sandwich", (), ("bottom", "left"), (), None),
+        ("top pizza", (), ("top",), (), None),
+        ("нижняя полка", (), ("bottom",), (), None),
+        ("a woman in a white top", (("upper", ("white",)),), (), (), None),
+        ("the man in front of the bus", (), (), (), None),
+        ("a cat on top of the car", (), (), (), "car"),
+        ("человек слева от машины", (), (), (), None),
+        ("ближайший автобус", (), ("front",), (), None),
+        ("мужчина на заднем плане", (), ("back",), (), None),
     ],
 )
 def test_read_phrase_finds_what_a_phrase_says_in_both_languages(phrase, colours, positions, sizes, relation) -> None:  # type: ignore[no-untyped-def]
     said = read_phrase(phrase, phrase_head(phrase).head)
     assert (said.colours, said.positions, said.sizes, said.relation) == (colours, positions, sizes, relation)
+
+
+def test_a_relations_object_is_read_in_the_nominative() -> None:
+    from core.detector.phrases import nominative
+
+    assert nominative("доской для сёрфинга") == "доска для сёрфинга"
+    assert nominative("красной сумкой") == "красная сумка"
+    assert nominative("a frisbee") == "a frisbee"
 
 
 def test_colour_names_of_plain_pixels() -> None:
@@ -68,6 +86,20 @@ def test_the_instance_described_wins_over_the_detectors_best() -> None:
                "синий человек", "человек справа")  # fmt: skip
     det = _scene(phrases, [0, 0, 0], [0.9, 0.6, 0.5])
     assert [choose_detected(det, j, p, RULE) for j, p in enumerate(phrases)] == [[1], [2], [0], [2], [1], [2]]
+
+
+def test_size_and_height_words_choose_by_their_own_weights() -> None:
+    """``size_weight`` weighs the size words (it was unused: sizes counted at ``position_weight``), and
+    top / bottom choose by height."""
+    phrases = ("the small person", "the top person", "the bottom person")
+    det = _scene(phrases, [0, 0, 0], [0.9, 0.6, 0.5])
+    det = det._replace(boxes=np.array([[0, 40, 40, 100], [40, 0, 80, 40], [80, 0, 120, 100]], dtype=np.float32))
+    weak = DetectionRule(mapping=RULE.mapping, described_present=0.3, described=DescribedRule(size_weight=0.1))
+    strong = DetectionRule(mapping=RULE.mapping, described_present=0.3, described=DescribedRule(size_weight=1.0))
+    assert choose_detected(det, 0, phrases[0], weak) == [0]  # the detector's best; 0.1 moves nothing
+    assert choose_detected(det, 0, phrases[0], strong) == [1]  # the smallest box
+    assert choose_detected(det, 1, phrases[1], RULE) == [1]  # highest centre
+    assert choose_detected(det, 2, phrases[2], RULE) == [0]  # lowest centre
 
 
 def test_a_colour_or_relation_no_instance_shows_is_rejected() -> None:

@@ -7,7 +7,15 @@ import pytest
 import torch
 
 import registry
-from core.detector.phrases import ClassMatch, MappingRule, class_match, phrase_head, phrase_queries, synonym_names
+from core.detector.phrases import (
+    ClassMatch,
+    MappingRule,
+    class_match,
+    nominative,
+    phrase_head,
+    phrase_queries,
+    synonym_names,
+)
 from core.task import SetupContext
 from core.testing import FakeDetector, assert_task_conforms
 from plugins.zsod.decision import Calibration
@@ -169,26 +177,70 @@ def test_the_embedded_trunk_maps_class_names_and_abstains_on_other_things() -> N
         assert names.en[match("a man in a suit").label] == "person"
         assert names.en[match("мужчина с галстуком").label] == "person"
         assert names.en[match("the tv on the table by the couch").label] == "tv"
+        for phrase, name in (("the umpire", "person"), ("бабушка", "person"), ("a calf", "cow"), ("the van", "car")):
+            assert match(phrase).accepted(rule) and names.en[match(phrase).label] == name, phrase  # SYNONYMS
+        assert names.en[match("the lower left sandwich").label] == "sandwich"  # position words are no head
+        # a relation's object, inflected, maps once in the nominative ("с доской для сёрфинга")
+        assert not match("доской для сёрфинга").accepted(rule)
+        assert names.en[match(nominative("доской для сёрфинга")).label] == "surfboard"
         for other in ("white clouds in blue sky", "the building is brick", "leg of the chair"):
             assert not match(other).accepted(rule), other
 
 
 def test_each_phrase_is_routed_once_between_detector_and_grid() -> None:
-    """``ZsodTask.routes``: the one decision, which ``predict`` (whether the grid runs) and
-    ``postprocess`` (which boxes answer) both follow."""
+    """``detected.routes``: the one decision (and the only reader of ``grid_names`` / ``grid_described``)
+    that ``predict`` (whether the grid's inputs are built and the grid runs) and ``postprocess`` (which
+    boxes answer, at which calibration) both follow."""
     from types import SimpleNamespace
 
-    from plugins.zsod.detected import DetectionRule
-    from plugins.zsod.task import DETECTOR, GRID, GRID_DESCRIBED, NOBODY, ZsodTask
+    from plugins.zsod.detected import DETECTOR, GRID, NOBODY, routes
 
     def match(ok: bool) -> SimpleNamespace:
         return SimpleNamespace(accepted=lambda rule: ok)
 
+    cal = Calibration(present=0.2, extra=0.5, max_boxes=4)
     det = SimpleNamespace(matches=(match(True), match(False), match(False)), bare=(False, True, False))
-    assert ZsodTask().routes(None, 2) == (GRID, GRID)
+    assert routes(None, 2, DetectionRule(), cal) == ((GRID, cal), (GRID, cal))
     # by default a phrase without a detector class gets no grid box (``grid_names`` None: issue #53)
-    assert ZsodTask(rule=DetectionRule(grid_described=None)).routes(det, 3) == (DETECTOR, NOBODY, NOBODY)  # type: ignore[arg-type]
+    assert [r.who for r in routes(det, 3, DetectionRule(), cal)] == [DETECTOR, NOBODY, NOBODY]  # type: ignore[arg-type]
     rule = DetectionRule(grid_names=0.5, grid_described=None)
-    assert ZsodTask(rule=rule).routes(det, 3) == (DETECTOR, GRID, NOBODY)  # type: ignore[arg-type]
-    rule = DetectionRule(grid_names=0.5, grid_described=0.5)
-    assert ZsodTask(rule=rule).routes(det, 3) == (DETECTOR, GRID, GRID_DESCRIBED)  # type: ignore[arg-type]
+    assert routes(det, 3, rule, cal) == ((DETECTOR, None), (GRID, Calibration(0.5, 0.5, 4)), (NOBODY, None))  # type: ignore[arg-type]
+    rule = DetectionRule(grid_names=0.1, grid_described=0.6)
+    # each floor at least the heads' presence; a described phrase gets one box
+    assert routes(det, 3, rule, cal)[1:] == ((GRID, Calibration(0.2, 0.5, 4)), (GRID, Calibration(0.6, 0.5, 1)))  # type: ignore[arg-type]
+
+
+def test_the_grid_inputs_are_built_only_for_an_image_the_grid_answers(fake_trunk, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Issue #52: preprocess builds no grid inputs; predict builds them (``with_grid``) only for an image
+    with a phrase routed to the grid, and the answers are those of inputs built up front."""
+    import plugins.zsod.task as task_module
+
+    built: list[tuple[int, int]] = []
+    real = task_module.with_grid
+
+    def counting(item, trunk, spec):  # type: ignore[no-untyped-def]
+        built.append(item.image.size)
+        return real(item, trunk, spec)
+
+    monkeypatch.setattr(task_module, "with_grid", counting)
+    unmapped = MappingRule(min_cos=2.0)
+    answers = {}
+    for name, rule in {
+        "default": DetectionRule(mapping=unmapped),
+        "names": DetectionRule(mapping=unmapped, grid_names=0.0),
+    }.items():
+        task = ZsodTask(calibration=EAGER, rule=rule)
+        loaded = task.setup(SetupContext.with_detector(fake_trunk, FakeDetector(boxes=3)))
+        samples = [s for s in task.discover(DATA) if s.key in ("0.jpg", "4.jpg")]
+        items = task.preprocess(samples, fake_trunk, loaded)
+        assert all(i is not None and i.pixels is None and i.whole is None and i.boxes is None for i in items)
+        built.clear()
+        answers[name] = task.postprocess(task.predict(items, fake_trunk, loaded), samples, loaded)
+        if name == "default":
+            assert built == []  # no phrase takes the grid: no feature-pass input, no proposals
+        else:
+            assert built == [(96, 64)]  # 0.jpg's class-like names take the grid; 4.jpg's described phrase does not
+            ready = [real(i, fake_trunk, task.grid) for i in items if i is not None]
+            assert task.postprocess(task.predict(ready, fake_trunk, loaded), samples, loaded) == answers[name]
+    assert all(b == [] for p in answers["default"] for b in p.value.values())
+    assert all(len(b) == 1 for b in answers["names"][0].value.values())

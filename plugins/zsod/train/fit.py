@@ -236,7 +236,7 @@ def region_cache(items: Sequence[Labelled], trunk: Trunk, cache: Path, progress:
     import torch
     from tqdm import tqdm
 
-    from plugins.zsod.task import ZsodTask
+    from plugins.zsod.task import ZsodTask, with_grid
 
     task = ZsodTask()
     folder = cache / f"regions2-{trunk.version}-{hashlib.sha1(repr(task.grid).encode()).hexdigest()[:8]}"
@@ -250,6 +250,7 @@ def region_cache(items: Sequence[Labelled], trunk: Trunk, cache: Path, progress:
             (item,) = task.preprocess([s], trunk, None)
             if item is None:
                 continue
+            item = with_grid(item, trunk, task.grid)
             with torch.inference_mode():
                 fmaps = trunk.image_feature_maps(item.pixels.unsqueeze(0))
                 texts = trunk.encode_texts(item.tokens)
@@ -378,13 +379,14 @@ def stage2(items: Sequence[Labelled], data: Sequence[ImageData], head1: Any, tru
     from tqdm import tqdm
 
     from plugins.zsod.pipeline import PairData, crop_stage
-    from plugins.zsod.task import ZsodTask
+    from plugins.zsod.task import ZsodTask, with_grid
     from plugins.zsod.verifier import run_head
 
     task = ZsodTask()
     out = []
     for lab, d in tqdm(list(zip(items, data, strict=True)), desc="zsod stage 2", unit="img", disable=not progress):
         (item,) = task.preprocess([lab.sample], trunk, None)
+        item = with_grid(item, trunk, task.grid)
         logits1 = run_head(head1[d.key] if isinstance(head1, Mapping) else head1, d.feats)
         pair = PairData(d.boxes, d.feats, d.extra["sims"], d.extra["image_sims"], torch.from_numpy(d.extra["texts"]))
         with torch.inference_mode():
