@@ -9,7 +9,8 @@ and run through the trunk once (maps kept in memory); then every head reads the 
 task's own decoder (``task.pick_readings``) picks its readings, so a head's figures equal its
 ``run.py`` answers without a trunk pass per head. A head is ``shipped``, a head folder, or a
 training ``checkpoint.pt``; ``--blend START A1,A2`` adds each checkpoint/folder blended in weight
-space with the head folder START at those shares (``fit.blend_weights``), to choose the share.
+space with the head folder START at those shares (``fit.blend_weights``), to choose the share;
+``--blend START`` alone (no shares) lets a head name its own share, ``CKPT@0.6``.
 """
 
 from __future__ import annotations
@@ -89,11 +90,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--heads", nargs="+", default=["shipped"], help="shipped, head folders, checkpoints")
-    parser.add_argument("--blend", nargs=2, default=None, metavar=("START", "ALPHAS"))
+    parser.add_argument("--blend", nargs="+", default=None, metavar="START [ALPHAS]")
     parser.add_argument("--fb", type=Path, default=REPO.parent / "shared" / "data" / "fb_sample")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--maps", type=Path, default=None, help="keep the sets' trunk maps in this file (reused)")
     args = parser.parse_args(argv)
+    if any("@" in h for h in args.heads) and not args.blend:
+        parser.error("a head HEAD@ALPHA needs --blend START")
     torch.set_num_threads(1)
     trunk = load_trunk(TrunkConfig(), registry.load())
     held_gold, held_kinds = htr_heldout.ensure_set(htr_heldout.DEFAULT_SET, htr_heldout.HELDOUT_SIZE)
@@ -114,10 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.maps is not None:
             torch.save(maps, args.maps)
     decoder = LexiconDecoder(default_lexicon())
-    heads = [(h, None) for h in args.heads]
-    if args.blend:
+    heads = [
+        (h.rpartition("@")[0], (args.blend[0], float(h.rpartition("@")[2]))) if "@" in h else (h, None)
+        for h in args.heads
+    ]
+    if args.blend and len(args.blend) > 1:
         heads += [
-            (h, (args.blend[0], float(a))) for h in args.heads if h != "shipped" for a in args.blend[1].split(",")
+            (h, (args.blend[0], float(a)))
+            for h in args.heads
+            if h != "shipped" and "@" not in h
+            for a in args.blend[1].split(",")
         ]
     results = {}
     for spec, blend in heads:

@@ -346,8 +346,16 @@ def train(
     progress: bool = True,
     real_repeat: float = REAL_REPEAT,
     grow: Mapping[str, int] | None = None,
+    teacher: Path | None = None,
+    distill: float = 0.0,
 ) -> None:
     """Train on the shards of ``cache`` and of the ``extra`` caches; dev and checkpoint live in ``cache``.
+
+    ``teacher`` (a head folder or checkpoint, frozen) anchors the rendered words: on every
+    rendered sample the loss adds ``distill`` x the teacher-to-student KL divergence of the
+    per-frame character distributions (``distill_loss``), so the head learns the real words
+    (``real_*`` shards, CTC only) while keeping the teacher's readings of everything else,
+    instead of being blended back towards it in weight space afterwards.
 
     ``init`` warm-starts from a checkpoint or a head folder (``load_init``), optionally
     grown by ``grow`` (e.g. ``{"blocks": 3}``: more residual context blocks). Real
@@ -376,6 +384,14 @@ def train(
         c8, rows = first["s8"].shape[1:3]
         head = HtrHead(c8, first["s16"].shape[1], NUM_CLASSES, rows=rows, hidden=hidden)
     head.to(device)
+    anchor = None
+    if teacher is not None and distill > 0:
+        taught = load_init(teacher)
+        anchor = HtrHead(**taught["config"])
+        anchor.load_state_dict(taught["head"])
+        anchor.to(device).eval().requires_grad_(False)
+        if anchor.frames != head.frames:
+            raise SystemExit(f"{teacher} reads {anchor.frames} frames a column, the head {head.frames}")
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=lr, total_steps=steps, pct_start=min(0.3, max(0.05, 10 / steps))
@@ -383,6 +399,8 @@ def train(
     ckpt = cache / "checkpoint.pt"
     step = 0
     recipe = {"steps": steps, "batch": batch, "lr": lr, "seed": seed, "config": head.config}
+    if anchor is not None:
+        recipe |= {"teacher": str(teacher), "distill": distill}
     state = torch.load(ckpt, weights_only=False, map_location=device) if ckpt.exists() else None
     if state is not None and not _same_recipe(state, recipe):
         log.info("%s is another run's (%s); this one (%s) starts from the beginning", ckpt, state.get("recipe"), recipe)
@@ -437,6 +455,13 @@ def train(
         loss_ctc = torch.nn.functional.ctc_loss(lp, flat, frames, lengths, blank=0, zero_infinity=True)
         loss_up = torch.nn.functional.binary_cross_entropy_with_logits(out.upright, upright)
         loss = loss_ctc + 0.5 * loss_up
+        loss_kd = torch.zeros(())
+        rendered = torch.from_numpy(~data["real"][idx]).to(device)
+        if anchor is not None and bool(rendered.any()):
+            with torch.no_grad():
+                taught_out = anchor(s8[rendered], s16[rendered])
+            loss_kd = distill_loss(out.log_probs[rendered], taught_out.log_probs)
+            loss = loss + distill * loss_kd
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(head.parameters(), 5.0)
@@ -444,7 +469,9 @@ def train(
         sched.step()
         step += 1
         bar.update(1)
-        bar.set_postfix(ctc=f"{loss_ctc.item():.3f}", up=f"{loss_up.item():.3f}", n=len(data["texts"]))
+        bar.set_postfix(
+            ctc=f"{loss_ctc.item():.3f}", up=f"{loss_up.item():.3f}", kd=f"{loss_kd.item():.3f}", n=len(data["texts"])
+        )
         if step % eval_every == 0 or step == steps:
             torch.save(
                 {
@@ -467,6 +494,17 @@ def train(
                 bar.write(f"step {step}: dev {scores} train samples {len(data['texts'])}, {per_1k:.0f} s/1k steps")
             clock, clock_step = time.perf_counter(), step
     bar.close()
+
+
+def distill_loss(student, teacher):  # noqa: ANN001, ANN201 - tensors, torch imported lazily
+    """Mean over frames of KL(teacher || student) between per-frame character distributions.
+
+    Both are ``[B, T, C]`` log-probabilities; the teacher's are constants.
+    """
+    import torch
+
+    kl = torch.nn.functional.kl_div(student.float(), teacher.float(), log_target=True, reduction="none")
+    return kl.sum(dim=-1).mean()
 
 
 def epoch_order(real: np.ndarray, real_repeat: float, rng: np.random.Generator) -> np.ndarray:
@@ -846,6 +884,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--frames", type=int, default=None, help="a warm-started head read at this many CTC frames per stride-8 column"
     )
+    parser.add_argument(
+        "--teacher",
+        default=None,
+        help="train: a frozen head (folder or checkpoint) the rendered words are distilled from",
+    )
+    parser.add_argument(
+        "--distill", type=float, default=0.0, help="train: weight of the per-frame KL to --teacher on rendered words"
+    )
     parser.add_argument("--blend-with", default=None, help="export: average with this head folder or checkpoint")
     parser.add_argument("--blend", type=float, default=0.5, help="export: the checkpoint's share of the average")
     parser.add_argument(
@@ -883,6 +929,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             grow=({"blocks": args.blocks} if args.blocks else {}) | ({"frames": args.frames} if args.frames else {})
             or None,
             real_repeat=args.real_repeat,
+            teacher=Path(args.teacher) if args.teacher else None,
+            distill=args.distill,
         )
     if args.stage == "export":
         blend = (Path(args.blend_with), args.blend) if args.blend_with else None
