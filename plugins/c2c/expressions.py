@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import (
@@ -22,6 +22,13 @@ from plugins.c2c.syntax import Tokens, base_type
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+    from plugins.c2c.library.rows import Emitting
+    from plugins.c2c.state import TranslationState
+
+    _Translator = Emitting  # for the checker, a mixin is the Emitting its Translator is
+else:
+    _Translator = object
 
 # constants Java code uses without declaring (static imports, C habits), where nothing declares them
 _STATIC_CONSTANTS = {
@@ -45,8 +52,23 @@ _TRUNCATED = {"int", "short", "byte", "long", "Integer", "Long"}  # the types a 
 _CHAR_ARITHMETIC = ("+", "-", "*", "/", "%", "^", "&", "|", "<<", ">>")  # a char operand is its code point
 
 
-class ExpressionsMixin:
+class ExpressionsMixin(_Translator):
     """Translates expressions (uses the type mixin and the translator's emission state)."""
+
+    if TYPE_CHECKING:  # what it uses of the Translator and its other mixins
+        st: TranslationState
+
+        def resolve(self, node: Node) -> Tokens: ...
+        def resolve_in(self, node: Node | None, context: str) -> Tokens | None: ...
+        def declared_names(self) -> set[str]: ...
+        def _decide(self, kind: str, node: Node, options: tuple[str, ...], default: str) -> str: ...
+        def _type_name(self, node: Node | None) -> str: ...
+        def _is_int(self, node: Node) -> bool: ...
+        def _identifier(self, name: str) -> Tokens: ...
+        def _field_access(self, node: Node) -> Tokens | None: ...
+        def _assignment(self, node: Node) -> Tokens: ...
+        def _update_tokens(self, node: Node) -> Tokens: ...
+        def _st_switch_expression(self, node: Node, level: int, target: Tokens | None = None) -> None: ...
 
     def expr(self, node: Node | None) -> Tokens:
         """One Java expression -> Python tokens."""
@@ -117,7 +139,7 @@ class ExpressionsMixin:
         return ["(", *self.expr(inner), ")"]
 
     def _ex_binary_expression(self, node: Node) -> Tokens:
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        left, right = _required(node, "left"), _required(node, "right")
         op = self.text(node.child_by_field_name("operator"))
         if op in ("&&", "||"):
             return [*self.expr(left), "and" if op == "&&" else "or", *self.expr(right)]
@@ -221,7 +243,7 @@ class ExpressionsMixin:
         return tt
 
     def _ex_assignment_expression(self, node: Node) -> Tokens:
-        left = node.child_by_field_name("left")
+        left = _required(node, "left")
         if left.type == "identifier" and self.text(node.child_by_field_name("operator")) == "=":
             return ["(", self.text(left), ":=", *self.expr(node.child_by_field_name("right")), ")"]
         self.st.pre.append(self._assignment(node))
@@ -239,7 +261,7 @@ class ExpressionsMixin:
 
     def _ex_cast_expression(self, node: Node) -> Tokens:
         typ = self._type_name(node.child_by_field_name("type"))
-        value = node.child_by_field_name("value")
+        value = _required(node, "value")
         vt = self.type_of(value)
         inner = self.expr(value)
         bare = (
@@ -295,7 +317,7 @@ class ExpressionsMixin:
         special = self._field_access(node)  # `this . x`, `Main . x` (program.py)
         if special is not None:
             return special
-        obj, field = node.child_by_field_name("object"), self.text(node.child_by_field_name("field"))
+        obj, field = _required(node, "object"), self.text(node.child_by_field_name("field"))
         ot = self.text(obj)
         if (ot, field) in MAX_CONST:
             return ["sys", ".", "maxsize"]
@@ -386,6 +408,11 @@ _ARITHMETIC = ("+", "-", "*", "/", "%")
 _INDEX_METHODS = frozenset({"charAt", "substring", "setCharAt", "deleteCharAt", "subList", "codePointAt"})
 
 
+def _required(node: Node, name: str) -> Node:
+    """The field ``name`` that the grammar requires of ``node`` (a binary expression's ``left``), typed as such."""
+    return cast("Node", node.child_by_field_name(name))
+
+
 def _returned_ratio(node: Node, divisor: Node | None) -> bool:
     """Is integer ``node`` (``a / b``, ``b`` not a literal) part of the arithmetic a ``return`` gives back?
 
@@ -401,8 +428,8 @@ def _returned_ratio(node: Node, divisor: Node | None) -> bool:
     cur = node.parent
     while cur is not None and (
         cur.type == "parenthesized_expression"
-        or (cur.type == "binary_expression" and cur.child_by_field_name("operator").type in ("+", "-", "*", "/"))
-        or (cur.type == "unary_expression" and cur.child_by_field_name("operator").type == "-")
+        or (cur.type == "binary_expression" and _required(cur, "operator").type in ("+", "-", "*", "/"))
+        or (cur.type == "unary_expression" and _required(cur, "operator").type == "-")
     ):
         cur = cur.parent
     return cur is not None and cur.type == "return_statement"

@@ -26,8 +26,8 @@ is data: ``Policy.program_io`` and ``Policy.program_classes`` (``state.py``), an
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, cast
 
 from plugins.c2c.analysis import IO_ROLES, PRINT_OPS, base_io, io_kind, read_op, receiver_kind, type_text
 from plugins.c2c.library.rows import INSTANCE, NEW, STATEMENT, STATIC, STREAM, Call, class_of
@@ -40,20 +40,40 @@ from plugins.c2c.syntax import PY_KEYWORDS, Tokens, base_type
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from plugins.c2c.state import ClassInfo, ProgramInfo
+    from plugins.c2c.library.rows import Emitting
+    from plugins.c2c.state import ClassInfo, ProgramInfo, TranslationState
+
+    _Translator = Emitting  # for the checker, a mixin is the Emitting its Translator is
+else:
+    _Translator = object
 
 _SYSTEM_OUT = ("System . out", "System.out")
 
 
-class ResolverMixin:
+class ResolverMixin(_Translator):
     """``resolve``: the one place a call or an object creation is translated (uses the translator's helpers)."""
+
+    if TYPE_CHECKING:  # what it uses of the Translator and its other mixins
+        st: TranslationState
+
+        def _call_parts(self, node: Node) -> tuple[Node | None, str, list[Node]]: ...
+        def _args(self, node: Node | None) -> list[Node]: ...
+        def _type_name(self, node: Node | None) -> str: ...
+        def _read(self, op: str, args: Sequence[Node]) -> Tokens: ...
+        def _printf(self, args: Sequence[Node]) -> Tokens: ...
+        def _print(self, args: Sequence[Node], newline: bool) -> Tokens: ...
+        def _params(self, node: Node | None) -> list[tuple[str, str]]: ...
+        def _anonymous_method(self, node: Node) -> Node | None: ...
+        def _hoist(self, params: list[tuple[str, str]], body: Node | None, owner: Node) -> str: ...
+        def _is_local(self, name: str) -> bool: ...
+        def outer_static(self, name: str, *, methods: bool) -> str | None: ...
 
     def resolve(self, node: Node) -> Tokens:
         """``node`` (a method invocation or an object creation) in an expression, as Python tokens."""
         if node.type == "object_creation_expression":
             return self._resolve_new(node)
         obj, name, args = self._call_parts(node)
-        call = Call(node, obj, name, args)
+        call = Call(node, cast("Node", obj), name, args)  # obj None: a bare call (rows.py types Call.obj Node)
         found = self.st.first(*self._before_shared(call))
         return found if found is not None else self._shared_expression(call)
 
@@ -61,7 +81,7 @@ class ResolverMixin:
         """A method invocation that is a whole statement, as Python tokens; None when no step takes it as a
         statement (it is then translated as an expression, ``resolve``)."""
         obj, name, args = self._call_parts(node)
-        call = Call(node, obj, name, args, context=STATEMENT)
+        call = Call(node, cast("Node", obj), name, args, context=STATEMENT)  # obj None: a bare call, as above
         return self.st.first(*self._before_shared(call), lambda: self._shared_statement(call))
 
     def resolve_in(self, node: Node | None, context: str) -> Tokens | None:
@@ -128,8 +148,12 @@ class ResolverMixin:
         if c.obj is None:
             return None
         if c.name in own_members(own, INSTANCE):
-            receiver = c.obj
-            while receiver.type == "method_invocation" and self.text(receiver.child_by_field_name("name")) in CHAINED:
+            receiver: Node | None = c.obj  # None past a bare call (`append ( 1 ) . append ( 2 )`)
+            while (
+                receiver is not None
+                and receiver.type == "method_invocation"
+                and self.text(receiver.child_by_field_name("name")) in CHAINED
+            ):
                 receiver = receiver.child_by_field_name("object")  # a builder's edits return the builder
             found = ask(self, c, INSTANCE, ((class_of(self.type_of(receiver)), c.name), ("*", c.name)), own)
             if found is not None:
@@ -164,7 +188,8 @@ class ResolverMixin:
         ``Cls .``), an overload renamed by arity; then a statically imported library member."""
         if not self.policy.program_classes:
             return None
-        prog, obj, name, args = self.st.prog, c.obj, c.name, c.args
+        obj: Node | None = c.obj  # None: a bare call (or one on the main class, made bare below)
+        prog, name, args = self.st.prog, c.name, c.args
         if name in PY_KEYWORDS and obj is not None:  # a class's method named `del`, `pass`, ...
             return [*self.expr(obj), ".", name + "_", "(", *self.arg_tokens(args), ")"]
         ot = self.text(obj) if obj is not None else ""
@@ -264,7 +289,7 @@ class ResolverMixin:
     def _resolve_new(self, node: Node) -> Tokens:
         """``new Cls ( args )``: an input / output object (it vanishes), the policy's own rows, an anonymous
         class (its one method as a function), the shared rows, else ``Cls ( args )``."""
-        typ = node.child_by_field_name("type")
+        typ = cast("Node", node.child_by_field_name("type"))  # the grammar's object creation always names its type
         args = self._args(node.child_by_field_name("arguments"))
         cls = base_io(type_text(typ))  # `a . b . Cls < T >` -> `Cls`
         made = self.st.first(

@@ -11,7 +11,12 @@ from plugins.c2c.library.table import returns
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from plugins.c2c.state import ClassInfo
+    from plugins.c2c.library.rows import Emitting
+    from plugins.c2c.state import ClassInfo, TranslationState
+
+    _Translator = Emitting  # for the checker, a mixin is the Emitting its Translator is
+else:
+    _Translator = object
 
 # a Scanner's (or any reader's) typed reads
 _READS = {"nextInt": "int", "nextLong": "long", "nextShort": "int", "nextByte": "int", "nextDouble": "double"}
@@ -23,8 +28,13 @@ _BOOLEAN_METHODS = frozenset(
 )  # `Stack.empty ( )` prints `true` / `false`
 
 
-class TypesMixin:
+class TypesMixin(_Translator):
     """Type names, scopes and ``type_of`` (a Java expression's static type, "?" when unknown)."""
+
+    if TYPE_CHECKING:  # what it uses of the Translator and its other mixins
+        st: TranslationState
+
+        def _call_parts(self, node: Node) -> tuple[Node | None, str, list[Node]]: ...
 
     def _type_name(self, node: Node | None) -> str:
         if node is None:
@@ -108,22 +118,21 @@ class TypesMixin:
             field = self.text(node.child_by_field_name("field"))
             if field == "length":
                 return "int"
-            # a mixin is no Emitting alone: the Translator it is part of is (test_emitters_ask_only_the_narrow_protocol)
-            table = returns(self, node.child_by_field_name("object"), field)  # type: ignore[arg-type]
+            table = returns(self, node.child_by_field_name("object"), field)
             if table:  # `BigDecimal . ONE`
                 return table
-            obj = self.text(node.child_by_field_name("object"))
-            if obj == "this":  # a field of the class being translated
+            written = self.text(node.child_by_field_name("object"))
+            if written == "this":  # a field of the class being translated
                 return self.lookup(field)
-            if obj in ("Integer", "Long", "Short"):
+            if written in ("Integer", "Long", "Short"):
                 return "int"
-            if obj in ("Math", "Double"):
+            if written in ("Math", "Double"):
                 return "double"
             owner = self._program_class(node.child_by_field_name("object"))
             return owner.field_types.get(field, "?") if owner is not None else "?"
         if k == "method_invocation":
             obj, name, args = self._call_parts(node)
-            table = returns(self, obj, name)  # type: ignore[arg-type]  # the Translator is the Emitting, as above
+            table = returns(self, obj, name)
             if table:
                 return table
             ot = self.text(obj) if obj is not None else ""

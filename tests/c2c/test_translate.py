@@ -336,3 +336,23 @@ def test_emitters_ask_only_the_narrow_protocol() -> None:
         and node.value.value.id == "tr"
     }
     assert read and read <= kept, read - kept
+
+
+def test_a_builder_chain_that_starts_at_a_bare_call_is_translated() -> None:
+    # `append ( 1 ) . append ( 2 ) . length ( )`: the walk down a builder's chain reached the bare call's
+    # missing receiver (None) and the whole program became the translator-bug fallback (`def f ( ) : pass`)
+    from bench.c2c_kinds import java_tokens
+    from plugins.c2c.detok import detokenize
+    from plugins.c2c.task import clean_request, safe_translate
+
+    java = """public class Main {
+        static class B {
+            StringBuilder sb = new StringBuilder();
+            StringBuilder append(int x) { return sb.append(x); }
+            int go() { return append(1).append(2).length(); }
+        }
+        public static void main(String[] args) { System.out.println(new B().go()); }
+    }"""
+    source = detokenize(safe_translate(clean_request("0", java_tokens(java))))
+    assert "def go ( self ) :" in source, source
+    assert "len ( self . append ( 1 )" in source, source
