@@ -32,6 +32,9 @@ def build_grounding_head(feature_dim: int, text_dim: int, code: int = CODE, hidd
     from torch import nn
 
     class GroundingHead(nn.Module):
+        mean: torch.Tensor  # buffers (register_buffer), typed for the checker
+        std: torch.Tensor
+
         def __init__(self) -> None:
             super().__init__()
             self.register_buffer("mean", torch.zeros(feature_dim))

@@ -105,7 +105,7 @@ def component_box(z: np.ndarray, delta: float) -> tuple[int, int, int, int]:
                 stack.append((ny, nx))
                 ys.append(ny)
                 xs.append(nx)
-    return min(xs), min(ys), max(xs) + 1, max(ys) + 1
+    return int(min(xs)), int(min(ys)), int(max(xs)) + 1, int(max(ys)) + 1
 
 
 def map_boxes(
@@ -268,6 +268,8 @@ def score_image(
     if n == 0 or p == 0 or item.tokens is None:
         return Scores(data.boxes, np.zeros((n, p), np.float32))
     if verifier is None:
+        if background is None:
+            raise ValueError("zsod: the no-head mode scores against the background vocabulary, and none was given")
         return Scores(data.boxes, no_head_scores(data, background).astype(np.float32))
     sims = (data.regions @ data.texts.T).float().numpy()
     image_sims = (data.texts @ data.image).float().numpy()

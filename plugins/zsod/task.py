@@ -212,6 +212,7 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
             classes = class_embeddings(trunk, detector.classes) if detector is not None else None
         if detector is None:
             log.warning("zsod: no detector; every phrase takes the grid pipeline")
+        assert calibration is not None  # loaded beside the verifier, or the no-head mode's
         return Scorer(verifier, calibration, background, proposer, detector, classes)
 
     # -- discover ---------------------------------------------------------------------------

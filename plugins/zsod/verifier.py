@@ -197,6 +197,9 @@ def build_head(num_features: int = len(FEATURE_NAMES)) -> torch.nn.Module:
     from torch import nn
 
     class VerifierHead(nn.Module):
+        mean: torch.Tensor  # buffers (register_buffer), typed for the checker
+        std: torch.Tensor
+
         def __init__(self) -> None:
             super().__init__()
             self.register_buffer("mean", torch.zeros(num_features))
