@@ -2,7 +2,8 @@
 
 timm builds the ``tf_*`` towers (the default trunk's EfficientNet-Lite) with ``Conv2dSame``:
 for each stride-2 convolution it works out the padding from the input's size, writes a padded
-copy of the input (``F.pad``) and convolves that. The padding depends only on whether each side
+copy of the input (``F.pad``) and convolves that; the default tower (``_tower``, built without
+timm) uses ``SamePadConv`` instead. The padding depends only on whether each side
 is even or odd, and with stride 2, an odd kernel ``k`` and no dilation it is always expressible
 as a plain convolution with symmetric padding ``(k - 1) // 2``:
 
@@ -22,7 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["SamePadConv", "fold_same_padding", "foldable"]
+__all__ = ["SamePadConv", "foldable"]
 
 
 def foldable(conv: nn.Conv2d) -> bool:
@@ -69,20 +70,3 @@ class SamePadConv(nn.Module):
 
 def _kernel_name(even_h: bool, even_w: bool) -> str:
     return f"kernel_{'e' if even_h else 'o'}{'e' if even_w else 'o'}"
-
-
-@torch.no_grad()
-def fold_same_padding(module: nn.Module) -> int:
-    """Replace every timm ``Conv2dSame`` under ``module`` that has a plain form by a ``SamePadConv``
-    (in place; ``module`` is frozen inference code). Returns how many were replaced."""
-    try:
-        from timm.layers import Conv2dSame
-    except ImportError:  # no timm: nothing of it to replace
-        return 0
-    replaced = 0
-    for parent in list(module.modules()):
-        for name, child in list(parent.named_children()):
-            if isinstance(child, Conv2dSame) and foldable(child):
-                setattr(parent, name, SamePadConv(child))
-                replaced += 1
-    return replaced

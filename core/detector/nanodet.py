@@ -205,7 +205,7 @@ def decode(
     out: HeadOutput, boxes_in: Sequence[Letterbox], size: int, cfg: DecodeConfig = DecodeConfig()
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Boxes (xyxy, original image pixels), scores and class indices per image, best first."""
-    from torchvision.ops import batched_nms
+    from core.vision_ops import batched_nms
 
     pts = centers(size, out.scores.device)
     bins = torch.arange(REG_MAX + 1, dtype=torch.float32, device=out.scores.device)
