@@ -1,6 +1,6 @@
 """CPU-seconds of a run, per stage: ``run.py`` on one task under cProfile with a CPU-time clock.
 
-    python -m bench.stage_profile --input ../shared/data/fb_sample/input --tasks htr [--tree DIR]
+    python -m bench.stage_profile [--input ../shared/data/fb_sample/input] [--tasks htr] [--tree DIR]
 
 Runs ``run.py --threads 1 --batch-workers 1`` (every stage on the main thread, which the
 profiler sees) in ``--tree`` (default: this checkout) and prints, for each task named, the CPU
@@ -38,16 +38,17 @@ profile.disable()
 total = time.process_time() - start
 stats = pstats.Stats(profile).stats
 task_files = ("/plugins/", "/examples/")
-row = {"total": total, "imports": 0.0, **{s: 0.0 for s in %(stages)r}}
+stages = STAGES
+row = {"total": total, "imports": 0.0, **{s: 0.0 for s in stages}}
 for (path, _line, name), (_cc, _nc, _tt, cumulative, _callers) in stats.items():
     if name == "_find_and_load":
         row["imports"] = max(row["imports"], cumulative)
     elif name == "load_trunk" and path.endswith("core/trunk.py"):
         row["load_trunk"] += cumulative
-    elif name in %(stages)r and name != "load_trunk" and any(t in path for t in task_files) and path.endswith("task.py"):
+    elif name in stages[1:] and path.endswith("task.py") and any(t in path for t in task_files):
         row[name] += cumulative
 print(json.dumps(row))
-""" % {"stages": STAGES}
+""".replace("STAGES", repr(STAGES))
 
 
 def profile(tree: Path, input_dir: Path, task: str) -> dict[str, float]:
@@ -73,7 +74,7 @@ def _env() -> dict[str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--input", type=Path, required=True)
+    parser.add_argument("--input", type=Path, default=REPO.parent / "shared" / "data" / "fb_sample" / "input")
     parser.add_argument("--tasks", default="c2c,htr,zsod,vqa")
     parser.add_argument("--tree", type=Path, default=REPO, help="the checkout to run (default: this one)")
     args = parser.parse_args()
