@@ -23,6 +23,9 @@ tensors, so task heads run unchanged on the CPU whatever the trunk runs on. On
 CUDA the forward passes run under autocast (``TrunkConfig.precision``: ``auto``
 picks bf16 where the GPU has it, else fp16; ``fp32`` turns it off) and with cuDNN off
 (``Trunk._autocast``: cuDNN plans every new input shape afresh, and images come in every size).
+On the CPU they run in fp32 unless ``precision`` is ``bf16`` (``--precision bf16``), opt-in and
+only on a CPU with bf16 units (``cpu_has_bf16``): then under CPU autocast, where convolutions and
+matrix products take bf16 inputs. Answers then differ from fp32 ones, and between CPUs.
 
 Ablation: ``TrunkConfig.ablation`` (``--ablate-trunk random``) names a registered
 ``TrunkWrapper``; ``load_trunk`` puts it around the backend (core's ``random``,
@@ -40,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import inspect
+import logging
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -75,6 +79,8 @@ if TYPE_CHECKING:
     import numpy as np
     import torch
     from PIL import Image
+
+log = logging.getLogger(__name__)
 
 
 class Trunk:
@@ -290,7 +296,13 @@ class Trunk:
     @contextlib.contextmanager
     def _autocast(self) -> Iterator[None]:
         if self.device.type != "cuda":
-            yield
+            if self.autocast_dtype is None:
+                yield
+                return
+            import torch
+
+            with torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype):
+                yield
             return
         import torch
 
@@ -345,11 +357,41 @@ def _out(x: torch.Tensor) -> torch.Tensor:
 PRECISIONS = ("auto", "fp32", "fp16", "bf16")
 
 
-def autocast_dtype(device: torch.device, precision: str, *, bf16_supported: bool | None = None) -> torch.dtype | None:
+def cpu_has_bf16() -> bool:
+    """True where the CPU has bf16 arithmetic units (AVX512-BF16 or AMX: ``lscpu`` flags
+    ``avx512_bf16``, ``amx_bf16``), the ones torch's CPU kernels (oneDNN) use for bf16. Elsewhere
+    bf16 is emulated and slower than fp32."""
+    return bool(_cpu_bf16_units())
+
+
+def _cpu_bf16_units() -> set[str]:
+    """Which of ``avx512_bf16`` and ``amx`` the CPU has (torch's probes, else the kernel's flags)."""
+    import torch
+
+    try:
+        probes = {"avx512_bf16": torch.cpu._is_avx512_bf16_supported(), "amx": torch.cpu._is_amx_tile_supported()}
+        return {name for name, present in probes.items() if present}
+    except AttributeError:  # a torch without the probes: read the kernel's flags (Linux)
+        try:
+            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+                flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+        except OSError:
+            return set()
+        return {name for name, flag in (("avx512_bf16", "avx512_bf16"), ("amx", "amx_bf16")) if flag in flags}
+
+
+def autocast_dtype(
+    device: torch.device,
+    precision: str,
+    *,
+    bf16_supported: bool | None = None,
+) -> torch.dtype | None:
     """The autocast dtype for ``precision`` on ``device``; ``None`` means plain fp32.
 
-    ``auto``: bf16 on a CUDA GPU that has it, else fp16; fp32 on the CPU (autocast
-    does not pay there). ``fp16``/``bf16`` need a CUDA device.
+    ``auto``: bf16 on a CUDA GPU that has it, else fp16; fp32 on the CPU (the default: the same
+    answers on every CPU). ``bf16`` on the CPU is opt-in and needs a CPU with bf16 units
+    (``cpu_has_bf16``): elsewhere a ``TrunkError`` says so (emulated bf16 is slower than fp32).
+    ``fp16`` needs a CUDA device. ``bf16_supported`` overrides the device's own answer (tests).
     """
     import torch
 
@@ -357,8 +399,20 @@ def autocast_dtype(device: torch.device, precision: str, *, bf16_supported: bool
         raise TrunkError(f"unknown trunk precision {precision!r}; use one of {', '.join(PRECISIONS)}")
     if precision == "fp32" or (precision == "auto" and device.type == "cpu"):
         return None
+    if device.type == "cpu" and precision == "bf16":
+        if bf16_supported is None:
+            bf16_supported = cpu_has_bf16()
+        if not bf16_supported:
+            raise TrunkError(
+                "precision 'bf16' on the CPU needs bf16 units (AVX512-BF16 or AMX: lscpu flags avx512_bf16 "
+                "or amx_bf16), which this CPU lacks; use --precision fp32 (the default on the CPU)"
+            )
+        return torch.bfloat16
     if device.type != "cuda":
-        raise TrunkError(f"precision {precision!r} needs a CUDA device; the trunk runs on {device}")
+        raise TrunkError(
+            f"precision {precision!r} needs a CUDA device; the trunk runs on {device} "
+            "(the CPU takes fp32, or bf16 where it has bf16 units)"
+        )
     if precision == "auto":
         if bf16_supported is None:
             bf16_supported = torch.cuda.is_bf16_supported()
@@ -380,7 +434,11 @@ def load_trunk(config: TrunkConfig, registry: TrunkBackends) -> Trunk:
         (unless ``"none"``) picks a ``TrunkWrapper`` that wraps it (``random``: ``--ablate-trunk random``).
     """
     device = resolve_device(config.device)  # before building: a bad device fails fast
-    autocast_dtype(device, config.precision)
+    if autocast_dtype(device, config.precision) is not None and device.type == "cpu":
+        log.info("trunk passes run in bf16 on the CPU (--precision bf16): answers differ slightly from fp32's")
+        if "amx" not in _cpu_bf16_units():
+            # measured (docs/results.md): without AMX, bf16 took 1.2-1.3x fp32's CPU time
+            log.warning("this CPU has AVX512-BF16 but no AMX: bf16 may well be slower than fp32 here")
     backend = registry.trunk_backend(config.backend)(config)
     if config.ablation != "none":
         wrapper = registry.trunk_backend(config.ablation)

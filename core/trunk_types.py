@@ -102,7 +102,8 @@ class TrunkConfig:
     of the same shape, the control run that shows what the trunk contributes; ``"none"``, none.
     ``device`` is ``"cpu"`` or ``"cuda[:N]"``; ``precision`` the autocast used on
     CUDA: ``"auto"`` (bf16 where the GPU has it, else fp16; fp32 on the CPU),
-    ``"fp16"``, ``"bf16"`` or ``"fp32"`` (no autocast).
+    ``"fp16"``, ``"bf16"`` or ``"fp32"`` (no autocast). On the CPU, ``"bf16"`` is opt-in
+    CPU autocast, only where the CPU has bf16 units (``core.trunk.autocast_dtype``).
     """
 
     backend: str = "default"

@@ -33,12 +33,11 @@ TEMPERATURE = 0.5  # divides the logits; best of 0.05..5 on the train half of zs
 
 def class_prompts() -> list[list[str]]:
     """For each ImageNet-1k class (timm's order), its prompt texts."""
-    from timm.data import ImageNetInfo
+    from core.imagenet import class_descriptions
 
-    info = ImageNetInfo()
     prompts = []
-    for i in range(1000):
-        names = [n.strip() for n in info.index_to_description(i).split(",") if n.strip()]
+    for description in class_descriptions():
+        names = [n.strip() for n in description.split(",") if n.strip()]
         prompts.append([TEMPLATE.format(n) for n in names[:MAX_SYNONYMS]])
     return prompts
 

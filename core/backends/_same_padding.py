@@ -2,7 +2,9 @@
 
 timm builds the ``tf_*`` towers (the default trunk's EfficientNet-Lite) with ``Conv2dSame``:
 for each stride-2 convolution it works out the padding from the input's size, writes a padded
-copy of the input (``F.pad``) and convolves that. The padding depends only on whether each side
+copy of the input (``F.pad``) and convolves that; the default tower (``_tower``, built without
+timm) uses ``SamePadConv`` instead, and ``fold_same_padding`` swaps it into a timm-built tower
+(open_clip's ``timm_model``, ``backends.openclip``). The padding depends only on whether each side
 is even or odd, and with stride 2, an odd kernel ``k`` and no dilation it is always expressible
 as a plain convolution with symmetric padding ``(k - 1) // 2``:
 

@@ -115,6 +115,9 @@ class DetectorConfig:
     :param input_size: the square side images are letterboxed to, a multiple of 32 (None: the
         detector's own, 416 for NanoDet-g-416).
     :param batch_size: images a forward pass.
+    :param bf16: the network's passes under bf16 autocast (``--precision bf16``; the trunk's check that
+        the CPU has bf16 units comes first); decoding stays fp32. ``nanodet`` honours it, ``yolo`` runs
+        as ultralytics decides.
     """
 
     name: str = DEFAULT_NAME
@@ -122,6 +125,7 @@ class DetectorConfig:
     device: str = "cpu"
     input_size: int | None = None
     batch_size: int = 8
+    bf16: bool = False
 
     def __post_init__(self) -> None:
         if self.input_size is not None:
@@ -130,14 +134,14 @@ class DetectorConfig:
             raise DetectorError(f"detector batch size must be positive, got {self.batch_size}")
 
     @classmethod
-    def parse(cls, spec: str, *, device: str = "cpu") -> DetectorConfig:
+    def parse(cls, spec: str, *, device: str = "cpu", bf16: bool = False) -> DetectorConfig:
         """Parse ``--detector NAME[:WEIGHTS]`` (``nanodet``, ``yolo:/path/best.pt``); the weights
         may hold colons (a path). Whether the name is registered is checked where the
         registered detectors are known (``pick``)."""
         name, _, weights = (spec or DEFAULT_NAME).partition(":")
         if not name.isidentifier():
             raise DetectorError(f"bad detector spec {spec!r}: use 'NAME[:WEIGHTS]'")
-        return cls(name, weights, device=device)
+        return cls(name, weights, device=device, bf16=bf16)
 
 
 #: What ``register_detectors`` registers under a name: the config in, a built ``Detector`` out.

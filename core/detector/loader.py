@@ -50,8 +50,10 @@ class Detectors:
         self._serialized: dict[DetectorConfig, Serialized] = {}
 
     def config_of(self, spec: str | None = None) -> DetectorConfig:
-        """The config ``spec`` names (``NAME[:WEIGHTS]``, on the run's detector's device); None: the run's."""
-        return self.config if spec is None else DetectorConfig.parse(spec, device=self.config.device)
+        """The config ``spec`` names (``NAME[:WEIGHTS]``, with the run's device and bf16); None: the run's."""
+        if spec is None:
+            return self.config
+        return DetectorConfig.parse(spec, device=self.config.device, bf16=self.config.bf16)
 
     @property
     def built(self) -> bool:

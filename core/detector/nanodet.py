@@ -205,7 +205,7 @@ def decode(
     out: HeadOutput, boxes_in: Sequence[Letterbox], size: int, cfg: DecodeConfig = DecodeConfig()
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Boxes (xyxy, original image pixels), scores and class indices per image, best first."""
-    from torchvision.ops import batched_nms
+    from core.vision_ops import batched_nms
 
     pts = centers(size, out.scores.device)
     bins = torch.arange(REG_MAX + 1, dtype=torch.float32, device=out.scores.device)
@@ -276,6 +276,8 @@ class NanoDet:
             chunk = [rgb_array(image) for image in images[start : start + self.config.batch_size]]
             inputs, boxes = zip(*(letterbox(image, size) for image in chunk), strict=True) if chunk else ((), ())
             with self._torch.inference_mode():
-                raw = self._net(self._torch.stack(inputs).to(self.device).contiguous(memory_format=self._layout))
+                pixels = self._torch.stack(inputs).to(self.device).contiguous(memory_format=self._layout)
+                with self._torch.autocast(self.device.type, dtype=self._torch.bfloat16, enabled=self.config.bf16):
+                    raw = self._net(pixels)
                 out.extend(Detections(*found) for found in decode(raw, boxes, size))
         return out

@@ -151,12 +151,9 @@ def imagenet_names() -> list[str]:
     Fine-grained names ("labrador retriever", "seagull"...) answer OK-VQA-style
     "what kind/breed/type" questions; English only (no Russian table ships).
     """
-    try:
-        from timm.data import ImageNetInfo
-    except ImportError:  # timm is a runtime requirement; stay usable without it
-        return []
-    info = ImageNetInfo()
-    names = (info.index_to_description(i).split(",")[0].strip() for i in range(info.num_classes()))
+    from core.imagenet import class_descriptions  # () without timm: a runtime requirement, but stay usable
+
+    names = (d.split(",")[0].strip() for d in class_descriptions())
     return [normalize_answer(n, "en") for n in names if n]
 
 

@@ -75,6 +75,15 @@ def cache_key(trunk: Trunk, texts: Sequence[str]) -> dict[str, str]:
     }
 
 
+def cache_name(key: dict[str, str]) -> str:
+    """The file of a trunk version, one per device and precision (fp32 and ``--precision bf16`` runs
+    alternating would otherwise rebuild each other's file): ``answers-<trunk>[-<device/precision>]``."""
+    variant = (key["device"], key["precision"])
+    if variant == ("cpu", "None"):  # the default run's file keeps its name
+        return f"answers-{key['trunk']}.safetensors"
+    return f"answers-{key['trunk']}-{hashlib.sha1('|'.join(variant).encode()).hexdigest()[:8]}.safetensors"
+
+
 def cached_embeddings(
     trunk: Trunk,
     texts: Sequence[str],
@@ -88,7 +97,7 @@ def cached_embeddings(
     if not dirs:
         return embed(texts)
     key = cache_key(trunk, texts)
-    name = f"answers-{key['trunk']}.safetensors"
+    name = cache_name(key)
     probe = embed([PROBE])
     for folder in dirs:
         found = _read(folder / name, key, probe)

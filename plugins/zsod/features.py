@@ -50,7 +50,8 @@ def pixel_crop_embeddings(trunk: Trunk, pixels: torch.Tensor, boxes: np.ndarray,
     """``[M, D]`` unit embeddings of ``side`` x ``side`` crops (bilinear, squashed like
     ``image_transform``) of ``pixels`` for ``xyxy`` ``boxes`` in ``pixels``' coordinates."""
     import torch
-    from torchvision.ops import roi_align
+
+    from core.vision_ops import roi_align
 
     if len(boxes) == 0:
         return torch.zeros(0, trunk.embed_dim)

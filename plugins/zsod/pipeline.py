@@ -79,7 +79,8 @@ class RegionData(NamedTuple):
 def pool_boxes(trunk: Trunk, fmap: torch.Tensor, stride: int, boxes: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
     """``(pooled [N, C], embeddings [N, D])`` of ``xyxy`` ``boxes`` in feature-pass pixels on the stride-32 map."""
     import torch
-    from torchvision.ops import roi_align
+
+    from core.vision_ops import roi_align
 
     rois = torch.zeros(len(boxes), 5, dtype=fmap.dtype)
     rois[:, 1:] = torch.as_tensor(boxes, dtype=fmap.dtype)

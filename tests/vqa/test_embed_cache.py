@@ -130,3 +130,17 @@ def test_cache_folders_follow_the_environment(tmp_path: Path, monkeypatch: pytes
     assert cache_dirs(weights) == []
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "mine"))
     assert cache_dirs(weights) == [tmp_path / "mine"]
+
+
+def test_fp32_and_bf16_runs_keep_a_file_each(tmp_path: Path) -> None:
+    fp32 = make_fake_trunk(seed=0)
+    bf16 = make_fake_trunk(seed=0)
+    bf16.autocast_dtype = torch.bfloat16  # what --precision bf16 gives on a CPU with bf16 units
+    cached_embeddings(fp32, TEXTS, Counting(fp32), dirs=[tmp_path])
+    cached_embeddings(bf16, TEXTS, Counting(bf16), dirs=[tmp_path])
+    assert len(list(tmp_path.glob("*.safetensors"))) == 2
+    assert (tmp_path / f"answers-{fp32.version}.safetensors").is_file()  # the default's name is kept
+    for trunk in (fp32, bf16):  # each still warm after the other ran
+        warm = Counting(trunk)
+        cached_embeddings(trunk, TEXTS, warm, dirs=[tmp_path])
+        assert warm.texts == 1
