@@ -308,6 +308,7 @@ def analyze(root: Node) -> ProgramInfo:
     """Classes, their members and roles, the io variables and the reads a program makes."""
     info = ProgramInfo()
     nodes = _Nodes(root)  # one walk; the passes below take the kinds they read
+    info.nodes_by_type = nodes.by_type  # the translator's declared names and method types read it, not a walk
     classes = nodes.of(*CLASS_TYPES)
     for cls in classes:
         name_node = cls.child_by_field_name("name")

@@ -64,6 +64,7 @@ class ProgramInfo:
     hash_tables: set[str] = field(default_factory=set)  # HashMap / HashSet variables (iterate in Java's order)
     enum_constants: dict[str, str] = field(default_factory=dict)  # an enum's constant -> its enum (``case RED``)
     deques: frozenset[str] = frozenset()  # queues used only through queue methods: `collections.deque` (``_deques``)
+    nodes_by_type: dict[str, list[Node]] = field(default_factory=dict)  # the analysis walk: each kind in order
 
 
 @dataclass(frozen=True, slots=True)
