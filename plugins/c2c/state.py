@@ -87,7 +87,7 @@ class Policy:
     java_nulls: bool  # `map . remove ( k )` of a missing key gives None, as Java's null
     exact_constants: bool  # `Integer.MAX_VALUE / 2` in arithmetic is Java's value, not the references' sys.maxsize
     runs_threads: bool  # a `Thread`'s runnable runs where the thread is made (`start` / `join` vanish)
-    wrapping_hash: bool  # an int hash step in a loop (`h = 31 * h + c`) wraps to 32 bits as Java's int
+    wrapping_hash: bool  # an int / long hash step in a loop (`h = 31 * h + c`) wraps to 32 / 64 bits as Java's
 
 
 FUNCTION = Policy(
