@@ -68,11 +68,16 @@ def modifiers(node: Node) -> str:
     return ""
 
 
+_TYPE_ARGS = re.compile(r"<.*>")
+
+
 def type_text(node: Node | None) -> str:
     if node is None or node.text is None:
         return ""
     text = node.text.decode()
-    return re.sub(r"<.*>", "", text).replace(" ", "")
+    if "<" in text:
+        text = _TYPE_ARGS.sub("", text)
+    return text.replace(" ", "")
 
 
 def base_io(typ: str) -> str:
@@ -218,7 +223,7 @@ _DEQUE_METHODS = {
 }
 
 
-def _deques(everything: list[Node]) -> frozenset[str]:
+def _deques(nodes: _Nodes) -> frozenset[str]:
     """Variables that are a ``collections.deque`` (``poll`` an O(1) ``popleft``, where a list's ``pop ( 0 )`` is
     O(n)): declared only as ``Queue`` / ``Deque`` / ``ArrayDeque`` / ``LinkedList``, made only by an empty
     ``new ArrayDeque`` / ``new LinkedList``, and otherwise only the receiver of a queue method of
@@ -256,23 +261,52 @@ def _deques(everything: list[Node]) -> frozenset[str]:
             )
         return parent.type == "enhanced_for_statement" and parent.child_by_field_name("value") == ident
 
+    # only a name declared with a queue type can be one; the other identifiers need no look
+    candidates = {
+        (d.child_by_field_name("name").text or b"").decode()
+        for n in nodes.of("local_variable_declaration", "field_declaration")
+        if type_text(n.child_by_field_name("type")) in _DEQUE_TYPES
+        for d in n.children_by_field_name("declarator")
+    }
+    if not candidates:
+        return frozenset()
     declared: set[str] = set()
     refused: set[str] = set()
-    for n in everything:
-        if n.type == "identifier" and n.text is not None:
-            name = n.text.decode()
-            if not queue_use(n):
-                refused.add(name)
-            elif n.parent is not None and n.parent.type == "variable_declarator":
-                declared.add(name)
+    for n in nodes.of("identifier"):
+        if n.text is None or (name := n.text.decode()) not in candidates:
+            continue
+        if not queue_use(n):
+            refused.add(name)
+        elif n.parent is not None and n.parent.type == "variable_declarator":
+            declared.add(name)
     return frozenset(declared - refused)
+
+
+class _Nodes:
+    """A program's nodes from one walk, in source order, with their types read once: the passes of
+    ``analyze`` take the kinds they look at (reading ``Node.type`` of every node in each pass was most of
+    its time)."""
+
+    def __init__(self, root: Node) -> None:
+        self.nodes = list(walk_nodes(root))
+        self.types = [n.type for n in self.nodes]
+        self.by_type: dict[str, list[Node]] = {}
+        for n, t in zip(self.nodes, self.types, strict=True):
+            self.by_type.setdefault(t, []).append(n)
+
+    def of(self, *kinds: str) -> list[Node]:
+        """The nodes of these kinds, in source order."""
+        if len(kinds) == 1:
+            return self.by_type.get(kinds[0], [])
+        return [n for n, t in zip(self.nodes, self.types, strict=True) if t in kinds]
 
 
 def analyze(root: Node) -> ProgramInfo:
     """Classes, their members and roles, the io variables and the reads a program makes."""
     info = ProgramInfo()
-    everything = list(walk_nodes(root))  # one walk; the passes below filter it
-    classes = [n for n in everything if n.type in CLASS_TYPES]
+    nodes = _Nodes(root)  # one walk; the passes below take the kinds they read
+    info.nodes_by_type = nodes.by_type  # the translator's declared names and method types read it, not a walk
+    classes = nodes.of(*CLASS_TYPES)
     for cls in classes:
         name_node = cls.child_by_field_name("name")
         if name_node is None or name_node.text is None:
@@ -326,7 +360,7 @@ def analyze(root: Node) -> ProgramInfo:
         elif wraps_out and not wraps_in and not ci.static_methods:
             ci.role = "writer"
         info.classes.setdefault(ci.name, ci)
-    if info.main is not None and _made_as_object(info.main, everything):
+    if info.main is not None and _made_as_object(info.main, nodes):
         info.main.role, info.entry, info.main = "class", info.main, None
     for ci in info.classes.values():  # a solver holding the reader and the writer (`run`, `dfs`) stays a class
         if ci.role == "writer" and any(
@@ -357,29 +391,28 @@ def analyze(root: Node) -> ProgramInfo:
                 if ".Math." in text:
                     info.static_math = True
     # io variables: declared with an io type or a reader / writer class
-    for n in everything:
-        if n.type in ("field_declaration", "local_variable_declaration", "formal_parameter", "resource"):
-            t = base_io(type_text(n.child_by_field_name("type")))
-            made = n.child_by_field_name("declarator")
-            made = made.child_by_field_name("value") if made is not None and made.type != "identifier" else None
-            if t == "var" and made is not None and made.type == "object_creation_expression":
-                t = base_io(type_text(made.child_by_field_name("type")))  # `var sc = new Scanner ( System . in )`
-            kind = io_kind(t, info)
-            if info.main is not None and t == info.main.name:
-                kind = "main"
-            if not kind:
-                continue
-            if n.type in ("formal_parameter", "resource"):
-                nm = n.child_by_field_name("name")
+    for n in nodes.of("field_declaration", "local_variable_declaration", "formal_parameter", "resource"):
+        t = base_io(type_text(n.child_by_field_name("type")))
+        made = n.child_by_field_name("declarator")
+        made = made.child_by_field_name("value") if made is not None and made.type != "identifier" else None
+        if t == "var" and made is not None and made.type == "object_creation_expression":
+            t = base_io(type_text(made.child_by_field_name("type")))  # `var sc = new Scanner ( System . in )`
+        kind = io_kind(t, info)
+        if info.main is not None and t == info.main.name:
+            kind = "main"
+        if not kind:
+            continue
+        if n.type in ("formal_parameter", "resource"):
+            nm = n.child_by_field_name("name")
+            if nm is not None and nm.text is not None:
+                _set_io(info, nm.text.decode(), kind)
+        else:
+            for d in n.children_by_field_name("declarator"):
+                nm = d.child_by_field_name("name")
                 if nm is not None and nm.text is not None:
                     _set_io(info, nm.text.decode(), kind)
-            else:
-                for d in n.children_by_field_name("declarator"):
-                    nm = d.child_by_field_name("name")
-                    if nm is not None and nm.text is not None:
-                        _set_io(info, nm.text.decode(), kind)
     # priority queues in natural order: heapq over a list
-    for n in everything:
+    for n in nodes.of("variable_declarator", "assignment_expression"):
         if n.type == "variable_declarator":
             value = n.child_by_field_name("value")
             nm = n.child_by_field_name("name")
@@ -407,14 +440,14 @@ def analyze(root: Node) -> ProgramInfo:
                 name = left if left.type == "identifier" else left.child_by_field_name("field")
                 if t in ("HashMap", "HashSet") and name is not None:
                     info.hash_tables.add((name.text or b"").decode())
-    info.deques = _deques(everything)
+    info.deques = _deques(nodes)
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role in ("reader", "io")]
-    for n in everything:  # a StreamTokenizer's `nval` / `sval`: the token its `nextToken ( )` read
+    for n in nodes.of("field_access"):  # a StreamTokenizer's `nval` / `sval`: the token its `nextToken ( )` read
         op = stream_field_op(n, info)
         if op and not any(_inside(n, r) for r in readers):
             info.reads.add(op)
-    calls = [n for n in everything if n.type == "method_invocation"]
+    calls = nodes.of("method_invocation")
     for n in calls:
         if any(_inside(n, r) for r in readers):
             continue
@@ -427,10 +460,12 @@ def analyze(root: Node) -> ProgramInfo:
                     gp = gp.parent
                 if gp is not None and gp.type == "binary_expression" and b"null" in (gp.text or b""):
                     info.line_null_checks = True
-    declared = {n.child_by_field_name("name").text or b"" for n in everything if n.type == "method_declaration"}
+    declared = {n.child_by_field_name("name").text or b"" for n in nodes.of("method_declaration")}
     info.recursive = _recursive(calls, info, declared)
-    info.signed = _signed_names(everything)
-    info.local_main = _builds_text_in_loop(everything) or _nested_loops_in_main(everything)
+    info.signed = _signed_names(nodes.of("assignment_expression", "variable_declarator", "enhanced_for_statement"))
+    info.local_main = _builds_text_in_loop(
+        nodes.of("local_variable_declaration", "method_invocation", "assignment_expression")
+    ) or _nested_loops_in_main(nodes.of(*_LOOPS))
     for ci in info.classes.values():
         if ci.role != "class":
             continue
@@ -450,15 +485,11 @@ def analyze(root: Node) -> ProgramInfo:
     return info
 
 
-def _made_as_object(main: ClassInfo, everything: list[Node]) -> bool:
+def _made_as_object(main: ClassInfo, nodes: _Nodes) -> bool:
     """Does the program use objects of its main class as objects: a constructor that does work, several
     objects (made twice, or in a loop), or an object's field read from outside (``ins . x``)? Then the main
     class stays a class; flattened into the module, its one object's state would be the module's globals."""
-    made = [
-        n
-        for n in everything
-        if n.type == "object_creation_expression" and type_text(n.child_by_field_name("type")) == main.name
-    ]
+    made = [n for n in nodes.of("object_creation_expression") if type_text(n.child_by_field_name("type")) == main.name]
     if not made:
         return False
     for m in class_members(main.node):
@@ -470,16 +501,14 @@ def _made_as_object(main: ClassInfo, everything: list[Node]) -> bool:
         return True
     held = {
         (d.child_by_field_name("name").text or b"").decode()
-        for n in everything
-        if n.type in ("local_variable_declaration", "field_declaration")
-        and type_text(n.child_by_field_name("type")) == main.name
+        for n in nodes.of("local_variable_declaration", "field_declaration")
+        if type_text(n.child_by_field_name("type")) == main.name
         for d in n.children_by_field_name("declarator")
     }
     return any(
-        n.type == "field_access"
-        and (n.child_by_field_name("object").text or b"").decode() in held
+        (n.child_by_field_name("object").text or b"").decode() in held
         and (n.child_by_field_name("field").text or b"").decode() in main.instance_fields
-        for n in everything
+        for n in nodes.of("field_access")
     )
 
 

@@ -110,7 +110,7 @@ class ProgramMixin:
     def _program(self, root: Node, info: ProgramInfo) -> None:
         """Translate the compilation unit ``root`` (analysed by ``analyze`` into ``info``)."""
         self.st.prog = info
-        self._collect_method_types(root)
+        self._collect_method_types(root, info.nodes_by_type)
         token_reads = info.reads & _TOKEN_OPS
         declares_input = "input" in self.declared_names() and "input" not in info.io
         if not info.reads:

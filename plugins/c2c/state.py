@@ -64,6 +64,7 @@ class ProgramInfo:
     hash_tables: set[str] = field(default_factory=set)  # HashMap / HashSet variables (iterate in Java's order)
     enum_constants: dict[str, str] = field(default_factory=dict)  # an enum's constant -> its enum (``case RED``)
     deques: frozenset[str] = frozenset()  # queues used only through queue methods: `collections.deque` (``_deques``)
+    nodes_by_type: dict[str, list[Node]] = field(default_factory=dict)  # the analysis walk: each kind in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +87,7 @@ class Policy:
     java_nulls: bool  # `map . remove ( k )` of a missing key gives None, as Java's null
     exact_constants: bool  # `Integer.MAX_VALUE / 2` in arithmetic is Java's value, not the references' sys.maxsize
     runs_threads: bool  # a `Thread`'s runnable runs where the thread is made (`start` / `join` vanish)
-    wrapping_hash: bool  # an int hash step in a loop (`h = 31 * h + c`) wraps to 32 bits as Java's int
+    wrapping_hash: bool  # an int / long hash step in a loop (`h = 31 * h + c`) wraps to 32 / 64 bits as Java's
 
 
 FUNCTION = Policy(

@@ -136,19 +136,24 @@ class Translator(ResolverMixin, ProgramMixin, StatementsMixin, ExpressionsMixin,
                 return child.child_by_field_name("body")
         return None
 
-    def _collect_method_types(self, body: Node) -> None:
-        """One walk of the source: each method's return type, and every declared name."""
-        declared: set[str] = set()
-        for node in walk_nodes(body):
-            if node.type == "method_declaration":
-                name, typ = node.child_by_field_name("name"), node.child_by_field_name("type")
-                if name is not None and typ is not None:
-                    self.st.method_types[self.text(name)] = self._type_name(typ)
-            elif node.type in _DECLARES:
-                name = node.child_by_field_name("name")
-                if name is not None:
-                    declared.add(self.text(name))
-        self.st.declared = declared
+    def _collect_method_types(self, body: Node, by_type: Mapping[str, list[Node]] | None = None) -> None:
+        """Each method's return type, and every declared name: from one walk of the source, or from a
+        program's nodes by type (``ProgramInfo.nodes_by_type``, the analysis's walk of ``body``)."""
+        if by_type is None:
+            walked: dict[str, list[Node]] = {}
+            for node in walk_nodes(body):
+                walked.setdefault(node.type, []).append(node)
+            by_type = walked
+        for node in by_type.get("method_declaration", ()):
+            name, typ = node.child_by_field_name("name"), node.child_by_field_name("type")
+            if name is not None and typ is not None:
+                self.st.method_types[self.text(name)] = self._type_name(typ)
+        self.st.declared = {
+            self.text(name)
+            for kind in _DECLARES
+            for node in by_type.get(kind, ())
+            if (name := node.child_by_field_name("name")) is not None
+        }
 
     # -- decision sites -----------------------------------------------------------------------------------
     def _decide(self, kind: str, node: Node, options: tuple[str, ...], default: str) -> str:

@@ -339,3 +339,57 @@ public class Main {
     check(java, ["100 3\n", "1 1\n", "200000 7\n"], tmp_path)
     out = detokenize(translate(java_tokens(java)))
     assert "for j in range ( i * i , n + 1 , i ) :" in out and "range ( n , 0 , - k )" in out, out
+
+
+def test_a_long_hash_step_in_a_loop_wraps_to_64_bits_and_runs_in_linear_time(tmp_path: Path) -> None:
+    """A rolling hash on a long with no modulus (``h = h * 131 + c``) wraps modulo 2^64 in Java; unwrapped,
+    Python's number grows with the string, every step costs in proportion to its length (200,000
+    characters: over the 20 s limit), and the hash printed is not Java's."""
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    String s = sc.next();
+    int k = sc.nextInt();
+    long h = 0, g = 7;
+    for (int i = 0; i < s.length(); i++) {
+      h = h * 131 + s.charAt(i);
+      g = (g * 1000003L) ^ (s.charAt(i) * k);
+    }
+    long x = 0;
+    for (int i = 0; i < k; i++) x = x * 10 + i % 10;
+    System.out.println(h + " " + g + " " + x);
+  }
+}"""
+    long = "".join("abcdefghij"[(i * i + 3 * i) % 10] for i in range(200_000))
+    check(java, [f"{long} 7\n", "abc 3\n", "zz 1\n"], tmp_path)
+
+
+def test_a_for_loop_whose_body_changes_its_bound_reads_the_bound_on_every_turn(tmp_path: Path) -> None:
+    """``i < q . size ( )`` over a list the body grows (a breadth-first walk), ``i <= Math . sqrt ( n )`` with
+    ``n /= i`` inside, ``i < m`` with ``m --`` inside: Java tests the bound on every turn, a Python ``range``
+    reads it once (the walk stopped after the first items; the trial division ran to the first n's root)."""
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    long m = sc.nextLong();
+    List<Integer> q = new ArrayList<>();
+    q.add(1);
+    for (int i = 0; i < q.size(); i++) {
+      int v = q.get(i);
+      if (2 * v <= n) q.add(2 * v);
+      if (2 * v + 1 <= n) q.add(2 * v + 1);
+    }
+    int turns = 0;
+    for (long i = 2; i <= Math.sqrt(m); i++) {
+      turns++;
+      while (m % i == 0) m /= i;
+    }
+    int k = n, steps = 0;
+    for (int i = 0; i < k; i++) { steps++; if (i % 3 == 0) k--; }
+    System.out.println(q.size() + " " + turns + " " + m + " " + steps);
+  }
+}"""
+    check(java, ["10 1099511627776\n", "1 97\n", "100000 600851475143\n"], tmp_path)
