@@ -10,13 +10,16 @@ third-party ones come from the ``fusionbrain`` entry-point group, whatever they 
 
 Nothing is loaded at import: call ``get_plugin_manager()`` for a new manager, then
 ``collect(pm)`` for the one ``core.factories.Registry`` of what the plugins registered
-(``load()`` does both).
+(``load()`` does both). ``train.py`` asks for ``training=True``: each plugin that is a package
+then brings its ``train`` sub-package too (``plugins.htr.train``), whose ``register_trainers``
+gives the tasks' trainers; ``run.py`` never loads one.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import logging
 import os
 import warnings
@@ -47,6 +50,8 @@ DEFAULT_PLUGINS = (
 )
 #: core's own plugins alone (its trunk backends and detectors): ``get_plugin_manager(builtins=CORE_PLUGINS)``
 CORE_PLUGINS = DEFAULT_PLUGINS[:2]
+# The sub-package of a plugin package that holds its training side (``register_trainers``).
+TRAIN_PACKAGE = "train"
 # Comma-separated distribution names; when set, only their entry points load.
 ALLOW_ENV = "FUSIONBRAIN_LOAD_PLUGINS"
 
@@ -69,9 +74,11 @@ def get_plugin_manager(
     load_entrypoints: bool = True,
     strict: bool = False,
     builtins: Iterable[str] = DEFAULT_PLUGINS,
+    training: bool = False,
 ) -> PluginManager:
     """A new plugin manager with the built-in plugins (``builtins``: core's trunk backends and
-    detectors, the task plugins) and (optionally) entry points.
+    detectors, the task plugins) and (optionally) entry points; with ``training`` (``train.py``),
+    also each plugin package's training side (``_load_training_sides``).
 
     A third-party plugin that fails to import is skipped with a warning naming
     its distribution; ``strict=True`` re-raises instead. A hookimpl whose name
@@ -83,6 +90,8 @@ def get_plugin_manager(
         pm.register(importlib.import_module(module_name), name=module_name)
     if load_entrypoints:
         _load_entrypoints(pm, strict=strict)
+    if training:
+        _load_training_sides(pm, strict=strict)
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
@@ -121,6 +130,33 @@ def _load_entrypoints(pm: PluginManager, *, strict: bool) -> None:
         pm.origins[ep.name] = dist
 
 
+def _load_training_sides(pm: PluginManager, *, strict: bool) -> None:
+    """Register, beside each plugin that is a package, its ``train`` sub-package when it has one
+    (as ``<name>.train``): the module whose ``register_trainers`` names the tasks' trainers. A
+    third-party one that fails to import is skipped with a warning (re-raised with ``strict``); a
+    built-in one always raises."""
+    for name, plugin in list(pm.list_name_plugin()):
+        package = getattr(plugin, "__name__", None)
+        if package is None or not hasattr(plugin, "__path__"):
+            continue
+        module_name = f"{package}.{TRAIN_PACKAGE}"
+        try:
+            if importlib.util.find_spec(module_name) is None:
+                continue
+            pm.register(importlib.import_module(module_name), name=f"{name}.{TRAIN_PACKAGE}")
+        except Exception as exc:
+            if strict or name in DEFAULT_PLUGINS:
+                raise PluginError(f"plugin {pm.origin(plugin)!r}: {module_name} failed to load: {exc}") from exc
+            warnings.warn(
+                f"skipping the trainers of plugin {pm.origin(plugin)!r} ({module_name}): {type(exc).__name__}: {exc}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            continue
+        if name in pm.origins:
+            pm.origins[f"{name}.{TRAIN_PACKAGE}"] = pm.origins[name]
+
+
 def _distribution_name(ep: EntryPoint) -> str:
     dist = getattr(ep, "dist", None)
     return dist.name if dist is not None else ep.value.split(":")[0]
@@ -128,7 +164,8 @@ def _distribution_name(ep: EntryPoint) -> str:
 
 def collect(pm: PluginManager, options: PluginOptions | None = None, *, strict: bool = False) -> Registry:
     """Ask every plugin what it registers (``register_tasks``, ``register_trunk_backends``,
-    ``register_detectors``); the one ``Registry`` of a run, each kind by name, in plugin order.
+    ``register_detectors``, and a training side's ``register_trainers``); the one ``Registry`` of
+    a run, each kind by name, in plugin order.
 
     ``options``: the run's ``PluginOptions`` (``RunRequest.plugins``, ``TrainRequest``'s for
     ``train.py``): each plugin's ``register_tasks`` gets its own share as ``config``.
@@ -143,12 +180,16 @@ def collect(pm: PluginManager, options: PluginOptions | None = None, *, strict: 
         tasks={_validate_task(task, origin): task for origin, (task,) in _unique(tasks, "task", _validate_task)},
         trunk_backends=_factories(pm, "register_trunk_backends", "trunk backend", strict=strict),
         detectors=_factories(pm, "register_detectors", "detector", strict=strict),
+        trainers=_factories(pm, "register_trainers", "trainer", strict=strict),
     )
 
 
-def load(options: PluginOptions | None = None, *, load_entrypoints: bool = True, strict: bool = False) -> Registry:
+def load(
+    options: PluginOptions | None = None, *, load_entrypoints: bool = True, strict: bool = False, training: bool = False
+) -> Registry:
     """``collect`` of a new plugin manager (``get_plugin_manager``): for scripts that hold none."""
-    return collect(get_plugin_manager(load_entrypoints=load_entrypoints, strict=strict), options, strict=strict)
+    pm = get_plugin_manager(load_entrypoints=load_entrypoints, strict=strict, training=training)
+    return collect(pm, options, strict=strict)
 
 
 def _collect(
@@ -167,7 +208,7 @@ def _collect(
         try:
             call(register=_recorder(calls), **kwargs)
         except Exception as exc:
-            if strict or name in DEFAULT_PLUGINS:
+            if strict or name.removesuffix(f".{TRAIN_PACKAGE}") in DEFAULT_PLUGINS:
                 raise PluginError(f"plugin {origin!r} failed in {hook}: {exc}") from exc
             warnings.warn(f"skipping plugin {origin!r}: {hook} raised {exc!r}", RuntimeWarning, stacklevel=3)
             continue

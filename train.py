@@ -1,6 +1,7 @@
 """Train the tasks' heads for one trunk: ``python train.py --trunk SPEC --heads DIR [--data NAME=PATH ...]``.
 
-Each selected task's ``train_head`` (``TaskInfo.trainer``) writes its head and card to
+Each selected task's ``train_head`` (registered by its plugin's ``train`` package through
+``register_trainers``: ``Registry.trainers``) writes its head and card to
 ``DIR/<task>/<trunk version>/``; ``run.py --trunk SPEC --heads DIR`` then uses them.
 ``python -m plugins.<task>.train ...`` is this command for one task.
 """

@@ -29,7 +29,9 @@ class Discovery(Protocol):
     """What ``run.py``, ``train.py`` and ``serve.py`` hand core of plugin discovery (the top-level
     ``registry`` module is one): core imports no registry of its own."""
 
-    def get_plugin_manager(self, *, load_entrypoints: bool = True, strict: bool = False) -> Any: ...
+    def get_plugin_manager(
+        self, *, load_entrypoints: bool = True, strict: bool = False, training: bool = False
+    ) -> Any: ...
 
     def add_plugin_options(self, pm: Any, parser: argparse.ArgumentParser) -> Mapping[str, Sequence[str]] | None: ...
 
@@ -51,8 +53,8 @@ def parse_with_plugins(
 ) -> tuple[object, argparse.Namespace]:
     """The parse of ``serve.py`` and ``train.py``: load the plugins as ``argv`` asks (through
     ``discovery``, the caller's plugin registry: core imports none), let them add their options
-    to ``parser`` (their run options, ``add_options``; with ``train``, their trainer flags,
-    ``add_train_options``, instead), parse, set up logging. Returns the plugin manager and the
+    to ``parser`` (their run options, ``add_options``; with ``train``, their training sides too
+    and their trainer flags, ``add_train_options``, instead), parse, set up logging. Returns the plugin manager and the
     options. ``run.py`` parses through ``parse_run``, which goes on to a typed request."""
     pm, args, _ = parse_plugin_options(argv, parser, discovery, train=train)
     return pm, args
@@ -65,7 +67,7 @@ def parse_plugin_options(
     import sys
 
     argv = sys.argv[1:] if argv is None else list(argv)
-    pm = discovery.get_plugin_manager(**plugin_loading(argv))
+    pm = discovery.get_plugin_manager(**plugin_loading(argv), training=train)
     if train:
         discovery.add_plugin_train_options(pm, parser)
         owners = None

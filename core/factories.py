@@ -37,7 +37,8 @@ def pick(factories: Mapping[str, F], name: str, *, kind: str, error: type[Projec
 
 @dataclass(frozen=True, slots=True)
 class Registry:
-    """What the plugins registered, by name: tasks, trunk backends, detectors.
+    """What the plugins registered, by name: tasks, trunk backends, detectors (and, for
+    ``train.py``, the tasks' trainers).
 
     Plain dicts (of tasks and module-level factories), so a registry pickles: Ray workers build
     their own trunk and detector from it. A registry of only some kinds is fine
@@ -47,9 +48,11 @@ class Registry:
     tasks: Mapping[str, Task] = field(default_factory=dict)
     trunk_backends: Mapping[str, TrunkBackendFactory] = field(default_factory=dict)
     detectors: Mapping[str, DetectorFactory] = field(default_factory=dict)
+    # task name -> its ``train_head``; only a training registry has any (``register_trainers``)
+    trainers: Mapping[str, Callable[..., object]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("tasks", "trunk_backends", "detectors"):
+        for name in ("tasks", "trunk_backends", "detectors", "trainers"):
             object.__setattr__(self, name, dict(getattr(self, name)))
 
     def trunk_backend(self, name: str) -> TrunkBackendFactory:

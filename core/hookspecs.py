@@ -97,6 +97,24 @@ def register_detectors(register: Callable[[str, DetectorFactory], None]) -> None
 
 
 @hookspec
+def register_trainers(register: Callable[[str, Callable[..., object]], None]) -> None:
+    """Register the trainers of a plugin's tasks, by task name. Optional; training side only.
+
+    A plugin's training code implements it, never the module ``run.py`` loads: the library
+    never imports its training harness. ``train.py`` (``registry.get_plugin_manager(training=True)``)
+    registers, beside each plugin that is a package, its ``train`` sub-package when there is
+    one (``plugins.htr`` -> ``plugins.htr.train``), and ``registry.collect`` asks it here; ``run.py``
+    never registers it, so its ``Registry.trainers`` is empty.
+
+    :param register: call ``register(task_name, train_head)`` once per task the plugin trains;
+        ``train_head(req: training.TrainRequest) -> training.HeadCard`` is marked
+        ``@training.request_trainer`` (``train.py`` refuses a trainer without the mark). A task
+        name registered twice raises ``PluginError`` naming both plugins.
+    :return: nothing; results are ignored.
+    """
+
+
+@hookspec
 def add_options(parser: argparse.ArgumentParser) -> None:
     """Add task-specific command-line options to ``run.py``. Optional.
 

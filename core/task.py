@@ -97,10 +97,6 @@ class TaskInfo:
         ``core.metrics.Metric`` (its ``score`` turns ``(gold, pred)`` mappings into a dict with
         ``"score"`` and parts), so scoring code loads only when a task is scored; ``None`` when
         the task has no metric.
-    :param trainer: a function of no arguments that imports and returns the ``train_head`` that
-        ``train.py`` calls to train the task's head for a trunk (from the plugin's ``train/``; only
-        ``train.py`` calls it, and ``tests/test_imports.py`` keeps its body off the run path);
-        ``None`` when there is nothing to train.
     :param form: how one item is asked (``RequestForm``), for ``serve.py``; ``None``: not served.
     :param needs_trunk: False when the task still answers without the trunk: when the trunk
         cannot be built, the runner then runs it with ``trunk=None`` (``ctx.trunk`` and
@@ -131,7 +127,6 @@ class TaskInfo:
     batch_size: int = 32
     folder_aliases: Mapping[str, str] = field(default_factory=dict)
     metric: Callable[[], Metric] | None = None
-    trainer: Callable[[], Callable[..., Any]] | None = None
     form: RequestForm | None = None
     needs_trunk: bool = True
     needs_detector: bool = False

@@ -122,38 +122,18 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def trainer_nodes(tree: ast.AST) -> set[ast.AST]:
-    """What is given as ``trainer=`` and the body of the module's function it names: ``train.py``'s
-    entry into a plugin's training code, not ``run.py``'s (the one rule for both import walks: this
-    archive's and ``tests/test_imports.py``'s)."""
-    out: set[ast.AST] = set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "trainer":
-            out.update(ast.walk(node.value))
-            names.update(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name in names:
-            out.update(ast.walk(node))
-    return out
-
-
 def imported_names(source: str, module: str, is_package: bool) -> Iterator[str]:
     """Every module name an ``import`` in ``source`` may load, relative imports resolved.
 
     Imports inside functions count (they run when called); ``if TYPE_CHECKING:`` bodies
-    do not (they never run), nor does the function given as ``TaskInfo(trainer=...)``
-    (``trainer_nodes``: only ``train.py`` calls it). ``from a import b`` yields ``a`` and ``a.b``: ``b`` may be a
+    do not (they never run). ``from a import b`` yields ``a`` and ``a.b``: ``b`` may be a
     sub-module, and a name that is no module is dropped later.
     """
     package = module if is_package else module.rpartition(".")[0]
     tree = ast.parse(source)
-    trainer = trainer_nodes(tree)
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        if node in trainer:  # train.py's entry into the plugin's trainer, never run.py's
-            continue
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             stack.extend(node.orelse)
             continue

@@ -5,14 +5,14 @@
 
 Every ``import`` / ``from ... import`` statement counts, also those inside functions, and so
 do the strings that name a project module: ``"module:attr"`` (a plugin's
-``"module:function"``) and plain dotted module names (``registry.DEFAULT_PLUGINS``). The body of
-the function given as ``TaskInfo(trainer=...)`` (it imports the plugin's ``train_head``) is what
-``train.py`` calls, so its imports are not run-path edges; every other import is.
+``"module:function"``) and plain dotted module names (``registry.DEFAULT_PLUGINS``). There is no
+exception: a plugin's trainer is registered by its training side (``plugins/<task>/train/``,
+``register_trainers``), which only ``train.py`` loads, so no runtime module names it.
 
 The rules:
 - no module run.py reaches lives in the training tree ``training/``, a ``train/`` package,
   ``bench/`` or ``detector_import/``, or is ``train.py`` (the library never imports its training
-  harness);
+  harness), nor refers to one (an import in a function, under ``if TYPE_CHECKING:``, a module string);
 - every module directly in a plugin package (beside the inference modules) is reached by
   run.py: offline code lives in ``plugins/<task>/train/``;
 - ``core/`` imports neither the top-level ``run``/``train`` nor ``training``, ``bench`` or a
@@ -33,13 +33,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script (python tests/test_imports.py): the tree's root on the path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from submission.build import trainer_nodes  # noqa: E402 - the one rule for train.py's entry, shared with the archive
-
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE_CORE_TARGETS = ("registry", "run", "train", "training", "detector_import", "bench", "plugins")
 OFFLINE_TOP = ("bench", "training", "detector_import", "train", "tests", "examples")
+RULES = ("run_path_offline", "runtime_refers_offline", "offline_beside_inference", "core_imports_outside", "cycles")
 MODULE_ATTR = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):[A-Za-z_]\w*$")
 DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 
@@ -91,11 +88,8 @@ class Project:
         }
         typing_only: set[str] = set()
         runtime: set[str] = set()
-        trainer = trainer_nodes(tree)
         for node in ast.walk(tree):
             found: set[str] = set()
-            if node in trainer:
-                continue
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     found.update(self._resolve(alias.name))
@@ -205,7 +199,11 @@ def survey(root: Path = ROOT) -> dict[str, object]:
         for t in project.edges(m)
         if t.split(".")[0] in OFFLINE_CORE_TARGETS
     )
+    runtime_refers_offline = sorted(
+        f"{m} -> {t}" for m in run_path if not is_offline(m) for t in project.edges(m) if is_offline(t)
+    )
     return {
+        "runtime_refers_offline": runtime_refers_offline,
         "plugin_lines": project.lines(plugins),
         "plugin_lines_reached_by_run": project.lines(reached_plugins),
         "plugin_modules": len(plugins),
@@ -222,6 +220,12 @@ def survey(root: Path = ROOT) -> dict[str, object]:
 
 def test_run_path_never_imports_offline_code() -> None:
     assert survey()["run_path_offline"] == []
+
+
+def test_no_runtime_module_refers_to_training_code() -> None:
+    """No module run.py reaches names a trainer, ``training`` or a ``train/`` package, not even in
+    a function only ``train.py`` would call (trainers are registered train-side: ``register_trainers``)."""
+    assert survey()["runtime_refers_offline"] == []
 
 
 def test_no_offline_module_beside_inference_modules() -> None:
@@ -250,7 +254,8 @@ def test_walker_sees_function_level_imports_and_module_strings(tmp_path: Path) -
     (tmp_path / "pkg" / "u.py").write_text("import pkg.t\n")
     (tmp_path / "run.py").write_text("import pkg.a\n")
     project = Project(tmp_path)
-    assert project.reached(["run"]) == {"run", "pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.v"}  # not the trainer's pkg.t
+    # a trainer-shaped function is a function like any other: its import of pkg.t is an edge
+    assert project.reached(["run"]) == {"run", "pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.v", "pkg.t", "pkg.u"}
     assert project.cycles() == [["pkg.a", "pkg.b", "pkg.c"]]
 
 
@@ -267,9 +272,9 @@ def main(argv: list[str] | None = None) -> int:
             f"run.py reaches {result['plugin_lines_reached_by_run']:,} of {result['plugin_lines']:,} plugin lines "
             f"({result['plugin_modules_reached_by_run']} of {result['plugin_modules']} modules)"
         )
-        for key in ("run_path_offline", "offline_beside_inference", "core_imports_outside", "cycles"):
+        for key in RULES:
             print(f"{key}: {result[key] or 'none'}")
-    bad = any(result[k] for k in ("run_path_offline", "offline_beside_inference", "core_imports_outside", "cycles"))
+    bad = any(result[k] for k in RULES)
     return 1 if bad else 0
 
 

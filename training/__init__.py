@@ -6,11 +6,16 @@ harness every task trainer uses (this module) and the default trunk's own traine
 (``python -m training.trunk``); each task's trainer stays with its plugin, in
 ``plugins/<task>/train/``.
 
-A task's trainer (``TaskInfo.trainer``, a function that imports and returns its ``train_head``)
-takes one typed request and returns one typed card::
+A task's trainer, registered by its plugin's training side (``plugins/<task>/train/``, whose
+``register_trainers`` hook ``train.py`` reaches: ``Registry.trainers``), takes one typed request
+and returns one typed card::
 
     @request_trainer
     def train_head(req: TrainRequest) -> HeadCard: ...
+
+    @hookimpl
+    def register_trainers(register):
+        register("mytask", train_head)
 
 ``req.out_dir`` is ``core.heads.head_dir_for(HEADS, task, trunk)``, the folder a later
 ``run.py --heads HEADS`` searches. ``req.sources`` holds the ``--data`` sources by name; a
@@ -347,13 +352,14 @@ def challenge_sets(roots: Sequence[Path], info: TaskInfo) -> list[Path]:
     return out
 
 
-def select_trainable(tasks: Mapping[str, Task], wanted: str) -> list[Task]:
-    """The tasks named in ``--tasks`` (all of them, even without a trainer), else every task with one."""
+def select_trainable(tasks: Mapping[str, Task], trainers: Mapping[str, object], wanted: str) -> list[Task]:
+    """The tasks named in ``--tasks`` (all of them, even without a trainer), else every task with
+    one in ``trainers`` (``Registry.trainers``)."""
     from core.cli import select_tasks
 
     if wanted.strip():
         return select_tasks(tasks, wanted)
-    return [t for t in tasks.values() if t.info.trainer]
+    return [t for name, t in tasks.items() if name in trainers]
 
 
 def run_trainer(trainer: Callable[..., Any], req: TrainRequest, name: str) -> HeadCard:
@@ -371,17 +377,11 @@ def run_trainer(trainer: Callable[..., Any], req: TrainRequest, name: str) -> He
     return card
 
 
-def _load_trainer(load: Callable[[], Callable[..., Any]], name: str) -> Callable[..., Any]:
-    """The task's ``train_head``: ``TaskInfo.trainer`` imports it (``PluginError`` when it cannot)."""
-    try:
-        return load()
-    except ImportError as exc:
-        raise PluginError(f"{name}: cannot load its trainer: {exc}") from exc
-
-
-def train_task(task: Task, req: TrainRequest, *, strict: bool = False) -> TrainResult:
-    """Run ``task``'s trainer on ``req`` (whose ``out_dir`` is the task's per-trunk folder) and
-    check the card.
+def train_task(
+    task: Task, trainer: Callable[..., object] | None, req: TrainRequest, *, strict: bool = False
+) -> TrainResult:
+    """Run ``task``'s trainer (``Registry.trainers``; None: it has none) on ``req`` (whose
+    ``out_dir`` is the task's per-trunk folder) and check the card.
 
     A task without a trainer, a trainer that raises, or a card that a later run could
     not use (missing, unreadable, outside the folder, made for another trunk) is a failed
@@ -390,12 +390,12 @@ def train_task(task: Task, req: TrainRequest, *, strict: bool = False) -> TrainR
     from core.heads import card_matches, read_card
 
     name = task.info.name
-    if not task.info.trainer:
-        return TrainResult(name, error="the task declares no trainer (TaskInfo.trainer); nothing to train")
+    if trainer is None:
+        return TrainResult(name, error="no plugin registers a trainer for it (register_trainers); nothing to train")
     log.info("%s: training into %s", name, req.out_dir)
     start = time.perf_counter()
     try:
-        head = run_trainer(_load_trainer(task.info.trainer, name), req, name)
+        head = run_trainer(trainer, req, name)
     except Exception as exc:
         if strict:
             raise
@@ -440,9 +440,11 @@ def train_cli(task: str | None, argv: Sequence[str] | None = None, *, discovery:
         options = PluginOptions(heads=Path(args.heads).expanduser() if args.heads else None)
         (heads_root,) = search_dirs(PluginConfig(options.heads))
         registry = discovery.collect(pm, options, strict=args.strict)
-        tasks = select_trainable(registry.tasks, args.tasks)
+        for orphan in sorted(set(registry.trainers) - set(registry.tasks)):
+            log.warning("a plugin registers a trainer for %r, which no plugin registers as a task; skipped", orphan)
+        tasks = select_trainable(registry.tasks, registry.trainers, args.tasks)
         if not tasks:
-            raise ProjectError("no task to train: none of the selected tasks declares a trainer")
+            raise ProjectError("no task to train: no plugin registers a trainer for the selected tasks")
         cli.set_threads(args.threads)
         config = TrunkConfig.parse(args.trunk, device=args.device, ablation=args.ablate_trunk)
         trunk = load_trunk(config, registry)
@@ -461,7 +463,7 @@ def train_cli(task: str | None, argv: Sequence[str] | None = None, *, discovery:
                 scale=scale,
                 options=task_options(args, t.info.name),
             )
-            results.append(train_task(t, req, strict=args.strict))
+            results.append(train_task(t, registry.trainers.get(t.info.name), req, strict=args.strict))
     except ProjectError as exc:
         log.error("%s", exc)
         return 2

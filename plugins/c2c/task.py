@@ -155,14 +155,6 @@ def finalize(tokens: str) -> str:
     return tokens
 
 
-def trainer() -> Callable[..., Any]:
-    """``TaskInfo.trainer``: ``plugins.c2c.train.train_head``, imported only by ``train.py`` (the run
-    never calls this: ``tests/test_imports.py`` reads its body as train.py's, not run.py's)."""
-    from plugins.c2c.train import train_head
-
-    return train_head
-
-
 def metric() -> Metric:
     """``TaskInfo.metric``: this task's metric (``core.metrics.codebleu``), imported only when scoring."""
     from core.metrics.codebleu import METRIC
@@ -187,7 +179,6 @@ class C2cTask(TaskBase[C2cSample, C2cBatch, C2cRaw, "_Selector"]):
         output="prediction_C2C.json",
         batch_size=64,
         metric=metric,
-        trainer=trainer,
         form=RequestForm(ask="text", answer="code", display=display),  # {key: Java}
         needs_trunk=False,  # the translator answers alone when the trunk cannot be built
         seconds_per_item=0.0075,  # 117-143 programs/s on 2 cores (docs/results.md, the public-size mix)

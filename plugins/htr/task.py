@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -73,14 +73,6 @@ class HtrReader(NamedTuple):
     decoder: LexiconDecoder | None
 
 
-def trainer() -> Callable[..., Any]:
-    """``TaskInfo.trainer``: ``plugins.htr.train.train_head``, imported only by ``train.py`` (the run
-    never calls this: ``tests/test_imports.py`` reads its body as train.py's, not run.py's)."""
-    from plugins.htr.train import train_head
-
-    return train_head
-
-
 def metric() -> Metric:
     """``TaskInfo.metric``: this task's metric (``core.metrics.htr``), imported only when scoring."""
     from core.metrics.htr import METRIC
@@ -98,7 +90,6 @@ class HtrTask(TaskBase[HtrSample, HtrBatch, HtrRaw, HtrReader]):
         output="prediction_HTR.json",
         batch_size=64,
         metric=metric,
-        trainer=trainer,
         form=RequestForm(ask=None, images="images"),  # the word images alone, keyed by file name
         parallel_batches=True,  # stages keep nothing on self; setup's objects are read, or memoise alike
         seconds_per_item=0.007,  # 136-157 words/s on 2 cores (docs/results.md, the public-size mix)

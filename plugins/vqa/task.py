@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -105,14 +105,6 @@ def _resolve_image(images_dir: Path, entry: dict[str, Any], qid: str) -> Path | 
     return None
 
 
-def trainer() -> Callable[..., Any]:
-    """``TaskInfo.trainer``: ``plugins.vqa.train.train_head``, imported only by ``train.py`` (the run
-    never calls this: ``tests/test_imports.py`` reads its body as train.py's, not run.py's)."""
-    from plugins.vqa.train import train_head
-
-    return train_head
-
-
 def metric() -> Metric:
     """``TaskInfo.metric``: this task's metric (``core.metrics.vqa``), imported only when scoring."""
     from core.metrics.vqa import METRIC
@@ -130,7 +122,6 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
         output="prediction_VQA.json",
         batch_size=64,
         metric=metric,
-        trainer=trainer,
         form=RequestForm(ask="question", request_file="questions.json", images="images", image_field="file_name"),
         needs_detector=True,
         parallel_batches=True,  # stages keep nothing on self; setup's objects are read, or memoise alike

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -126,14 +126,6 @@ class ZsodOptions:
     grid: float | None = None  # --zsod-grid PRESENCE: DetectionRule.grid_names
 
 
-def trainer() -> Callable[..., Any]:
-    """``TaskInfo.trainer``: ``plugins.zsod.train.train_head``, imported only by ``train.py`` (the run
-    never calls this: ``tests/test_imports.py`` reads its body as train.py's, not run.py's)."""
-    from plugins.zsod.train import train_head
-
-    return train_head
-
-
 def metric() -> Metric:
     """``TaskInfo.metric``: this task's metric (``core.metrics.zsod``), imported only when scoring."""
     from core.metrics.zsod import METRIC
@@ -152,7 +144,6 @@ class ZsodTask(TaskBase[ZsodSample, "list[ImageItem | None]", "list[Scored | Non
         batch_size=4,
         folder_aliases={"OD": "prediction_OD.json"},  # the older rules' name (SPEC, "Older forms")
         metric=metric,
-        trainer=trainer,
         form=RequestForm(ask="phrases", images="images", answer="boxes"),  # requests.json {image name: [phrase, ...]}
         needs_detector=True,
         parallel_batches=True,  # stages keep nothing on self; core serialises a detector that is not thread-safe

@@ -9,7 +9,7 @@ local folder. For each, the tests run what a user runs:
   four complete files, no fallbacks where a no-head mode exists (all but HTR);
 * ``train.py --trunk ... --tasks T --heads DIR --data-root none --data ...`` on tiny
   fixtures in the public formats, for every registered task with a trainer (parametrised
-  over ``TaskInfo.trainer``, so new trainers are picked up; HTR at ``--scale 0.01``), and
+  over ``Registry.trainers``, so new trainers are picked up; HTR at ``--scale 0.01``), and
   then ``run.py --heads DIR``, whose log says the head is used;
 * ``--ablate-trunk random`` on that trunk.
 
@@ -87,7 +87,7 @@ def _trainable() -> list[str]:
     seconds to about 25 s (measured on the shared 2-core machine: zsod 23 s, vqa 10 s, htr 15 s)."""
     from registry import collect, get_plugin_manager
 
-    return [n for n, t in collect(get_plugin_manager(load_entrypoints=False)).tasks.items() if t.info.trainer]
+    return list(collect(get_plugin_manager(load_entrypoints=False, training=True)).trainers)
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, tuple[int, int, str]]]:
@@ -266,13 +266,20 @@ def test_train_reports_a_failing_or_missing_trainer(
         info = TaskInfo(name="plain", version="1", folder="P", output="p.json")
 
     class Broken:
-        info = TaskInfo(name="broken", version="1", folder="B", output="b.json", trainer=_missing_trainer)
+        info = TaskInfo(name="broken", version="1", folder="B", output="b.json")
+
+    @training.request_trainer
+    def broken(req: training.TrainRequest) -> training.HeadCard:
+        raise RuntimeError("the trainer broke")
 
     trunk = load_trunk(TrunkConfig.parse(specs["vit"]), registry.load(load_entrypoints=False))
     req = training.TrainRequest(trunk, tmp_path)
-    results = [training.train_task(t, req) for t in (NoTrainer(), Broken())]  # type: ignore[arg-type]
+    results = [
+        training.train_task(NoTrainer(), None, req),  # type: ignore[arg-type]
+        training.train_task(Broken(), broken, req),  # type: ignore[arg-type]
+    ]
     assert [r.ok for r in results] == [False, False]
-    assert "declares no trainer" in results[0].error and "cannot load" in results[1].error
+    assert "registers a trainer" in results[0].error and "RuntimeError: the trainer broke" in results[1].error
     assert "FAILED" in training.report(results)
     assert train.main(["--trunk", specs["vit"], "--heads", str(tmp_path), "--data", "challenge"]) == 2
     assert train.main(["--trunk", specs["vit"], "--tasks", "nope", "--heads", str(tmp_path)]) == 2
@@ -282,9 +289,3 @@ def test_train_reports_a_failing_or_missing_trainer(
     argv = ["--trunk", specs["vit"], "--tasks", "c2c", "--heads", str(tmp_path), "--data-root", "none"]
     assert train.main([*argv, "--no-progress", "--no-plugins"]) == 1
     assert "c2c needs (Java, Python) pairs" in capsys.readouterr().out
-
-
-def _missing_trainer() -> Any:
-    import importlib
-
-    return importlib.import_module("tests.core.no_such").train

@@ -73,6 +73,6 @@ def test_run_py_drives_every_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert code == 0
     assert events == [("suffix", "!"), ("trunk", "fake", "tiny"), ("written", "echo", "prediction_ECHO.json")]
     assert json.loads((tmp_path / "out" / "prediction_ECHO.json").read_text())["x"].startswith("dim")
-    # add_train_options is train.py's (tests/training/test_harness.py drives it)
+    # add_train_options and register_trainers are train.py's (tests/training/test_harness.py drives them)
     hooks = {"register_tasks", "add_options", "predictions_written", "register_trunk_backends", "register_detectors"}
-    assert called == _hookspec_names() - {"add_train_options"} == hooks
+    assert called == _hookspec_names() - {"add_train_options", "register_trainers"} == hooks

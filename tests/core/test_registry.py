@@ -156,3 +156,45 @@ def test_register_tasks_receives_its_own_options_as_config() -> None:
     pm.register(mod, name="opt_plugin")
     registry.collect(pm, PluginOptions(by_plugin={"opt_plugin": {"echo_flag": 7}, "other": {"echo_flag": 8}}))
     assert seen == {"value": _EchoOptions(7, "kept")}
+
+
+def test_trainers_come_only_from_the_training_sides_train_py_loads() -> None:
+    """run.py's registry has no trainer and loads no training code; train.py's has each built-in
+    task's, registered by its ``plugins/<task>/train`` package (``register_trainers``)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, registry\n"
+        "assert registry.load(load_entrypoints=False).trainers == {}\n"
+        "print(sorted(m for m in sys.modules if m == 'training' or m.split('.')[-1] == 'train'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    trainers = registry.load(load_entrypoints=False, training=True).trainers
+    assert list(trainers) == ["c2c", "htr", "zsod", "vqa"]
+    assert all(getattr(fn, "takes_train_request", False) for fn in trainers.values())
+    assert {fn.__module__ for fn in trainers.values()} == {f"plugins.{t}.train" for t in trainers}
+
+
+def test_a_third_party_package_brings_its_training_side(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A plugin package's ``train`` sub-package registers its trainers; one that fails to import is
+    skipped with a warning naming it (raised with ``strict``)."""
+    for name, train_body in (("tp_good", "register('echo', train_head)"), ("tp_bad", None)):
+        (tmp_path / name / "train").mkdir(parents=True)
+        (tmp_path / name / "__init__.py").write_text("")
+        body = (
+            "from core import hookimpl\n\ndef train_head(req):\n    pass\n\n"
+            f"@hookimpl\ndef register_trainers(register):\n    {train_body}\n"
+            if train_body
+            else "raise ImportError('no such dependency')\n"
+        )
+        (tmp_path / name / "train" / "__init__.py").write_text(body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    builtins = (*registry.CORE_PLUGINS, "tp_good", "tp_bad")
+    with pytest.warns(RuntimeWarning, match=r"tp_bad\.train.*no such dependency"):
+        pm = registry.get_plugin_manager(load_entrypoints=False, builtins=builtins, training=True)
+    assert list(registry.collect(pm).trainers) == ["echo"] and pm.get_plugin("tp_good.train") is not None
+    assert registry.collect(registry.get_plugin_manager(load_entrypoints=False, builtins=builtins)).trainers == {}
+    with pytest.raises(PluginError, match="no such dependency"):
+        registry.get_plugin_manager(load_entrypoints=False, builtins=builtins, training=True, strict=True)

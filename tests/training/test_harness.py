@@ -50,33 +50,32 @@ def wrong_return_trainer(req: training.TrainRequest) -> training.HeadCard:
 
 
 class _Task:
-    def __init__(self, trainer: str) -> None:
-        self.info = TaskInfo(name="t", version="1", folder="T", output="t.json", trainer=lambda: globals()[trainer])
+    info = TaskInfo(name="t", version="1", folder="T", output="t.json")
 
 
 @pytest.mark.parametrize("trainer", ["first_interface_trainer", "scaled_trainer", "unmarked_trainer"])
 def test_a_trainer_without_the_mark_is_refused_naming_the_decorator(trainer: str, tmp_path: Path) -> None:
     CALLS.clear()
     req = training.TrainRequest(make_fake_trunk(), tmp_path, training.Sources({"x": [tmp_path]}))
-    result = training.train_task(_Task(trainer), req)  # type: ignore[arg-type]
+    result = training.train_task(_Task(), globals()[trainer], req)  # type: ignore[arg-type]
     assert not result.ok and result.card is None and CALLS == []  # never called
     assert "PluginError" in result.error and "@training.request_trainer" in result.error
     assert f"{__name__}.{trainer}" in result.error  # which function
     with pytest.raises(PluginError, match=r"not marked @training\.request_trainer"):
-        training.train_task(_Task(trainer), req, strict=True)  # type: ignore[arg-type]
+        training.train_task(_Task(), globals()[trainer], req, strict=True)  # type: ignore[arg-type]
 
 
 def test_a_request_trainer_gets_the_request_and_its_card_says_the_dev_score(tmp_path: Path) -> None:
     CALLS.clear()
     trunk = make_fake_trunk()
     req = training.TrainRequest(trunk, tmp_path, seed=7, options={"epochs": 3, "lr": None})
-    result = training.train_task(_Task("request_trainer"), req)  # type: ignore[arg-type]
+    result = training.train_task(_Task(), request_trainer, req)  # type: ignore[arg-type]
     assert result.ok and [{"req": req}] == CALLS
     assert result.head == training.HeadCard("t", tmp_path / "card.json", trunk.component_versions, {"f1": 0.5})
     assert req.option("epochs", 1) == 3 and req.option("lr", 0.1) == 0.1  # None: the trainer's default
     with pytest.raises(AttributeError):
         req.seed = 1  # type: ignore[misc]
-    bad = training.train_task(_Task("wrong_return_trainer"), req)  # type: ignore[arg-type]
+    bad = training.train_task(_Task(), wrong_return_trainer, req)  # type: ignore[arg-type]
     assert not bad.ok and "not a training.HeadCard" in bad.error
 
 
@@ -112,10 +111,14 @@ def test_train_cli_adds_trainer_flags_only_for_training(tmp_path: Path) -> None:
             got["config"] = config
             register(_RecordingTask())
 
+        @hookimpl
+        def register_trainers(self, register):  # type: ignore[no-untyped-def]
+            register("t", request_trainer)
+
     from tests.core._tasks import EchoTask
 
     class _RecordingTask(EchoTask):
-        info = TaskInfo(name="t", version="1", folder="T", output="t.json", trainer=lambda: request_trainer)
+        info = TaskInfo(name="t", version="1", folder="T", output="t.json")
 
     class Discovery:
         def get_plugin_manager(self, **kwargs):  # type: ignore[no-untyped-def]

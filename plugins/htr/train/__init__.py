@@ -1,6 +1,7 @@
 """The HTR trainer (offline; run.py never imports this package).
 
-``train_head(req)`` is ``TaskInfo.trainer``; ``python -m plugins.htr.train`` is
+``train_head(req)`` is the task's trainer (its ``register_trainers`` hook, which ``train.py``
+asks); ``python -m plugins.htr.train`` is
 ``train.py --tasks htr``. Modules: ``fit`` (the shards, the CTC fit, the export, and the
 steps one at a time: ``python -m plugins.htr.train.fit --stage produce|train|export``),
 ``render`` (font-rendered words), ``pen`` + ``hershey`` (pen-stroke words),
@@ -14,6 +15,7 @@ Task flags (``--htr-*``): ``--htr-shards``, ``--htr-steps``, ``--htr-pen-share``
 
 from __future__ import annotations
 
+from core import hookimpl
 from training import HeadCard, TrainRequest, request_trainer
 
 
@@ -41,3 +43,9 @@ def _dev(path) -> dict[str, float]:  # noqa: ANN001
 
     greedy = (read_card(path) or {}).get("dev", {}).get("greedy", {})
     return {f"dev_{k}": v for k, v in greedy.items() if k in ("accuracy", "cer")}
+
+
+@hookimpl
+def register_trainers(register):
+    """The htr task's trainer, for ``train.py``."""
+    register("htr", train_head)

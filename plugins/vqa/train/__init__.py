@@ -1,6 +1,7 @@
 """The VQA trainer (offline; run.py never imports this package).
 
-``train_head(req)`` is ``TaskInfo.trainer``; ``python -m plugins.vqa.train`` is
+``train_head(req)`` is the task's trainer (its ``register_trainers`` hook, which ``train.py``
+asks); ``python -m plugins.vqa.train`` is
 ``train.py --tasks vqa``. Modules: ``fit`` (sources, the embedding cache, the fits, the card),
 ``detect`` (the shared detector's output for the training images, cached) and ``data`` (the
 challenge-layout dev sets and their held-out split; ``python -m plugins.vqa.train.data SRC DST``
@@ -11,6 +12,7 @@ Task flags (``--vqa-*``): ``--vqa-cache-dir`` (default HEAD/cache), ``--vqa-synt
 
 from __future__ import annotations
 
+from core import hookimpl
 from training import HeadCard, TrainRequest, request_trainer
 
 
@@ -36,3 +38,9 @@ def _dev(path) -> dict[str, float]:  # noqa: ANN001
 
     scores = (read_card(path) or {}).get("heldout_accuracy", {})
     return {f"heldout_{name}": s["model"] for name, s in sorted(scores.items()) if "model" in s}
+
+
+@hookimpl
+def register_trainers(register):
+    """The vqa task's trainer, for ``train.py``."""
+    register("vqa", train_head)

@@ -1,6 +1,7 @@
 """The zsOD trainer (offline; run.py never imports this package).
 
-``train_head(req)`` is ``TaskInfo.trainer``; ``python -m plugins.zsod.train`` is
+``train_head(req)`` is the task's trainer (its ``register_trainers`` hook, which ``train.py``
+asks); ``python -m plugins.zsod.train`` is
 ``train.py --tasks zsod``. Modules: ``fit`` (sources, region features, the verifier and
 calibration fits, the card), ``weak`` (captioned images and their cached maps), ``phrases``
 (phrases mined from captions) and ``weak_fit`` (the grounding head's multiple-instance fit).
@@ -11,6 +12,7 @@ Task flags (``--zsod-*``): ``--zsod-epochs``, ``--zsod-max-caption-images``, ``-
 
 from __future__ import annotations
 
+from core import hookimpl
 from training import HeadCard, TrainRequest, request_trainer
 
 
@@ -35,3 +37,9 @@ def _dev(path) -> dict[str, float]:  # noqa: ANN001
 
     dev = (read_card(path) or {}).get("dev_scores", {}).get("dev", {})
     return {f"dev_{k}": v for k, v in dev.items() if k in ("f1", "precision", "recall")}
+
+
+@hookimpl
+def register_trainers(register):
+    """The zsOD task's trainer, for ``train.py``."""
+    register("zsod", train_head)
