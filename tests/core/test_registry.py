@@ -163,13 +163,15 @@ def test_trainers_come_only_from_the_training_sides_train_py_loads() -> None:
     task's, registered by its ``plugins/<task>/train`` package (``register_trainers``)."""
     import subprocess
     import sys
+    from pathlib import Path
 
     code = (
         "import sys, registry\n"
         "assert registry.load(load_entrypoints=False).trainers == {}\n"
         "print(sorted(m for m in sys.modules if m == 'training' or m.split('.')[-1] == 'train'))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    root = Path(registry.__file__).parent
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root).stdout
     assert out.strip() == "[]"
     trainers = registry.load(load_entrypoints=False, training=True).trainers
     assert list(trainers) == ["c2c", "htr", "zsod", "vqa"]
