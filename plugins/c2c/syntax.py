@@ -10,7 +10,7 @@ import keyword
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -239,6 +239,11 @@ def serialize(lines: Sequence[tuple[int, Tokens]]) -> Tokens:
         out += [*toks, NEW_LINE]
     out += [DEDENT] * level
     return out
+
+
+def required(node: Node, name: str) -> Node:
+    """The field ``name`` that the grammar requires of ``node`` (a binary expression's ``left``), typed as such."""
+    return cast("Node", node.child_by_field_name(name))
 
 
 def unparenthesized(node: Node | None) -> Node | None:
