@@ -18,7 +18,7 @@ from plugins.c2c.java_types import (
 )
 from plugins.c2c.library.classes import SUPPORT_BASES, support_methods
 from plugins.c2c.state import ClassInfo, ProgramInfo
-from plugins.c2c.syntax import walk_nodes
+from plugins.c2c.syntax import required, walk_nodes
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -100,7 +100,7 @@ def class_members(node: Node) -> list[Node]:
 def _enum_constants(node: Node) -> list[str]:
     body = node.child_by_field_name("body")
     consts = [c for c in (body.named_children if body is not None else []) if c.type == "enum_constant"]
-    return [c.child_by_field_name("name").text.decode() for c in consts]
+    return [(required(c, "name").text or b"").decode() for c in consts]
 
 
 def is_main_method(node: Node) -> bool:
@@ -256,14 +256,12 @@ def _deques(nodes: _Nodes) -> frozenset[str]:
             n_args = len(args.named_children) if args is not None else 0
             return name is not None and _DEQUE_METHODS.get((name.text or b"").decode()) == n_args
         if parent.type == "assignment_expression" and parent.child_by_field_name("left") == ident:
-            return parent.child_by_field_name("operator").type == "=" and empty_queue(
-                parent.child_by_field_name("right")
-            )
+            return required(parent, "operator").type == "=" and empty_queue(required(parent, "right"))
         return parent.type == "enhanced_for_statement" and parent.child_by_field_name("value") == ident
 
     # only a name declared with a queue type can be one; the other identifiers need no look
     candidates = {
-        (d.child_by_field_name("name").text or b"").decode()
+        (required(d, "name").text or b"").decode()
         for n in nodes.of("local_variable_declaration", "field_declaration")
         if type_text(n.child_by_field_name("type")) in _DEQUE_TYPES
         for d in n.children_by_field_name("declarator")
@@ -374,7 +372,7 @@ def analyze(root: Node) -> ProgramInfo:
             for m in class_members(ci.node):
                 if m.type != "method_declaration" or "private" in modifiers(m):
                     continue
-                ci.ops[m.child_by_field_name("name").text.decode()] = _reader_op(m)
+                ci.ops[(required(m, "name").text or b"").decode()] = _reader_op(m)
         elif ci.role == "writer":
             for name in ci.instance_methods | ci.static_methods:
                 ci.ops[name] = _writer_op(name)
@@ -434,12 +432,12 @@ def analyze(root: Node) -> ProgramInfo:
                 if t in ("HashMap", "HashSet") and nm.text is not None:
                     info.hash_tables.add(nm.text.decode())
         elif n.type == "assignment_expression":  # `m = new HashMap<>()` of a field
-            left, value = n.child_by_field_name("left"), n.child_by_field_name("right")
+            left, value = required(n, "left"), required(n, "right")
             if value.type == "object_creation_expression" and left.type in ("identifier", "field_access"):
                 t = type_text(value.child_by_field_name("type"))
-                name = left if left.type == "identifier" else left.child_by_field_name("field")
-                if t in ("HashMap", "HashSet") and name is not None:
-                    info.hash_tables.add((name.text or b"").decode())
+                field = left if left.type == "identifier" else left.child_by_field_name("field")
+                if t in ("HashMap", "HashSet") and field is not None:
+                    info.hash_tables.add((field.text or b"").decode())
     info.deques = _deques(nodes)
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role in ("reader", "io")]
@@ -460,7 +458,7 @@ def analyze(root: Node) -> ProgramInfo:
                     gp = gp.parent
                 if gp is not None and gp.type == "binary_expression" and b"null" in (gp.text or b""):
                     info.line_null_checks = True
-    declared = {n.child_by_field_name("name").text or b"" for n in nodes.of("method_declaration")}
+    declared = {required(n, "name").text or b"" for n in nodes.of("method_declaration")}
     info.recursive = _recursive(calls, info, declared)
     info.signed = _signed_names(nodes.of("assignment_expression", "variable_declarator", "enhanced_for_statement"))
     info.local_main = _builds_text_in_loop(
@@ -500,14 +498,14 @@ def _made_as_object(main: ClassInfo, nodes: _Nodes) -> bool:
     if len(made) > 1 or any(_in_loop(n) for n in made):
         return True
     held = {
-        (d.child_by_field_name("name").text or b"").decode()
+        (required(d, "name").text or b"").decode()
         for n in nodes.of("local_variable_declaration", "field_declaration")
         if type_text(n.child_by_field_name("type")) == main.name
         for d in n.children_by_field_name("declarator")
     }
     return any(
-        (n.child_by_field_name("object").text or b"").decode() in held
-        and (n.child_by_field_name("field").text or b"").decode() in main.instance_fields
+        (required(n, "object").text or b"").decode() in held
+        and (required(n, "field").text or b"").decode() in main.instance_fields
         for n in nodes.of("field_access")
     )
 
@@ -526,9 +524,9 @@ def _arities(cls: Node) -> dict[str, set[int]]:
     arities: dict[str, set[int]] = {}
     for m in class_members(cls):
         if m.type == "method_declaration" and not is_main_method(m):
-            params = m.child_by_field_name("parameters")
+            params = required(m, "parameters")
             k = len([p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")])
-            arities.setdefault(m.child_by_field_name("name").text.decode(), set()).add(k)
+            arities.setdefault((required(m, "name").text or b"").decode(), set()).add(k)
     return arities
 
 
@@ -555,15 +553,15 @@ def _builds_text_in_loop(nodes: list[Node]) -> bool:
     appends: list[tuple[Node, bytes]] = []
     for n in nodes:
         if n.type == "local_variable_declaration" and type_text(n.child_by_field_name("type")) in _TEXT_TYPES:
-            texts |= {d.child_by_field_name("name").text or b"" for d in n.children_by_field_name("declarator")}
-        elif n.type == "method_invocation" and (n.child_by_field_name("name").text or b"") in (b"append", b"insert"):
+            texts |= {required(d, "name").text or b"" for d in n.children_by_field_name("declarator")}
+        elif n.type == "method_invocation" and (required(n, "name").text or b"") in (b"append", b"insert"):
             target = n.child_by_field_name("object")
             while target is not None and target.type == "method_invocation":
                 target = target.child_by_field_name("object")
             if target is not None and target.type == "identifier":
                 appends.append((n, target.text or b""))
-        elif n.type == "assignment_expression" and n.child_by_field_name("operator").type == "+=":
-            target = n.child_by_field_name("left")
+        elif n.type == "assignment_expression" and required(n, "operator").type == "+=":
+            target = required(n, "left")
             if target.type == "identifier":
                 appends.append((n, target.text or b""))
     for n, name in appends:
@@ -628,7 +626,7 @@ def _only_reads(cls: Node) -> bool:
         if m.type != "method_declaration":
             continue
         t = type_text(m.child_by_field_name("type"))
-        name = (m.child_by_field_name("name").text or b"").decode()
+        name = (required(m, "name").text or b"").decode()
         helper = "private" in modifiers(m) or name.startswith(("next", "read", "skip"))  # a private one helps reads
         if t == "void" and name not in ("close", "flush") and not helper:
             return False
@@ -656,7 +654,7 @@ def io_kind(t: str, info: ProgramInfo) -> str:
 
 
 def _reader_op(method: Node) -> str:
-    name = method.child_by_field_name("name").text.decode()
+    name = (required(method, "name").text or b"").decode()
     t = type_text(method.child_by_field_name("type"))
     low = name.lower()
     if t in FIXED_INTS:

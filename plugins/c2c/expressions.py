@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import (
@@ -18,7 +18,7 @@ from plugins.c2c.library.rows import NEGATED, call_arguments, undeclared_class
 from plugins.c2c.library.util import TUPLE_CLASSES, TUPLE_FIELDS
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.support import is_constant
-from plugins.c2c.syntax import Tokens, base_type
+from plugins.c2c.syntax import Tokens, base_type, required
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -139,7 +139,7 @@ class ExpressionsMixin(_Translator):
         return ["(", *self.expr(inner), ")"]
 
     def _ex_binary_expression(self, node: Node) -> Tokens:
-        left, right = _required(node, "left"), _required(node, "right")
+        left, right = required(node, "left"), required(node, "right")
         op = self.text(node.child_by_field_name("operator"))
         if op in ("&&", "||"):
             return [*self.expr(left), "and" if op == "&&" else "or", *self.expr(right)]
@@ -243,7 +243,7 @@ class ExpressionsMixin(_Translator):
         return tt
 
     def _ex_assignment_expression(self, node: Node) -> Tokens:
-        left = _required(node, "left")
+        left = required(node, "left")
         if left.type == "identifier" and self.text(node.child_by_field_name("operator")) == "=":
             return ["(", self.text(left), ":=", *self.expr(node.child_by_field_name("right")), ")"]
         self.st.pre.append(self._assignment(node))
@@ -261,7 +261,7 @@ class ExpressionsMixin(_Translator):
 
     def _ex_cast_expression(self, node: Node) -> Tokens:
         typ = self._type_name(node.child_by_field_name("type"))
-        value = _required(node, "value")
+        value = required(node, "value")
         vt = self.type_of(value)
         inner = self.expr(value)
         bare = (
@@ -317,7 +317,7 @@ class ExpressionsMixin(_Translator):
         special = self._field_access(node)  # `this . x`, `Main . x` (program.py)
         if special is not None:
             return special
-        obj, field = _required(node, "object"), self.text(node.child_by_field_name("field"))
+        obj, field = required(node, "object"), self.text(node.child_by_field_name("field"))
         ot = self.text(obj)
         if (ot, field) in MAX_CONST:
             return ["sys", ".", "maxsize"]
@@ -408,11 +408,6 @@ _ARITHMETIC = ("+", "-", "*", "/", "%")
 _INDEX_METHODS = frozenset({"charAt", "substring", "setCharAt", "deleteCharAt", "subList", "codePointAt"})
 
 
-def _required(node: Node, name: str) -> Node:
-    """The field ``name`` that the grammar requires of ``node`` (a binary expression's ``left``), typed as such."""
-    return cast("Node", node.child_by_field_name(name))
-
-
 def _returned_ratio(node: Node, divisor: Node | None) -> bool:
     """Is integer ``node`` (``a / b``, ``b`` not a literal) part of the arithmetic a ``return`` gives back?
 
@@ -428,8 +423,8 @@ def _returned_ratio(node: Node, divisor: Node | None) -> bool:
     cur = node.parent
     while cur is not None and (
         cur.type == "parenthesized_expression"
-        or (cur.type == "binary_expression" and _required(cur, "operator").type in ("+", "-", "*", "/"))
-        or (cur.type == "unary_expression" and _required(cur, "operator").type == "-")
+        or (cur.type == "binary_expression" and required(cur, "operator").type in ("+", "-", "*", "/"))
+        or (cur.type == "unary_expression" and required(cur, "operator").type == "-")
     ):
         cur = cur.parent
     return cur is not None and cur.type == "return_statement"

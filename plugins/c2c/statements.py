@@ -24,17 +24,47 @@ from plugins.c2c.syntax import (
     mentions,
     plus_one,
     read_after,
+    required,
     unparenthesized,
     walk_nodes,
     writes_var,
 )
+from plugins.c2c.wrapping import hash_step, relies_on_overflow, squares_in_loop
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+    from plugins.c2c.library.rows import Emitting
+    from plugins.c2c.state import TranslationState
 
-class StatementsMixin:
+    _Translator = Emitting  # for the checker, a mixin is the Emitting its Translator is
+else:
+    _Translator = object
+
+
+class StatementsMixin(_Translator):
     """Emits Python lines for members and statements (uses the expression and type mixins)."""
+
+    if TYPE_CHECKING:  # what it uses of the Translator and its other mixins
+        st: TranslationState
+
+        def _emit(self, level: int, toks: Tokens) -> None: ...
+        def _simple(self, level: int, toks: Tokens) -> None: ...
+        def _copy_line(self, node: Node, level: int) -> None: ...
+        def resolve_statement(self, node: Node) -> Tokens | None: ...
+        def resolve_in(self, node: Node | None, context: str) -> Tokens | None: ...
+        def declared_names(self) -> set[str]: ...
+        def element_type(self, node: Node | None) -> str | None: ...
+        def _decide(self, kind: str, node: Node, options: tuple[str, ...], default: str) -> str: ...
+        def _type_name(self, node: Node | None) -> str: ...
+        def _is_int(self, node: Node) -> bool: ...
+        def _truncates(self, left: Node, right: Node) -> bool: ...
+        def _wide(self, left: Node, right: Node) -> bool: ...
+        def _call_parts(self, node: Node) -> tuple[Node | None, str, list[Node]]: ...
+        def _array_initializer(self, node: Node) -> Tokens: ...
+        def _thread_declaration(self, node: Node, level: int) -> bool: ...
+        def _skip_declaration(self, node: Node) -> bool: ...
+        def _program_expression_statement(self, node: Node, level: int) -> bool: ...
 
     def _member(self, node: Node, level: int, main: list[Node]) -> None:
         kind = node.type
@@ -95,7 +125,7 @@ class StatementsMixin:
             for a, b in zip(toks, toks[1:], strict=False)
             if b == ("." if a in PY_MODULES else "(")
         }
-        idents = {n.text.decode() for n in walk_nodes(method) if n.type == "identifier"}
+        idents = {(n.text or b"").decode() for n in walk_nodes(method) if n.type == "identifier"}
         renames = {}
         for name in declared:
             if name in PY_KEYWORDS or (name in PY_BUILTINS and name in calls):
@@ -104,7 +134,7 @@ class StatementsMixin:
         if not renames:
             return
         for i, (lvl, toks) in enumerate(lines, start):
-            out = []
+            out: Tokens = []
             for j, tok in enumerate(toks):
                 nxt = toks[j + 1] if j + 1 < len(toks) else ""
                 prev = out[-1] if out else ""
@@ -268,7 +298,7 @@ class StatementsMixin:
         self._simple(level, self.expr(expr))
 
     def _assignment(self, node: Node) -> Tokens:
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        left, right = required(node, "left"), required(node, "right")
         op = self.text(node.child_by_field_name("operator"))
         lt = self.expr(left)
         if right.type == "assignment_expression" and op == "=":
@@ -296,11 +326,11 @@ class StatementsMixin:
             rt = ["str", "(", *rt, ")"]  # Java's `s += 3` appends "3"
         if op in ("=", "+=", "-=", "*=") and self.type_of(left) in INT_TYPES and self.type_of(right) == "char":
             rt = ["ord", "(", *rt, ")"]
-        hashes = self.policy.wrapping_hash and self.type_of(left) in ("int", "long") and _hash_step(node, op)
+        hashes = self.policy.wrapping_hash and self.type_of(left) in ("int", "long") and hash_step(node, op)
         if (
             op in ("=", "*=")
             and self.type_of(left) in ("int", "long")
-            and (hashes or _relies_on_overflow(node, op) or _squares_in_loop(node, op))
+            and (hashes or relies_on_overflow(node, op) or squares_in_loop(node, op))
         ):
             half = "63" if self.type_of(left) == "long" else "31"  # wrap as Java's int / long do
             value = [*lt, "*", "(", *rt, ")"] if op == "*=" else ["(", *rt, ")"]
@@ -417,7 +447,7 @@ class StatementsMixin:
         if stmt.type == "if_statement" and stmt.child_by_field_name("alternative") is not None:
             return True
         targets = [n.named_children[0] for n in updates if n.named_children]
-        return any(t.type != "identifier" or read_after(stmt, t.text.decode()) for t in targets)
+        return any(t.type != "identifier" or read_after(stmt, (t.text or b"").decode()) for t in targets)
 
     def _condition(self, cond: Node | None) -> Tokens:
         if cond is None:
@@ -523,7 +553,7 @@ class StatementsMixin:
     def _st_enhanced_for_statement(self, node: Node, level: int) -> None:
         name = self.text(node.child_by_field_name("name"))
         typ = self._type_name(node.child_by_field_name("type"))
-        value = node.child_by_field_name("value")
+        value = required(node, "value")
         if typ == "var":  # `for ( var x : a )`: an array's element type
             typ = self.type_of(value).removesuffix("[]") if self.type_of(value).endswith("[]") else "?"
         self.st.scopes.append({name: typ})
@@ -589,7 +619,7 @@ class StatementsMixin:
             start_node = decls[0].child_by_field_name("value")
             self.st.scopes[-1][var] = self._type_name(init.child_by_field_name("type"))
         elif init.type == "assignment_expression" and self.text(init.child_by_field_name("operator")) == "=":
-            left = init.child_by_field_name("left")
+            left = required(init, "left")
             if left.type != "identifier":
                 return None
             var, start_node = self.text(left), init.child_by_field_name("right")
@@ -605,7 +635,7 @@ class StatementsMixin:
         elif step is None:
             return None
         op = self.text(cond.child_by_field_name("operator"))
-        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        left, right = required(cond, "left"), required(cond, "right")
         if self.text(left) != var:
             if self.text(right) != var:
                 return None
@@ -681,7 +711,7 @@ class StatementsMixin:
                 return None
             return "1" if "++" in self.text(upd) else "-1"
         if upd.type == "assignment_expression":
-            left, right = upd.child_by_field_name("left"), upd.child_by_field_name("right")
+            left, right = required(upd, "left"), required(upd, "right")
             op = self.text(upd.child_by_field_name("operator"))
             if self.text(left) != var or right.type != "decimal_integer_literal":
                 return None
@@ -893,8 +923,8 @@ class StatementsMixin:
         chain: list[Node] = []
         cur = node
         while cur.type == "binary_expression" and self.text(cur.child_by_field_name("operator")) == "+":
-            chain.append(cur.child_by_field_name("right"))
-            cur = cur.child_by_field_name("left")
+            chain.append(required(cur, "right"))
+            cur = required(cur, "left")
             if not self._is_string_concat(cur):
                 break
         chain.append(cur)
@@ -985,7 +1015,6 @@ def _fall_through(
     return out
 
 
-_NUMBER_BASES = (b"2", b"8", b"10", b"16")  # `x = x * 10 + d` builds a number: it does not overflow by design
 _LOOPS = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
 
 
@@ -1024,118 +1053,9 @@ def _bound_changes(bound: Node, body: Node) -> bool:
     return False
 
 
-def _hash_step(node: Node, op: str) -> bool:
-    """Is ``h = 31 * h + c`` (an int or long times a constant, plus, no ``%``) a step of a hash in a loop?
-    Java's int and long wrap there by design (``String.hashCode``'s recurrence, a rolling hash modulo 2^64);
-    Python's grows without bound: a wrong hash, and each step costs time in proportion to the length so far
-    (a 2x10^5-character string: minutes instead of a fraction of a second)."""
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if op != "=" or left is None or left.type != "identifier" or right is None or b"%" in (right.text or b""):
-        return False
-    if right.type != "binary_expression" or right.child_by_field_name("operator").type not in ("+", "^"):
-        return False
-    for side in (right.child_by_field_name("left"), right.child_by_field_name("right")):
-        while side is not None and side.type == "parenthesized_expression" and side.named_children:
-            side = side.named_children[0]
-        if side is None or side.type != "binary_expression" or side.child_by_field_name("operator").type != "*":
-            continue
-        a, b = side.child_by_field_name("left"), side.child_by_field_name("right")
-        factors = {a.type: a.text, b.type: b.text} if a.type != b.type else {}
-        constant = factors.get("decimal_integer_literal")
-        if factors.get("identifier") == left.text and constant is not None and constant not in _NUMBER_BASES:
-            loop = node.parent
-            while loop is not None and loop.type not in (*_LOOPS, "method_declaration"):
-                loop = loop.parent
-            return loop is not None and loop.type in _LOOPS
-    return False
-
-
-def _relies_on_overflow(node: Node, op: str) -> bool:
-    """Is ``x = x * y`` / ``x *= y`` in a method that leaves a loop on ``x < 0`` (waiting for the product to wrap)?
-
-    Only then: elsewhere the references (and the unit tests' expected values) do not wrap either.
-    """
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if left is None or left.type != "identifier" or right is None:
-        return False
-    while right.type == "parenthesized_expression" and right.named_children:
-        right = right.named_children[0]
-    if op == "=" and not (right.type == "binary_expression" and right.child_by_field_name("operator").type == "*"):
-        return False
-    method = node.parent
-    while method is not None and method.type not in ("method_declaration", "constructor_declaration"):
-        method = method.parent
-    if method is None:
-        return False
-    for n in walk_nodes(method):
-        if n.type != "binary_expression":
-            continue
-        a, b, cmp = n.child_by_field_name("left"), n.child_by_field_name("right"), n.child_by_field_name("operator")
-        if a is None or b is None or cmp is None:
-            continue
-        negative = (cmp.type == "<" and a.text == left.text and b.text == b"0") or (
-            cmp.type == ">" and b.text == left.text and a.text == b"0"
-        )
-        if negative and _exits_on(n):
-            return True
-    return False
-
-
-def _product(node: Node, op: str) -> tuple[bytes, bytes] | None:
-    """``x *= y`` / ``x = x * y`` (``y * x``) without ``%``: the names of ``x`` and ``y`` (an identifier), or None."""
-    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if left is None or left.type != "identifier" or right is None or b"%" in (right.text or b""):
-        return None
-    while right.type == "parenthesized_expression" and right.named_children:
-        right = right.named_children[0]
-    if op == "=" and right.type == "binary_expression" and right.child_by_field_name("operator").type == "*":
-        a, b = right.child_by_field_name("left"), right.child_by_field_name("right")
-        right = b if a.text == left.text else a if b.text == left.text else right
-        if right.type == "binary_expression":
-            return None
-    elif op != "*=":
-        return None
-    return (left.text or b"", right.text or b"") if right.type == "identifier" else None
-
-
-def _squares_in_loop(node: Node, op: str) -> bool:
-    """Is ``x *= y`` in a loop that squares ``x`` or ``y`` (``base *= base``) with no ``%``: powers by squaring
-    without a modulus, which Java's int / long wrap after a few steps (Python's grow, and slow the program down)."""
-    names = _product(node, op)
-    loop = node.parent
-    while loop is not None and loop.type not in (*_LOOPS, "method_declaration", "lambda_expression"):
-        loop = loop.parent
-    if names is None or loop is None or loop.type not in _LOOPS:
-        return False
-    squared = set()
-    for n in walk_nodes(loop):
-        if n.type == "assignment_expression" and n.child_by_field_name("operator").type in ("=", "*="):
-            pair = _product(n, n.child_by_field_name("operator").type)
-            if pair is not None and pair[0] == pair[1]:
-                squared.add(pair[0])
-    return not squared.isdisjoint(names)
-
-
-def _exits_on(test: Node) -> bool:
-    """Does the loop end when ``test`` holds: ``if ( test ) break / return``, or a loop's condition?"""
-    cur = test.parent
-    while cur is not None and cur.type in ("parenthesized_expression", "condition"):
-        cur = cur.parent
-    if cur is None:
-        return False
-    if cur.type in ("while_statement", "for_statement", "do_statement"):
-        return True
-    if cur.type != "if_statement":
-        return False
-    body = cur.child_by_field_name("consequence")
-    while body is not None and body.type == "block" and body.named_children:
-        body = body.named_children[0]
-    return body is not None and body.type in ("break_statement", "return_statement")
-
-
 def _short_circuited(node: Node, root: Node) -> bool:
     """Is ``node`` in the right operand of a ``&&`` / ``||`` under ``root`` (so it may not run)?"""
-    cur = node
+    cur: Node | None = node
     while cur is not None and cur != root:
         parent = cur.parent
         if parent is not None and parent.type == "binary_expression":
@@ -1164,7 +1084,7 @@ def _dummy_return(node: Node, value: Node | None) -> bool:
         return False
     block = node.parent
     method = block.parent if block is not None else None
-    if method is None or method.type != "method_declaration" or block.named_children[-1] != node:
+    if block is None or method is None or method.type != "method_declaration" or block.named_children[-1] != node:
         return False
     text = method.text or b""
     if b"System . out" not in text and b"System.out" not in text:

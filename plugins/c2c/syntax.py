@@ -10,7 +10,7 @@ import keyword
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast, overload
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -104,7 +104,7 @@ def local_names(method: Node) -> set[str]:
     return names
 
 
-_LOOPS = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
+LOOPS = ("for_statement", "enhanced_for_statement", "while_statement", "do_statement")
 
 
 def has_own_continue(body: Node) -> bool:
@@ -114,7 +114,7 @@ def has_own_continue(body: Node) -> bool:
         cur = stack.pop()
         if cur.type == "continue_statement" and not cur.named_children:
             return True
-        if cur.type in _LOOPS or cur.type in ("lambda_expression", "class_body"):
+        if cur.type in LOOPS or cur.type in ("lambda_expression", "class_body"):
             continue
         stack.extend(cur.children)
     return False
@@ -241,6 +241,15 @@ def serialize(lines: Sequence[tuple[int, Tokens]]) -> Tokens:
     return out
 
 
+def required(node: Node, name: str) -> Node:
+    """The field ``name`` that the grammar requires of ``node`` (a binary expression's ``left``), typed as such."""
+    return cast("Node", node.child_by_field_name(name))
+
+
+@overload
+def unparenthesized(node: Node) -> Node: ...
+@overload
+def unparenthesized(node: Node | None) -> Node | None: ...
 def unparenthesized(node: Node | None) -> Node | None:
     while node is not None and node.type == "parenthesized_expression" and node.named_children:
         node = node.named_children[0]
