@@ -539,14 +539,15 @@ class ProgramMixin:
                 root = n.child_by_field_name("object")
                 while root is not None and root.type == "method_invocation":
                     root = root.child_by_field_name("object")
+                named = root.child_by_field_name("field") if root is not None and root.type == "field_access" else root
                 if (
-                    root is not None
-                    and root.type == "identifier"
-                    and root.text is not None
-                    and root.text.decode() in builders
+                    named is not None
+                    and named.type == "identifier"
+                    and named.text is not None
+                    and named.text.decode() in builders
                     and (n.child_by_field_name("name").text or b"").decode() in _SB_EDITS
                 ):
-                    target = root
+                    target = root  # `sb` or `Main . sb` / `this . sb` (the field access is resolved below)
             if n.type == "assignment_expression":
                 target = n.child_by_field_name("left")
             elif n.type == "update_expression" and n.named_children:
@@ -555,13 +556,9 @@ class ProgramMixin:
                 continue
             if target.type == "field_access":
                 obj = target.child_by_field_name("object")
-                if (
-                    obj is not None
-                    and ci is None
-                    and (
-                        obj.type == "this"
-                        or (self.st.prog.main is not None and obj.text == self.st.prog.main.name.encode())
-                    )
+                main = self.st.prog.main
+                if obj is not None and (  # `this . x` of the flattened main class, `Main . x` from any class
+                    (ci is None and obj.type == "this") or (main is not None and obj.text == main.name.encode())
                 ):
                     target = target.child_by_field_name("field")
                 else:

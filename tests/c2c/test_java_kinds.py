@@ -419,3 +419,22 @@ public class Main {
   }
 }"""
     check(java, ["5\n", "2\n", "0\n"], tmp_path)
+
+
+def test_a_nested_class_edits_its_own_and_the_main_classs_builder_fields(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static StringBuilder log = new StringBuilder();
+  static int calls;
+  static class Node {
+    StringBuilder sb = new StringBuilder();
+    int f(int x) { this.sb.append(x).append(2); Main.log.append(x); Main.calls++; return sb.append(1).append(2).length(); }
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    Node a = new Node();
+    int x = sc.nextInt();
+    System.out.println(a.f(x) + " " + a.f(x + 1) + " " + a.sb + " " + log + " " + Main.log.append(9).length() + " " + calls);
+  }
+}"""
+    check(java, ["3\n", "-7\n"], tmp_path)
