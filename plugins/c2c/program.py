@@ -22,6 +22,7 @@ Output: ``PrintWriter`` / ``BufferedWriter`` / hand-written writers become
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from plugins.c2c import carried
@@ -54,7 +55,16 @@ from plugins.c2c.state import ClassInfo, ProgramInfo
 from plugins.c2c.syntax import PY_KEYWORDS, Tokens, walk_nodes
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tree_sitter import Node
+
+    from plugins.c2c.library.rows import Emitting
+    from plugins.c2c.state import TranslationState
+
+    _Translator = Emitting  # for the checker, a mixin is the Emitting its Translator is
+else:
+    _Translator = object
 
 # a Java parameter type -> the Python type an argument for it has (telling constructors apart)
 _PY_CHECKS = {
@@ -62,6 +72,12 @@ _PY_CHECKS = {
     "double": "float", "float": "float", "Double": "float", "String": "str", "boolean": "bool", "Boolean": "bool",
     "List": "list", "ArrayList": "list", "Map": "dict", "HashMap": "dict", "Set": "set", "HashSet": "set",
 }  # fmt: skip
+
+
+def _name_of(call: Node) -> str:
+    """The name of a method invocation (the grammar requires it)."""
+    name = call.child_by_field_name("name")
+    return (name.text or b"").decode() if name is not None else ""
 
 
 def runtime_lines(funcs: set[str]) -> list[tuple[int, Tokens]]:
@@ -100,11 +116,31 @@ _FROM_IMPORTS = {
 }
 
 
-class ProgramMixin:
+class ProgramMixin(_Translator):
     """Translates whole compilation units (needs the statement, expression and type mixins)."""
 
     prog: ProgramInfo | None
     cls_stack: list[ClassInfo]
+
+    if TYPE_CHECKING:  # what it uses of the Translator and its other mixins
+        st: TranslationState
+
+        def declared_names(self) -> set[str]: ...
+        def _collect_method_types(self, body: Node, by_type: Mapping[str, list[Node]] | None = None) -> None: ...
+        def _emit(self, level: int, toks: Tokens) -> None: ...
+        def _simple(self, level: int, toks: Tokens) -> None: ...
+        def _copy_line(self, node: Node, level: int) -> None: ...
+        def _params(self, node: Node | None) -> list[tuple[str, str]]: ...
+        def _call_parts(self, node: Node) -> tuple[Node | None, str, list[Node]]: ...
+        def _args(self, node: Node | None) -> list[Node]: ...
+        def _type_name(self, node: Node | None) -> str: ...
+        def _rename_shadowing(self, method: Node, start: int) -> None: ...
+        def _member(self, node: Node, level: int, main: list[Node]) -> None: ...
+        def _statement(self, node: Node, level: int) -> None: ...
+        def _value(self, value: Node, vtype: str) -> Tokens: ...
+        def _block(self, node: Node | None, level: int, params: Sequence[tuple[str, str]] = ()) -> None: ...
+        def _st_block(self, node: Node, level: int) -> None: ...
+        def _st_try_statement(self, node: Node, level: int) -> None: ...
 
     # -- the compilation unit -------------------------------------------------------------------
     def _program(self, root: Node, info: ProgramInfo) -> None:
@@ -166,9 +202,7 @@ class ProgramMixin:
                     self._function(m, 0, None)
             elif m.type == "field_declaration":
                 calls = any(
-                    c.type == "method_invocation"
-                    and c.child_by_field_name("object") is None
-                    and (c.child_by_field_name("name").text or b"").decode() in methods
+                    c.type == "method_invocation" and c.child_by_field_name("object") is None and _name_of(c) in methods
                     for c in walk_nodes(m)
                 )
                 if calls:
@@ -306,7 +340,7 @@ class ProgramMixin:
         inner = level + 1
         instance_fields = []
         ctors = []
-        own = []  # static fields made of the class itself: Python knows the class only after its body
+        own: list[Node] = []  # static fields made of the class itself: Python knows the class only after its body
         for m in members:
             static = "static" in modifiers(m)
             if m.type == "field_declaration":
@@ -515,7 +549,7 @@ class ProgramMixin:
         saved = (self.st.method_base, self.st.static_ctx)
         self.st.method_base, self.st.static_ctx = len(self.st.scopes), static
         pushed = ci is not None and (not self.st.cls_stack or self.st.cls_stack[-1] is not ci)
-        if pushed:
+        if pushed and ci is not None:
             self.st.cls_stack.append(ci)
         self._block(body, level, params=params)
         if pushed:
@@ -539,14 +573,15 @@ class ProgramMixin:
                 root = n.child_by_field_name("object")
                 while root is not None and root.type == "method_invocation":
                     root = root.child_by_field_name("object")
+                named = root.child_by_field_name("field") if root is not None and root.type == "field_access" else root
                 if (
-                    root is not None
-                    and root.type == "identifier"
-                    and root.text is not None
-                    and root.text.decode() in builders
-                    and (n.child_by_field_name("name").text or b"").decode() in _SB_EDITS
+                    named is not None
+                    and named.type == "identifier"
+                    and named.text is not None
+                    and named.text.decode() in builders
+                    and _name_of(n) in _SB_EDITS
                 ):
-                    target = root
+                    target = root  # `sb` or `Main . sb` / `this . sb` (the field access is resolved below)
             if n.type == "assignment_expression":
                 target = n.child_by_field_name("left")
             elif n.type == "update_expression" and n.named_children:
@@ -555,13 +590,9 @@ class ProgramMixin:
                 continue
             if target.type == "field_access":
                 obj = target.child_by_field_name("object")
-                if (
-                    obj is not None
-                    and ci is None
-                    and (
-                        obj.type == "this"
-                        or (self.st.prog.main is not None and obj.text == self.st.prog.main.name.encode())
-                    )
+                main = self.st.prog.main
+                if obj is not None and (  # `this . x` of the flattened main class, `Main . x` from any class
+                    (ci is None and obj.type == "this") or (main is not None and obj.text == main.name.encode())
                 ):
                     target = target.child_by_field_name("field")
                 else:
@@ -604,7 +635,7 @@ class ProgramMixin:
         if len(names) != 1 or body is None:
             return None
         for n in walk_nodes(body):
-            if n.type == "method_invocation" and (n.child_by_field_name("name").text or b"").decode() in _SB_EDITS:
+            if n.type == "method_invocation" and _name_of(n) in _SB_EDITS:
                 root = n.child_by_field_name("object")
                 while root is not None and root.type == "method_invocation":
                     root = root.child_by_field_name("object")
@@ -752,9 +783,11 @@ class ProgramMixin:
     def comparator_chain(self, cmp: Node) -> tuple[Tokens, bool] | None:
         """``Comparator.comparing(f).thenComparing(g)[.reversed()]`` of key extractors: one key function
         (``f``, or a tuple of the keys) and whether the order is reversed; None for anything else."""
-        node, reverse, keys = cmp, False, []
-        if node.type == "method_invocation" and self._call_parts(node)[1] == "reversed":
-            obj, _, args = self._call_parts(node)
+        node: Node | None = cmp
+        reverse = False
+        keys: list[Tokens] = []
+        if cmp.type == "method_invocation" and self._call_parts(cmp)[1] == "reversed":
+            obj, _, args = self._call_parts(cmp)
             if args or obj is None:
                 return None
             node, reverse = obj, True
@@ -827,7 +860,7 @@ class ProgramMixin:
                 else None
             )
         if body is None or body.type in ("assignment_expression", "update_expression"):  # statements: a def
-            return [self._hoist(names and [(n, "?") for n in names], node.child_by_field_name("body"), node)]
+            return [self._hoist([(n, "?") for n in names], node.child_by_field_name("body"), node)]
         self.st.scopes.append(dict.fromkeys(names, self.st.lambda_type))
         self.st.lambda_type = "?"
         out = self.expr(body)
@@ -1034,9 +1067,9 @@ class ProgramMixin:
         if node.type != "assignment_expression" or self.text(node.child_by_field_name("operator")) != "=":
             return False
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left.type == "field_access":
+        if left is not None and left.type == "field_access":
             left = left.child_by_field_name("field")
-        if left.type != "identifier" or right.type != "object_creation_expression":
+        if left is None or right is None or left.type != "identifier" or right.type != "object_creation_expression":
             return False
         kind = io_kind(base_io(type_text(right.child_by_field_name("type"))), self.st.prog)
         return kind not in ("", "tok") and self.st.prog.io.get(self.text(left)) == kind
@@ -1070,7 +1103,9 @@ class ProgramMixin:
             self._simple(level, [self.text(name), "=", *self.expr(value)])
         handlers = [c for c in node.named_children if c.type in ("catch_clause", "finally_clause")]
         if not handlers:
-            self._st_block(node.child_by_field_name("body"), level) if node.child_by_field_name("body") else None
+            body = node.child_by_field_name("body")
+            if body:
+                self._st_block(body, level)
             return
         self._st_try_statement(node, level)
 

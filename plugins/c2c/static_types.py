@@ -129,6 +129,8 @@ class TypesMixin(_Translator):
             if written in ("Math", "Double"):
                 return "double"
             owner = self._program_class(node.child_by_field_name("object"))
+            if owner is None and self.lookup(written) == "?":  # `Main . sb`: a static field of the program's class
+                owner = self.st.prog.classes.get(written)
             return owner.field_types.get(field, "?") if owner is not None else "?"
         if k == "method_invocation":
             obj, name, args = self._call_parts(node)

@@ -393,3 +393,102 @@ public class Main {
   }
 }"""
     check(java, ["10 1099511627776\n", "1 97\n", "100000 600851475143\n"], tmp_path)
+
+
+def test_the_main_classs_builder_field_edited_in_its_static_methods(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static StringBuilder sb = new StringBuilder();
+  static StringBuilder log = new StringBuilder("L");
+  static void add(int x) { sb.append(x).append(' '); log.append(x % 3); }
+  static int grow() { return sb.append(1).append(2).length(); }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    for (int i = 0; i < n; i++) add(sc.nextInt());
+    log.insert(0, '['); log.reverse();
+    System.out.println(grow() + " " + sb.append('|').length() + " " + log);
+    log.setLength(2);
+    System.out.println(sb + " " + log);
+  }
+}"""
+    check(java, ["3\n4 5 6\n", "0\n"], tmp_path)
+
+
+def test_builder_fields_of_another_class_edited_in_its_methods(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Acc a = new Acc(), b = new Acc();
+    for (int i = 0; i < n; i++) { int v = sc.nextInt(); a.add(v); if (v % 2 == 0) b.add(v); }
+    a.sb.append('!');
+    System.out.println(a.sb.append(1).append(2).length() + " " + b.done());
+    System.out.println(a.done() + " " + Acc.log);
+  }
+}
+class Acc {
+  StringBuilder sb = new StringBuilder();
+  static StringBuilder log = new StringBuilder();
+  void add(int x) { sb.append(x).append(','); log.append('.'); this.sb.append(x % 2); }
+  String done() { sb.append(log); sb.deleteCharAt(0); sb.insert(0, "<"); sb.reverse(); return sb.toString() + sb.length(); }
+}"""
+    check(java, ["3\n4 5 6\n", "1\n7\n"], tmp_path)
+
+
+def test_the_main_class_as_an_object_with_a_builder_field(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  StringBuilder sb = new StringBuilder();
+  int k;
+  Main(int k) { this.k = k; sb.append(k).append(':'); }
+  void add(int x) { sb.append(x * k).append(' '); }
+  int grow() { return sb.append(1).append(2).length(); }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Main m = new Main(2), o = new Main(3);
+    for (int i = 0; i < n; i++) { int v = sc.nextInt(); m.add(v); o.add(v); }
+    System.out.println(m.grow() + " " + o.sb.length());
+    System.out.println(m.sb);
+    System.out.println(o.sb.toString());
+  }
+}"""
+    check(java, ["3\n4 5 6\n", "0\n"], tmp_path)
+
+
+def test_a_builder_appended_inside_expressions_is_edited_where_java_edits_it(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    StringBuilder sb = new StringBuilder();
+    int loops = 0;
+    while (sb.append('a').length() < n) loops++;
+    boolean big = n > 3 && sb.append("b").length() > 4;
+    String t = n % 2 == 0 ? sb.append(n).toString() : "odd";
+    System.out.println(loops + " " + big + " " + t + " " + sb.append('!').append(sb.length()));
+  }
+}"""
+    check(java, ["5\n", "2\n", "0\n"], tmp_path)
+
+
+def test_a_nested_class_edits_its_own_and_the_main_classs_builder_fields(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static StringBuilder log = new StringBuilder();
+  static int calls;
+  static class Node {
+    StringBuilder sb = new StringBuilder();
+    int f(int x) { this.sb.append(x).append(2); Main.log.append(x); Main.calls++; return sb.append(1).append(2).length(); }
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    Node a = new Node();
+    int x = sc.nextInt();
+    System.out.println(a.f(x) + " " + a.f(x + 1) + " " + a.sb + " " + log + " " + Main.log.append(9).length() + " " + calls);
+  }
+}"""
+    check(java, ["3\n", "-7\n"], tmp_path)

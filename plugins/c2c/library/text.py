@@ -101,33 +101,88 @@ def _builder_append(tr: Emitting, c: Call) -> Tokens | None:
     return [*c.o, "+", *tr.as_str(c.args[0])] if len(c.a) == 1 else None
 
 
-def _builder_reversed(tr: Emitting, c: Call) -> Tokens | None:
-    if c.args or c.obj.type != "identifier":
+def _builder_target(tr: Emitting, node: Node) -> Tokens | None:
+    """The builder a statement edits, as Python names it: ``sb``, ``self . sb`` / ``Cls . sb`` (a field),
+    ``a . sb`` (``a . sb . append ( x ) ;``); None for a receiver that is no variable."""
+    return tr.expr(node) if node.type in ("identifier", "field_access") else None
+
+
+def _named(tr: Emitting, call: Node, name: str) -> bool:
+    return tr.text(call.child_by_field_name("name")) == name
+
+
+_LOOPS = ("while_statement", "do_statement", "for_statement")  # their headers run more than once
+
+
+def _statement_part(node: Node) -> tuple[bool, bool]:
+    """Where ``node`` stands in its statement: (is it in a lambda, is it evaluated once each time the
+    statement runs: not in a ``&&`` / ``||``'s right operand, a ``? :``'s branch or a loop's header)."""
+    cur, parent, once = node, node.parent, True
+    while parent is not None and not parent.type.endswith(("statement", "declaration", "block", "program")):
+        if parent.type == "lambda_expression":
+            return True, False
+        if parent.type == "ternary_expression" and parent.child_by_field_name("condition") != cur:
+            once = False
+        op = parent.child_by_field_name("operator") if parent.type == "binary_expression" else None
+        if op is not None and op.type in ("&&", "||") and parent.child_by_field_name("right") == cur:
+            once = False
+        cur, parent = parent, parent.parent
+    return False, once and parent is not None and parent.type not in _LOOPS
+
+
+def _builder_append_in_place(tr: Emitting, c: Call) -> Tokens | None:
+    """``sb . append ( x )`` inside an expression (``sb . append ( x ) . length ( )``), ``sb`` a builder
+    variable or field: Java edits ``sb`` there too. A name is rebound in place, ``( sb := sb + x )``; a
+    field's ``self . sb += x`` goes before the statement, which reads ``self . sb``. None in a lambda, and
+    for a field's append that may not run."""
+    root: Node | None = c.obj
+    while root is not None and root.type == "method_invocation" and _named(tr, root, "append"):
+        root = root.child_by_field_name("object")
+    if root is None or len(c.args) != 1 or root.type not in ("identifier", "field_access"):
         return None
-    return [tr.text(c.obj), "=", tr.text(c.obj), *REVERSED]
+    if class_of(tr.type_of(root)) not in _BUILDERS:
+        return None
+    in_lambda, once = _statement_part(c.node)
+    name = tr.expr(root)
+    if in_lambda or (len(name) > 1 and not once):
+        return None
+    current = tr.expr(c.obj)  # the chain's earlier appends come first
+    if len(name) == 1:
+        return ["(", *name, ":=", *current, "+", *tr.as_str(c.args[0]), ")"]
+    tr.state.pre.append([*name, "+=", *tr.as_str(c.args[0])])
+    return name
+
+
+def _builder_reversed(tr: Emitting, c: Call) -> Tokens | None:
+    target = None if c.args else _builder_target(tr, c.obj)
+    if target is None:
+        return None
+    return [*target, "=", *target, *REVERSED]
 
 
 def _builder_char_edit(tr: Emitting, c: Call) -> Tokens | None:
     """``sb . setCharAt ( i , x )`` / ``sb . deleteCharAt ( i )``: the str rebuilt around ``i``."""
-    if c.obj.type != "identifier" or not c.args:
+    sb = _builder_target(tr, c.obj) if c.args else None
+    if sb is None:
         return None
-    sb, at = tr.text(c.obj), tr.expr(c.args[0])
+    at = tr.expr(c.args[0])
     mid = [*tr.as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
-    return [sb, "=", sb, "[", ":", *at, "]", "+", *mid, sb, "[", *plus_one(at, "+"), ":", "]"]
+    return [*sb, "=", *sb, "[", ":", *at, "]", "+", *mid, *sb, "[", *plus_one(at, "+"), ":", "]"]
 
 
 def _builder_insert(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.args) != 2 or c.obj.type != "identifier":
+    target = _builder_target(tr, c.obj) if len(c.args) == 2 else None
+    if target is None:
         return None
-    target = [tr.text(c.obj)]
     at, value = tr.expr(c.args[0]), tr.as_str(c.args[1])
     return [*target, "=", *target, "[", ":", *at, "]", "+", *value, "+", *target, "[", *at, ":", "]"]
 
 
 def _builder_append_statement(tr: Emitting, c: Call) -> Tokens | None:
-    if c.obj.type != "identifier" or not c.args:
+    target = _builder_target(tr, c.obj) if c.args else None
+    if target is None:
         return None
-    return [tr.text(c.obj), "+=", *tr.as_str(c.args[0])]
+    return [*target, "+=", *tr.as_str(c.args[0])]
 
 
 def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
@@ -142,30 +197,31 @@ def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
             return None
         parts.insert(0, inner[0])
         cur = cur.child_by_field_name("object")
-    if cur is None or cur.type != "identifier" or len(parts) < 2:
+    if cur is None or len(parts) < 2 or class_of(tr.type_of(cur)) not in _BUILDERS:
         return None
-    if class_of(tr.type_of(cur)) not in _BUILDERS:
+    target = _builder_target(tr, cur)
+    if target is None:
         return None
     value: Tokens = []
     for i, part in enumerate(parts):
         value += (["+"] if i else []) + tr.as_str(part)
-    return [tr.text(cur), "+=", *value]
+    return [*target, "+=", *value]
 
 
 def _builder_cut(tr: Emitting, c: Call) -> Tokens | None:
     """``deleteCharAt`` / ``setCharAt`` / ``delete`` / ``setLength`` as statements: the str rebuilt."""
-    if not c.statement or c.obj.type != "identifier":
+    o = _builder_target(tr, c.obj) if c.statement else None
+    if o is None:
         return None
-    o = tr.text(c.obj)
     a = [tr.expr(x) for x in c.args]
     if c.name == "deleteCharAt" and len(a) == 1:
-        return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[0], "+", "1", ":", "]"]
+        return [*o, "=", *o, "[", ":", *a[0], "]", "+", *o, "[", *a[0], "+", "1", ":", "]"]
     if c.name == "setCharAt" and len(a) == 2:
-        return [o, "=", o, "[", ":", *a[0], "]", "+", *a[1], "+", o, "[", *a[0], "+", "1", ":", "]"]
+        return [*o, "=", *o, "[", ":", *a[0], "]", "+", *a[1], "+", *o, "[", *a[0], "+", "1", ":", "]"]
     if c.name == "delete" and len(a) == 2:
-        return [o, "=", o, "[", ":", *a[0], "]", "+", o, "[", *a[1], ":", "]"]
+        return [*o, "=", *o, "[", ":", *a[0], "]", "+", *o, "[", *a[1], ":", "]"]
     if c.name == "setLength" and len(a) == 1:
-        return [o, "=", o, "[", ":", *a[0], "]"]
+        return [*o, "=", *o, "[", ":", *a[0], "]"]
     return None
 
 
@@ -243,6 +299,7 @@ RULES: tuple[Rule, ...] = (
     instance(_BUILDERS, ("indexOf", "lastIndexOf"), _builder_find, policy=PROGRAM, returns="int"),
     instance(_BUILDERS, "isEmpty", _builder_is_empty, policy=PROGRAM, returns="boolean"),
     instance(_BUILDERS, "append", _builder_append_chain, policy=PROGRAM),
+    instance(("*", *_BUILDERS), "append", _builder_append_in_place, policy=PROGRAM, where=EXPRESSION),
     instance(_BUILDERS, ("deleteCharAt", "setCharAt", "delete", "setLength"), _builder_cut, policy=PROGRAM),
     # -- StringTokenizer and StringJoiner in programs: lists of their parts
     instance(
