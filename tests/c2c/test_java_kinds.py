@@ -393,3 +393,23 @@ public class Main {
   }
 }"""
     check(java, ["10 1099511627776\n", "1 97\n", "100000 600851475143\n"], tmp_path)
+
+
+def test_library_calls_bracket_arguments_that_are_operator_expressions(tmp_path: Path) -> None:
+    """An argument that is itself an operator expression (``acc - i``, a ternary) stays one operand where the
+    emitter splices it beside an operator: ``Math.floorMod(acc - i, 7)`` is not ``acc - i % 7``."""
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    int acc = 3;
+    List<Integer> list = new ArrayList<>();
+    for (int i = 0; i < n; i++) { acc = Math.floorMod(acc - i, 7) + Math.floorDiv(acc - 2 * i, 3); list.add(i % 4); }
+    System.out.println(acc + " " + Math.signum(acc - 5) + " " + Integer.compare(acc - 3, n > 2 ? 1 : 4));
+    System.out.println(Collections.nCopies(n - 1, 7) + " " + Collections.frequency(list, n > 3 ? 1 : 2) + " " + list.contains(n > 3 ? 9 : 2));
+    System.out.println(Character.isDigit(n > 2 ? 'a' : '1') + " " + "ab".concat(n > 1 ? "x" : "y") + " " + Math.round(n > 3 ? 2.5 : -2.5));
+    System.out.println(-"ab".compareTo("b") + " " + Integer.valueOf(n).compareTo(4) * -1);
+  }
+}"""
+    check(java, ["5\n", "3\n", "1\n"], tmp_path)
