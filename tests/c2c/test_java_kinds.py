@@ -413,3 +413,40 @@ public class Main {
   }
 }"""
     check(java, ["5\n", "3\n", "1\n"], tmp_path)
+
+
+def test_a_stringbuilder_field_appended_in_a_method_is_appended_in_place(tmp_path: Path) -> None:
+    """A StringBuilder field (a module global) appended in a method: ``sb += x`` on a global str copies the
+    whole text each time (400,000 appends took 67 s); its ``TextBuilder`` keeps the parts. Its reads and
+    edits stay Java's: toString (a snapshot), length, charAt, indexOf, insert, reverse, setLength, a copy,
+    printing, and a reassignment."""
+    java = """import java.util.*;
+public class Main {
+  static StringBuilder sb = new StringBuilder();
+  static StringBuilder log;
+  static int n;
+  static void emit(int v) { sb.append(v).append('\\n'); }
+  static void note(String s) { log.append(s); log.append(' '); }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    n = sc.nextInt();
+    log = new StringBuilder("log:");
+    for (int i = 0; i < n; i++) emit(i * 7 % 1000);
+    String snap = sb.toString();
+    note("a" + n); note("b");
+    System.out.print(sb);
+    System.out.println(sb.length() + " " + sb.charAt(0) + " " + snap.length() + " " + log + " " + log.indexOf("b"));
+    StringBuilder copy = new StringBuilder(log);
+    copy.append("!");
+    log.insert(0, '[');
+    log.reverse();
+    System.out.println(log + " " + copy + " " + log.toString().equals(copy.toString()));
+    sb.setLength(2);
+    sb.append("end");
+    System.out.println(sb + "|" + snap.substring(0, 2) + "|" + sb.toString().contains("end"));
+    sb = new StringBuilder();
+    for (int i = 0; i < 3; i++) sb.append(i);
+    System.out.println(sb.toString());
+  }
+}"""
+    check(java, ["3\n", "1\n", "300000\n"], tmp_path)

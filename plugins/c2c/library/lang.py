@@ -27,6 +27,7 @@ from plugins.c2c.library.rows import (
     static,
     the_receiver,
 )
+from plugins.c2c.library.text import builder_field
 from plugins.c2c.state import PROGRAM
 from plugins.c2c.syntax import Tokens
 
@@ -300,7 +301,9 @@ def _compare_to(tr: Emitting, c: Call) -> Tokens | None:
 def _to_string(tr: Emitting, c: Call) -> Tokens | None:
     if c.a:
         return None
-    return list(c.o) if receiver_base(c) in ("StringBuilder", "String") else ["str", "(", *c.o, ")"]
+    if receiver_base(c) in ("StringBuilder", "String") and not builder_field(c.obj):  # a field's: a TextBuilder
+        return list(c.o)
+    return ["str", "(", *c.o, ")"]
 
 
 def _substring(tr: Emitting, c: Call) -> Tokens | None:
