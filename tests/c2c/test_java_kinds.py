@@ -419,7 +419,7 @@ def test_a_stringbuilder_field_appended_in_a_method_is_appended_in_place(tmp_pat
     """A StringBuilder field (a module global) appended in a method: ``sb += x`` on a global str copies the
     whole text each time (400,000 appends took 67 s); its ``TextBuilder`` keeps the parts. Its reads and
     edits stay Java's: toString (a snapshot), length, charAt, indexOf, insert, reverse, setLength, a copy,
-    printing, and a reassignment."""
+    printing, a reassignment; another class's ``this . out`` appended (it was ``self . out + x``, no append)."""
     java = """import java.util.*;
 public class Main {
   static StringBuilder sb = new StringBuilder();
@@ -447,6 +447,14 @@ public class Main {
     sb = new StringBuilder();
     for (int i = 0; i < 3; i++) sb.append(i);
     System.out.println(sb.toString());
+    Acc acc = new Acc();
+    for (int i = 0; i < n; i++) acc.add(i);
+    System.out.println(acc.text().length() + " " + acc.text().substring(0, 3));
   }
+}
+class Acc {
+  StringBuilder out = new StringBuilder();
+  void add(int x) { this.out.append(x).append(','); this.out.append(' '); }
+  String text() { return this.out.toString(); }
 }"""
     check(java, ["3\n", "1\n", "300000\n"], tmp_path)

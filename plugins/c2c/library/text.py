@@ -66,6 +66,12 @@ def builder_field(node: Node | None) -> bool:
     )
 
 
+def _own_builder(node: Node) -> bool:
+    """``this . sb`` of a StringBuilder field (``self . sb += x`` needs no ``global``; ``Main . sb`` would)."""
+    receiver = node.child_by_field_name("object") if node.type == "field_access" else None
+    return receiver is not None and receiver.type == "this" and builder_field(node)
+
+
 def _field_builder_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new StringBuilder ( ... )`` that a StringBuilder field holds (its declaration's initializer, or
     assigned to it): a ``TextBuilder``, appended in place."""
@@ -169,9 +175,12 @@ def _builder_insert(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _builder_append_statement(tr: Emitting, c: Call) -> Tokens | None:
-    if c.obj.type != "identifier" or not c.args:
+    """``sb . append ( x ) ;``: ``sb += x`` (``this . sb``: the field's, ``self . sb += x``)."""
+    if not c.args:
         return None
-    return [tr.text(c.obj), "+=", *tr.as_str(c.args[0])]
+    if c.obj.type == "identifier":
+        return [tr.text(c.obj), "+=", *tr.as_str(c.args[0])]
+    return [*tr.expr(c.obj), "+=", *tr.as_str(c.args[0])] if _own_builder(c.obj) else None
 
 
 def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
@@ -186,14 +195,14 @@ def _builder_append_chain(tr: Emitting, c: Call) -> Tokens | None:
             return None
         parts.insert(0, inner[0])
         cur = cur.child_by_field_name("object")
-    if cur is None or cur.type != "identifier" or len(parts) < 2:
+    if cur is None or len(parts) < 2 or not (cur.type == "identifier" or _own_builder(cur)):
         return None
     if class_of(tr.type_of(cur)) not in _BUILDERS:
         return None
     value: Tokens = []
     for i, part in enumerate(parts):
         value += (["+"] if i else []) + tr.as_str(part)
-    return [tr.text(cur), "+=", *value]
+    return [*([tr.text(cur)] if cur.type == "identifier" else tr.expr(cur)), "+=", *value]
 
 
 def _builder_cut(tr: Emitting, c: Call) -> Tokens | None:
