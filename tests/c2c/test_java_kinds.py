@@ -492,3 +492,68 @@ public class Main {
   }
 }"""
     check(java, ["3\n", "-7\n"], tmp_path)
+
+
+def test_library_calls_bracket_arguments_that_are_operator_expressions(tmp_path: Path) -> None:
+    """An argument that is itself an operator expression (``acc - i``, a ternary) stays one operand where the
+    emitter splices it beside an operator: ``Math.floorMod(acc - i, 7)`` is not ``acc - i % 7``."""
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    int acc = 3;
+    List<Integer> list = new ArrayList<>();
+    for (int i = 0; i < n; i++) { acc = Math.floorMod(acc - i, 7) + Math.floorDiv(acc - 2 * i, 3); list.add(i % 4); }
+    System.out.println(acc + " " + Math.signum(acc - 5) + " " + Integer.compare(acc - 3, n > 2 ? 1 : 4));
+    System.out.println(Collections.nCopies(n - 1, 7) + " " + Collections.frequency(list, n > 3 ? 1 : 2) + " " + list.contains(n > 3 ? 9 : 2));
+    System.out.println(Character.isDigit(n > 2 ? 'a' : '1') + " " + "ab".concat(n > 1 ? "x" : "y") + " " + Math.round(n > 3 ? 2.5 : -2.5));
+    System.out.println(-"ab".compareTo("b") + " " + Integer.valueOf(n).compareTo(4) * -1);
+  }
+}"""
+    check(java, ["5\n", "3\n", "1\n"], tmp_path)
+
+
+def test_a_stringbuilder_field_appended_in_a_method_is_appended_in_place(tmp_path: Path) -> None:
+    """A StringBuilder field (a module global) appended in a method: ``sb += x`` on a global str copies the
+    whole text each time (400,000 appends took 67 s); its ``TextBuilder`` keeps the parts. Its reads and
+    edits stay Java's: toString (a snapshot), length, charAt, indexOf, insert, reverse, setLength, a copy,
+    printing, a reassignment; another class's ``this . out`` appended (it was ``self . out + x``, no append)."""
+    java = """import java.util.*;
+public class Main {
+  static StringBuilder sb = new StringBuilder();
+  static StringBuilder log;
+  static int n;
+  static void emit(int v) { sb.append(v).append('\\n'); }
+  static void note(String s) { log.append(s); log.append(' '); }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    n = sc.nextInt();
+    log = new StringBuilder("log:");
+    for (int i = 0; i < n; i++) emit(i * 7 % 1000);
+    String snap = sb.toString();
+    note("a" + n); note("b");
+    System.out.print(sb);
+    System.out.println(sb.length() + " " + sb.charAt(0) + " " + snap.length() + " " + log + " " + log.indexOf("b"));
+    StringBuilder copy = new StringBuilder(log);
+    copy.append("!");
+    log.insert(0, '[');
+    log.reverse();
+    System.out.println(log + " " + copy + " " + log.toString().equals(copy.toString()));
+    sb.setLength(2);
+    sb.append("end");
+    System.out.println(sb + "|" + snap.substring(0, 2) + "|" + sb.toString().contains("end"));
+    sb = new StringBuilder();
+    for (int i = 0; i < 3; i++) sb.append(i);
+    System.out.println(sb.toString());
+    Acc acc = new Acc();
+    for (int i = 0; i < n; i++) acc.add(i);
+    System.out.println(acc.text().length() + " " + acc.text().substring(0, 3));
+  }
+}
+class Acc {
+  StringBuilder out = new StringBuilder();
+  void add(int x) { this.out.append(x).append(','); this.out.append(' '); }
+  String text() { return this.out.toString(); }
+}"""
+    check(java, ["3\n", "1\n", "300000\n"], tmp_path)

@@ -50,6 +50,18 @@ def test_java_split_drops_trailing_empty_strings_only() -> None:
     assert strings.java_split(["", "a"]) == ["", "a"]
 
 
+def test_text_builder_appends_in_place_and_reads_as_its_text() -> None:
+    sb = strings.TextBuilder("ab")
+    alias = sb
+    for part in ("c", 1, "de"):
+        sb += part
+    assert sb is alias and len(sb) == 6 and str(sb) == "abc1de" and f"{sb}" == "abc1de"
+    assert sb[0] == "a" and sb[1:3] == "bc" and sb[::-1] == "ed1cba" and "1d" in sb
+    assert sb == "abc1de" and "x" + sb == "xabc1de" and sb + "x" == "abc1dex" and hash(sb) == hash("abc1de")
+    assert sb.find("1") == 3 and sb.upper() == "ABC1DE" and list(sb)[:2] == ["a", "b"]
+    assert len(strings.TextBuilder()) == 0 and str(strings.TextBuilder()) == ""
+
+
 def test_half_up_rounds_the_shortest_decimal_half_up() -> None:
     assert strings.half_up(0.15, 1) == Decimal("0.2")
     assert strings.half_up(2.675, 2) == Decimal("2.68")

@@ -16,8 +16,11 @@ from plugins.c2c.java_types import (
     SORTED_TYPES,
 )
 from plugins.c2c.library.rows import (
+    ADD,
+    COMPARE,
     EXPRESSION,
     FOR_EACH,
+    MULTIPLY,
     NEGATED,
     REVERSED,
     STATEMENT,
@@ -25,6 +28,7 @@ from plugins.c2c.library.rows import (
     Emit,
     Emitting,
     Rule,
+    bracketed,
     instance,
     length,
     listed,
@@ -80,7 +84,9 @@ def _copy_of(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _arrays_equals(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.a[0], "==", *c.a[1]] if len(c.a) == 2 else None
+    if len(c.a) != 2:
+        return None
+    return [*bracketed(c.args[0], c.a[0], COMPARE), "==", *bracketed(c.args[1], c.a[1], COMPARE)]
 
 
 def _arrays_stream(tr: Emitting, c: Call) -> Tokens | None:
@@ -103,17 +109,17 @@ def _binary_search(tr: Emitting, c: Call) -> Tokens | None:
     """Found: its index; else -(insertion point) - 1, as Java's."""
     if len(c.a) != 2:
         return None
-    arr, x = c.a
+    arr, x = bracketed(c.args[0], c.a[0]), bracketed(c.args[1], c.a[1], COMPARE)
     missing = ["-", "len", "(", "[", "v", "for", "v", "in", *arr, "if", "v", "<", *x, "]", ")", "-", "1"]
     return ["(", *arr, ".", "index", "(", *x, ")", "if", *x, "in", *arr, "else", *missing, ")"]
 
 
 def _frequency(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.a[0], ".", "count", "(", *c.a[1], ")"] if len(c.a) == 2 else None
+    return [*bracketed(c.args[0], c.a[0]), ".", "count", "(", *c.a[1], ")"] if len(c.a) == 2 else None
 
 
 def _n_copies(tr: Emitting, c: Call) -> Tokens | None:
-    return ["[", *c.a[1], "]", "*", *c.a[0]] if len(c.a) == 2 else None
+    return ["[", *c.a[1], "]", "*", *bracketed(c.args[0], c.a[0], MULTIPLY)] if len(c.a) == 2 else None
 
 
 def _collection_extreme(tr: Emitting, c: Call) -> Tokens | None:
@@ -156,7 +162,8 @@ def _fill(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.fill``: a range in place; the whole array rebound (the references' form)."""
     if len(c.args) == 4:
         target, lo, hi = tr.expr(c.args[0]), tr.expr(c.args[1]), tr.expr(c.args[2])
-        span = ["(", *hi, "-", *lo, ")"] if len(lo) > 1 or lo != ["0"] else hi
+        difference = [*bracketed(c.args[2], hi, ADD, left=True), "-", *bracketed(c.args[1], lo, ADD)]
+        span = ["(", *difference, ")"] if len(lo) > 1 or lo != ["0"] else bracketed(c.args[2], hi, MULTIPLY)
         return [*target, "[", *lo, ":", *hi, "]", "=", "[", *tr.expr(c.args[3]), "]", "*", *span]
     if len(c.args) == 2:
         target = tr.expr(c.args[0])
@@ -209,14 +216,15 @@ def _list_index_of(tr: Emitting, c: Call) -> Tokens | None:
     """Java's -1 where ``list.index`` raises."""
     if len(c.a) != 1:
         return None
-    return ["(", *c.o, ".", "index", "(", *c.a[0], ")", "if", *c.a[0], "in", *c.o, "else", "-", "1", ")"]
+    x = bracketed(c.args[0], c.a[0], COMPARE)
+    return ["(", *c.o, ".", "index", "(", *c.a[0], ")", "if", *x, "in", *c.o, "else", "-", "1", ")"]
 
 
 def _list_last_index_of(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
     last = ["len", "(", *c.o, ")", "-", "1", "-", *c.o, *REVERSED, ".", "index", "(", *c.a[0], ")"]
-    return ["(", *last, "if", *c.a[0], "in", *c.o, "else", "-", "1", ")"]
+    return ["(", *last, "if", *bracketed(c.args[0], c.a[0], COMPARE), "in", *c.o, "else", "-", "1", ")"]
 
 
 def _iterator(tr: Emitting, c: Call) -> Tokens | None:
@@ -233,12 +241,14 @@ def _is_empty(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _contains(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.a[0], "in", *c.o] if len(c.a) == 1 else None
+    return [*bracketed(c.args[0], c.a[0], COMPARE), "in", *c.o] if len(c.a) == 1 else None
 
 
 def _not_contains(tr: Emitting, c: Call) -> Tokens | None:
     """``! m . containsKey ( k )`` (``where=NEGATED``): ``k not in m``, the references' idiom."""
-    return [*tr.expr(c.args[0]), "not", "in", *tr.expr(c.obj)] if len(c.args) == 1 else None
+    if len(c.args) != 1:
+        return None
+    return [*bracketed(c.args[0], tr.expr(c.args[0]), COMPARE), "not", "in", *tr.expr(c.obj)]
 
 
 def _hash_ordered(tr: Emitting, c: Call) -> Tokens | None:
@@ -257,7 +267,7 @@ def _hash_ordered(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _contains_value(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.a[0], "in", *c.o, ".", "values", "(", ")"] if len(c.a) == 1 else None
+    return [*bracketed(c.args[0], c.a[0], COMPARE), "in", *c.o, ".", "values", "(", ")"] if len(c.a) == 1 else None
 
 
 def _map_get_default(tr: Emitting, c: Call) -> Tokens | None:

@@ -7,11 +7,15 @@ import re
 from typing import TYPE_CHECKING
 
 from plugins.c2c.library.rows import (
+    ADD,
+    COMPARE,
     EXPRESSION,
+    MULTIPLY,
     STATEMENT,
     Call,
     Emitting,
     Rule,
+    bracketed,
     call_arguments,
     function_call,
     instance,
@@ -23,6 +27,7 @@ from plugins.c2c.library.rows import (
     static,
     the_receiver,
 )
+from plugins.c2c.library.text import builder_field
 from plugins.c2c.state import PROGRAM
 from plugins.c2c.syntax import Tokens
 
@@ -58,7 +63,7 @@ def _math_round_half_up(tr: Emitting, c: Call) -> Tokens | None:
     """Java rounds halves up; Python's ``round`` to even."""
     if len(c.args) != 1:
         return None
-    return ["math", ".", "floor", "(", *tr.expr(c.args[0]), "+", "0.5", ")"]
+    return ["math", ".", "floor", "(", *bracketed(c.args[0], tr.expr(c.args[0]), ADD, left=True), "+", "0.5", ")"]
 
 
 def _math_random(tr: Emitting, c: Call) -> Tokens | None:
@@ -68,13 +73,15 @@ def _math_random(tr: Emitting, c: Call) -> Tokens | None:
 def _math_floor_div_mod(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 2:  # Python's // and % are floor-based, as floorDiv / floorMod
         return None
-    return ["(", *c.a[0], "//" if c.name == "floorDiv" else "%", *c.a[1], ")"]
+    a, b = bracketed(c.args[0], c.a[0], MULTIPLY, left=True), bracketed(c.args[1], c.a[1], MULTIPLY)
+    return ["(", *a, "//" if c.name == "floorDiv" else "%", *b, ")"]
 
 
 def _math_signum(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
-    return ["float", "(", "(", *c.a[0], ">", "0", ")", "-", "(", *c.a[0], "<", "0", ")", ")"]
+    a = bracketed(c.args[0], c.a[0], COMPARE)
+    return ["float", "(", "(", *a, ">", "0", ")", "-", "(", *a, "<", "0", ")", ")"]
 
 
 def _math_angle(tr: Emitting, c: Call) -> Tokens | None:
@@ -138,12 +145,12 @@ def _compare(tr: Emitting, c: Call) -> Tokens | None:
     """The sign of ``a - b``, as Java's ``compare`` returns it."""
     if len(c.args) != 2:
         return None
-    a, b = tr.expr(c.args[0]), tr.expr(c.args[1])
+    a, b = (bracketed(x, tr.expr(x), COMPARE) for x in c.args)
     return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
 
 
 def _char_method(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.a[0], ".", _CHAR_METHODS[c.name], "(", ")"] if c.a else None
+    return [*bracketed(c.args[0], c.a[0]), ".", _CHAR_METHODS[c.name], "(", ")"] if c.a else None
 
 
 def _char_numeric(tr: Emitting, c: Call) -> Tokens | None:
@@ -177,7 +184,8 @@ def _arraycopy(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 5:
         return None
     src, sp, dst, dp, n = (tr.expr(x) for x in c.args)
-    return [*dst, "[", *dp, ":", *dp, "+", *n, "]", "=", *src, "[", *sp, ":", *sp, "+", *n, "]"]
+    sp1, dp1, n = (bracketed(c.args[i], x, ADD, left=i != 4) for i, x in ((1, sp), (3, dp), (4, n)))
+    return [*dst, "[", *dp, ":", *dp1, "+", *n, "]", "=", *src, "[", *sp, ":", *sp1, "+", *n, "]"]
 
 
 # -- String's regex methods: Python's re -----------------------------------------------------------
@@ -267,27 +275,35 @@ def _char_at(tr: Emitting, c: Call) -> Tokens | None:
 def _equals_ignore_case(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
-    return [*c.o, ".", "lower", "(", ")", "==", *c.a[0], ".", "lower", "(", ")"]
+    return [*c.o, ".", "lower", "(", ")", "==", *bracketed(c.args[0], c.a[0]), ".", "lower", "(", ")"]
 
 
 def _concat(tr: Emitting, c: Call) -> Tokens | None:
-    return ["(", *c.o, "+", *c.a[0], ")"] if len(c.a) == 1 else None
+    return ["(", *c.o, "+", *bracketed(c.args[0], c.a[0], ADD), ")"] if len(c.a) == 1 else None
 
 
 def _equals(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, "==", *c.a[0]] if len(c.a) == 1 else None
+    return [*c.o, "==", *bracketed(c.args[0], c.a[0], COMPARE)] if len(c.a) == 1 else None
 
 
 def _compare_to(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 1:
         return None
-    return ["(", *c.o, ">", *c.a[0], ")", "-", "(", *c.o, "<", *c.a[0], ")"]
+    a = bracketed(c.args[0], c.a[0], COMPARE)
+    out = ["(", *c.o, ">", *a, ")", "-", "(", *c.o, "<", *a, ")"]
+    up = c.node.parent  # the difference is one operand where a tighter operator takes it (`- a.compareTo(b)`)
+    tighter = up is not None and up.type in ("unary_expression", "binary_expression", "cast_expression")
+    if tighter and up is not None and up.type == "binary_expression":
+        tighter = (up.child_by_field_name("operator") or up).type in ("*", "/", "%", "-")
+    return ["(", *out, ")"] if tighter else out
 
 
 def _to_string(tr: Emitting, c: Call) -> Tokens | None:
     if c.a:
         return None
-    return list(c.o) if receiver_base(c) in ("StringBuilder", "String") else ["str", "(", *c.o, ")"]
+    if receiver_base(c) in ("StringBuilder", "String") and not builder_field(c.obj):  # a field's: a TextBuilder
+        return list(c.o)
+    return ["str", "(", *c.o, ")"]
 
 
 def _substring(tr: Emitting, c: Call) -> Tokens | None:
@@ -323,8 +339,9 @@ def _string_of_range(tr: Emitting, c: Call) -> Tokens | None:
     """``new String ( cs , off , n )``: the characters ``cs [ off : off + n ]``."""
     if len(c.args) != 3 or tr.type_of(c.args[0]) != "char[]":
         return None
-    off = tr.expr(c.args[1])
-    return ['" "', ".", "join", "(", *tr.expr(c.args[0]), "[", *off, ":", *off, "+", *tr.expr(c.args[2]), "]", ")"]
+    off, n = tr.expr(c.args[1]), bracketed(c.args[2], tr.expr(c.args[2]), ADD)
+    end = [*bracketed(c.args[1], off, ADD, left=True), "+", *n]
+    return ['" "', ".", "join", "(", *tr.expr(c.args[0]), "[", *off, ":", *end, "]", ")"]
 
 
 def _boxed_new(tr: Emitting, c: Call) -> Tokens | None:

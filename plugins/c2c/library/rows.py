@@ -222,6 +222,49 @@ def scalar_local(tr: Emitting, name: str) -> bool:
     return typ in INT_TYPES or typ in ("String", "char", "double", "boolean")
 
 
+# how tightly a Java expression's translation binds, on Python's scale (higher binds tighter): a name, a
+# call, an element, parenthesized (PRIMARY); unary; then the binary operators; a ternary or a lambda loosest
+PRIMARY, UNARY, MULTIPLY, ADD, SHIFT, COMPARE = 9, 7, 6, 5, 4, 0
+_PRIMARIES = ("identifier", "method_invocation", "parenthesized_expression", "array_access", "field_access", "this")
+_BINARY = {
+    **dict.fromkeys(("*", "/", "%"), MULTIPLY),
+    **dict.fromkeys(("+", "-"), ADD),
+    **dict.fromkeys(("<<", ">>", ">>>"), SHIFT),
+    "&": 3,
+    "^": 2,
+    "|": 1,
+    **dict.fromkeys(("<", ">", "<=", ">=", "==", "!="), COMPARE),
+    "&&": -1,  # and
+    "||": -2,  # or
+}
+
+
+def _binds(node: Node, out: Tokens) -> int:
+    if out[:1] == ["-"] and node.type != "binary_expression":  # `Integer.MIN_VALUE` is `- 2147483648`
+        return UNARY
+    if node.type in _PRIMARIES or node.type.endswith("literal"):
+        return PRIMARY
+    if node.type == "binary_expression":
+        return _BINARY.get((node.child_by_field_name("operator") or node).type, -3)
+    if node.type == "unary_expression":
+        return -1 if (node.child_by_field_name("operator") or node).type == "!" else UNARY
+    if node.type == "cast_expression":
+        return UNARY
+    if node.type == "instanceof_expression":
+        return COMPARE
+    return -3  # a ternary, a lambda, an assignment, anything else
+
+
+def bracketed(node: Node, out: Tokens, beside: int = PRIMARY, *, left: bool = False) -> Tokens:
+    """``out`` (``node`` translated) ready to stand as an operand of an operator that binds ``beside``
+    (PRIMARY: ``x . attr``, ``x [ i ]``), ``left`` of it or right: in parentheses where it binds less
+    tightly, or as tightly on the right (``Math.floorMod(a - i, 7)`` is ``( ( a - i ) % 7 )``, not
+    ``( a - i % 7 )``; comparisons chain, so a comparison beside one is bracketed on either side)."""
+    binds = _binds(node, out)
+    loose = binds < beside or (binds == beside and beside < PRIMARY and (not left or beside == COMPARE))
+    return ["(", *out, ")"] if len(out) > 1 and loose else list(out)
+
+
 def operand(tr: Emitting, node: Node) -> Tokens:
     """``node`` translated, in parentheses unless it is one token, a call or parenthesized already."""
     out = tr.expr(node)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from plugins.c2c.library.rows import (
+    ADD,
     EXPRESSION,
     Call,
     Emitting,
     Rule,
+    bracketed,
     call_arguments,
     call_parts,
     instance,
@@ -46,7 +48,7 @@ def _is_arrays_stream(node: Node | None) -> bool:
 def _stream_range(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.a) != 2:
         return None
-    end = c.a[1] if c.name == "range" else [*c.a[1], "+", "1"]
+    end = c.a[1] if c.name == "range" else [*bracketed(c.args[1], c.a[1], ADD, left=True), "+", "1"]
     return ["list", "(", "range", "(", *c.a[0], ",", *end, ")", ")"]
 
 

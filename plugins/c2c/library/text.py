@@ -1,5 +1,5 @@
-"""Texts built in steps: StringBuilder / StringBuffer (a Python str stands for one; edits rebind it),
-StringJoiner and StringTokenizer (lists of their parts)."""
+"""Texts built in steps: StringBuilder / StringBuffer (a Python str stands for one; edits rebind it; a
+field's is a ``TextBuilder``, appended in place), StringJoiner and StringTokenizer (lists of their parts)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from plugins.c2c.library.rows import (
     operand,
 )
 from plugins.c2c.state import PROGRAM
-from plugins.c2c.syntax import Tokens, plus_one
+from plugins.c2c.syntax import Tokens, local_names, plus_one, walk_nodes
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -39,6 +39,50 @@ def joined(state: EmitterState, name: str) -> Tokens:
 
 
 # -- StringBuilder: a Python str stands for it (edits rebind it) ------------------------------------
+# A field's is a ``TextBuilder`` (runtime/strings.py): ``sb += x`` on a global or an attribute copies the
+# whole str (CPython extends in place only a function's local), the builder keeps the parts, joined when read.
+def builder_field(node: Node | None) -> bool:
+    """Is ``node`` a StringBuilder field of the source: a name no enclosing method declares, or
+    ``this . sb`` / ``Main . sb``, whose name a StringBuilder / StringBuffer field declaration declares?"""
+    if node is None or node.type not in ("identifier", "field_access"):
+        return False
+    name = node.child_by_field_name("field") if node.type == "field_access" else node
+    if name is None or name.text is None:
+        return False
+    up = node.parent
+    while up is not None and up.type not in ("method_declaration", "constructor_declaration"):
+        up = up.parent
+    if node.type == "identifier" and up is not None and name.text.decode() in local_names(up):
+        return False
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    return any(
+        n.type == "field_declaration"
+        and class_of((type_node.text or b"").decode()) in _BUILDERS
+        and any((d.child_by_field_name("name") or d).text == name.text for d in n.children_by_field_name("declarator"))
+        for n in walk_nodes(root)
+        if (type_node := n.child_by_field_name("type")) is not None
+    )
+
+
+def _field_builder_new(tr: Emitting, c: Call) -> Tokens | None:
+    """``new StringBuilder ( ... )`` that a StringBuilder field holds (its declaration's initializer, or
+    assigned to it): a ``TextBuilder``, appended in place."""
+    up = c.node.parent
+    if up is None or c.receiver not in _BUILDERS:
+        return None
+    if up.type == "variable_declarator":
+        held = up.parent is not None and up.parent.type == "field_declaration"
+        held = held and builder_field(up.child_by_field_name("name"))
+    else:
+        held = up.type == "assignment_expression" and builder_field(up.child_by_field_name("left"))
+    if not held:
+        return None
+    text = _text_new(tr, c) or []
+    return ["TextBuilder", "(", *([] if text == ['" "'] else text), ")"]
+
+
 def _builder_no_op(tr: Emitting, c: Call) -> Tokens | None:
     """``trimToSize`` / ``ensureCapacity``: nothing to do on a str (as an expression: the str)."""
     return [] if c.statement else tr.expr(c.obj)
@@ -276,6 +320,8 @@ def _text_new(tr: Emitting, c: Call) -> Tokens | None:
     if c.args and tr.type_of(c.args[0]) == "char[]":
         return ['" "', ".", "join", "(", *tr.expr(c.args[0]), ")"]
     text = c.args and tr.type_of(c.args[0]) not in (*INT_TYPES, "char", "Character")
+    if text and builder_field(c.args[0]):  # a copy of a field's TextBuilder: its text
+        return ["str", "(", *tr.expr(c.args[0]), ")"]
     return tr.expr(c.args[0]) if text else ['" "']
 
 
@@ -309,5 +355,6 @@ RULES: tuple[Rule, ...] = (
     # -- constructors (a StringJoiner's and a StringTokenizer's in programs)
     new("StringJoiner", _joiner_new, policy=PROGRAM),
     new("StringTokenizer", _tokenizer_new, policy=PROGRAM),
+    new(_BUILDERS, _field_builder_new, policy=PROGRAM),
     new((*_BUILDERS, "String"), _text_new),
 )

@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 
 from plugins.c2c.library.rows import (
+    COMPARE,
     EXPRESSION,
     Call,
     Emitting,
     Rule,
+    bracketed,
     instance,
     new,
     operand,
@@ -30,7 +32,10 @@ def _objects_hash(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _objects_equals(tr: Emitting, c: Call) -> Tokens | None:
-    return ["(", *tr.expr(c.args[0]), "==", *tr.expr(c.args[1]), ")"] if len(c.args) == 2 else None
+    if len(c.args) != 2:
+        return None
+    a, b = (bracketed(x, tr.expr(x), COMPARE) for x in c.args)
+    return ["(", *a, "==", *b, ")"]
 
 
 # -- java.util.function: a functional object is a Python callable ----------------------------------

@@ -2,7 +2,7 @@
 
 __all__ = [
     "java_compare", "string_hash", "java_split", "half_up", "java_div", "java_mod", "java_int", "java_long",
-    "DecimalFormat", "RoundingMode", "java_sprintf",
+    "DecimalFormat", "RoundingMode", "java_sprintf", "TextBuilder",
 ]  # fmt: skip
 
 
@@ -173,3 +173,64 @@ def java_sprintf(fmt, *args):
         pieces.append(body.upper() if conv.isupper() else body)
     pieces.append(fmt[at:])
     return "".join(pieces)
+
+
+# A StringBuilder field: its appends (``sb += x``) keep parts, joined when read. A global or an attribute
+# rebound by ``+=`` on a str is copied whole on every append (CPython extends in place only a function's
+# local): quadratic. A read (str, print, an index, a slice, a str method) joins the parts once; what a read
+# gives is a str, so an edit that rebinds (``sb = sb [ : n ]``) leaves a str, as a local builder is.
+class TextBuilder:
+    def __init__(self, text=""):
+        text = str(text)
+        self._parts = [text]
+        self._len = len(text)
+
+    def __iadd__(self, text):
+        text = str(text)
+        self._parts.append(text)
+        self._len += len(text)
+        return self
+
+    def __str__(self):
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0]
+
+    def __len__(self):
+        return self._len
+
+    def __getitem__(self, at):
+        return str(self)[at]
+
+    def __iter__(self):
+        return iter(str(self))
+
+    def __contains__(self, text):
+        return str(text) in str(self)
+
+    def __add__(self, other):
+        return str(self) + str(other)
+
+    def __radd__(self, other):
+        return str(other) + str(self)
+
+    def __mul__(self, n):
+        return str(self) * n
+
+    def __eq__(self, other):
+        return str(self) == str(other) if isinstance(other, str | TextBuilder) else NotImplemented
+
+    def __lt__(self, other):
+        return str(self) < str(other)
+
+    def __hash__(self):
+        return hash(str(self))
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
+    def __repr__(self):
+        return repr(str(self))
+
+    def __getattr__(self, name):  # find, rfind, split, strip...: the str's
+        return getattr(str(self), name)
