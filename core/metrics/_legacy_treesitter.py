@@ -46,11 +46,10 @@ class _TSNode(ctypes.Structure):
 
 
 def cache_dir() -> Path:
-    """Where the compiled library goes: ``$FUSIONBRAIN_CACHE`` or ``~/.cache/fusionbrain``."""
-    root = os.environ.get("FUSIONBRAIN_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "fusionbrain"
-    )
-    return Path(root)
+    """Where the compiled library goes: the user's cache folder (``core.cache``), else the temporary folder."""
+    from core.cache import TEMPORARY, user_cache_dir
+
+    return user_cache_dir() or Path(tempfile.gettempdir()) / TEMPORARY
 
 
 def library_path() -> Path:
@@ -59,25 +58,14 @@ def library_path() -> Path:
     return cache_dir() / f"ts-python-legacy-{digest}.so"
 
 
-def _writable_target(target: Path) -> Path:
-    # A read-only home (some CI sandboxes) must not cost us the official grammar: use /tmp then.
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if os.access(target.parent, os.W_OK):
-            return target
-    except OSError:
-        pass
-    fallback = Path(tempfile.gettempdir()) / "fusionbrain-cache" / target.name
-    fallback.parent.mkdir(parents=True, exist_ok=True)
-    return fallback
-
-
 def build_library(target: Path | None = None) -> Path:
     """Compile core + grammar into ``target`` (atomically); returns the path. Raises on failure."""
     target = target or library_path()
     if target.exists():
         return target
-    target = _writable_target(target)
+    from core.cache import writable
+
+    target = writable(target)  # a read-only home must not cost us the official grammar: /tmp then
     if target.exists():
         return target
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")

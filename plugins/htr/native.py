@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from core.cache import TEMPORARY, user_cache_dir, writable
+
 log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("ctc_native.c")
@@ -47,26 +49,10 @@ _P = ctypes.c_void_p
 
 def library_path() -> Path:
     """Where the compiled library lives: named by the source's and the flags' hash, so a stale build is never loaded."""
-    root = os.environ.get("FUSIONBRAIN_CACHE")
-    if not root:
-        base = os.environ.get("XDG_CACHE_HOME") or (os.environ["HOME"] + "/.cache" if os.environ.get("HOME") else None)
-        # Without a home (the organisers' container may run as a user with none): the temporary folder.
-        root = os.path.join(base, "fusionbrain") if base else os.path.join(tempfile.gettempdir(), "fusionbrain-cache")
+    # Without a home (the organisers' container may run as a user with none): the temporary folder.
+    root = user_cache_dir() or Path(tempfile.gettempdir()) / TEMPORARY
     digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(CFLAGS).encode()).hexdigest()[:16]
     return Path(root) / f"htr-ctc-{digest}.so"
-
-
-def _writable(target: Path) -> Path:
-    """``target``, or the same name in the temporary folder when its folder cannot be written (a read-only home)."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if os.access(target.parent, os.W_OK):
-            return target
-    except OSError:
-        pass
-    fallback = Path(tempfile.gettempdir()) / "fusionbrain-cache" / target.name
-    fallback.parent.mkdir(parents=True, exist_ok=True)
-    return fallback
 
 
 def build(target: Path | None = None) -> Path:
@@ -75,7 +61,7 @@ def build(target: Path | None = None) -> Path:
     if target.exists():
         return target
     try:
-        target = _writable(target)
+        target = writable(target)
     except OSError as exc:
         raise RuntimeError(f"no writable folder for the compiled CTC search ({exc})") from None
     if target.exists():

@@ -7,7 +7,8 @@ holding the exact fp32 tensor, so that a warm run answers byte-identically to a 
 Where: ``$FUSIONBRAIN_VQA_CACHE`` when set (a folder; ``off`` turns the cache off), else
 ``.cache/`` beside the shipped head weights when that folder is writable (its mode, not only
 ``os.access``: root ignores modes, and the submission check makes the install read-only), else
-``$XDG_CACHE_HOME/fusionbrain/vqa`` or ``$HOME/.cache/fusionbrain/vqa``. With none of them (a
+``vqa/`` in the user's cache folder (``core.cache``: ``$FUSIONBRAIN_CACHE``,
+``$XDG_CACHE_HOME/fusionbrain`` or ``$HOME/.cache/fusionbrain``). With none of them (a
 read-only install, ``HOME`` unset) the run just embeds, and writes nothing.
 
 A file is used only when its metadata name the trunk's version and components, the device and
@@ -48,9 +49,11 @@ def cache_dirs(weights_dir: Path = WEIGHTS_DIR) -> list[Path]:
     if chosen:
         return [] if chosen.strip().lower() == OFF else [Path(chosen).expanduser()]
     dirs = [weights_dir / ".cache"] if _writable(weights_dir) else []
-    base = os.environ.get("XDG_CACHE_HOME") or (os.environ["HOME"] + "/.cache" if os.environ.get("HOME") else None)
-    if base:
-        dirs.append(Path(base) / "fusionbrain" / "vqa")
+    from core.cache import user_cache_dir
+
+    user = user_cache_dir()
+    if user is not None:
+        dirs.append(user / "vqa")
     return dirs
 
 
