@@ -82,7 +82,7 @@ class ResolverMixin(_Translator):
         statement (it is then translated as an expression, ``resolve``)."""
         obj, name, args = self._call_parts(node)
         call = Call(node, cast("Node", obj), name, args, context=STATEMENT)  # obj None: a bare call, as above
-        return self.st.first(*self._before_shared(call), lambda: self._shared_statement(call))
+        return self.st.first(*self._before_shared(call), lambda: self._shared_statement(call.fresh()))
 
     def resolve_in(self, node: Node | None, context: str) -> Tokens | None:
         """A call in a context whose idioms have rows of their own (``NEGATED``: the operand of ``!``,
@@ -97,7 +97,7 @@ class ResolverMixin(_Translator):
 
     def _before_shared(self, c: Call) -> tuple[Callable[[], Tokens | None], ...]:
         """Steps 1-3: program I/O, the policy's own library rows, the program's own classes."""
-        return (lambda: self._io(c), lambda: self._own_rows(c), lambda: self._program_class_call(c))
+        return (lambda: self._io(c), lambda: self._own_rows(c.fresh()), lambda: self._program_class_call(c))
 
     # -- 1. program I/O ---------------------------------------------------------------------------
     def _io(self, c: Call) -> Tokens | None:
@@ -174,12 +174,12 @@ class ResolverMixin(_Translator):
         saved = self.st.lambda_type
         if c.obj.type == "method_invocation" and self._call_parts(c.obj)[1] == "chars":
             self.st.lambda_type = "int"  # `s . chars ( ) . filter ( c -> c == 'a' )`: c is a code point
-        c = c.with_args([self.expr(x) for x in c.args])
+        c = c.with_args(self)
         self.st.lambda_type = saved
         found = ask(self, c, STREAM, ((self.text(c.obj), c.name), ("*", c.name)), self.policy)
         if found is not None or not self.is_stream(c.obj):
             return found
-        return ask(self, c.with_receiver(self.expr(c.obj)), STREAM, (("Stream", c.name),), self.policy)
+        return ask(self, c.with_receiver(self), STREAM, (("Stream", c.name),), self.policy)
 
     # -- 3. the program's own classes ---------------------------------------------------------------
     def _program_class_call(self, c: Call) -> Tokens | None:
@@ -242,7 +242,7 @@ class ResolverMixin(_Translator):
     def _static_import(self, cls: str, c: Call) -> Tokens | None:
         """A member of ``cls`` imported statically and called bare (``max ( a , b )``): the rows of
         ``cls . member``, the policy's own first."""
-        c = c.with_args([self.expr(x) for x in c.args])
+        c = c.with_args(self)
         for key in ((cls, c.name), (cls, "*")):
             for policy in (self.policy, None):
                 found = ask(self, c, STATIC, (key,), policy)
@@ -269,21 +269,21 @@ class ResolverMixin(_Translator):
     def _shared_expression(self, c: Call) -> Tokens:
         """The shared rows of a call in an expression, its arguments translated once (a static call, then an
         instance method by the receiver's static type), else the plain call."""
-        c = c.with_args([self.expr(x) for x in c.args])
+        c = c.with_args(self)
         if c.obj is None:
             name = c.name
             if name in self.st.method_types:
                 name = py_method_name(name)
             elif name in HELPERS:  # `quickSort ( a , 0 , n - 1 )` of the function's class: defined after it
                 self.st.helpers_used.add(name)
-            return [name, "(", *c.flat, ")"]
+            return [name, "(", *c.joined(self), ")"]
         receiver = self.text(c.obj)
         found = ask(self, c, STATIC, ((receiver, c.name), (receiver, "*")), None)
         if found is not None:
             return found
-        c = c.with_type(self.type_of(c.obj)).with_receiver(self.expr(c.obj))
+        c = c.with_type(self.type_of(c.obj)).with_receiver(self)
         found = ask(self, c, INSTANCE, ((base_type(c.receiver), c.name), ("*", c.name)), None)
-        return found if found is not None else [*c.o, ".", c.name, "(", *c.flat, ")"]
+        return found if found is not None else [*c.target(self), ".", c.name, "(", *c.joined(self), ")"]
 
     # -- object creation ------------------------------------------------------------------------------
     def _resolve_new(self, node: Node) -> Tokens:

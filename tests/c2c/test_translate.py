@@ -338,6 +338,45 @@ def test_emitters_ask_only_the_narrow_protocol() -> None:
     assert read and read <= kept, read - kept
 
 
+def test_emitters_take_one_argument_form_each_node_translated_once_per_call() -> None:
+    """Every emitter reads the call's raw nodes and their translations through ``Call.arg`` / ``joined`` /
+    ``target`` (no ``tr.expr`` of the call's own arguments or receiver, no pre-translated ``a`` / ``o``):
+    an argument read twice, or by a row that declines and then by the next, is translated once."""
+    import ast
+    import pkgutil
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from plugins.c2c import library
+    from plugins.c2c.library import collections
+    from plugins.c2c.library.rows import Call
+
+    folder = Path(library.__path__[0])
+    for info in pkgutil.iter_modules([str(folder)]):
+        for node in ast.walk(ast.parse((folder / f"{info.name}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "c":
+                assert node.attr not in ("a", "o", "flat"), (info.name, node.lineno)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "expr":
+                text = ast.unparse(node.args[0]) if node.args else ""
+                assert not text.startswith(("c.args", "c.obj")), (info.name, node.lineno, text)
+    asked: list[str] = []
+
+    class Counting:
+        def expr(self, node: SimpleNamespace) -> list[str]:
+            asked.append(node.text)
+            return [node.text]
+
+    xs, x = SimpleNamespace(type="identifier", text="xs"), SimpleNamespace(type="identifier", text="x")
+    tr = Counting()
+    call = Call(SimpleNamespace(), xs, "indexOf", [x])  # type: ignore[arg-type]
+    out = collections._list_index_of(tr, call)  # type: ignore[arg-type]  # reads x and xs twice each
+    assert out == ["(", "xs", ".", "index", "(", "x", ")", "if", "x", "in", "xs", "else", "-", "1", ")"]
+    assert sorted(asked) == ["x", "xs"]
+    assert call.joined(tr) == ["x"] and len(asked) == 2  # type: ignore[arg-type]
+    call.fresh().arg(tr, 0)  # type: ignore[arg-type]  # a fresh call (a rewound step's) translates again
+    assert asked[-1] == "x" and len(asked) == 3
+
+
 def test_a_builder_chain_that_starts_at_a_bare_call_is_translated() -> None:
     # `append ( 1 ) . append ( 2 ) . length ( )`: the walk down a builder's chain reached the bare call's
     # missing receiver (None) and the whole program became the translator-bug fallback (`def f ( ) : pass`)

@@ -15,9 +15,11 @@ Each row (``rows.Rule``) says how one ``receiver . member`` call becomes Python 
 
 An emit function returns None when the call does not fit it (another arity, a receiver it does not
 know), and the next row is asked: the rows of the receiver's class before ``"*"``'s, each in the
-order written. ``Call.a`` holds the arguments already translated where the shared rows are asked
-(translating them again would register a ``x ++`` twice); the program's own rows get ``()`` and
-translate what they use; ``Call.o`` the receiver, likewise.
+order written. Every emitter takes the call in one form: the raw nodes (``Call.obj``, ``Call.args``,
+to read their text, type or shape) and their translations through ``Call.arg``, ``Call.joined`` and
+``Call.target``, each made at most once per call (translating twice would register a ``x ++`` twice).
+Where the shared rows are asked the resolver has translated the arguments already, in order; a
+program's own rows translate what they use when they use it.
 
 Each module holds one part of the Java library, its rows (``RULES``) beside their emitters:
 ``lang`` (Math, boxed numbers, Character, String, System, Object), ``text`` (StringBuilder,

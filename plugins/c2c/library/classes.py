@@ -46,7 +46,7 @@ def support_methods(name: str) -> frozenset[str]:
 
 def _support_call(tr: Emitting, c: Call) -> Tokens | None:
     """A support class's method keeps its Java name (no rule for a like-named collection method applies)."""
-    return [*operand(tr, c.obj), ".", c.name, "(", *tr.arg_tokens(c.args), ")"]
+    return [*operand(c.obj, c.target(tr)), ".", c.name, "(", *c.joined(tr), ")"]
 
 
 _TIMES = ("LocalDate", "LocalTime", "Duration")

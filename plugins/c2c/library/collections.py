@@ -48,88 +48,88 @@ if TYPE_CHECKING:
 def _list_of(tr: Emitting, c: Call) -> Tokens | None:
     """``List.of(a, b)`` / ``Set.of(...)`` / ``Map.of(k1, v1, ...)``: Python's literals."""
     if tr.text(c.obj) == "List":
-        return ["[", *tr.arg_tokens(c.args), "]"]
+        return ["[", *c.joined(tr), "]"]
     if tr.text(c.obj) == "Set":
-        return ["{", *tr.arg_tokens(c.args), "}"] if c.args else ["set", "(", ")"]
+        return ["{", *c.joined(tr), "}"] if c.args else ["set", "(", ")"]
     if len(c.args) % 2:
         return None
     out: Tokens = ["{"]
     for i in range(0, len(c.args), 2):
-        out += [*([","] if i else []), *tr.expr(c.args[i]), ":", *tr.expr(c.args[i + 1])]
+        out += [*([","] if i else []), *c.arg(tr, i), ":", *c.arg(tr, i + 1)]
     return [*out, "}"]
 
 
 def _map_entry(tr: Emitting, c: Call) -> Tokens | None:
-    return ["(", *tr.arg_tokens(c.args), ")"] if len(c.args) == 2 else None  # an entry is a (key, value) tuple
+    return ["(", *c.joined(tr), ")"] if len(c.args) == 2 else None  # an entry is a (key, value) tuple
 
 
 # -- java.util.Arrays / Collections -----------------------------------------------------------------
 def _as_list(tr: Emitting, c: Call) -> Tokens | None:
-    return ["[", *c.flat, "]"]
+    return ["[", *c.joined(tr), "]"]
 
 
 def _as_list_of_array(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.asList(array)``: the array's elements, not a list holding it."""
     if len(c.args) != 1 or not tr.type_of(c.args[0]).endswith("[]"):
         return None
-    return ["list", "(", *tr.expr(c.args[0]), ")"]
+    return ["list", "(", *c.arg(tr, 0), ")"]
 
 
 def _copy_of_range(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.a[0], "[", *c.a[1], ":", *c.a[2], "]"] if len(c.a) == 3 else None
+    return [*c.arg(tr, 0), "[", *c.arg(tr, 1), ":", *c.arg(tr, 2), "]"] if len(c.args) == 3 else None
 
 
 def _copy_of(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.a[0], "[", ":", *c.a[1], "]"] if len(c.a) == 2 else None
+    return [*c.arg(tr, 0), "[", ":", *c.arg(tr, 1), "]"] if len(c.args) == 2 else None
 
 
 def _arrays_equals(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 2:
+    if len(c.args) != 2:
         return None
-    return [*bracketed(c.args[0], c.a[0], COMPARE), "==", *bracketed(c.args[1], c.a[1], COMPARE)]
+    return [*bracketed(c.args[0], c.arg(tr, 0), COMPARE), "==", *bracketed(c.args[1], c.arg(tr, 1), COMPARE)]
 
 
 def _arrays_stream(tr: Emitting, c: Call) -> Tokens | None:
-    return list(c.a[0]) if len(c.a) == 1 else None  # a stream is the list itself
+    return list(c.arg(tr, 0)) if len(c.args) == 1 else None  # a stream is the list itself
 
 
 def _arrays_to_string(tr: Emitting, c: Call) -> Tokens | None:
-    return ["str", "(", *c.a[0], ")"] if c.a else None
+    return ["str", "(", *c.arg(tr, 0), ")"] if c.args else None
 
 
 def _text_array_to_string(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.toString`` of strings or chars: ``[a, b]`` as Java writes it (``str`` would quote them)."""
     if len(c.args) != 1 or tr.type_of(c.args[0]) not in ("String[]", "char[]", "Character[]"):
         return None
-    joined = ['" , \u2581 "', ".", "join", "(", *tr.expr(c.args[0]), ")"]
+    joined = ['" , \u2581 "', ".", "join", "(", *c.arg(tr, 0), ")"]
     return ["(", '"["', "+", *joined, "+", '"]"', ")"]
 
 
 def _binary_search(tr: Emitting, c: Call) -> Tokens | None:
     """Found: its index; else -(insertion point) - 1, as Java's."""
-    if len(c.a) != 2:
+    if len(c.args) != 2:
         return None
-    arr, x = bracketed(c.args[0], c.a[0]), bracketed(c.args[1], c.a[1], COMPARE)
+    arr, x = bracketed(c.args[0], c.arg(tr, 0)), bracketed(c.args[1], c.arg(tr, 1), COMPARE)
     missing = ["-", "len", "(", "[", "v", "for", "v", "in", *arr, "if", "v", "<", *x, "]", ")", "-", "1"]
     return ["(", *arr, ".", "index", "(", *x, ")", "if", *x, "in", *arr, "else", *missing, ")"]
 
 
 def _frequency(tr: Emitting, c: Call) -> Tokens | None:
-    return [*bracketed(c.args[0], c.a[0]), ".", "count", "(", *c.a[1], ")"] if len(c.a) == 2 else None
+    return [*bracketed(c.args[0], c.arg(tr, 0)), ".", "count", "(", *c.arg(tr, 1), ")"] if len(c.args) == 2 else None
 
 
 def _n_copies(tr: Emitting, c: Call) -> Tokens | None:
-    return ["[", *c.a[1], "]", "*", *bracketed(c.args[0], c.a[0], MULTIPLY)] if len(c.a) == 2 else None
+    return ["[", *c.arg(tr, 1), "]", "*", *bracketed(c.args[0], c.arg(tr, 0), MULTIPLY)] if len(c.args) == 2 else None
 
 
 def _collection_extreme(tr: Emitting, c: Call) -> Tokens | None:
-    return [c.name, "(", *c.a[0], ")"] if c.a else None
+    return [c.name, "(", *c.arg(tr, 0), ")"] if c.args else None
 
 
 def _swap(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 3:
         return None
-    lst, i, j = (tr.expr(x) for x in c.args)
+    lst, i, j = (c.arg(tr, i) for i in range(len(c.args)))
     return [*lst, "[", *i, "]", ",", *lst, "[", *j, "]", "=", *lst, "[", *j, "]", ",", *lst, "[", *i, "]"]
 
 
@@ -137,9 +137,9 @@ def _arrays_sort(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.sort(a)``, a range of it, or with a comparator."""
     if not c.args:
         return None
-    target = tr.expr(c.args[0])
+    target = c.arg(tr, 0)
     if len(c.args) in (3, 4):
-        lo, hi = tr.expr(c.args[1]), tr.expr(c.args[2])
+        lo, hi = c.arg(tr, 1), c.arg(tr, 2)
         sl = [*target, "[", *lo, ":", *hi, "]"]
         rev = [",", "reverse", "=", "True"] if len(c.args) == 4 else []
         return [*sl, "=", "sorted", "(", *sl, *rev, ")"]
@@ -155,19 +155,19 @@ def _sort_by_comparator(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.sort(a, cmp)`` / ``Collections.sort(list, cmp)``: the comparator as ``key`` / ``reverse``."""
     if not c.statement or len(c.args) != 2:
         return None
-    return [*tr.expr(c.args[0]), ".", "sort", "(", *tr.sort_order(c.args[-1]), ")"]
+    return [*c.arg(tr, 0), ".", "sort", "(", *tr.sort_order(c.args[-1]), ")"]
 
 
 def _fill(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.fill``: a range in place; the whole array rebound (the references' form)."""
     if len(c.args) == 4:
-        target, lo, hi = tr.expr(c.args[0]), tr.expr(c.args[1]), tr.expr(c.args[2])
+        target, lo, hi = c.arg(tr, 0), c.arg(tr, 1), c.arg(tr, 2)
         difference = [*bracketed(c.args[2], hi, ADD, left=True), "-", *bracketed(c.args[1], lo, ADD)]
         span = ["(", *difference, ")"] if len(lo) > 1 or lo != ["0"] else bracketed(c.args[2], hi, MULTIPLY)
-        return [*target, "[", *lo, ":", *hi, "]", "=", "[", *tr.expr(c.args[3]), "]", "*", *span]
+        return [*target, "[", *lo, ":", *hi, "]", "=", "[", *c.arg(tr, 3), "]", "*", *span]
     if len(c.args) == 2:
-        target = tr.expr(c.args[0])
-        return [*target, "=", "[", *tr.expr(c.args[1]), "]", "*", "len", "(", *target, ")"]
+        target = c.arg(tr, 0)
+        return [*target, "=", "[", *c.arg(tr, 1), "]", "*", "len", "(", *target, ")"]
     return None
 
 
@@ -175,30 +175,30 @@ def _fill_in_place(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.fill(a, v)`` in place: the array may be a loop variable or an alias."""
     if len(c.args) != 2 or not c.statement:
         return None
-    target = tr.expr(c.args[0])
-    return [*target, "[", ":", "]", "=", "[", *tr.expr(c.args[1]), "]", "*", "len", "(", *target, ")"]
+    target = c.arg(tr, 0)
+    return [*target, "[", ":", "]", "=", "[", *c.arg(tr, 1), "]", "*", "len", "(", *target, ")"]
 
 
 def _set_all(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays.setAll(a, i -> f(i))``: every element from its index, in place."""
     if len(c.args) != 2 or not c.statement:
         return None
-    target = tr.expr(c.args[0])
+    target = c.arg(tr, 0)
     indices = ["range", "(", "len", "(", *target, ")", ")"]
-    return [*target, "[", ":", "]", "=", "list", "(", "map", "(", *tr.expr(c.args[1]), ",", *indices, ")", ")"]
+    return [*target, "[", ":", "]", "=", "list", "(", "map", "(", *c.arg(tr, 1), ",", *indices, ")", ")"]
 
 
 def _collections_sort(tr: Emitting, c: Call) -> Tokens | None:
-    return [*tr.expr(c.args[0]), ".", "sort", "(", ")"] if c.args else None
+    return [*c.arg(tr, 0), ".", "sort", "(", ")"] if c.args else None
 
 
 def _shuffle(tr: Emitting, c: Call) -> Tokens | None:
     """``Collections.shuffle(l)``: ``random . shuffle`` (the module, or a program's ``Random random`` alike)."""
-    return ["random", ".", "shuffle", "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
+    return ["random", ".", "shuffle", "(", *c.arg(tr, 0), ")"] if len(c.args) == 1 else None
 
 
 def _collections_reverse(tr: Emitting, c: Call) -> Tokens | None:
-    return [*tr.expr(c.args[0]), ".", "reverse", "(", ")"] if c.args else None
+    return [*c.arg(tr, 0), ".", "reverse", "(", ")"] if c.args else None
 
 
 def _tree_new(tr: Emitting, c: Call) -> Tokens | None:
@@ -208,47 +208,48 @@ def _tree_new(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) == 1 and base_type(tr.type_of(c.args[0])) in (
         MAP_TYPES if made == "TreeMap" else COLLECTION_TYPES | SET_TYPES
     ):
-        return [made, "(", *tr.expr(c.args[0]), ")"]
+        return [made, "(", *c.arg(tr, 0), ")"]
     return None if c.args else [made, "(", ")"]
 
 
 def _list_index_of(tr: Emitting, c: Call) -> Tokens | None:
     """Java's -1 where ``list.index`` raises."""
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
-    x = bracketed(c.args[0], c.a[0], COMPARE)
-    return ["(", *c.o, ".", "index", "(", *c.a[0], ")", "if", *x, "in", *c.o, "else", "-", "1", ")"]
+    o, x = c.target(tr), bracketed(c.args[0], c.arg(tr, 0), COMPARE)
+    return ["(", *o, ".", "index", "(", *c.arg(tr, 0), ")", "if", *x, "in", *o, "else", "-", "1", ")"]
 
 
 def _list_last_index_of(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
-    last = ["len", "(", *c.o, ")", "-", "1", "-", *c.o, *REVERSED, ".", "index", "(", *c.a[0], ")"]
-    return ["(", *last, "if", *bracketed(c.args[0], c.a[0], COMPARE), "in", *c.o, "else", "-", "1", ")"]
+    o = c.target(tr)
+    last = ["len", "(", *o, ")", "-", "1", "-", *o, *REVERSED, ".", "index", "(", *c.arg(tr, 0), ")"]
+    return ["(", *last, "if", *bracketed(c.args[0], c.arg(tr, 0), COMPARE), "in", *o, "else", "-", "1", ")"]
 
 
 def _iterator(tr: Emitting, c: Call) -> Tokens | None:
     """``it . next ( )`` is ``next ( it )``; ``while ( it . hasNext ( ) )`` a for loop."""
-    return ["iter", "(", *c.o, ")"] if not c.a and tr.policy.python_iterators else None
+    return ["iter", "(", *c.target(tr), ")"] if not c.args and tr.policy.python_iterators else None
 
 
 def _iterator_next(tr: Emitting, c: Call) -> Tokens | None:
-    return ["next", "(", *c.o, ")"] if not c.a and tr.policy.python_iterators else None
+    return ["next", "(", *c.target(tr), ")"] if not c.args and tr.policy.python_iterators else None
 
 
 def _is_empty(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.a else ["len", "(", *c.o, ")", "==", "0"]
+    return None if c.args else ["len", "(", *c.target(tr), ")", "==", "0"]
 
 
 def _contains(tr: Emitting, c: Call) -> Tokens | None:
-    return [*bracketed(c.args[0], c.a[0], COMPARE), "in", *c.o] if len(c.a) == 1 else None
+    return [*bracketed(c.args[0], c.arg(tr, 0), COMPARE), "in", *c.target(tr)] if len(c.args) == 1 else None
 
 
 def _not_contains(tr: Emitting, c: Call) -> Tokens | None:
     """``! m . containsKey ( k )`` (``where=NEGATED``): ``k not in m``, the references' idiom."""
     if len(c.args) != 1:
         return None
-    return [*bracketed(c.args[0], tr.expr(c.args[0]), COMPARE), "not", "in", *tr.expr(c.obj)]
+    return [*bracketed(c.args[0], c.arg(tr, 0), COMPARE), "not", "in", *c.target(tr)]
 
 
 def _hash_ordered(tr: Emitting, c: Call) -> Tokens | None:
@@ -257,7 +258,7 @@ def _hash_ordered(tr: Emitting, c: Call) -> Tokens | None:
     name = c.obj.child_by_field_name("field") if c.obj.type == "field_access" else c.obj
     if c.args or name is None or name.type != "identifier" or tr.text(name) not in tr.state.prog.hash_tables:
         return None
-    table = tr.expr(c.obj)
+    table = c.target(tr)
     keys = ["hash_keys", "(", *table, ")"]
     if c.name == "entrySet":
         return ["(", "(", "k", ",", *table, "[", "k", "]", ")", "for", "k", "in", *keys, ")"]
@@ -267,35 +268,37 @@ def _hash_ordered(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _contains_value(tr: Emitting, c: Call) -> Tokens | None:
-    return [*bracketed(c.args[0], c.a[0], COMPARE), "in", *c.o, ".", "values", "(", ")"] if len(c.a) == 1 else None
+    if len(c.args) != 1:
+        return None
+    return [*bracketed(c.args[0], c.arg(tr, 0), COMPARE), "in", *c.target(tr), ".", "values", "(", ")"]
 
 
 def _map_get_default(tr: Emitting, c: Call) -> Tokens | None:
     """A map whose anonymous class's ``get`` gives a value for a missing key (``syntax.map_get_default``)."""
-    if len(c.a) != 1 or c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.map_defaults:
+    if len(c.args) != 1 or c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.map_defaults:
         return None
-    return [*c.o, ".", "get", "(", *c.a[0], ",", *tr.state.map_defaults[tr.text(c.obj)], ")"]
+    return [*c.target(tr), ".", "get", "(", *c.arg(tr, 0), ",", *tr.state.map_defaults[tr.text(c.obj)], ")"]
 
 
 def _map_get_nullable(tr: Emitting, c: Call) -> Tokens | None:
     """Java's get gives null for a missing key, where that null can be observed."""
-    return [*c.o, ".", "get", "(", *c.a[0], ")"] if len(c.a) == 1 and _null_can_flow(c.node) else None
+    return [*c.target(tr), ".", "get", "(", *c.arg(tr, 0), ")"] if len(c.args) == 1 and _null_can_flow(c.node) else None
 
 
 def _subscript(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, "[", *c.a[0], "]"] if len(c.a) == 1 else None
+    return [*c.target(tr), "[", *c.arg(tr, 0), "]"] if len(c.args) == 1 else None
 
 
 def _get_or_default(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, ".", "get", "(", *c.flat, ")"] if len(c.a) == 2 else None
+    return [*c.target(tr), ".", "get", "(", *c.joined(tr), ")"] if len(c.args) == 2 else None
 
 
 def _append(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, ".", "append", "(", *c.a[0], ")"] if len(c.a) == 1 else None
+    return [*c.target(tr), ".", "append", "(", *c.arg(tr, 0), ")"] if len(c.args) == 1 else None
 
 
 def _sorted_end(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.a else ["min" if c.name.startswith("first") else "max", "(", *c.o, ")"]
+    return None if c.args else ["min" if c.name.startswith("first") else "max", "(", *c.target(tr), ")"]
 
 
 def _deque(tr: Emitting, c: Call) -> bool:
@@ -305,32 +308,32 @@ def _deque(tr: Emitting, c: Call) -> bool:
 
 
 def _add_first(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
     return (
-        [*c.o, ".", "appendleft", "(", *c.a[0], ")"]
+        [*c.target(tr), ".", "appendleft", "(", *c.arg(tr, 0), ")"]
         if _deque(tr, c)
-        else [*c.o, ".", "insert", "(", "0", ",", *c.a[0], ")"]
+        else [*c.target(tr), ".", "insert", "(", "0", ",", *c.arg(tr, 0), ")"]
     )
 
 
 def _insert_at(tr: Emitting, c: Call) -> Tokens | None:
     """``list . add ( index , x )``."""
-    return [*c.o, ".", "insert", "(", *c.flat, ")"] if len(c.a) == 2 else None
+    return [*c.target(tr), ".", "insert", "(", *c.joined(tr), ")"] if len(c.args) == 2 else None
 
 
 def _pop_last(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.a else [*c.o, ".", "pop", "(", ")"]
+    return None if c.args else [*c.target(tr), ".", "pop", "(", ")"]
 
 
 def _pop_first(tr: Emitting, c: Call) -> Tokens | None:
-    if c.a:
+    if c.args:
         return None
-    return [*c.o, ".", "popleft", "(", ")"] if _deque(tr, c) else [*c.o, ".", "pop", "(", "0", ")"]
+    return [*c.target(tr), ".", "popleft", "(", ")"] if _deque(tr, c) else [*c.target(tr), ".", "pop", "(", "0", ")"]
 
 
 def _head(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.a else [*c.o, "[", "0", "]"]
+    return None if c.args else [*c.target(tr), "[", "0", "]"]
 
 
 # a `Deque`'s head is its first element: `push`, `pop` and `peek` work there, as `poll` does
@@ -393,14 +396,14 @@ def _null_when_empty(emit: Emit) -> Emit:
 
     def nullable(tr: Emitting, c: Call) -> Tokens | None:
         out = emit(tr, c)
-        if out is None or c.name not in _NULL_WHEN_EMPTY or not tr.policy.java_nulls or not c.o:
+        if out is None or c.name not in _NULL_WHEN_EMPTY or not tr.policy.java_nulls or not c.target(tr):
             return out
         scope = c.node.parent
         while scope is not None and scope.type not in ("method_declaration", "constructor_declaration", "class_body"):
             scope = scope.parent
         if scope is None or not re.search(rb"\bnull\b", scope.text or b""):
             return out
-        return ["(", *out, "if", *c.o, "else", "None", ")"]
+        return ["(", *out, "if", *c.target(tr), "else", "None", ")"]
 
     return nullable
 
@@ -417,40 +420,40 @@ def _deque_head(emit: Emit) -> Emit:
 
 
 def _last(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.a else [*c.o, "[", "-", "1", "]"]
+    return None if c.args else [*c.target(tr), "[", "-", "1", "]"]
 
 
 def _list_remove_object(tr: Emitting, c: Call) -> Tokens | None:
     """``List.remove(Object)``, not ``remove(int index)``."""
-    if len(c.a) != 1 or not _removes_object(c.args[0], tr.type_of(c.args[0])):
+    if len(c.args) != 1 or not _removes_object(c.args[0], tr.type_of(c.args[0])):
         return None
-    return [*c.o, ".", "remove", "(", *c.a[0], ")"]
+    return [*c.target(tr), ".", "remove", "(", *c.arg(tr, 0), ")"]
 
 
 def _map_remove(tr: Emitting, c: Call) -> Tokens | None:
     """Java's null for a missing key (programs)."""
-    if len(c.a) != 1 or not tr.policy.java_nulls:
+    if len(c.args) != 1 or not tr.policy.java_nulls:
         return None
-    return [*c.o, ".", "pop", "(", *c.a[0], ",", "None", ")"]
+    return [*c.target(tr), ".", "pop", "(", *c.arg(tr, 0), ",", "None", ")"]
 
 
 def _remove(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
     method = "pop" if receiver_base(c) in MAP_TYPES | COLLECTION_TYPES else "remove"
-    return [*c.o, ".", method, "(", *c.a[0], ")"]
+    return [*c.target(tr), ".", method, "(", *c.arg(tr, 0), ")"]
 
 
 def _python_method(name: str) -> Emit:
     def emit(tr: Emitting, c: Call) -> Tokens | None:
-        return None if c.a else [*c.o, ".", name, "(", ")"]
+        return None if c.args else [*c.target(tr), ".", name, "(", ")"]
 
     return emit
 
 
 def _entry_part(index: str) -> Emit:
     def emit(tr: Emitting, c: Call) -> Tokens | None:
-        return None if c.a else [*c.o, "[", index, "]"]
+        return None if c.args else [*c.target(tr), "[", index, "]"]
 
     return emit
 
@@ -459,7 +462,7 @@ def _put(tr: Emitting, c: Call) -> Tokens | None:
     """``m . put ( k , v )`` / ``list . set ( i , v )`` as a statement: an item assignment."""
     if len(c.args) != 2:
         return None
-    return [*tr.expr(c.obj), "[", *tr.expr(c.args[0]), "]", "=", *tr.expr(c.args[1])]
+    return [*c.target(tr), "[", *c.arg(tr, 0), "]", "=", *c.arg(tr, 1)]
 
 
 def _null_can_flow(node: Node) -> bool:
@@ -508,7 +511,7 @@ _SUMS = ("Integer::sum", "Long::sum", "(a,b)->a+b", "(x,y)->x+y")
 
 def _map_parts(tr: Emitting, c: Call) -> tuple[Tokens, list[Tokens]]:
     """The map and every argument, translated in that order (the order hoisted lambdas are numbered in)."""
-    return tr.expr(c.obj), [tr.expr(x) for x in c.args]
+    return c.target(tr), [c.arg(tr, i) for i in range(len(c.args))]
 
 
 def _compute_if_absent(tr: Emitting, c: Call) -> Tokens | None:
@@ -553,7 +556,7 @@ def _merge_sum(tr: Emitting, c: Call) -> Tokens | None:
     """``merge ( k , v , Integer :: sum )`` on any receiver: ``o [ k ] = o . get ( k , 0 ) + v``."""
     if not c.statement or len(c.args) != 3 or tr.text(c.args[2]).replace(" ", "") not in _SUMS:
         return None
-    o, k, v = tr.expr(c.obj), tr.expr(c.args[0]), tr.expr(c.args[1])
+    o, k, v = c.target(tr), c.arg(tr, 0), c.arg(tr, 1)
     return [*o, "[", *k, "]", "=", *o, ".", "get", "(", *k, ",", "0", ")", "+", *v]
 
 
@@ -574,7 +577,7 @@ def _for_each(tr: Emitting, c: Call) -> Tokens | None:
     step): ``f`` called on every element in Java's order (a TreeMap's sorted, a HashMap's by bucket)."""
     if len(c.args) != 1 or tr.is_stream(c.obj):
         return None
-    f, o = tr.expr(c.args[0]), tr.expr(c.obj)
+    f, o = c.arg(tr, 0), c.target(tr)
     named = tr.text(c.obj) if c.obj.type == "identifier" else ""
     keys = o
     if named in tr.state.prog.hash_tables:
@@ -598,14 +601,14 @@ def _nav_compare(tr: Emitting, c: Call) -> Tokens | None:
     its keys in order; a plain dict or set standing for the tree is scanned)."""
     if len(c.args) != 1 or _navigable(tr, c) is None:
         return None
-    o = tr.expr(c.obj)
-    return [_NAV_CMP[c.name], "(", *o, ",", *tr.expr(c.args[0]), ")"]
+    o = c.target(tr)
+    return [_NAV_CMP[c.name], "(", *o, ",", *c.arg(tr, 0), ")"]
 
 
 def _nav_entry(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or _navigable(tr, c) is None:
         return None
-    o = tr.expr(c.obj)
+    o = c.target(tr)
     agg = "min" if c.name == "firstEntry" else "max"
     return ["(", "lambda", "k", ":", "(", "k", ",", *o, "[", "k", "]", ")", ")", "(", agg, "(", *o, ")", ")"]
 
@@ -613,15 +616,15 @@ def _nav_entry(tr: Emitting, c: Call) -> Tokens | None:
 def _nav_poll(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or _navigable(tr, c) not in ("TreeSet", "NavigableSet", "SortedSet"):
         return None
-    return ["tree_poll_first" if c.name == "pollFirst" else "tree_poll_last", "(", *tr.expr(c.obj), ")"]
+    return ["tree_poll_first" if c.name == "pollFirst" else "tree_poll_last", "(", *c.target(tr), ")"]
 
 
 def _nav_range(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1 or _navigable(tr, c) is None:
         return None
-    o = tr.expr(c.obj)
+    o = c.target(tr)
     op = "<" if c.name == "headSet" else ">="
-    return ["sorted", "(", "k", "for", "k", "in", *o, "if", "k", op, *tr.expr(c.args[0]), ")"]
+    return ["sorted", "(", "k", "for", "k", "in", *o, "if", "k", op, *c.arg(tr, 0), ")"]
 
 
 def _heap_var(tr: Emitting, c: Call) -> str:
@@ -634,7 +637,7 @@ def _min_heap(tr: Emitting, c: Call) -> Tokens | None:
     if ot not in tr.state.prog.heaps or scalar_local(tr, ot):
         return None
     if c.name in ("add", "offer") and len(c.args) == 1:
-        return ["heapq", ".", "heappush", "(", ot, ",", *tr.expr(c.args[0]), ")"]
+        return ["heapq", ".", "heappush", "(", ot, ",", *c.arg(tr, 0), ")"]
     if c.name in ("poll", "remove") and not c.args:
         return ["heapq", ".", "heappop", "(", ot, ")"]
     if c.name in ("peek", "element") and not c.args:
@@ -648,7 +651,7 @@ def _comparator_heap(tr: Emitting, c: Call) -> Tokens | None:
     if ot not in tr.state.prog.cmp_heaps:
         return None
     if c.name in ("add", "offer") and len(c.args) == 1:
-        return ["heapq", ".", "heappush", "(", ot, ",", ot + "_key", "(", *tr.expr(c.args[0]), ")", ")"]
+        return ["heapq", ".", "heappush", "(", ot, ",", ot + "_key", "(", *c.arg(tr, 0), ")", ")"]
     if c.name in ("poll", "remove") and not c.args:
         return ["heapq", ".", "heappop", "(", ot, ")", ".", "obj"]
     if c.name in ("peek", "element") and not c.args:
@@ -661,7 +664,7 @@ def _heap_add_all(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1 or (ot not in tr.state.prog.heaps and ot not in tr.state.prog.max_heaps):
         return None
     sign = ["-"] if ot in tr.state.prog.max_heaps else []
-    return ["[", "heapq", ".", "heappush", "(", ot, ",", *sign, "x", ")", "for", "x", "in", *tr.expr(c.args[0]), "]"]
+    return ["[", "heapq", ".", "heappush", "(", ot, ",", *sign, "x", ")", "for", "x", "in", *c.arg(tr, 0), "]"]
 
 
 def _max_heap(tr: Emitting, c: Call) -> Tokens | None:
@@ -669,9 +672,9 @@ def _max_heap(tr: Emitting, c: Call) -> Tokens | None:
     ot = _heap_var(tr, c)
     if ot not in tr.state.prog.max_heaps or scalar_local(tr, ot):
         return None
-    oe = tr.expr(c.obj)  # a field of another class is `self . name`
+    oe = c.target(tr)  # a field of another class is `self . name`
     if c.name in ("add", "offer") and len(c.args) == 1:
-        return ["heapq", ".", "heappush", "(", *oe, ",", "-", "(", *tr.expr(c.args[0]), ")", ")"]
+        return ["heapq", ".", "heappush", "(", *oe, ",", "-", "(", *c.arg(tr, 0), ")", ")"]
     if c.name in ("poll", "remove") and not c.args:
         return ["(", "-", "heapq", ".", "heappop", "(", *oe, ")", ")"]
     if c.name in ("peek", "element") and not c.args:
@@ -683,7 +686,7 @@ def _list_sort(tr: Emitting, c: Call) -> Tokens | None:
     """``list . sort ( cmp ) ;``: the comparator as ``key`` / ``reverse``."""
     if not c.statement or tr.text(c.obj) in ("Arrays", "Collections") or len(c.args) != 1:
         return None
-    return [*tr.expr(c.obj), ".", "sort", "(", *tr.sort_order(c.args[-1]), ")"]
+    return [*c.target(tr), ".", "sort", "(", *tr.sort_order(c.args[-1]), ")"]
 
 
 def _java_iterator(tr: Emitting, c: Call) -> Tokens | None:
@@ -691,27 +694,27 @@ def _java_iterator(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or c.obj is None:
         return None
     if c.obj.type == "identifier" and tr.text(c.obj) in tr.state.prog.sorted_maps:
-        return ["JavaIterator", "(", "sorted", "(", *tr.expr(c.obj), ")", ")"]
-    return ["JavaIterator", "(", *tr.expr(c.obj), ")"]
+        return ["JavaIterator", "(", "sorted", "(", *c.target(tr), ")", ")"]
+    return ["JavaIterator", "(", *c.target(tr), ")"]
 
 
 def _to_typed_array(tr: Emitting, c: Call) -> Tokens | None:
     """``list . toArray ( new Integer [ 0 ] )``: the elements (the argument only names the type)."""
-    return ["list", "(", *tr.expr(c.obj), ")"] if len(c.args) == 1 and c.obj is not None else None
+    return ["list", "(", *c.target(tr), ")"] if len(c.args) == 1 and c.obj is not None else None
 
 
 def _sub_list(tr: Emitting, c: Call) -> Tokens | None:
     """``list . subList ( a , b )``: a slice (a copy: read, as contest code reads it, it is the same)."""
     if len(c.args) != 2 or c.obj is None:
         return None
-    return [*operand(tr, c.obj), "[", *tr.expr(c.args[0]), ":", *tr.expr(c.args[1]), "]"]
+    return [*operand(c.obj, c.target(tr)), "[", *c.arg(tr, 0), ":", *c.arg(tr, 1), "]"]
 
 
 def _sorted_view(tr: Emitting, c: Call) -> Tokens | None:
     """A TreeMap / TreeSet of the analysis iterated in key order; its ends are ``min`` / ``max``."""
     if c.args or c.obj.type != "identifier" or tr.text(c.obj) not in tr.state.prog.sorted_maps:
         return None
-    oe = tr.expr(c.obj)
+    oe = c.target(tr)
     if c.name in ("keySet", "navigableKeySet"):
         return ["sorted", "(", *oe, ")"]
     if c.name == "entrySet":
@@ -728,7 +731,7 @@ _ENTRIES = ("SimpleEntry",)  # `AbstractMap.SimpleEntry` / `SimpleEntry` (the cl
 
 def _entry_new(tr: Emitting, c: Call) -> Tokens | None:
     """An entry is a (key, value) tuple, as ``entrySet``'s items."""
-    return ["(", *tr.arg_tokens(c.args), ")"] if len(c.args) == 2 else None
+    return ["(", *c.joined(tr), ")"] if len(c.args) == 2 else None
 
 
 def _heap_new(tr: Emitting, c: Call) -> Tokens | None:
@@ -749,7 +752,7 @@ def _map_new(tr: Emitting, c: Call) -> Tokens | None:
 def _set_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new HashSet < > ( capacity )``: an initial capacity, not elements."""
     given = c.args and tr.type_of(c.args[0]) != "int"
-    return ["set", "(", *(tr.arg_tokens(c.args) if given else []), ")"]
+    return ["set", "(", *(c.joined(tr) if given else []), ")"]
 
 
 def _made_deque(tr: Emitting, node: Node) -> bool:
@@ -771,7 +774,7 @@ def _deque_new(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _list_new(tr: Emitting, c: Call) -> Tokens | None:
-    return ["list", "(", *tr.arg_tokens(c.args), ")"] if c.args and tr.type_of(c.args[0]) != "int" else ["[", "]"]
+    return ["list", "(", *c.joined(tr), ")"] if c.args and tr.type_of(c.args[0]) != "int" else ["[", "]"]
 
 
 _LISTS = tuple(sorted(COLLECTION_TYPES))

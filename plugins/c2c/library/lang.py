@@ -40,30 +40,30 @@ _MATH_BUILTIN = ("max", "min", "abs", "pow")
 
 
 def _math_any(tr: Emitting, c: Call) -> Tokens | None:
-    return function_call(["math", ".", c.name], c.flat)
+    return function_call(["math", ".", c.name], c.joined(tr))
 
 
 def _math_builtin(tr: Emitting, c: Call) -> Tokens | None:
-    return function_call([c.name], c.flat)
+    return function_call([c.name], c.joined(tr))
 
 
 def _math_cbrt(tr: Emitting, c: Call) -> Tokens | None:
-    return ["(", *c.a[0], ")", "**", "(", "1", "/", "3", ")"] if c.a else None
+    return ["(", *c.arg(tr, 0), ")", "**", "(", "1", "/", "3", ")"] if c.args else None
 
 
 def _math_floor_ceil(tr: Emitting, c: Call) -> Tokens | None:
-    return function_call(["math", ".", c.name], c.flat) if c.a else None
+    return function_call(["math", ".", c.name], c.joined(tr)) if c.args else None
 
 
 def _math_round(tr: Emitting, c: Call) -> Tokens | None:
-    return function_call(["round"], c.flat) if c.a else None
+    return function_call(["round"], c.joined(tr)) if c.args else None
 
 
 def _math_round_half_up(tr: Emitting, c: Call) -> Tokens | None:
     """Java rounds halves up; Python's ``round`` to even."""
     if len(c.args) != 1:
         return None
-    return ["math", ".", "floor", "(", *bracketed(c.args[0], tr.expr(c.args[0]), ADD, left=True), "+", "0.5", ")"]
+    return ["math", ".", "floor", "(", *bracketed(c.args[0], c.arg(tr, 0), ADD, left=True), "+", "0.5", ")"]
 
 
 def _math_random(tr: Emitting, c: Call) -> Tokens | None:
@@ -71,23 +71,23 @@ def _math_random(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _math_floor_div_mod(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 2:  # Python's // and % are floor-based, as floorDiv / floorMod
+    if len(c.args) != 2:  # Python's // and % are floor-based, as floorDiv / floorMod
         return None
-    a, b = bracketed(c.args[0], c.a[0], MULTIPLY, left=True), bracketed(c.args[1], c.a[1], MULTIPLY)
+    a, b = bracketed(c.args[0], c.arg(tr, 0), MULTIPLY, left=True), bracketed(c.args[1], c.arg(tr, 1), MULTIPLY)
     return ["(", *a, "//" if c.name == "floorDiv" else "%", *b, ")"]
 
 
 def _math_signum(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
-    a = bracketed(c.args[0], c.a[0], COMPARE)
+    a = bracketed(c.args[0], c.arg(tr, 0), COMPARE)
     return ["float", "(", "(", *a, ">", "0", ")", "-", "(", *a, "<", "0", ")", ")"]
 
 
 def _math_angle(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
-    return ["math", ".", "radians" if c.name == "toRadians" else "degrees", "(", *c.a[0], ")"]
+    return ["math", ".", "radians" if c.name == "toRadians" else "degrees", "(", *c.arg(tr, 0), ")"]
 
 
 # -- boxed numbers, Character, String ---------------------------------------------------------------
@@ -107,68 +107,68 @@ _CHAR_METHODS = {
 
 
 def _to_int(tr: Emitting, c: Call) -> Tokens | None:
-    return function_call(["int"], c.flat) if c.a else None
+    return function_call(["int"], c.joined(tr)) if c.args else None
 
 
 def _to_float(tr: Emitting, c: Call) -> Tokens | None:
-    return function_call(["float"], c.flat) if c.a else None
+    return function_call(["float"], c.joined(tr)) if c.args else None
 
 
 _RADIX_FORMATS = {"2": '"b"', "8": '"o"', "16": '"x"'}
 
 
 def _to_str(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) == 2 and len(c.a[1]) == 1 and c.a[1][0] in _RADIX_FORMATS:  # `Integer.toString(n, 2)`
-        return ["format", "(", *c.a[0], ",", _RADIX_FORMATS[c.a[1][0]], ")"]
-    return function_call(["str"], c.flat) if c.a else None
+    if len(c.args) == 2 and len(c.arg(tr, 1)) == 1 and c.arg(tr, 1)[0] in _RADIX_FORMATS:  # `Integer.toString(n, 2)`
+        return ["format", "(", *c.arg(tr, 0), ",", _RADIX_FORMATS[c.arg(tr, 1)[0]], ")"]
+    return function_call(["str"], c.joined(tr)) if c.args else None
 
 
 def _string_value_of(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) == 1 and tr.type_of(c.args[0]) == "char[]":
-        return ['" "', ".", "join", "(", *c.a[0], ")"]
+    if len(c.args) == 1 and tr.type_of(c.args[0]) == "char[]":
+        return ['" "', ".", "join", "(", *c.arg(tr, 0), ")"]
     return _to_str(tr, c) if c.name == "valueOf" else None
 
 
 def _radix_string(tr: Emitting, c: Call) -> Tokens | None:
-    return [_RADIX_STRINGS[c.name], "(", *c.a[0], ")", "[", "2", ":", "]"] if len(c.a) == 1 else None
+    return [_RADIX_STRINGS[c.name], "(", *c.arg(tr, 0), ")", "[", "2", ":", "]"] if len(c.args) == 1 else None
 
 
 def _bit_count(tr: Emitting, c: Call) -> Tokens | None:
-    return ["bin", "(", *c.a[0], ")", ".", "count", "(", "'1'", ")"] if c.a else None
+    return ["bin", "(", *c.arg(tr, 0), ")", ".", "count", "(", "'1'", ")"] if c.args else None
 
 
 def _builtin_of_flat(tr: Emitting, c: Call) -> Tokens | None:
-    return function_call([c.name], c.flat) if c.a else None
+    return function_call([c.name], c.joined(tr)) if c.args else None
 
 
 def _compare(tr: Emitting, c: Call) -> Tokens | None:
     """The sign of ``a - b``, as Java's ``compare`` returns it."""
     if len(c.args) != 2:
         return None
-    a, b = (bracketed(x, tr.expr(x), COMPARE) for x in c.args)
+    a, b = (bracketed(x, c.arg(tr, i), COMPARE) for i, x in enumerate(c.args))
     return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
 
 
 def _char_method(tr: Emitting, c: Call) -> Tokens | None:
-    return [*bracketed(c.args[0], c.a[0]), ".", _CHAR_METHODS[c.name], "(", ")"] if c.a else None
+    return [*bracketed(c.args[0], c.arg(tr, 0)), ".", _CHAR_METHODS[c.name], "(", ")"] if c.args else None
 
 
 def _char_numeric(tr: Emitting, c: Call) -> Tokens | None:
-    return ["int", "(", *c.a[0], ")"] if c.a else None
+    return ["int", "(", *c.arg(tr, 0), ")"] if c.args else None
 
 
 def _char_numeric_any(tr: Emitting, c: Call) -> Tokens | None:
     """A program's ``Character.getNumericValue``: letters too (``'a'`` and ``'A'`` are 10, ``'z'`` 35)."""
-    return ["int", "(", *tr.expr(c.args[0]), ",", "36", ")"] if len(c.args) == 1 else None
+    return ["int", "(", *c.arg(tr, 0), ",", "36", ")"] if len(c.args) == 1 else None
 
 
 def _string_join(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) < 2:
         return None
     if len(c.args) > 2 or tr.type_of(c.args[1]) in ("String", "char", "Character"):  # join(sep, a, b, ...)
-        parts = [t for i, a in enumerate(c.args[1:]) for t in ([","] if i else []) + tr.expr(a)]
-        return [*tr.expr(c.args[0]), ".", "join", "(", "[", *parts, "]", ")"]
-    return [*tr.expr(c.args[0]), ".", "join", "(", *tr.expr(c.args[1]), ")"]
+        parts = [t for i in range(1, len(c.args)) for t in ([","] if i > 1 else []) + c.arg(tr, i)]
+        return [*c.arg(tr, 0), ".", "join", "(", "[", *parts, "]", ")"]
+    return [*c.arg(tr, 0), ".", "join", "(", *c.arg(tr, 1), ")"]
 
 
 def _string_format(tr: Emitting, c: Call) -> Tokens | None:
@@ -176,14 +176,14 @@ def _string_format(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _system_exit(tr: Emitting, c: Call) -> Tokens | None:
-    return ["sys", ".", "exit", "(", *tr.arg_tokens(c.args), ")"]
+    return ["sys", ".", "exit", "(", *c.joined(tr), ")"]
 
 
 def _arraycopy(tr: Emitting, c: Call) -> Tokens | None:
     """``System.arraycopy(src, sp, dst, dp, n)``: a slice assignment (a copy first, as Java copies overlaps)."""
     if len(c.args) != 5:
         return None
-    src, sp, dst, dp, n = (tr.expr(x) for x in c.args)
+    src, sp, dst, dp, n = (c.arg(tr, i) for i in range(len(c.args)))
     sp1, dp1, n = (bracketed(c.args[i], x, ADD, left=i != 4) for i, x in ((1, sp), (3, dp), (4, n)))
     return [*dst, "[", *dp, ":", *dp1, "+", *n, "]", "=", *src, "[", *sp, ":", *sp1, "+", *n, "]"]
 
@@ -200,33 +200,33 @@ def _regex_replacement(tr: Emitting, node: Node) -> Tokens:
 def _string_matches(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1:
         return None
-    return ["re", ".", "fullmatch", "(", *tr.expr(c.args[0]), ",", *tr.expr(c.obj), ")", "is", "not", "None"]
+    return ["re", ".", "fullmatch", "(", *c.arg(tr, 0), ",", *c.target(tr), ")", "is", "not", "None"]
 
 
 def _string_replace_regex(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2:
         return None
-    regex, repl = tr.expr(c.args[0]), _regex_replacement(tr, c.args[1])
+    regex, repl = c.arg(tr, 0), _regex_replacement(tr, c.args[1])
     once = [",", "count", "=", "1"] if c.name == "replaceFirst" else []
-    return ["re", ".", "sub", "(", *regex, ",", *repl, ",", *tr.expr(c.obj), *once, ")"]
+    return ["re", ".", "sub", "(", *regex, ",", *repl, ",", *c.target(tr), *once, ")"]
 
 
 def _string_compare(tr: Emitting, c: Call) -> Tokens | None:
     """``a . compareTo ( b )`` of Strings: Java's difference (chars, then lengths), not only its sign."""
     if len(c.args) != 1:
         return None
-    a, b = tr.expr(c.obj), tr.expr(c.args[0])
+    a, b = c.target(tr), c.arg(tr, 0)
     if c.name == "compareToIgnoreCase":
         a, b = ["(", *a, ")", ".", "lower", "(", ")"], ["(", *b, ")", ".", "lower", "(", ")"]
     return ["java_compare", "(", *a, ",", *b, ")"]
 
 
 def _string_hash(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.args else ["string_hash", "(", *tr.expr(c.obj), ")"]
+    return None if c.args else ["string_hash", "(", *c.target(tr), ")"]
 
 
 def _string_repeat(tr: Emitting, c: Call) -> Tokens | None:
-    return [*operand(tr, c.obj), "*", *operand(tr, c.args[0])] if len(c.args) == 1 else None
+    return [*operand(c.obj, c.target(tr)), "*", *operand(c.args[0], c.arg(tr, 0))] if len(c.args) == 1 else None
 
 
 # -- Integer / Long bit twiddling ------------------------------------------------------------------
@@ -236,7 +236,7 @@ def _bits(tr: Emitting, c: Call) -> Tokens | None:
         return None
     width = "64" if tr.text(c.obj) == "Long" else "32"
     mask = "0xFFFFFFFFFFFFFFFF" if width == "64" else "0xFFFFFFFF"
-    x = operand(tr, c.args[0])
+    x = operand(c.args[0], c.arg(tr, 0))
     bits = ["(", *x, "&", mask, ")"]
     if c.name == "numberOfTrailingZeros":  # the lowest one bit's index; the width for 0
         low = ["(", *bits, "&", "-", *bits, ")"]
@@ -265,32 +265,32 @@ _STRING_METHODS = {
 
 
 def _clone(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.a else [*c.o, ".", "copy", "(", ")"]
+    return None if c.args else [*c.target(tr), ".", "copy", "(", ")"]
 
 
 def _char_at(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, "[", *c.a[0], "]"] if len(c.a) == 1 else None
+    return [*c.target(tr), "[", *c.arg(tr, 0), "]"] if len(c.args) == 1 else None
 
 
 def _equals_ignore_case(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
-    return [*c.o, ".", "lower", "(", ")", "==", *bracketed(c.args[0], c.a[0]), ".", "lower", "(", ")"]
+    return [*c.target(tr), ".", "lower", "(", ")", "==", *bracketed(c.args[0], c.arg(tr, 0)), ".", "lower", "(", ")"]
 
 
 def _concat(tr: Emitting, c: Call) -> Tokens | None:
-    return ["(", *c.o, "+", *bracketed(c.args[0], c.a[0], ADD), ")"] if len(c.a) == 1 else None
+    return ["(", *c.target(tr), "+", *bracketed(c.args[0], c.arg(tr, 0), ADD), ")"] if len(c.args) == 1 else None
 
 
 def _equals(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, "==", *bracketed(c.args[0], c.a[0], COMPARE)] if len(c.a) == 1 else None
+    return [*c.target(tr), "==", *bracketed(c.args[0], c.arg(tr, 0), COMPARE)] if len(c.args) == 1 else None
 
 
 def _compare_to(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
-    a = bracketed(c.args[0], c.a[0], COMPARE)
-    out = ["(", *c.o, ">", *a, ")", "-", "(", *c.o, "<", *a, ")"]
+    a = bracketed(c.args[0], c.arg(tr, 0), COMPARE)
+    out = ["(", *c.target(tr), ">", *a, ")", "-", "(", *c.target(tr), "<", *a, ")"]
     up = c.node.parent  # the difference is one operand where a tighter operator takes it (`- a.compareTo(b)`)
     tighter = up is not None and up.type in ("unary_expression", "binary_expression", "cast_expression")
     if tighter and up is not None and up.type == "binary_expression":
@@ -299,21 +299,21 @@ def _compare_to(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _to_string(tr: Emitting, c: Call) -> Tokens | None:
-    if c.a:
+    if c.args:
         return None
     if receiver_base(c) in ("StringBuilder", "String") and not builder_field(c.obj):  # a field's: a TextBuilder
-        return list(c.o)
-    return ["str", "(", *c.o, ")"]
+        return list(c.target(tr))
+    return ["str", "(", *c.target(tr), ")"]
 
 
 def _substring(tr: Emitting, c: Call) -> Tokens | None:
-    if not 1 <= len(c.a) <= 2:
+    if not 1 <= len(c.args) <= 2:
         return None
-    return [*c.o, "[", *c.a[0], ":", *(c.a[1] if len(c.a) == 2 else []), "]"]
+    return [*c.target(tr), "[", *c.arg(tr, 0), ":", *(c.arg(tr, 1) if len(c.args) == 2 else []), "]"]
 
 
 def _string_method(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, ".", _STRING_METHODS[c.name], "(", *c.flat, ")"]
+    return [*c.target(tr), ".", _STRING_METHODS[c.name], "(", *c.joined(tr), ")"]
 
 
 def _java_split(tr: Emitting, c: Call) -> Tokens | None:
@@ -321,7 +321,7 @@ def _java_split(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1 or c.args[0].type != "string_literal":
         return None
     literal = tr.text(c.args[0])
-    o = tr.expr(c.obj)
+    o = c.target(tr)
     body = literal[1:-1].replace(" ", "").replace("\u2581", " ")
     if body == "":  # Java's split("") gives the characters
         return ["list", "(", *o, ")"]
@@ -339,13 +339,13 @@ def _string_of_range(tr: Emitting, c: Call) -> Tokens | None:
     """``new String ( cs , off , n )``: the characters ``cs [ off : off + n ]``."""
     if len(c.args) != 3 or tr.type_of(c.args[0]) != "char[]":
         return None
-    off, n = tr.expr(c.args[1]), bracketed(c.args[2], tr.expr(c.args[2]), ADD)
+    off, n = c.arg(tr, 1), bracketed(c.args[2], c.arg(tr, 2), ADD)
     end = [*bracketed(c.args[1], off, ADD, left=True), "+", *n]
-    return ['" "', ".", "join", "(", *tr.expr(c.args[0]), "[", *off, ":", *end, "]", ")"]
+    return ['" "', ".", "join", "(", *c.arg(tr, 0), "[", *off, ":", *end, "]", ")"]
 
 
 def _boxed_new(tr: Emitting, c: Call) -> Tokens | None:
-    return tr.expr(c.args[0]) if c.args else ["0"]
+    return c.arg(tr, 0) if c.args else ["0"]
 
 
 _INTEGERS = ("Integer", "Long", "Short", "Byte")

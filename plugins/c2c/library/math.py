@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def _big_value_of(tr: Emitting, c: Call) -> Tokens | None:
-    return tr.expr(c.args[0]) if len(c.args) == 1 else None  # BigInteger is Python's int
+    return c.arg(tr, 0) if len(c.args) == 1 else None  # BigInteger is Python's int
 
 
 # -- java.math.BigDecimal: Python's decimal.Decimal (exact sums and products, Java's scales) ---------
@@ -28,15 +28,15 @@ _ROUNDING = ("HALF_UP", "HALF_DOWN", "HALF_EVEN", "UP", "DOWN", "FLOOR", "CEILIN
 
 def _decimal_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new BigDecimal ( s | n | x )``: a double's exact binary value, as Java's constructor takes it."""
-    return [*_DECIMAL, "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
+    return [*_DECIMAL, "(", *c.arg(tr, 0), ")"] if len(c.args) == 1 else None
 
 
 def _decimal_value_of(tr: Emitting, c: Call) -> Tokens | None:
     """``BigDecimal.valueOf(x)``: a double by its shortest decimal text (Double.toString), as Java does."""
     if len(c.args) == 1:
-        return [*_DECIMAL, "(", "str", "(", *tr.expr(c.args[0]), ")", ")"]
+        return [*_DECIMAL, "(", "str", "(", *c.arg(tr, 0), ")", ")"]
     if len(c.args) == 2:  # (unscaled, scale)
-        return [*_DECIMAL, "(", *tr.expr(c.args[0]), ")", ".", "scaleb", "(", "-", *operand(tr, c.args[1]), ")"]
+        return [*_DECIMAL, "(", *c.arg(tr, 0), ")", ".", "scaleb", "(", "-", *operand(c.args[1], c.arg(tr, 1)), ")"]
     return None
 
 
@@ -46,27 +46,27 @@ def _rounding(tr: Emitting, node: Node) -> Tokens:
 
 
 def _quantum(tr: Emitting, scale: Node) -> Tokens:
-    return [*_DECIMAL, "(", "1", ")", ".", "scaleb", "(", "-", *operand(tr, scale), ")"]
+    return [*_DECIMAL, "(", "1", ")", ".", "scaleb", "(", "-", *operand(scale, tr.expr(scale)), ")"]
 
 
 def _decimal_set_scale(tr: Emitting, c: Call) -> Tokens | None:
     if not 1 <= len(c.args) <= 2:
         return None
     mode = [",", "rounding", "=", *_rounding(tr, c.args[1])] if len(c.args) == 2 else []
-    return [*operand(tr, c.obj), ".", "quantize", "(", *_quantum(tr, c.args[0]), *mode, ")"]
+    return [*operand(c.obj, c.target(tr)), ".", "quantize", "(", *_quantum(tr, c.args[0]), *mode, ")"]
 
 
 def _decimal_divide(tr: Emitting, c: Call) -> Tokens | None:
     if not c.args:
         return None
-    ratio = ["(", *operand(tr, c.obj), "/", *operand(tr, c.args[0]), ")"]
+    ratio = ["(", *operand(c.obj, c.target(tr)), "/", *operand(c.args[0], c.arg(tr, 0)), ")"]
     if len(c.args) == 1:
         return ratio
     if len(c.args) == 3:  # (divisor, scale, rounding)
         mode = _rounding(tr, c.args[2])
         return [*ratio, ".", "quantize", "(", *_quantum(tr, c.args[1]), ",", "rounding", "=", *mode, ")"]
     if len(c.args) == 2 and "ROUND" in tr.text(c.args[1]).upper():  # (divisor, rounding): the receiver's scale
-        exponent = [*operand(tr, c.obj), ".", "as_tuple", "(", ")", ".", "exponent"]
+        exponent = [*operand(c.obj, c.target(tr)), ".", "as_tuple", "(", ")", ".", "exponent"]
         scale = [*_DECIMAL, "(", "1", ")", ".", "scaleb", "(", *exponent, ")"]
         return [*ratio, ".", "quantize", "(", *scale, ",", "rounding", "=", *_rounding(tr, c.args[1]), ")"]
     return ratio
@@ -75,55 +75,59 @@ def _decimal_divide(tr: Emitting, c: Call) -> Tokens | None:
 def _decimal_binary(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1:
         return None
-    return ["(", *operand(tr, c.obj), _DECIMAL_OPS[c.name], *operand(tr, c.args[0]), ")"]
+    return ["(", *operand(c.obj, c.target(tr)), _DECIMAL_OPS[c.name], *operand(c.args[0], c.arg(tr, 0)), ")"]
 
 
 def _decimal_call(func: Sequence[str]) -> Emit:
     def emit(tr: Emitting, c: Call) -> Tokens | None:
-        return None if c.args else [*func, "(", *tr.expr(c.obj), ")"]
+        return None if c.args else [*func, "(", *c.target(tr), ")"]
 
     return emit
 
 
 def _decimal_pair(tr: Emitting, c: Call) -> Tokens | None:
-    return [c.name, "(", *tr.expr(c.obj), ",", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
+    return [c.name, "(", *c.target(tr), ",", *c.arg(tr, 0), ")"] if len(c.args) == 1 else None
 
 
 def _decimal_pow(tr: Emitting, c: Call) -> Tokens | None:
-    return ["(", *operand(tr, c.obj), "**", *operand(tr, c.args[0]), ")"] if len(c.args) == 1 else None
+    if len(c.args) != 1:
+        return None
+    return ["(", *operand(c.obj, c.target(tr)), "**", *operand(c.args[0], c.arg(tr, 0)), ")"]
 
 
 def _decimal_negate(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.args else ["(", "-", *operand(tr, c.obj), ")"]
+    return None if c.args else ["(", "-", *operand(c.obj, c.target(tr)), ")"]
 
 
 def _decimal_compare(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1:
         return None
-    a, b = operand(tr, c.obj), operand(tr, c.args[0])
+    a, b = operand(c.obj, c.target(tr)), operand(c.args[0], c.arg(tr, 0))
     return ["(", "(", *a, ">", *b, ")", "-", "(", *a, "<", *b, ")", ")"]
 
 
 def _decimal_signum(tr: Emitting, c: Call) -> Tokens | None:
     if c.args:
         return None
-    a = operand(tr, c.obj)
+    a = operand(c.obj, c.target(tr))
     return ["(", "(", *a, ">", "0", ")", "-", "(", *a, "<", "0", ")", ")"]
 
 
 def _decimal_scale(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.args else ["(", "-", *operand(tr, c.obj), ".", "as_tuple", "(", ")", ".", "exponent", ")"]
+    if c.args:
+        return None
+    return ["(", "-", *operand(c.obj, c.target(tr)), ".", "as_tuple", "(", ")", ".", "exponent", ")"]
 
 
 def _decimal_method(method: str) -> Emit:
     def emit(tr: Emitting, c: Call) -> Tokens | None:
-        return None if c.args else [*operand(tr, c.obj), ".", method, "(", ")"]
+        return None if c.args else [*operand(c.obj, c.target(tr)), ".", method, "(", ")"]
 
     return emit
 
 
 def _decimal_plain(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.args else ["format", "(", *tr.expr(c.obj), ",", '"f"', ")"]
+    return None if c.args else ["format", "(", *c.target(tr), ",", '"f"', ")"]
 
 
 def _decimal_constant(value: str) -> tuple[str, ...]:
@@ -160,10 +164,10 @@ def _big_op(tr: Emitting, c: Call) -> Tokens | None:
     """BigInteger is Python's int: ``a . add ( b )`` -> ``a + b`` and so on."""
     if len(c.args) != _BIG_ARITY[c.name] or not tr.is_big(c.obj):
         return None
-    o = tr.expr(c.obj)
+    o = c.target(tr)
     if c.obj.type not in ("identifier", "field_access", "parenthesized_expression", "array_access"):
         o = ["(", *o, ")"]
-    a = [x if len(x) == 1 else ["(", *x, ")"] for x in (tr.expr(arg) for arg in c.args)]
+    a = [x if len(x) == 1 else ["(", *x, ")"] for x in (c.arg(tr, i) for i in range(len(c.args)))]
     if c.name in _BIG_BINARY:
         return ["(", *o, _BIG_BINARY[c.name], *a[0], ")"]
     if c.name in ("max", "min"):
@@ -190,7 +194,7 @@ def _big_op(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _big_new(tr: Emitting, c: Call) -> Tokens | None:
-    return ["int", "(", *tr.expr(c.args[0]), ")"] if len(c.args) == 1 else None
+    return ["int", "(", *c.arg(tr, 0), ")"] if len(c.args) == 1 else None
 
 
 _BIG_CONSTANTS = (("ZERO", "0"), ("ONE", "1"), ("TWO", "2"), ("TEN", "10"))

@@ -27,34 +27,68 @@ CONTEXTS = (EXPRESSION, STATEMENT, NEGATED, FOR_EACH)
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """One call ``Receiver . member ( args )`` as an emitter sees it."""
+    """One call ``Receiver . member ( args )`` as an emitter sees it.
+
+    Every emitter takes one form: the raw nodes (``obj``, ``args``: to read their text, type or shape) and
+    their translations through ``arg``, ``joined`` and ``target``, each translated at most once per call
+    (the resolver translates the shared rows' arguments before asking them, a program's own rows
+    translate what they use when they use it). An emitter never calls ``tr.expr`` on ``args`` or ``obj``
+    itself: translating twice registers twice what the translation registers (an ``x ++``'s statement, a
+    hoisted lambda)."""
 
     node: Node
     obj: Node
     name: str
     args: Sequence[Node]
     context: str = EXPRESSION  # where the call stands: the rows whose ``where`` is this context apply
-    a: Sequence[Tokens] = ()  # the arguments, translated once (the shared rows); () elsewhere
-    flat: Tokens = field(default_factory=list)  # ``a`` joined with commas
-    o: Tokens = field(default_factory=list)  # the receiver, translated once (shared instance rows); [] elsewhere
     receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown); a constructor's class
+    # the translations made so far (argument index, or -1 for the receiver); a fresh call (``replace``) has none
+    _done: dict[int, Tokens] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def statement(self) -> bool:
         """Is the call a whole statement (rows ``where=STATEMENT`` apply)?"""
         return self.context == STATEMENT
 
-    def with_args(self, a: Sequence[Tokens]) -> Call:
-        """The call with its arguments translated (``a``, and ``flat``: joined with commas)."""
-        return replace(self, a=a, flat=[t for i, toks in enumerate(a) for t in ([","] if i else []) + toks])
+    def arg(self, tr: Emitting, i: int) -> Tokens:
+        """Argument ``i`` translated (once)."""
+        if i < 0:
+            i += len(self.args)
+        if i not in self._done:
+            self._done[i] = tr.expr(self.args[i])
+        return self._done[i]
+
+    def joined(self, tr: Emitting) -> Tokens:
+        """The arguments translated (once), joined with commas."""
+        return [t for i in range(len(self.args)) for t in ([","] if i else []) + self.arg(tr, i)]
+
+    def target(self, tr: Emitting) -> Tokens:
+        """The receiver translated (once)."""
+        if -1 not in self._done:
+            self._done[-1] = tr.expr(self.obj)
+        return self._done[-1]
+
+    def fresh(self) -> Call:
+        """The call with nothing translated yet (for a step whose translations a rewind forgets)."""
+        return replace(self)
+
+    def with_args(self, tr: Emitting) -> Call:
+        """The call with its arguments translated now, in order (what the shared rows are asked with)."""
+        c = self.fresh()
+        for i in range(len(c.args)):
+            c.arg(tr, i)
+        return c
 
     def with_type(self, receiver: str) -> Call:
-        """The call with its receiver's static type."""
-        return replace(self, receiver=receiver)
+        """The call with its receiver's static type (what it has translated kept)."""
+        c = replace(self, receiver=receiver)
+        c._done.update(self._done)
+        return c
 
-    def with_receiver(self, o: Tokens) -> Call:
-        """The call with its receiver translated."""
-        return replace(self, o=o)
+    def with_receiver(self, tr: Emitting) -> Call:
+        """The call with its receiver translated now."""
+        self.target(tr)
+        return self
 
 
 class EmitterState(Protocol):
@@ -265,9 +299,8 @@ def bracketed(node: Node, out: Tokens, beside: int = PRIMARY, *, left: bool = Fa
     return ["(", *out, ")"] if len(out) > 1 and loose else list(out)
 
 
-def operand(tr: Emitting, node: Node) -> Tokens:
-    """``node`` translated, in parentheses unless it is one token, a call or parenthesized already."""
-    out = tr.expr(node)
+def operand(node: Node, out: Tokens) -> Tokens:
+    """``out`` (``node`` translated), in parentheses unless it is one token, a call or parenthesized already."""
     return out if len(out) == 1 or node.type in ("method_invocation", "parenthesized_expression") else ["(", *out, ")"]
 
 
@@ -281,17 +314,17 @@ def receiver_base(c: Call) -> str:
 
 def the_receiver(tr: Emitting, c: Call) -> Tokens | None:
     """The receiver itself (``x . intValue ( )``, a stream's ``boxed ( )``)."""
-    return None if c.a else list(c.o)
+    return None if c.args else list(c.target(tr))
 
 
 def length(tr: Emitting, c: Call) -> Tokens | None:
     """``len ( receiver )`` (a String's ``length``, a collection's ``size``, a stream's ``count``)."""
-    return None if c.a else ["len", "(", *c.o, ")"]
+    return None if c.args else ["len", "(", *c.target(tr), ")"]
 
 
 def listed(tr: Emitting, c: Call) -> Tokens | None:
     """``list ( receiver )`` (``toArray``, ``toCharArray``, a stream's ``toList``)."""
-    return None if c.a else ["list", "(", *c.o, ")"]
+    return None if c.args else ["list", "(", *c.target(tr), ")"]
 
 
 def class_of(java_type: str) -> str:

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
 def _stream_reduction(tr: Emitting, c: Call) -> Tokens | None:
     """``Arrays . stream ( a ) . sum ( )``: the stream is the list itself."""
-    if c.a or not _is_arrays_stream(c.obj):
+    if c.args or not _is_arrays_stream(c.obj):
         return None
-    return ["len" if c.name == "count" else c.name, "(", *c.o, ")"]
+    return ["len" if c.name == "count" else c.name, "(", *c.target(tr), ")"]
 
 
 def _is_arrays_stream(node: Node | None) -> bool:
@@ -46,121 +46,121 @@ def _is_arrays_stream(node: Node | None) -> bool:
 # sources by the receiver's name (`IntStream . range`, `*`: any receiver's `stream ( )`); the steps and
 # terminals under "Stream", asked when the receiver is itself a stream (``Translator.is_stream``)
 def _stream_range(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 2:
+    if len(c.args) != 2:
         return None
-    end = c.a[1] if c.name == "range" else [*bracketed(c.args[1], c.a[1], ADD, left=True), "+", "1"]
-    return ["list", "(", "range", "(", *c.a[0], ",", *end, ")", ")"]
+    end = c.arg(tr, 1) if c.name == "range" else [*bracketed(c.args[1], c.arg(tr, 1), ADD, left=True), "+", "1"]
+    return ["list", "(", "range", "(", *c.arg(tr, 0), ",", *end, ")", ")"]
 
 
 def _stream_of(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) == 1 and tr.type_of(c.args[0]).endswith("[]"):
-        return ["list", "(", *c.a[0], ")"]
-    return ["[", *tr.arg_tokens(c.args), "]"]
+        return ["list", "(", *c.arg(tr, 0), ")"]
+    return ["[", *c.joined(tr), "]"]
 
 
 def _arrays_stream_range(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.a[0], "[", *c.a[1], ":", *c.a[2], "]"] if len(c.a) == 3 else None
+    return [*c.arg(tr, 0), "[", *c.arg(tr, 1), ":", *c.arg(tr, 2), "]"] if len(c.args) == 3 else None
 
 
 def _collection_stream(tr: Emitting, c: Call) -> Tokens | None:
     if c.args or tr.text(c.obj) in ("Arrays",):
         return None
-    return ["list", "(", *tr.expr(c.obj), ")"]
+    return ["list", "(", *c.target(tr), ")"]
 
 
 def _string_chars(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.args else ["list", "(", "map", "(", "ord", ",", *tr.expr(c.obj), ")", ")"]
+    return None if c.args else ["list", "(", "map", "(", "ord", ",", *c.target(tr), ")", ")"]
 
 
 def _stream_map(tr: Emitting, c: Call) -> Tokens | None:
-    return ["list", "(", "map", "(", *c.a[0], ",", *c.o, ")", ")"] if len(c.a) == 1 else None
+    return ["list", "(", "map", "(", *c.arg(tr, 0), ",", *c.target(tr), ")", ")"] if len(c.args) == 1 else None
 
 
 def _stream_filter(tr: Emitting, c: Call) -> Tokens | None:
-    return ["list", "(", "filter", "(", *c.a[0], ",", *c.o, ")", ")"] if len(c.a) == 1 else None
+    return ["list", "(", "filter", "(", *c.arg(tr, 0), ",", *c.target(tr), ")", ")"] if len(c.args) == 1 else None
 
 
 def _stream_sorted(tr: Emitting, c: Call) -> Tokens | None:
-    if not c.a:
-        return ["sorted", "(", *c.o, ")"]
-    return ["sorted", "(", *c.o, ",", *tr.sort_order(c.args[0]), ")"] if len(c.a) == 1 else None
+    if not c.args:
+        return ["sorted", "(", *c.target(tr), ")"]
+    return ["sorted", "(", *c.target(tr), ",", *tr.sort_order(c.args[0]), ")"] if len(c.args) == 1 else None
 
 
 def _stream_distinct(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.a else ["list", "(", "dict", ".", "fromkeys", "(", *c.o, ")", ")"]
+    return None if c.args else ["list", "(", "dict", ".", "fromkeys", "(", *c.target(tr), ")", ")"]
 
 
 def _stream_limit(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, "[", ":", *c.a[0], "]"] if len(c.a) == 1 else None
+    return [*c.target(tr), "[", ":", *c.arg(tr, 0), "]"] if len(c.args) == 1 else None
 
 
 def _stream_skip(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, "[", *c.a[0], ":", "]"] if len(c.a) == 1 else None
+    return [*c.target(tr), "[", *c.arg(tr, 0), ":", "]"] if len(c.args) == 1 else None
 
 
 def _stream_extreme(tr: Emitting, c: Call) -> Tokens | None:
-    if not c.a:
-        return [c.name, "(", *c.o, ")"]
-    if len(c.a) == 1 and c.name in ("max", "min"):
-        return [c.name, "(", *c.o, ",", *tr.sort_order(c.args[0]), ")"]
+    if not c.args:
+        return [c.name, "(", *c.target(tr), ")"]
+    if len(c.args) == 1 and c.name in ("max", "min"):
+        return [c.name, "(", *c.target(tr), ",", *tr.sort_order(c.args[0]), ")"]
     return None
 
 
 def _stream_average(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.a else ["(", "sum", "(", *c.o, ")", "/", "len", "(", *c.o, ")", ")"]
+    return None if c.args else ["(", "sum", "(", *c.target(tr), ")", "/", "len", "(", *c.target(tr), ")", ")"]
 
 
 def _stream_match(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
-    test = ["any" if c.name != "allMatch" else "all", "(", "map", "(", *c.a[0], ",", *c.o, ")", ")"]
+    test = ["any" if c.name != "allMatch" else "all", "(", "map", "(", *c.arg(tr, 0), ",", *c.target(tr), ")", ")"]
     return ["not", *test] if c.name == "noneMatch" else test
 
 
 def _stream_reduce(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) == 1:  # an Optional: the value (``get`` / ``orElse`` below read it)
-        return ["functools", ".", "reduce", "(", *c.a[0], ",", *c.o, ")"]
-    if len(c.a) != 2:
+    if len(c.args) == 1:  # an Optional: the value (``get`` / ``orElse`` below read it)
+        return ["functools", ".", "reduce", "(", *c.arg(tr, 0), ",", *c.target(tr), ")"]
+    if len(c.args) != 2:
         return None
-    return ["functools", ".", "reduce", "(", *c.a[1], ",", *c.o, ",", *c.a[0], ")"]
+    return ["functools", ".", "reduce", "(", *c.arg(tr, 1), ",", *c.target(tr), ",", *c.arg(tr, 0), ")"]
 
 
 def _stream_first(tr: Emitting, c: Call) -> Tokens | None:
     """``findFirst ( )`` / ``findAny ( )``: an Optional is its value or None (``Optional`` rows below)."""
-    return None if c.a else ["next", "(", "iter", "(", *c.o, ")", ",", "None", ")"]
+    return None if c.args else ["next", "(", "iter", "(", *c.target(tr), ")", ",", "None", ")"]
 
 
 def _stream_collect(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.a) != 1:
+    if len(c.args) != 1:
         return None
     col = c.args[0]
     cn = call_parts(tr, col)[1] if col.type == "method_invocation" else ""
     cargs = call_arguments(col.child_by_field_name("arguments")) if col.type == "method_invocation" else []
     if cn in ("toList", "toCollection"):
-        return ["list", "(", *c.o, ")"]
+        return ["list", "(", *c.target(tr), ")"]
     if cn == "toSet":
-        return ["set", "(", *c.o, ")"]
+        return ["set", "(", *c.target(tr), ")"]
     if cn == "joining":
         sep = tr.expr(cargs[0]) if cargs else ['""']
         if len(cargs) == 3:  # a prefix and a suffix
-            return [*tr.expr(cargs[1]), "+", *sep, ".", "join", "(", *c.o, ")", "+", *tr.expr(cargs[2])]
-        return [*sep, ".", "join", "(", *c.o, ")"]
+            return [*tr.expr(cargs[1]), "+", *sep, ".", "join", "(", *c.target(tr), ")", "+", *tr.expr(cargs[2])]
+        return [*sep, ".", "join", "(", *c.target(tr), ")"]
     if cn == "counting" and not cargs:
-        return ["len", "(", *c.o, ")"]
+        return ["len", "(", *c.target(tr), ")"]
     if cn in ("summingInt", "summingLong", "summingDouble") and len(cargs) == 1:
-        return ["sum", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.o, ")", ")"]
+        return ["sum", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.target(tr), ")", ")"]
     if cn in ("averagingInt", "averagingLong", "averagingDouble") and len(cargs) == 1:
-        total = ["sum", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.o, ")", ")"]
-        size = ["len", "(", *c.o, ")"]
+        total = ["sum", "(", "map", "(", *tr.expr(cargs[0]), ",", *c.target(tr), ")", ")"]
+        size = ["len", "(", *c.target(tr), ")"]
         return ["(", *total, "/", *size, "if", *size, "else", "0.0", ")"]
     if cn == "partitioningBy" and len(cargs) == 1:  # {false: [...], true: [...]}, both keys always there
-        return ["partition_by", "(", *c.o, ",", *tr.expr(cargs[0]), ")"]
+        return ["partition_by", "(", *c.target(tr), ",", *tr.expr(cargs[0]), ")"]
     if cn == "groupingBy" and cargs:  # a dict of lists, or of counts with `counting ( )` (support functions)
         counts = len(cargs) == 2 and tr.text(cargs[1]).replace(" ", "").endswith("counting()")
         if len(cargs) == 1 or counts:
-            return ["group_by", "(", *c.o, ",", *tr.expr(cargs[0]), *([",", "True"] if counts else []), ")"]
+            return ["group_by", "(", *c.target(tr), ",", *tr.expr(cargs[0]), *([",", "True"] if counts else []), ")"]
     if cn == "toMap" and len(cargs) == 2:
-        return ["to_map", "(", *c.o, ",", *tr.expr(cargs[0]), ",", *tr.expr(cargs[1]), ")"]
+        return ["to_map", "(", *c.target(tr), ",", *tr.expr(cargs[0]), ",", *tr.expr(cargs[1]), ")"]
     return None
 
 
@@ -170,7 +170,7 @@ def _optional_value(tr: Emitting, c: Call) -> Tokens | None:
         return None
     if c.name == "get" and not (_optional_terminal(tr, c.obj) or base_type(tr.type_of(c.obj)) in _OPTIONALS):
         return None  # a list's or a map's `get`
-    return tr.expr(c.obj)
+    return c.target(tr)
 
 
 _OPTIONALS = ("Optional", "OptionalInt", "OptionalLong", "OptionalDouble")
@@ -195,13 +195,13 @@ def _optional_held(tr: Emitting, c: Call) -> Tokens | None:
     ``orElse``."""
     if c.obj is None or base_type(tr.type_of(c.obj)) not in _OPTIONALS:
         return None
-    o = tr.expr(c.obj)
+    o = c.target(tr)
     if c.name in ("isPresent", "isEmpty") and not c.args:
         return ["(", *o, "is", *(["not"] if c.name == "isPresent" else []), "None", ")"]
     if c.name == "orElse" and len(c.args) == 1 and c.obj.type == "identifier":
-        return ["(", *tr.expr(c.args[0]), "if", *o, "is", "None", "else", *o, ")"]
+        return ["(", *c.arg(tr, 0), "if", *o, "is", "None", "else", *o, ")"]
     if c.name == "orElse" and len(c.args) == 1:  # evaluated once
-        test = ["lambda", "v", ":", *tr.expr(c.args[0]), "if", "v", "is", "None", "else", "v"]
+        test = ["lambda", "v", ":", *c.arg(tr, 0), "if", "v", "is", "None", "else", "v"]
         return ["(", *test, ")", "(", *o, ")"]
     return None
 
@@ -210,7 +210,7 @@ def _optional_made(tr: Emitting, c: Call) -> Tokens | None:
     """``Optional . of ( x )`` / ``ofNullable ( x )``: x; ``Optional . empty ( )``: None."""
     if c.name == "empty" and not c.args:
         return ["None"]
-    return tr.expr(c.args[0]) if len(c.args) == 1 and c.name in ("of", "ofNullable") else None
+    return c.arg(tr, 0) if len(c.args) == 1 and c.name in ("of", "ofNullable") else None
 
 
 def _optional_or_else(tr: Emitting, c: Call) -> Tokens | None:
@@ -221,12 +221,12 @@ def _optional_or_else(tr: Emitting, c: Call) -> Tokens | None:
     if len(targs) > (terminal == "reduce") or not tr.is_stream(source):
         return None
     if terminal in ("max", "min"):
-        return [terminal, "(", *tr.expr(source), ",", "default", "=", *tr.expr(c.args[0]), ")"]
+        return [terminal, "(", *tr.expr(source), ",", "default", "=", *c.arg(tr, 0), ")"]
     if terminal in ("findFirst", "findAny"):
-        return ["next", "(", "iter", "(", *tr.expr(source), ")", ",", *tr.expr(c.args[0]), ")"]
+        return ["next", "(", "iter", "(", *tr.expr(source), ")", ",", *c.arg(tr, 0), ")"]
     if terminal == "average" or (terminal == "reduce" and len(targs) == 1):
         items = tr.expr(source)
-        return ["(", *tr.expr(c.obj), "if", "len", "(", *items, ")", "else", *tr.expr(c.args[0]), ")"]
+        return ["(", *c.target(tr), "if", "len", "(", *items, ")", "else", *c.arg(tr, 0), ")"]
     return None
 
 

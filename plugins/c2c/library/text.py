@@ -85,7 +85,7 @@ def _field_builder_new(tr: Emitting, c: Call) -> Tokens | None:
 
 def _builder_no_op(tr: Emitting, c: Call) -> Tokens | None:
     """``trimToSize`` / ``ensureCapacity``: nothing to do on a str (as an expression: the str)."""
-    return [] if c.statement else tr.expr(c.obj)
+    return [] if c.statement else c.target(tr)
 
 
 def _append_chain(tr: Emitting, node: Node) -> tuple[Tokens, Tokens] | None:
@@ -113,7 +113,7 @@ def _builder_reverse(tr: Emitting, c: Call) -> Tokens | None:
     if c.args:
         return None
     if not c.statement:
-        return [*operand(tr, c.obj), "[", ":", ":", "-", "1", "]"]
+        return [*operand(c.obj, c.target(tr)), "[", ":", ":", "-", "1", "]"]
     chain = _append_chain(tr, c.obj)  # `sb . append ( x ) . reverse ( )`: the appends, then the reversal
     if chain is None:
         return None
@@ -125,24 +125,24 @@ def _builder_reverse(tr: Emitting, c: Call) -> Tokens | None:
 def _builder_find(tr: Emitting, c: Call) -> Tokens | None:
     if c.statement or not 1 <= len(c.args) <= 2:
         return None
-    return [*tr.expr(c.obj), ".", "find" if c.name == "indexOf" else "rfind", "(", *tr.arg_tokens(c.args), ")"]
+    return [*c.target(tr), ".", "find" if c.name == "indexOf" else "rfind", "(", *c.joined(tr), ")"]
 
 
 def _builder_is_empty(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.args else ["len", "(", *tr.expr(c.obj), ")", "==", "0"]
+    return None if c.args else ["len", "(", *c.target(tr), ")", "==", "0"]
 
 
 def _reversed(tr: Emitting, c: Call) -> Tokens | None:
-    return None if c.a else [*c.o, *REVERSED]
+    return None if c.args else [*c.target(tr), *REVERSED]
 
 
 def _reversed_new(tr: Emitting, c: Call) -> Tokens | None:
     """``new StringBuilder ( s ) . reverse ( )``."""
-    return None if c.a or c.obj.type != "object_creation_expression" else [*c.o, *REVERSED]
+    return None if c.args or c.obj.type != "object_creation_expression" else [*c.target(tr), *REVERSED]
 
 
 def _builder_append(tr: Emitting, c: Call) -> Tokens | None:
-    return [*c.o, "+", *tr.as_str(c.args[0])] if len(c.a) == 1 else None
+    return [*c.target(tr), "+", *tr.as_str(c.args[0])] if len(c.args) == 1 else None
 
 
 def _builder_target(tr: Emitting, node: Node) -> Tokens | None:
@@ -190,7 +190,7 @@ def _builder_append_in_place(tr: Emitting, c: Call) -> Tokens | None:
     name = tr.expr(root)
     if in_lambda or (len(name) > 1 and not once):
         return None
-    current = tr.expr(c.obj)  # the chain's earlier appends come first
+    current = c.target(tr)  # the chain's earlier appends come first
     if len(name) == 1:
         return ["(", *name, ":=", *current, "+", *tr.as_str(c.args[0]), ")"]
     tr.state.pre.append([*name, "+=", *tr.as_str(c.args[0])])
@@ -209,7 +209,7 @@ def _builder_char_edit(tr: Emitting, c: Call) -> Tokens | None:
     sb = _builder_target(tr, c.obj) if c.args else None
     if sb is None:
         return None
-    at = tr.expr(c.args[0])
+    at = c.arg(tr, 0)
     mid = [*tr.as_str(c.args[1]), "+"] if c.name == "setCharAt" and len(c.args) == 2 else []
     return [*sb, "=", *sb, "[", ":", *at, "]", "+", *mid, *sb, "[", *plus_one(at, "+"), ":", "]"]
 
@@ -218,7 +218,7 @@ def _builder_insert(tr: Emitting, c: Call) -> Tokens | None:
     target = _builder_target(tr, c.obj) if len(c.args) == 2 else None
     if target is None:
         return None
-    at, value = tr.expr(c.args[0]), tr.as_str(c.args[1])
+    at, value = c.arg(tr, 0), tr.as_str(c.args[1])
     return [*target, "=", *target, "[", ":", *at, "]", "+", *value, "+", *target, "[", *at, ":", "]"]
 
 
@@ -257,7 +257,7 @@ def _builder_cut(tr: Emitting, c: Call) -> Tokens | None:
     o = _builder_target(tr, c.obj) if c.statement else None
     if o is None:
         return None
-    a = [tr.expr(x) for x in c.args]
+    a = [c.arg(tr, i) for i in range(len(c.args))]
     if c.name == "deleteCharAt" and len(a) == 1:
         return [*o, "=", *o, "[", ":", *a[0], "]", "+", *o, "[", *a[0], "+", "1", ":", "]"]
     if c.name == "setCharAt" and len(a) == 2:
@@ -273,7 +273,7 @@ def _tokenizer(tr: Emitting, c: Call) -> Tokens | None:
     """A ``StringTokenizer`` is the list of its tokens (``new StringTokenizer`` splits)."""
     if tr.receiver_kind(c.obj) != "tok":
         return None
-    o = tr.expr(c.obj)
+    o = c.target(tr)
     if c.name in ("nextToken", "nextElement"):
         return [*o, ".", "pop", "(", ")"]
     if c.name in ("hasMoreTokens", "hasMoreElements"):
@@ -287,7 +287,7 @@ def _joiner(tr: Emitting, c: Call) -> Tokens | None:
         return None
     o = tr.text(c.obj)
     if c.name == "add" and len(c.args) == 1:
-        return [o, ".", "append", "(", *tr.expr(c.args[0]), ")"]
+        return [o, ".", "append", "(", *c.arg(tr, 0), ")"]
     if c.name == "toString" and not c.args:
         return joined(tr.state, o)
     if c.name == "length" and not c.args:
@@ -300,7 +300,7 @@ def _joiner_new(tr: Emitting, c: Call) -> Tokens | None:
     decl = c.node.parent
     if not c.args or decl is None or decl.type != "variable_declarator":
         return None
-    tr.state.joiners[tr.text(decl.child_by_field_name("name"))] = [tr.expr(a) for a in c.args[:3]]
+    tr.state.joiners[tr.text(decl.child_by_field_name("name"))] = [c.arg(tr, i) for i in range(min(3, len(c.args)))]
     return ["[", "]"]
 
 
@@ -308,9 +308,9 @@ def _tokenizer_new(tr: Emitting, c: Call) -> Tokens | None:
     """A ``StringTokenizer`` is the list of its tokens, reversed (``nextToken`` pops from the end)."""
     if not c.args:
         return None
-    src = tr.expr(c.args[0])
+    src = c.arg(tr, 0)
     if len(c.args) >= 2 and c.args[1].type == "string_literal":
-        delims = ["re", ".", "split", "(", '" [ "', "+", *tr.expr(c.args[1]), "+", '" ] + "', ",", *src, ")"]
+        delims = ["re", ".", "split", "(", '" [ "', "+", *c.arg(tr, 1), "+", '" ] + "', ",", *src, ")"]
         return [*delims, *REVERSED]
     return [*src, ".", "split", "(", ")", *REVERSED]
 
@@ -318,11 +318,11 @@ def _tokenizer_new(tr: Emitting, c: Call) -> Tokens | None:
 def _text_new(tr: Emitting, c: Call) -> Tokens | None:
     """A ``String`` / ``StringBuilder`` (a str): of a char array, of a text; an int argument is a capacity."""
     if c.args and tr.type_of(c.args[0]) == "char[]":
-        return ['" "', ".", "join", "(", *tr.expr(c.args[0]), ")"]
+        return ['" "', ".", "join", "(", *c.arg(tr, 0), ")"]
     text = c.args and tr.type_of(c.args[0]) not in (*INT_TYPES, "char", "Character")
     if text and builder_field(c.args[0]):  # a copy of a field's TextBuilder: its text
-        return ["str", "(", *tr.expr(c.args[0]), ")"]
-    return tr.expr(c.args[0]) if text else ['" "']
+        return ["str", "(", *c.arg(tr, 0), ")"]
+    return c.arg(tr, 0) if text else ['" "']
 
 
 _BUILDERS = ("StringBuilder", "StringBuffer")

@@ -28,13 +28,13 @@ def _undeclared_class(tr: Emitting, name: str) -> bool:
 
 
 def _objects_hash(tr: Emitting, c: Call) -> Tokens | None:
-    return ["hash", "(", "(", *tr.arg_tokens(c.args), *([","] if len(c.args) == 1 else []), ")", ")"]
+    return ["hash", "(", "(", *c.joined(tr), *([","] if len(c.args) == 1 else []), ")", ")"]
 
 
 def _objects_equals(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 2:
         return None
-    a, b = (bracketed(x, tr.expr(x), COMPARE) for x in c.args)
+    a, b = (bracketed(x, c.arg(tr, i), COMPARE) for i, x in enumerate(c.args))
     return ["(", *a, "==", *b, ")"]
 
 
@@ -56,7 +56,7 @@ _FUNCTIONAL_RESULTS = {"test": "boolean", "applyAsInt": "int", "getAsInt": "int"
 
 def _functional_call(tr: Emitting, c: Call) -> Tokens | None:
     """``op . apply ( a , b )`` of a ``BinaryOperator`` (a lambda or method reference in Python): ``op ( a , b )``."""
-    return [*operand(tr, c.obj), "(", *tr.arg_tokens(c.args), ")"]
+    return [*operand(c.obj, c.target(tr)), "(", *c.joined(tr), ")"]
 
 
 # java.util.Random on a `random . Random ( )`: method -> (name without arguments, name with arguments)
@@ -78,15 +78,16 @@ _RANDOM_RANGE = {
 
 
 def _random_boolean(tr: Emitting, c: Call) -> Tokens | None:
-    if c.a or not _undeclared_class(tr, receiver_base(c)):
+    if c.args or not _undeclared_class(tr, receiver_base(c)):
         return None
-    return ["(", *c.o, ".", "random", "(", ")", "<", "0.5", ")"]  # random() alone is a float, always true
+    return ["(", *c.target(tr), ".", "random", "(", ")", "<", "0.5", ")"]  # random() alone is a float, always true
 
 
 def _random_draw(tr: Emitting, c: Call) -> Tokens | None:
     if not _undeclared_class(tr, receiver_base(c)):
         return None
-    return [*c.o, ".", *_RANDOM[c.name][len(c.a) > 0], "(", *c.flat, *(_RANDOM_RANGE[c.name] if not c.a else []), ")"]
+    draw = [*c.target(tr), ".", *_RANDOM[c.name][len(c.args) > 0]]
+    return [*draw, "(", *c.joined(tr), *(_RANDOM_RANGE[c.name] if not c.args else []), ")"]
 
 
 # -- comparators and GeeksforGeeks' pairs --------------------------------------------------------
@@ -109,9 +110,9 @@ def _comparator_key(tr: Emitting, c: Call) -> Tokens | None:
 
 def _pair_getter(tr: Emitting, c: Call) -> Tokens | None:
     """``p . getSecond ( )`` of a pair class the source does not show (made a tuple): ``p [ 1 ]``."""
-    if c.a or not _undeclared_class(tr, receiver_base(c)):
+    if c.args or not _undeclared_class(tr, receiver_base(c)):
         return None
-    return [*c.o, "[", _TUPLE_GETTERS[c.name], "]"]
+    return [*c.target(tr), "[", _TUPLE_GETTERS[c.name], "]"]
 
 
 TUPLE_CLASSES = ("Pair", "pair", "Point", "SimpleEntry", "Tuple")  # GeeksforGeeks' pairs from elsewhere in its file
@@ -124,21 +125,21 @@ def _tuple_new(tr: Emitting, c: Call) -> Tokens | None:
     if not _undeclared_class(tr, c.receiver):
         return None
     if _FIELD_STORE.search(tr.state.src):  # `p . first = ...` somewhere: a tuple cannot take it, a list can
-        return ["[", *tr.arg_tokens(c.args), "]"]
-    return ["(", *tr.arg_tokens(c.args), ")"]
+        return ["[", *c.joined(tr), "]"]
+    return ["(", *c.joined(tr), ")"]
 
 
 def _random_imported(tr: Emitting, c: Call) -> Tokens | None:
     """A program's ``Random random = new Random ( )``: ``Random`` (``from random import Random``)."""
     if not _undeclared_class(tr, c.receiver) or "random" not in tr.state.declared:
         return None
-    return ["Random", "(", *tr.arg_tokens(c.args), ")"]
+    return ["Random", "(", *c.joined(tr), ")"]
 
 
 def _random_new(tr: Emitting, c: Call) -> Tokens | None:
     if not _undeclared_class(tr, c.receiver):
         return None
-    return ["random", ".", "Random", "(", *tr.arg_tokens(c.args), ")"]
+    return ["random", ".", "Random", "(", *c.joined(tr), ")"]
 
 
 RULES: tuple[Rule, ...] = (
