@@ -977,22 +977,12 @@ class ProgramMixin(_Translator):
         return False
 
     def _program_expression_statement(self, node: Node, level: int) -> bool:
-        """A call that edits a StringBuilder out-parameter assigns it back; a stdin / stdout object made for a
-        field (``sc = new Scanner ( System . in )`` in ``main``) vanishes as its declaration does. False for any
-        other statement (a Thread's ``start`` and ``join`` are rows of the library table: ``library/lang.py``)."""
+        """A stdin / stdout object made for a field (``sc = new Scanner ( System . in )`` in ``main``) vanishes
+        as its declaration does. False for any other statement (a Thread's ``start`` and ``join`` are rows of
+        the library table, ``library/lang.py``; a call that edits a StringBuilder out-parameter is the
+        resolver's, ``resolve.py``)."""
         call = node.named_children[0] if node.named_children else None
-        if call is None:
-            return False
-        if self._io_assignment(call):
-            return True
-        if call.type == "method_invocation":
-            obj, name, args = self._call_parts(call)
-            main = self.st.prog.main.name if self.st.prog.main is not None else None
-            out = self._out_params().get(name) if obj is None or self.text(obj) == main else None
-            if out is not None and len(args) > out[0] and args[out[0]].type == "identifier":
-                self._simple(level, [*self.expr(args[out[0]]), "=", *self.expr(call)])  # the edited builder
-                return True
-        return False
+        return call is not None and self._io_assignment(call)
 
     def _read(self, op: str, args: list[Node]) -> Tokens:
         mode = self.st.read_mode

@@ -10,7 +10,8 @@ translated, for statements and expressions alike. It asks, in this order, until 
    the receiver's static type, stream pipelines, static calls, constructors;
 3. **the program's own classes**: its methods and overloads (``self .``, ``Cls .``, ``name_<arity>``), a
    method named like a Python keyword, an anonymous class (a function), then a member imported statically
-   (``import static java.lang.Math.*``) that the program does not declare;
+   (``import static java.lang.Math.*``) that the program does not declare; as a statement, a call of a
+   method that edits a StringBuilder parameter assigns the edited builder back (``sb = f ( sb , x )``);
 4. **the library's rows both policies share**, the arguments translated once (a statement's rows when the
    call is a whole statement);
 5. **the plain call**: ``obj . name ( args )``, ``name ( args )`` (a helper the function calls undefined is
@@ -66,6 +67,7 @@ class ResolverMixin(_Translator):
         def _anonymous_method(self, node: Node) -> Node | None: ...
         def _hoist(self, params: list[tuple[str, str]], body: Node | None, owner: Node) -> str: ...
         def _is_local(self, name: str) -> bool: ...
+        def _out_params(self) -> dict[str, tuple[int, str]]: ...
         def outer_static(self, name: str, *, methods: bool) -> str | None: ...
 
     def resolve(self, node: Node) -> Tokens:
@@ -194,6 +196,10 @@ class ResolverMixin(_Translator):
             return [*self.expr(obj), ".", name + "_", "(", *self.arg_tokens(args), ")"]
         ot = self.text(obj) if obj is not None else ""
         main = prog.main
+        if c.statement and (obj is None or (main is not None and ot == main.name)):
+            out = self._out_params().get(name)  # a method that edits a StringBuilder parameter returns it
+            if out is not None and len(args) > out[0] and args[out[0]].type == "identifier":
+                return [*self.expr(args[out[0]]), "=", *self.expr(c.node)]  # the caller's builder, edited
         if (
             main is not None
             and obj is not None

@@ -276,7 +276,7 @@ class StatementsMixin(_Translator):
         return out
 
     def _st_expression_statement(self, node: Node, level: int) -> None:
-        if self._program_expression_statement(node, level):  # threads, StringBuilder out-parameters (program.py)
+        if self._program_expression_statement(node, level):  # an I/O object made for a field (program.py)
             return
         expr = node.named_children[0] if node.named_children else None
         if expr is not None:

@@ -557,3 +557,23 @@ class Acc {
   String text() { return this.out.toString(); }
 }"""
     check(java, ["3\n", "1\n", "300000\n"], tmp_path)
+
+
+def test_a_method_that_edits_a_stringbuilder_parameter_hands_the_edits_back_to_its_caller(tmp_path: Path) -> None:
+    # a builder is a Python str: the method returns it and each call statement assigns it back (the resolver's
+    # step for the program's own methods, as a statement), called bare, through the main class, and nested
+    java = """import java.util.*;
+public class Main {
+  static void add(StringBuilder sb, int x) { if (x > 0) { add(sb, x - 1); } sb.append(x).append(' '); }
+  static void wrap(String tag, StringBuilder out) { out.insert(0, tag); out.append(tag); }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in); int n = sc.nextInt();
+    StringBuilder sb = new StringBuilder();
+    add(sb, n);
+    Main.wrap("|", sb);
+    System.out.println(sb.toString() + sb.length());
+  }
+}"""
+    check(java, ["3\n", "0\n"], tmp_path)
+    out = detokenize(translate(java))
+    assert "sb = add ( sb , n )" in out and "sb = wrap (" in out and "return out" in out, out
