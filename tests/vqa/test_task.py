@@ -158,3 +158,17 @@ def test_tower_runs_in_small_passes_on_one_thread_with_the_same_bits(default_tru
         assert sizes == [10]
     finally:
         torch.set_num_threads(threads)
+
+
+def test_answerer_import_lemmatises_nothing() -> None:
+    """Importing the answerer builds no vocabulary: pymorphy3 (about 0.4 s) waits for the setup."""
+    import subprocess
+
+    code = (
+        "import sys, plugins.vqa.answerer; from plugins.vqa.answers import vocabulary; "
+        "print('pymorphy3' in sys.modules, vocabulary.cache_info().currsize)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
+    assert out.stdout.strip() == "False 0"
