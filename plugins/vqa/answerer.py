@@ -102,11 +102,15 @@ def answer_type(answer: str, category: str = "") -> str:
     if answer.isdigit():
         return "count"
     if not category:
-        category = _VOCAB_CATEGORY.get(answer, "")
+        category = _vocab_category().get(answer, "")
     return _TYPE_OF_CATEGORY.get(category, "other")
 
 
-_VOCAB_CATEGORY = {a.en: a.category for a in reversed(vocabulary())}  # first category wins
+@functools.cache
+def _vocab_category() -> dict[str, str]:
+    """English answer -> its vocabulary category, the first category winning. Built on first use, not
+    at import: the vocabulary's Russian forms are lemmatised by pymorphy3 (about 0.4 s)."""
+    return {a.en: a.category for a in reversed(vocabulary())}
 
 
 @dataclass(frozen=True, slots=True)

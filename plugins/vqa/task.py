@@ -37,6 +37,12 @@ from plugins.vqa.question import ParsedQuestion, QType, detect_language, parse_q
 from plugins.vqa.typed import subject_queries
 
 N_REGIONS = 6  # rows of ``region_pool``
+# The image tower's pass, on one CPU thread, over this many images at a time: the same bits as one
+# pass over the whole batch (oneDNN computes each image alone there; checked on the public-size mix),
+# in 0.56 of the CPU time (64 images: 0.80 against 1.43 CPU-s), the smaller maps staying in cache.
+# With more threads the work split depends on the pass's size (passes of 4 differ in the last bit at
+# 2 threads), so the batch then goes through in one pass, as before.
+TOWER_CHUNK = 4
 
 if TYPE_CHECKING:
     import numpy as np
@@ -314,14 +320,18 @@ class VqaTask(TaskBase[VqaSample, VqaBatch, "list[str | None]", _Loaded]):
 def encode_regions(trunk: Trunk, pixels: torch.Tensor) -> torch.Tensor:
     """``[B, 3, S, S]`` -> ``[B, R, D]`` joint embeddings of the whole image and its regions.
 
-    One tower pass: the coarsest feature map is pooled over ``region_pool``'s
-    regions and projected with ``trunk.project_pooled`` (row 0 equals
-    ``encode_images``). A trunk that cannot project regions gives the whole-image
-    embedding in every row.
+    The tower's passes (``TOWER_CHUNK`` images each on one CPU thread, else one): the
+    coarsest feature map is pooled over ``region_pool``'s regions and projected with
+    ``trunk.project_pooled``, the whole batch at once (row 0 equals ``encode_images``).
+    A trunk that cannot project regions gives the whole-image embedding in every row.
     """
+    import torch
+
     if not trunk.can_pool_regions:
         return trunk.encode_images(pixels).unsqueeze(1).expand(-1, N_REGIONS, -1).clone()
-    pooled = region_pool(trunk.image_feature_maps(pixels).maps[-1])
+    step = TOWER_CHUNK if pixels.device.type == "cpu" and torch.get_num_threads() == 1 else len(pixels)
+    coarse = [trunk.image_feature_maps(pixels[i : i + step]).maps[-1] for i in range(0, len(pixels), step)]
+    pooled = region_pool(torch.cat(coarse) if len(coarse) > 1 else coarse[0])
     b, r, c = pooled.shape
     return trunk.project_pooled(pooled.reshape(b * r, c)).reshape(b, r, -1)
 

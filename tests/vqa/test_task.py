@@ -126,3 +126,49 @@ def test_import_is_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_tower_runs_in_small_passes_on_one_thread_with_the_same_bits(default_trunk, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """On one CPU thread the tower sees ``TOWER_CHUNK`` images a pass (faster), and every embedding has
+    the bits of one pass over the whole batch; with more threads, one pass."""
+    import torch
+
+    from plugins.vqa import task
+
+    pixels = torch.rand(10, 3, 224, 224, generator=torch.Generator().manual_seed(0)) * 2 - 1
+    sizes: list[int] = []
+    inner = default_trunk.image_feature_maps
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        pooled = task.region_pool(inner(pixels).maps[-1])
+        whole = default_trunk.project_pooled(pooled.reshape(-1, pooled.shape[-1])).reshape(10, task.N_REGIONS, -1)
+
+        def counted(p: torch.Tensor):  # type: ignore[no-untyped-def]
+            sizes.append(len(p))
+            return inner(p)
+
+        monkeypatch.setattr(default_trunk, "image_feature_maps", counted)
+        chunked = task.encode_regions(default_trunk, pixels)
+        assert sizes == [4, 4, 2]
+        assert torch.equal(chunked, whole)
+        sizes.clear()
+        torch.set_num_threads(2)
+        task.encode_regions(default_trunk, pixels)
+        assert sizes == [10]
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_answerer_import_lemmatises_nothing() -> None:
+    """Importing the answerer builds no vocabulary: pymorphy3 (about 0.4 s) waits for the setup."""
+    import subprocess
+
+    code = (
+        "import sys, plugins.vqa.answerer; from plugins.vqa.answers import vocabulary; "
+        "print('pymorphy3' in sys.modules, vocabulary.cache_info().currsize)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
+    assert out.stdout.strip() == "False 0"

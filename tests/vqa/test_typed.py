@@ -184,8 +184,10 @@ def _chain_answerer(chain: dict | None = None):  # noqa: ANN202
     head = untrained_head(dim, prompt=None)
     candidates = [Candidate("because", "потому что", "activity", 0.0), Candidate("12", "12", "count", -1.0)]
     emb = torch.nn.functional.normalize(torch.randn(2, dim, generator=torch.Generator().manual_seed(0)), dim=1)
-    kwargs = {} if chain is None else {"chain": chain}
-    return Answerer(head, candidates, emb, emb, {"en": torch.eye(dim), "ru": torch.eye(dim)}, torch.eye(dim), **kwargs)
+    classes = {"en": torch.eye(dim), "ru": torch.eye(dim)}
+    if chain is None:
+        return Answerer(head, candidates, emb, emb, classes, torch.eye(dim))
+    return Answerer(head, candidates, emb, emb, classes, torch.eye(dim), chain=chain)
 
 
 def _item(detections: Detections | None, asked: int | None):  # noqa: ANN202
