@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import signal
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,12 +26,26 @@ SPIN_S = 5.0  # how long the batch that meets the signal would go on if nothing 
 
 
 class _SignalledEcho(EchoTask):
-    """Sends itself SIGTERM on the text "stop" and then computes on, as a long batch would."""
+    """Sends itself SIGTERM on the text "stop" and then computes on, as a long batch would. The
+    signal waits until the batch holding "k0" has answered (with a pool the two batches run at once,
+    and the test means a signal that comes after the first batch is in)."""
 
     info = dataclasses.replace(EchoTask.info, parallel_batches=True)
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.first_answered = threading.Event()
+
+    def postprocess(self, raw: Any, samples: Sequence[Any], loaded: Any) -> Any:
+        out = super().postprocess(raw, samples, loaded)
+        if any(s.key == "k0" for s in samples):
+            self.first_answered.set()
+        return out
+
     def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
         if batch is STOP:
+            self.first_answered.wait(SPIN_S)
+            time.sleep(0.2)  # the pool thread hands the answered batch to its future
             os.kill(os.getpid(), signal.SIGTERM)
             end = time.monotonic() + SPIN_S
             while time.monotonic() < end:
