@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,3 +81,10 @@ def write_echo_input(root: Path, requests: dict[str, str]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "requests.json").write_text(json.dumps(requests), encoding="utf-8")
     return root
+
+
+def busy(seconds: float) -> None:
+    """Compute in pure Python for ``seconds``, as a long batch would (holding the GIL, unlike a sleep)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        sum(range(1000))

@@ -15,7 +15,7 @@ from core import orchestrator
 from core.budget import DEFAULT_SECONDS_PER_ITEM, DEFAULT_SETUP_SECONDS, Cost, TimeShares, cost, need
 from core.request import RunRequest
 from core.task import TaskInfo
-from tests.core._tasks import EchoTask, TrunklessEcho
+from tests.core._tasks import EchoTask, TrunklessEcho, busy
 
 
 def _per_item(items: int, setup: float = 0.0, batch: int = 1) -> Cost:
@@ -65,9 +65,7 @@ class _SlowEcho(EchoTask):
     seconds = 0.2
 
     def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
-        end = time.monotonic() + self.seconds
-        while time.monotonic() < end:
-            sum(range(1000))
+        busy(self.seconds)
         return super().predict(batch, trunk, loaded)
 
 
@@ -76,9 +74,7 @@ class _SlowPlain(TrunklessEcho):
     seconds = 0.2
 
     def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
-        end = time.monotonic() + self.seconds
-        while time.monotonic() < end:
-            sum(range(1000))
+        busy(self.seconds)
         return super().predict(batch, trunk, loaded)
 
 

@@ -18,7 +18,7 @@ import pytest
 from core import runner
 from core.stop import RunControl, handle_signals
 from core.task import SetupContext
-from tests.core._tasks import EchoTask, write_echo_input
+from tests.core._tasks import EchoTask, busy, write_echo_input
 
 # batch_size 2: [k0 k1] [k2 k3] [k4 k5]; the middle batch fails whole (k2), then k3 meets the signal
 REQUESTS = {"k0": "w0", "k1": "w1", "k2": "broken", "k3": "stop", "k4": "w4", "k5": "w5"}
@@ -47,9 +47,7 @@ class _SignalledEcho(EchoTask):
             self.first_answered.wait(SPIN_S)
             time.sleep(0.2)  # the pool thread hands the answered batch to its future
             os.kill(os.getpid(), signal.SIGTERM)
-            end = time.monotonic() + SPIN_S
-            while time.monotonic() < end:
-                sum(range(1000))
+            busy(SPIN_S)
             return [0]
         return super().predict(batch, trunk, loaded)
 

@@ -24,7 +24,7 @@ from core import orchestrator, runner
 from core.request import RunRequest
 from core.stop import RunControl
 from tests.core._runpy import NO_TRUNK, REPO, load_json, long_input, run_env, wait_for
-from tests.core._tasks import EchoTask, TrunklessEcho, write_echo_input
+from tests.core._tasks import EchoTask, TrunklessEcho, busy, write_echo_input
 
 REQUESTS = {"a": "red apple", "b": "a bus", "c": "кошка", "d": "tree"}
 
@@ -37,9 +37,7 @@ class _Slow(EchoTask):
         self.seconds = seconds
 
     def predict(self, batch: Any, trunk: Any, loaded: Any) -> Any:
-        end = time.monotonic() + self.seconds
-        while time.monotonic() < end:
-            sum(range(1000))
+        busy(self.seconds)
         return super().predict(batch, trunk, loaded)
 
 
