@@ -390,10 +390,10 @@ def _run_task(
                 if samples
                 else NOT_SET_UP
             )
-        batches = chunks(samples, max(1, task.info.batch_size))
-        workers = max(1, min(workers, len(batches)))
         if workers > 1 and not _shares_safely(task, trunk, detector):
             workers = 1
+        batches = chunks(samples, max(1, task.info.batch_size), workers=workers)
+        workers = max(1, min(workers, len(batches)))
         with divided_threads(workers):
             solve_batches(
                 task,
@@ -844,6 +844,18 @@ def write_task(
             report.errors.append("write failed")
 
 
-def chunks(items: Sequence[Sample], size: int) -> list[Sequence[Sample]]:
-    """``items`` cut into consecutive batches of ``size`` (the last may be shorter)."""
-    return [items[i : i + size] for i in range(0, len(items), size)]
+def chunks(items: Sequence[Sample], size: int, *, workers: int = 1) -> list[Sequence[Sample]]:
+    """``items`` cut into consecutive batches of at most ``size``.
+
+    One worker: batches of ``size``, the last may be shorter. Several: as many batches as rounds of
+    ``size`` need, rounded up to a multiple of ``workers`` (never more than the items), their sizes
+    within one of each other, so that no worker idles through a last round that one batch fills
+    (545 questions in batches of 64 on 2 workers: ten of 54-55, not eight of 64 and one of 33).
+    """
+    if workers <= 1 or not items:
+        return [items[i : i + size] for i in range(0, len(items), size)]
+    rounds = -(-len(items) // (size * workers))  # rounds of ``workers`` full batches
+    count = min(len(items), rounds * workers)
+    small, larger = divmod(len(items), count)  # the first ``larger`` batches hold one more
+    starts = [k * small + min(k, larger) for k in range(count + 1)]
+    return [items[starts[k] : starts[k + 1]] for k in range(count)]

@@ -313,3 +313,37 @@ def test_prediction_order_within_each_batch_is_kept() -> None:
 
 def test_info_default_is_one_batch_at_a_time() -> None:
     assert TaskInfo(name="x", version="0", folder="X", output="prediction_X.json").parallel_batches is False
+
+
+@pytest.mark.parametrize(
+    ("items", "size", "workers", "sizes"),
+    [
+        (545, 64, 1, [64] * 8 + [33]),  # one worker: batches of ``size``, the last shorter
+        (545, 64, 2, [55] * 5 + [54] * 5),  # two: ten even batches, no round half empty
+        (129, 64, 2, [33, 32, 32, 32]),  # not [64, 64, 1]: one worker alone for a whole round
+        (128, 64, 2, [64, 64]),
+        (3, 4, 2, [2, 1]),
+        (1, 64, 2, [1]),
+        (0, 64, 2, []),
+    ],
+)
+def test_batches_for_several_workers_fill_every_round(items: int, size: int, workers: int, sizes: list[int]) -> None:
+    samples = [Sample(f"s{i}") for i in range(items)]
+    batches = runner.chunks(samples, size, workers=workers)
+    assert [len(b) for b in batches] == sizes
+    assert [s for b in batches for s in b] == samples  # consecutive, nothing lost or repeated
+
+
+def test_a_run_with_workers_cuts_its_batches_for_them(tmp_path: Path, fake_trunk) -> None:  # type: ignore[no-untyped-def]
+    sizes: list[int] = []
+
+    class Sizes(ParallelEcho):
+        info = dataclasses.replace(ParallelEcho.info, batch_size=5)
+
+        def preprocess(self, samples: Sequence[Sample], trunk: Any, loaded: Any) -> Any:
+            sizes.append(len(samples))
+            return super().preprocess(samples, trunk, loaded)
+
+    out, _ = _run(tmp_path, Sizes(_Overlap(0.001)), fake_trunk, "out", batch_workers=2)
+    assert sizes == [4] * 6  # 24 requests: three rounds of two, not four batches of 5 and one of 4
+    assert list(out) == list(REQUESTS)
