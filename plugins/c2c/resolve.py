@@ -41,7 +41,7 @@ from plugins.c2c.syntax import PY_KEYWORDS, Tokens, base_type
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from plugins.c2c.library.rows import Emitting
+    from plugins.c2c.library.rows import Emitting, Loop
     from plugins.c2c.state import ClassInfo, ProgramInfo, TranslationState
 
     _Translator = Emitting  # for the checker, a mixin is the Emitting its Translator is
@@ -86,16 +86,17 @@ class ResolverMixin(_Translator):
         call = Call(node, cast("Node", obj), name, args, context=STATEMENT)  # obj None: a bare call, as above
         return self.st.first(*self._before_shared(call), lambda: self._shared_statement(call.fresh()))
 
-    def resolve_in(self, node: Node | None, context: str) -> Tokens | None:
+    def resolve_in(self, node: Node | None, context: str, loop: Loop | None = None) -> Tokens | None:
         """A call in a context whose idioms have rows of their own (``NEGATED``: the operand of ``!``,
-        ``! m . containsKey ( k )`` -> ``k not in m``; ``FOR_EACH``: what a for-each walks), by those rows;
-        None when none takes it (the caller translates it as an expression)."""
+        ``! m . containsKey ( k )`` -> ``k not in m``; ``FOR_EACH``: what a for-each walks; ``LOOP_HEADER``: a
+        while loop's condition, ``loop`` the loop, which the row writes), by those rows; None when none takes
+        it (the caller translates it as an expression, or the loop as a loop)."""
         if node is None or node.type != "method_invocation":
             return None
         obj, name, args = self._call_parts(node)
         if obj is None:
             return None
-        return ask(self, Call(node, obj, name, args, context=context), INSTANCE, (("*", name),), None)
+        return ask(self, Call(node, obj, name, args, context=context, loop=loop), INSTANCE, (("*", name),), None)
 
     def _before_shared(self, c: Call) -> tuple[Callable[[], Tokens | None], ...]:
         """Steps 1-3: program I/O, the policy's own library rows, the program's own classes."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES, SET_TYPES
-from plugins.c2c.library.rows import FOR_EACH
+from plugins.c2c.library.rows import FOR_EACH, LOOP_HEADER, Loop
 from plugins.c2c.library.text import joined
 from plugins.c2c.style import DIV_OPTIONS
 from plugins.c2c.syntax import (
@@ -52,7 +53,7 @@ class StatementsMixin(_Translator):
         def _simple(self, level: int, toks: Tokens) -> None: ...
         def _copy_line(self, node: Node, level: int) -> None: ...
         def resolve_statement(self, node: Node) -> Tokens | None: ...
-        def resolve_in(self, node: Node | None, context: str) -> Tokens | None: ...
+        def resolve_in(self, node: Node | None, context: str, loop: Loop | None = None) -> Tokens | None: ...
         def declared_names(self) -> set[str]: ...
         def element_type(self, node: Node | None) -> str | None: ...
         def _decide(self, kind: str, node: Node, options: tuple[str, ...], default: str) -> str: ...
@@ -458,9 +459,11 @@ class StatementsMixin(_Translator):
         return self.expr(cond)
 
     def _st_while_statement(self, node: Node, level: int) -> None:
-        if self.policy.python_iterators and self._iterator_loop(node, level):
-            return
         cond = node.child_by_field_name("condition")
+        test = cond.named_children[0] if cond is not None and cond.named_children else None
+        # a loop whose test is an idiom's call (`while ( it . hasNext ( ) )`): that row writes it (`library/`)
+        if self.resolve_in(test, LOOP_HEADER, Loop(node.child_by_field_name("body"), partial(self._suite, level))):
+            return
         header = ["while", *self._condition(cond), ":"]
         # `while ( n -- > 0 )` decrements once more when the test fails: `while ... else` runs exactly then
         effects = list(self.st.post) if self._post_effects_needed(cond, node) else []
@@ -471,49 +474,20 @@ class StatementsMixin(_Translator):
             for eff in effects:
                 self._simple(level + 1, eff)
 
-    def _iterator_loop(self, node: Node, level: int) -> bool:
-        """`while ( it . hasNext ( ) ) { T x = it . next ( ) ; ... }` -> `for x in it :` (False if not that)."""
-        cond = node.child_by_field_name("condition")
-        inner = cond.named_children[0] if cond is not None and cond.named_children else None
-        body = node.child_by_field_name("body")
-        if inner is None or inner.type != "method_invocation" or body is None or body.type != "block":
-            return False
-        obj, name, args = self._call_parts(inner)
-        first = body.named_children[0] if body.named_children else None
-        if obj is None or obj.type != "identifier" or name != "hasNext" or args or first is None:
-            return False
-        it = self.text(obj)
-        if first.type == "local_variable_declaration" and len(first.children_by_field_name("declarator")) == 1:
-            decl = first.children_by_field_name("declarator")[0]
-            target, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
-            typ = self._type_name(first.child_by_field_name("type"))
-        elif first.type == "expression_statement" and first.named_children[0].type == "assignment_expression":
-            assign = first.named_children[0]
-            target, value = assign.child_by_field_name("left"), assign.child_by_field_name("right")
-            typ = self.type_of(target)
-            if self.text(assign.child_by_field_name("operator")) != "=":
-                return False
-        else:
-            return False
-        while value is not None and value.type in ("cast_expression", "parenthesized_expression"):
-            value = value.child_by_field_name("value") if value.type == "cast_expression" else value.named_children[0]
-        if target is None or target.type != "identifier" or value is None or value.type != "method_invocation":
-            return False
-        vobj, vname, vargs = self._call_parts(value)
-        if vobj is None or self.text(vobj) != it or vname != "next" or vargs:
-            return False
-        var = self.text(target)
-        self._emit(level, ["for", var, "in", it, ":"])
+    def _suite(self, level: int, header: Tokens, scope: Mapping[str, str], rest: Sequence[Node]) -> Tokens:
+        """A loop a LOOP_HEADER row writes (``library.rows.Loop.write``): ``header`` at ``level``, then ``rest``
+        inside a scope typing ``scope``'s names (``pass`` when they write nothing); returns ``header``."""
+        self._emit(level, header)
         self.st.loop_updates.append(None)
         start = len(self.st.lines)
-        self.st.scopes.append({var: typ})
-        for stmt in body.named_children[1:]:
+        self.st.scopes.append(dict(scope))
+        for stmt in rest:
             self._statement(stmt, level + 1)
         self.st.scopes.pop()
         if len(self.st.lines) == start:
             self._emit(level + 1, ["pass"])
         self.st.loop_updates.pop()
-        return True
+        return header
 
     def _st_do_statement(self, node: Node, level: int) -> None:
         self._emit(level, ["while", "(", "True", ")", ":"] if self.st.style.cond_parens else ["while", "True", ":"])

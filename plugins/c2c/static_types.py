@@ -46,6 +46,11 @@ class TypesMixin(_Translator):
             return self.text(node.named_children[0]) + "<>"
         return self.text(node)
 
+    def type_name(self, node: Node | None) -> str:
+        """A declaration's type node as its scope records it (``int[]``, ``ArrayList<>``; "?" for none): what
+        an emitter may ask (``library.rows.Emitting``)."""
+        return self._type_name(node)
+
     def lookup(self, name: str) -> str:
         for scope in reversed(self.st.scopes):
             if name in scope:

@@ -269,6 +269,36 @@ def test_negated_contains_a_for_each_s_map_view_and_a_thread_s_start_and_join_ar
     assert "start" not in out and "join" not in out and out.count("Main ( ) . run ( )") == 2, out
 
 
+def test_a_has_next_loop_is_the_row_of_the_loop_header_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``while ( it . hasNext ( ) ) { T x = it . next ( ) ; ... }`` is ``hasNext``'s LOOP_HEADER row: the row
+    recognises the loop and writes it through ``Call.loop`` (its first statement consumed, ``x`` typed ``T`` in
+    the rest); statements.py only asks. Without the row, the loop is a while loop."""
+    from plugins.c2c.library import table
+    from plugins.c2c.library.rows import INSTANCE, LOOP_HEADER
+
+    rows = [(r.kind, r.receiver, r.member, r.policy) for r in table.RULES if r.where == LOOP_HEADER]
+    assert rows == [(INSTANCE, ("*",), ("hasNext",), None)]
+    java = (
+        "static int f ( List < Character > a ) { int s = 0 ; char y ; Iterator < Character > it = a . iterator ( ) ; "
+        "while ( it . hasNext ( ) ) { char x = it . next ( ) ; s += x - 97 ; } it = a . iterator ( ) ; "
+        "while ( it . hasNext ( ) ) { y = ( Character ) it . next ( ) ; } "
+        "while ( it . hasNext ( ) ) { s += it . next ( ) ; } while ( it . hasNext ( ) ) y = it . next ( ) ; return s ; }"
+    )
+    out = translate(java)
+    assert "for x in it : NEW_LINE INDENT s += ord ( x ) - 97 NEW_LINE DEDENT" in out, out  # `x` is a char there
+    assert "for y in it : NEW_LINE INDENT pass NEW_LINE DEDENT" in out and out.count("while") == 2, out
+    program = (
+        "import java . util . * ; public class Main { public static void main ( String [ ] args ) { "
+        "Iterator < Integer > it = List . of ( 1 ) . iterator ( ) ; "
+        "while ( it . hasNext ( ) ) { int x = it . next ( ) ; System . out . println ( x ) ; } } }"
+    )
+    assert "for x in" not in translate(program)  # a program's iterator is the runtime's JavaIterator
+    key = (INSTANCE, "*", "hasNext")
+    without = tuple(r for r in table._ROWS[key] if r.where != LOOP_HEADER)
+    monkeypatch.setitem(table._ROWS, key, without)
+    assert "for" not in translate(java)
+
+
 def test_the_resolver_asks_io_then_the_library_then_the_program_then_the_plain_call() -> None:
     program = (
         "import java . io . * ; import java . math . * ; import java . util . * ; "

@@ -20,6 +20,7 @@ from plugins.c2c.library.rows import (
     COMPARE,
     EXPRESSION,
     FOR_EACH,
+    LOOP_HEADER,
     MULTIPLY,
     NEGATED,
     REVERSED,
@@ -29,6 +30,7 @@ from plugins.c2c.library.rows import (
     Emitting,
     Rule,
     bracketed,
+    call_parts,
     instance,
     length,
     listed,
@@ -235,6 +237,40 @@ def _iterator(tr: Emitting, c: Call) -> Tokens | None:
 
 def _iterator_next(tr: Emitting, c: Call) -> Tokens | None:
     return ["next", "(", *c.target(tr), ")"] if not c.args and tr.policy.python_iterators else None
+
+
+def _for_in_iterator(tr: Emitting, c: Call) -> Tokens | None:
+    """``while ( it . hasNext ( ) ) { T x = it . next ( ) ; ... }`` (``where=LOOP_HEADER``, functions) -> ``for x
+    in it :`` over the rest of the body, ``x`` typed ``T`` there; the first statement may assign a variable
+    declared before (``x = ( T ) it . next ( ) ;``). Any other body is declined: the loop stays a while loop."""
+    loop, it = c.loop, c.obj
+    body = loop.body if loop is not None else None
+    if loop is None or body is None or body.type != "block" or not tr.policy.python_iterators:
+        return None
+    first = body.named_children[0] if body.named_children else None
+    if it.type != "identifier" or c.args or first is None:
+        return None
+    if first.type == "local_variable_declaration" and len(first.children_by_field_name("declarator")) == 1:
+        decl = first.children_by_field_name("declarator")[0]
+        target, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
+        typ = tr.type_name(first.child_by_field_name("type"))
+    elif first.type == "expression_statement" and first.named_children[0].type == "assignment_expression":
+        assign = first.named_children[0]
+        target, value = assign.child_by_field_name("left"), assign.child_by_field_name("right")
+        typ = tr.type_of(target)
+        if tr.text(assign.child_by_field_name("operator")) != "=":
+            return None
+    else:
+        return None
+    while value is not None and value.type in ("cast_expression", "parenthesized_expression"):
+        value = value.child_by_field_name("value") if value.type == "cast_expression" else value.named_children[0]
+    if target is None or target.type != "identifier" or value is None or value.type != "method_invocation":
+        return None
+    nobj, nname, nargs = call_parts(tr, value)
+    if nobj is None or tr.text(nobj) != tr.text(it) or nname != "next" or nargs:
+        return None
+    var = tr.text(target)
+    return loop.write(["for", var, "in", tr.text(it), ":"], {var: typ}, body.named_children[1:])
 
 
 def _is_empty(tr: Emitting, c: Call) -> Tokens | None:
@@ -819,6 +855,7 @@ RULES: tuple[Rule, ...] = (
     instance(_LISTS, "lastIndexOf", _list_last_index_of, where=EXPRESSION),
     instance("*", ("iterator", "listIterator"), _iterator, where=EXPRESSION),
     instance(("Iterator", "ListIterator"), "next", _iterator_next, where=EXPRESSION),
+    instance("*", "hasNext", _for_in_iterator, where=LOOP_HEADER),  # any receiver, as written (README)
     instance("*", "size", length, where=EXPRESSION),
     instance("*", "toArray", listed, where=EXPRESSION),
     instance("*", ("isEmpty", "empty"), _is_empty, where=EXPRESSION),

@@ -3,7 +3,7 @@ translator (``Emitting``), and the helpers the emitters of every Java package sh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -20,9 +20,23 @@ if TYPE_CHECKING:
 # where the call stands (a row's ``where``, a call's ``context``): an expression, a whole statement, or either
 EXPRESSION, STATEMENT, ANYWHERE = "expression", "statement", "anywhere"
 # the contexts whose idioms have rows of their own, asked only there (never by ANYWHERE): the operand of
-# ``!`` (``! m . containsKey ( k )`` is ``k not in m``), what a for-each walks (``for ( K k : m . keySet ( ) )``)
-NEGATED, FOR_EACH = "negated", "for_each"
-CONTEXTS = (EXPRESSION, STATEMENT, NEGATED, FOR_EACH)
+# ``!`` (``! m . containsKey ( k )`` is ``k not in m``), what a for-each walks (``for ( K k : m . keySet ( ) )``),
+# a while loop's condition (``while ( it . hasNext ( ) ) { T x = it . next ( ) ; ... }`` is ``for x in it :``)
+NEGATED, FOR_EACH, LOOP_HEADER = "negated", "for_each", "loop_header"
+CONTEXTS = (EXPRESSION, STATEMENT, NEGATED, FOR_EACH, LOOP_HEADER)
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """The while loop whose condition a ``LOOP_HEADER`` row is asked about (``Call.loop``): its body as
+    written, and the one way to write the loop in its place. The row decides everything else: which
+    headers, which bodies and how much of them it takes, the loop's Python header and what it types."""
+
+    body: Node | None  # the loop's body as written: a block, or one statement
+    # ``write(header, scope, rest)``: writes ``header`` at the loop's level, then translates the statements
+    # ``rest`` one level deeper inside a new scope typing ``scope``'s names (``pass`` when they write
+    # nothing), with no update to run before a ``continue``; returns ``header``, what the row returns
+    write: Callable[[Tokens, Mapping[str, str], Sequence[Node]], Tokens]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +56,7 @@ class Call:
     args: Sequence[Node]
     context: str = EXPRESSION  # where the call stands: the rows whose ``where`` is this context apply
     receiver: str = ""  # the receiver's static type (``type_of``; "?" unknown); a constructor's class
+    loop: Loop | None = None  # LOOP_HEADER: the loop whose condition the call is
     # the translations made so far (argument index, or -1 for the receiver); a fresh call (``replace``) has none
     _done: dict[int, Tokens] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -132,6 +147,8 @@ class Emitting(Protocol):
     def type_of(self, node: Node | None) -> str: ...
 
     def lookup(self, name: str) -> str: ...
+
+    def type_name(self, node: Node | None) -> str: ...  # a declaration's type node as its scope records it
 
     def arg_tokens(self, args: Sequence[Node]) -> Tokens: ...
 
