@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
@@ -117,8 +117,17 @@ def _morph() -> Any:
     return pymorphy3.MorphAnalyzer()
 
 
+@lru_cache(maxsize=1 << 16)
+def _parse(word: str) -> Any:
+    """pymorphy3's first (most probable) parse of ``word``: a pure function of the word, remembered
+    (a run's phrases and questions repeat their words; a parse is ~0.1 ms of Python)."""
+    return _morph().parse(word)[0]
+
+
+@lru_cache(maxsize=1 << 14)
 def phrase_head(phrase: str) -> PhraseHead:
-    """The phrase's core and head noun (word lists for English, pymorphy3 for Russian)."""
+    """The phrase's core and head noun (word lists for English, pymorphy3 for Russian); remembered per
+    phrase (a phrase list repeats across images, and its queries and its bareness both read it)."""
     words = [w.lower().strip("'’-") for w in _WORD.findall(phrase)]
     words = [w for w in words if w]
     if not words:
@@ -151,7 +160,6 @@ def _head_en(words: list[str]) -> PhraseHead:
 
 
 def _head_ru(words: list[str]) -> PhraseHead:
-    morph = _morph()
     i = 0
     while i < len(words) - 1 and words[i] in _RU_LEAD:
         i += 1
@@ -159,7 +167,7 @@ def _head_ru(words: list[str]) -> PhraseHead:
     head = ""
     skip_pp = False  # inside a leading prepositional phrase ("у женщины черные волосы")
     for w in words[i:]:
-        parse = morph.parse(w)[0]
+        parse = _parse(w)
         pos = parse.tag.POS
         if pos == "PREP" and not core:
             skip_pp = True
@@ -176,7 +184,7 @@ def _head_ru(words: list[str]) -> PhraseHead:
         if pos == "NOUN" and not head:
             head = parse.normal_form
     core = core or words[-1:]
-    head = head or _morph().parse(core[-1])[0].normal_form
+    head = head or _parse(core[-1]).normal_form
     bare = len(core) <= 2 and len(core) == len(words) - i
     return PhraseHead(" ".join(core), head, "ru", bare)
 
@@ -209,7 +217,7 @@ def noun_phrases(text: str) -> tuple[str, ...]:
     run: list[str] = []
     for w in words:
         if russian:
-            tag = _morph().parse(w)[0].tag
+            tag = _parse(w).tag
             ends = w in _RU_LEAD or tag.POS not in _RU_PHRASE_POS or "Apro" in tag
         else:
             verb_form = len(w) >= 5 and w.endswith(("ing", "ed"))
@@ -239,9 +247,8 @@ def nominative(text: str) -> str:
     if not is_cyrillic(text):
         return text
     out: list[str] = []
-    morph = _morph()
     for k, w in enumerate(text.split()):
-        parse = morph.parse(w)[0]
+        parse = _parse(w)
         if parse.tag.POS == "PREP":
             return " ".join(out + text.split()[k:])
         form = parse.inflect({"nomn"}) if parse.tag.POS in ("NOUN", "ADJF") else None
