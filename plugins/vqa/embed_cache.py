@@ -74,15 +74,18 @@ def cache_key(trunk: Trunk, texts: Sequence[str]) -> dict[str, str]:
         "device": str(getattr(trunk, "device", "cpu")),
         "precision": str(getattr(trunk, "autocast_dtype", None)),
         "torch": torch.__version__,
+        # CPU kernels split their sums by thread: the last bits depend on the count (a cache written
+        # with --threads 1 failed the probe of a 2-thread run and was rebuilt, back and forth)
+        "threads": str(torch.get_num_threads()),
         "texts": hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode()).hexdigest(),
     }
 
 
 def cache_name(key: dict[str, str]) -> str:
-    """The file of a trunk version, one per device and precision (fp32 and ``--precision bf16`` runs
-    alternating would otherwise rebuild each other's file): ``answers-<trunk>[-<device/precision>]``."""
-    variant = (key["device"], key["precision"])
-    if variant == ("cpu", "None"):  # the default run's file keeps its name
+    """The file of a trunk version, one per device, precision and thread count (runs alternating
+    between them would otherwise rebuild each other's file): ``answers-<trunk>[-<variant>]``."""
+    variant = (key["device"], key["precision"], key["threads"])
+    if variant == ("cpu", "None", str(os.cpu_count() or 1)):  # the default run (every core) keeps its name
         return f"answers-{key['trunk']}.safetensors"
     return f"answers-{key['trunk']}-{hashlib.sha1('|'.join(variant).encode()).hexdigest()[:8]}.safetensors"
 

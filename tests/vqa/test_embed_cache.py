@@ -144,3 +144,21 @@ def test_fp32_and_bf16_runs_keep_a_file_each(tmp_path: Path) -> None:
         warm = Counting(trunk)
         cached_embeddings(trunk, TEXTS, warm, dirs=[tmp_path])
         assert warm.texts == 1
+
+
+def test_runs_on_different_thread_counts_keep_a_file_each(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    trunk, before = make_fake_trunk(seed=0), torch.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            cached_embeddings(trunk, TEXTS, Counting(trunk), dirs=[tmp_path])
+        assert len(list(tmp_path.glob("*.safetensors"))) == 2
+        with caplog.at_level(logging.WARNING):
+            for threads in (1, 2):  # each still warm after the other ran, nothing rebuilt
+                torch.set_num_threads(threads)
+                warm = Counting(trunk)
+                cached_embeddings(trunk, TEXTS, warm, dirs=[tmp_path])
+                assert warm.texts == 1
+        assert not caplog.records
+    finally:
+        torch.set_num_threads(before)
