@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
-import functools
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import registry
+from core.morph import analyzer
 
 REPO = Path(__file__).resolve().parents[1]
 FOLDS = 5
@@ -65,13 +65,6 @@ def en_plural(name: str) -> str:
     return name + "s"
 
 
-@functools.cache
-def _morph() -> Any:
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer()
-
-
 def ru_genitive_plural(name: str) -> str:
     """ "обеденный стол" -> "обеденных столов": the words up to the first noun in the genitive plural."""
     out, done = [], False
@@ -79,7 +72,7 @@ def ru_genitive_plural(name: str) -> str:
         if done:
             out.append(word)
             continue
-        parse = _morph().parse(word)[0]
+        parse = analyzer().parse(word)[0]
         form = parse.inflect({"gent", "plur"})
         out.append(form.word if form is not None else word)
         done = parse.tag.POS == "NOUN"

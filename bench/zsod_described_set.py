@@ -27,11 +27,12 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from core.morph import analyzer
 
 MIN_AREA = 0.005  # an instance smaller than this share of the image is not described
 COUNTED_AREA = 0.001  # smaller ones are not counted as rivals either
@@ -63,19 +64,12 @@ RU_COLOUR = {
 PART_WORDS = {"upper": ("shirt", "рубашка"), "lower": ("pants", "брюки")}
 
 
-@cache
-def _morph() -> Any:
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer()
-
-
 def _noun_parse(phrase: str) -> Any:
     for w in phrase.split():
-        p = _morph().parse(w)[0]
+        p = analyzer().parse(w)[0]
         if p.tag.POS == "NOUN":
             return p
-    return _morph().parse(phrase.split()[-1])[0]
+    return analyzer().parse(phrase.split()[-1])[0]
 
 
 def ru_agree(adjective: str, noun_phrase: str, case: str = "nomn") -> str:
@@ -86,7 +80,7 @@ def ru_agree(adjective: str, noun_phrase: str, case: str = "nomn") -> str:
         grams.add("plur")
     else:
         grams.add(noun.tag.gender)
-    form = _morph().parse(adjective)[0].inflect(grams)
+    form = analyzer().parse(adjective)[0].inflect(grams)
     return form.word if form else adjective
 
 
@@ -94,7 +88,7 @@ def ru_case(noun_phrase: str, case: str) -> str:
     """``noun_phrase`` with its words up to the head noun put in ``case`` ("воздушный змей" -> "воздушным змеем")."""
     out, done = [], False
     for w in noun_phrase.split():
-        parses = _morph().parse(w)
+        parses = analyzer().parse(w)
         p = next((x for x in parses if "nomn" in x.tag and x.tag.POS in ("NOUN", "ADJF")), parses[0])
         if not done and p.tag.POS in ("NOUN", "ADJF"):
             grams = {case} | ({"plur"} if p.tag.number == "plur" else set())

@@ -23,10 +23,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
+
+from core.morph import first_parse
 
 if TYPE_CHECKING:
     import torch
@@ -110,20 +112,6 @@ def is_cyrillic(text: str) -> bool:
     return any("\u0400" <= c <= "\u04ff" for c in text)
 
 
-@cache
-def _morph() -> Any:
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer()
-
-
-@lru_cache(maxsize=1 << 16)
-def _parse(word: str) -> Any:
-    """pymorphy3's first (most probable) parse of ``word``: a pure function of the word, remembered
-    (a run's phrases and questions repeat their words; a parse is ~0.1 ms of Python)."""
-    return _morph().parse(word)[0]
-
-
 @lru_cache(maxsize=1 << 14)
 def phrase_head(phrase: str) -> PhraseHead:
     """The phrase's core and head noun (word lists for English, pymorphy3 for Russian); remembered per
@@ -167,7 +155,7 @@ def _head_ru(words: list[str]) -> PhraseHead:
     head = ""
     skip_pp = False  # inside a leading prepositional phrase ("у женщины черные волосы")
     for w in words[i:]:
-        parse = _parse(w)
+        parse = first_parse(w)
         pos = parse.tag.POS
         if pos == "PREP" and not core:
             skip_pp = True
@@ -184,7 +172,7 @@ def _head_ru(words: list[str]) -> PhraseHead:
         if pos == "NOUN" and not head:
             head = parse.normal_form
     core = core or words[-1:]
-    head = head or _parse(core[-1]).normal_form
+    head = head or first_parse(core[-1]).normal_form
     bare = len(core) <= 2 and len(core) == len(words) - i
     return PhraseHead(" ".join(core), head, "ru", bare)
 
@@ -217,7 +205,7 @@ def noun_phrases(text: str) -> tuple[str, ...]:
     run: list[str] = []
     for w in words:
         if russian:
-            tag = _parse(w).tag
+            tag = first_parse(w).tag
             ends = w in _RU_LEAD or tag.POS not in _RU_PHRASE_POS or "Apro" in tag
         else:
             verb_form = len(w) >= 5 and w.endswith(("ing", "ed"))
@@ -248,7 +236,7 @@ def nominative(text: str) -> str:
         return text
     out: list[str] = []
     for k, w in enumerate(text.split()):
-        parse = _parse(w)
+        parse = first_parse(w)
         if parse.tag.POS == "PREP":
             return " ".join(out + text.split()[k:])
         form = parse.inflect({"nomn"}) if parse.tag.POS in ("NOUN", "ADJF") else None

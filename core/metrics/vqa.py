@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.metrics import Metric
+from core.morph import first_parse
 
 CONTRACTIONS = {
     "aint": "ain't", "arent": "aren't", "cant": "can't", "couldve": "could've", "couldnt": "couldn't",
@@ -63,17 +64,10 @@ _COMMA_STRIP = re.compile(r"(\d)(,)(\d)")
 _PERIOD_COUNT = int(re.UNICODE)
 
 
-@lru_cache(maxsize=1)
-def _morph() -> Any:
-    import pymorphy3
-
-    return pymorphy3.MorphAnalyzer()
-
-
 @lru_cache(maxsize=65536)
 def lemma_ru(word: str) -> str:
     """pymorphy's normal form of the first (most probable) parse of ``word``."""
-    return str(_morph().parse(word)[0].normal_form)
+    return str(first_parse(word).normal_form)
 
 
 def process_punctuation(text: str) -> str:
