@@ -352,6 +352,7 @@ class LexiconDecoder:
         self._suffix_priors = np.array([self.suffix_prior if s else 0.0 for s in self.suffixes])
         self.words = lexicon.words
         self.zipf = lexicon.zipf
+        self._ties = self.zipf / 100.0  # the shortlist's tie-break beside shared bigrams (zipf < 10)
         self.lengths = lexicon.lengths
         self.labels = lexicon.labels
         self._script: np.ndarray | None = None  # per word: +1 Cyrillic, -1 Latin (``script_signs``)
@@ -393,7 +394,7 @@ class LexiconDecoder:
         # The postings of every bigram inside the window, as one gather.
         at = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
         overlap = np.bincount(self._postings[at] - start, minlength=stop - start).astype(np.float64)
-        score = overlap + self.zipf[start:stop] / 100.0  # zipf < 10: only breaks ties
+        score = overlap + self._ties[start:stop]
         k = min(self.shortlist, int((overlap > 0).sum()))
         if k == 0:
             return np.zeros(0, dtype=np.int64)
