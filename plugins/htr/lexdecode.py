@@ -352,7 +352,7 @@ class LexiconDecoder:
         self._suffix_priors = np.array([self.suffix_prior if s else 0.0 for s in self.suffixes])
         self.words = lexicon.words
         self.zipf = lexicon.zipf
-        self._ties = self.zipf / 100.0  # the shortlist's tie-break beside shared bigrams (zipf < 10)
+        self._negative_ties = -(self.zipf / 100.0)  # the shortlist's tie-break beside shared bigrams (zipf < 10)
         self.lengths = lexicon.lengths
         self.labels = lexicon.labels
         self._script: np.ndarray | None = None  # per word: +1 Cyrillic, -1 Latin (``script_signs``)
@@ -393,12 +393,13 @@ class LexiconDecoder:
             return np.zeros(0, dtype=np.int64)
         # The postings of every bigram inside the window, as one gather.
         at = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
-        overlap = np.bincount(self._postings[at] - start, minlength=stop - start).astype(np.float64)
-        score = overlap + self._ties[start:stop]
-        k = min(self.shortlist, int((overlap > 0).sum()))
+        overlap = np.bincount(self._postings[at] - start, minlength=stop - start)
+        k = min(self.shortlist, int(np.count_nonzero(overlap)))
         if k == 0:
             return np.zeros(0, dtype=np.int64)
-        top = np.argpartition(-score, k - 1)[:k] if k < len(score) else np.arange(len(score))
+        # Ranked by -(overlap + tie-break), written as (-tie-break) - overlap: the same doubles.
+        rank = self._negative_ties[start:stop] - overlap
+        top = np.argpartition(rank, k - 1)[:k] if k < len(rank) else np.arange(len(rank))
         return top[overlap[top] > 0] + start
 
     def decode(self, log_probs: np.ndarray, free: Sequence[str]) -> str:
