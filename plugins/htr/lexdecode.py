@@ -577,7 +577,7 @@ def _with_suffixes(
     within = np.arange(suffixes.shape[1]) < suffix_lengths[:, None]  # [m, suffix width]
     f, s, k = np.nonzero(np.broadcast_to(within, (n, *within.shape)))
     out[f, s, lengths[f] + k] = suffixes[s, k]
-    return out.reshape(n * m, -1), (lengths[:, None] + suffix_lengths).ravel()
+    return out.reshape(n * m, out.shape[2]), (lengths[:, None] + suffix_lengths).ravel()
 
 
 def _label_matrix(encoded: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
