@@ -85,9 +85,6 @@ SCRIPT_PRIOR = 1.0  # ... a word in Cyrillic rather than Latin letters ...
 OOV_PRIOR = -6.0  # ... a free reading (a word outside the lexicon), against a lexicon word's weight * zipf / 8
 QUERIES = 4  # free readings that seed the shortlist
 _FOLD_INTO_BLANK = ' .,!?":;()/&+#*%№'  # punctuation that never sits inside a lexicon word
-# Lexicon words whose spellings are kept for the next crops (``LexiconDecoder._spelled``): about 4 KB
-# each, so 20 MB at most.
-SPELLED_WORDS = 5_000
 # Candidates per vectorised forward pass: a pass's arrays stay a few MB, whatever the batch.
 BLOCK = 1024
 # Bigram codes: (previous label or word start) * _K + (label or word end); label ids are 1..NUM_CLASSES - 1.
@@ -362,7 +359,6 @@ class LexiconDecoder:
         width = self.labels.shape[1] if len(self.words) else 0
         self._starts = np.searchsorted(self.lengths, np.arange(width + 2))  # first id of each length
         self._postings, offsets = _bigram_index(self.labels, self.lengths)
-        self._spelled_words: dict[int, _Word] = {}  # ``_spelled``'s memo
         # Each posting as (bigram code, word id) in one ascending number: one ``searchsorted`` finds
         # the length window of every bigram of a query at once.
         self._keys = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)) * len(self.words) + self._postings
@@ -521,58 +517,24 @@ class LexiconDecoder:
         if evidence:
             prior = prior + evidence * signs
         order = np.argsort(-(folded + prior))[: self.expand]
-        kept = order[np.isfinite(folded[order])]
-        words = [self._spelled(int(i)) for i in ids[kept]]
-        if not words:
-            return _Spellings(
-                [],
-                np.zeros(0),
-                np.zeros((0, 1), dtype=np.int64),
-                np.zeros(0, dtype=np.int64),
-                np.zeros(0, dtype=np.int64),
-            )
-        owners = np.repeat(kept, [len(w.texts) for w in words])  # per spelling: its word's place in ``ids``
-        labels, lengths = _stack_labels([(w.labels, w.lengths) for w in words])
+        forms: list[str] = []
+        owners: list[int] = []  # per form: its word's position in the shortlist
+        for j in order[np.isfinite(folded[order])].tolist():
+            word = self.words[ids[j]]
+            for cased in dict.fromkeys((word, word[:1].upper() + word[1:], word.upper())):
+                forms.append(cased)
+                owners.append(j)
+        form_labels, form_lengths = _label_matrix([encode(form) for form in forms])
+        labels, lengths = _with_suffixes(form_labels, form_lengths, self._suffix_labels, self._suffix_lengths)
+        form_priors = prior[owners] + np.array([self.case_priors[case_of(form)] for form in forms], dtype=np.float64)
         scripts = np.where(signs[owners] > 0, CYRILLIC_SCRIPT, np.where(signs[owners] < 0, LATIN_SCRIPT, NONE))
         return _Spellings(
-            [text for w in words for text in w.texts],
-            (prior[owners] + np.concatenate([w.case for w in words])) + np.concatenate([w.suffix for w in words]),
+            [form + suffix for form in forms for suffix in self.suffixes],
+            (form_priors[:, None] + self._suffix_priors).ravel(),
             labels,
             lengths,
-            scripts,
+            np.repeat(scripts, len(self.suffixes)),
         )
-
-    def _spelled(self, word_id: int) -> _Word:
-        """Lexicon word ``word_id`` lower, Capitalised and UPPER (its forms), times ``suffixes``: built on
-        first use and kept (common words recur across crops; at most ``SPELLED_WORDS`` words are kept)."""
-        found = self._spelled_words.get(word_id)
-        if found is None:
-            word = self.words[word_id]
-            forms = list(dict.fromkeys((word, word[:1].upper() + word[1:], word.upper())))
-            form_labels, form_lengths = _label_matrix([encode(form) for form in forms])
-            labels, lengths = _with_suffixes(form_labels, form_lengths, self._suffix_labels, self._suffix_lengths)
-            case = np.array([self.case_priors[case_of(form)] for form in forms], dtype=np.float64)
-            found = _Word(
-                [form + suffix for form in forms for suffix in self.suffixes],
-                labels,
-                lengths,
-                np.repeat(case, len(self.suffixes)),
-                np.tile(self._suffix_priors, len(forms)),
-            )
-            if len(self._spelled_words) >= SPELLED_WORDS:
-                self._spelled_words.clear()
-            self._spelled_words[word_id] = found
-        return found
-
-
-class _Word(NamedTuple):
-    """A lexicon word's spellings (``LexiconDecoder._spelled``), form by form, suffix by suffix."""
-
-    texts: list[str]
-    labels: np.ndarray  # [n, W] label ids, 0 past each length
-    lengths: np.ndarray  # [n]
-    case: np.ndarray  # [n] the prior of its form's casing (nats)
-    suffix: np.ndarray  # [n] the prior of its suffix (nats)
 
 
 class _Spellings(NamedTuple):
@@ -590,7 +552,12 @@ class _Spellings(NamedTuple):
         makes them (the width of a forward pass changes its rescaling, so its last bits)."""
         if first is None:
             return second
-        labels, lengths = _stack_labels([(first.labels, first.lengths), (second.labels, second.lengths)])
+        lengths = np.concatenate([first.lengths, second.lengths])
+        width = max(int(lengths.max(initial=0)), 1)
+        labels = np.zeros((len(lengths), width), dtype=np.int64)
+        for rows, part in ((slice(0, len(first.lengths)), first), (slice(len(first.lengths), None), second)):
+            columns = min(part.labels.shape[1], width)
+            labels[rows, :columns] = part.labels[:, :columns]
         return _Spellings(
             first.texts + second.texts,
             np.concatenate([first.priors, second.priors]),
@@ -598,20 +565,6 @@ class _Spellings(NamedTuple):
             lengths,
             np.concatenate([first.scripts, second.scripts]),
         )
-
-
-def _stack_labels(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of each ``(labels, lengths)`` in turn, ``max(1, longest)`` wide (as ``_label_matrix``
-    makes them, whatever width each part had), and their lengths."""
-    lengths = np.concatenate([part_lengths for _, part_lengths in parts])
-    width = max(int(lengths.max(initial=0)), 1)
-    labels = np.zeros((len(lengths), width), dtype=np.int64)
-    row = 0
-    for part, part_lengths in parts:
-        columns = min(part.shape[1], width)
-        labels[row : row + len(part_lengths), :columns] = part[:, :columns]
-        row += len(part_lengths)
-    return labels, lengths
 
 
 def _with_suffixes(

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from plugins.htr import lexdecode
 from plugins.htr.charset import BLANK, CHARSET, NUM_CLASSES, encode
 from plugins.htr.lexdecode import (
     _PUNCT_IDS,
@@ -318,15 +317,3 @@ def test_a_row_s_spellings_are_labelled_as_wide_as_the_longest() -> None:
     capitalised_comma = row.texts.index("Ab,")
     assert row.priors[capitalised_comma] == (8.0 * 5.0 / 8.0 + 0.0) + -1.0 + -2.0
     assert row.scripts.tolist() == [2] * 23
-
-
-def test_a_word_s_spellings_are_kept_up_to_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lexdecode, "SPELLED_WORDS", 2)
-    decoder = LexiconDecoder({"ab": 5.0, "cd": 4.0, "ef": 3.0})
-    first = decoder._spelled(0)
-    assert decoder._spelled(0) is first  # built once, then kept
-    decoder._spelled(1)
-    decoder._spelled(2)
-    assert len(decoder._spelled_words) <= 2
-    again = decoder._spelled(0)
-    assert again.texts == first.texts and np.array_equal(again.labels, first.labels)
