@@ -19,6 +19,8 @@ BLANK = 0
 NUM_CLASSES = len(CHARSET) + 1  # + the CTC blank
 
 _INDEX = {ch: i + 1 for i, ch in enumerate(CHARSET)}
+_CHARACTER = {i: ch for ch, i in _INDEX.items()}
+_SPELLABLE = frozenset(CHARSET)
 # Look-alike characters that real text uses for charset members.
 _ALIASES = {
     "\u2019": "'",
@@ -35,6 +37,8 @@ _ALIASES = {
 
 def normalize_text(text: str) -> str:
     """Map typographic variants onto the charset and drop what it cannot spell."""
+    if _SPELLABLE.issuperset(text):  # the usual case (no alias is a charset member): nothing to map
+        return text
     out = "".join(_ALIASES.get(ch, ch) for ch in text)
     return "".join(ch for ch in out if ch in _INDEX)
 
@@ -46,7 +50,7 @@ def encode(text: str) -> list[int]:
 
 def decode(ids: Iterable[int]) -> str:
     """Label ids -> text; the blank and unknown ids are skipped (no CTC collapsing here)."""
-    return "".join(CHARSET[i - 1] for i in ids if 0 < i <= len(CHARSET))
+    return "".join([_CHARACTER.get(i, "") for i in ids])
 
 
 def is_spellable(text: str, alphabet: Sequence[str] | str = CHARSET) -> bool:

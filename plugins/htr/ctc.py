@@ -65,14 +65,45 @@ def prefix_beam_search(
     letter of another alphabet than its first letter's, so each reading is written
     in one script (and prefixes of both alphabets compete in the beam).
     """
+    return prefix_beam_searches(np.asarray(log_probs)[None], beam_width, blank, prune, top_k, scripts)[0]
+
+
+def prefix_beam_searches(
+    log_probs: np.ndarray,
+    beam_width: int = 8,
+    blank: int = BLANK,
+    prune: float = -10.0,
+    top_k: int = 6,
+    scripts: Sequence[int] | None = None,
+) -> list[list[tuple[tuple[int, ...], float]]]:
+    """``prefix_beam_search`` of each row of ``[R, T, C]`` log-probabilities; each frame's labels to
+    extend are picked for all rows at once."""
     lp = np.asarray(log_probs, dtype=np.float64)
-    if lp.shape[0] == 0:
-        return [((), 0.0)]
-    top = np.argpartition(-lp, top_k, axis=1)[:, :top_k] if top_k < lp.shape[1] else np.arange(lp.shape[1])[None]
-    top = np.broadcast_to(top, (lp.shape[0], top.shape[1]))
-    keep = (top != blank) & (np.take_along_axis(lp, top, axis=1) >= prune)
-    alphabet = list(scripts) if scripts is not None else [0] * lp.shape[1]
-    compiled = native.prefix_beam(lp, top, keep, np.array(alphabet, dtype=np.int32), blank, beam_width)
+    if lp.shape[1] == 0:
+        return [[((), 0.0)] for _ in range(len(lp))]
+    if top_k < lp.shape[2]:
+        top = np.ascontiguousarray(np.argpartition(-lp, top_k, axis=2)[:, :, :top_k])
+    else:
+        top = np.broadcast_to(np.arange(lp.shape[2]), lp.shape)
+    keep = (top != blank) & (np.take_along_axis(lp, top, axis=2) >= prune)
+    keep = keep.astype(np.uint8)  # as the compiled search reads it
+    alphabet = list(scripts) if scripts is not None else [0] * lp.shape[2]
+    alphabet_ids = np.array(alphabet, dtype=np.int32)
+    return [_search(lp[r], top[r], keep[r], alphabet, alphabet_ids, blank, beam_width) for r in range(len(lp))]
+
+
+def _search(
+    lp: np.ndarray,
+    top: np.ndarray,
+    keep: np.ndarray,
+    alphabet: list[int],
+    alphabet_ids: np.ndarray,
+    blank: int,
+    beam_width: int,
+) -> list[tuple[tuple[int, ...], float]]:
+    """One row's search over ``[T, C]`` log-probabilities: ``top`` ``[T, K]`` the labels each frame visits,
+    ``keep`` whether each is extended, ``alphabet`` (and as ``alphabet_ids``, int32) the alphabet of each label."""
+    compiled = native.prefix_beam(lp, top, keep, alphabet_ids, blank, beam_width)
     if compiled is not None:
         return compiled
     frames = lp.tolist()  # Python floats: the same doubles, without numpy scalar overhead

@@ -55,6 +55,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -347,15 +348,20 @@ class LexiconDecoder:
         self.length_slack = length_slack
         self.script_weight = script_weight
         self.suffixes = tuple(suffixes)
-        self._suffix_labels = [encode(s) for s in self.suffixes]
+        self._suffix_labels, self._suffix_lengths = _label_matrix([encode(s) for s in self.suffixes])
+        self._suffix_priors = np.array([self.suffix_prior if s else 0.0 for s in self.suffixes])
         self.words = lexicon.words
         self.zipf = lexicon.zipf
+        self._negative_ties = -(self.zipf / 100.0)  # the shortlist's tie-break beside shared bigrams (zipf < 10)
         self.lengths = lexicon.lengths
         self.labels = lexicon.labels
         self._script: np.ndarray | None = None  # per word: +1 Cyrillic, -1 Latin (``script_signs``)
         width = self.labels.shape[1] if len(self.words) else 0
         self._starts = np.searchsorted(self.lengths, np.arange(width + 2))  # first id of each length
-        self._postings, self._offsets = _bigram_index(self.labels, self.lengths)
+        self._postings, offsets = _bigram_index(self.labels, self.lengths)
+        # Each posting as (bigram code, word id) in one ascending number: one ``searchsorted`` finds
+        # the length window of every bigram of a query at once.
+        self._keys = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)) * len(self.words) + self._postings
 
     def script_signs(self) -> np.ndarray:
         """Per lexicon word: +1 when it holds Cyrillic letters, -1 Latin ones only, 0 neither (built on first use)."""
@@ -380,19 +386,20 @@ class LexiconDecoder:
         if lo > hi:
             return np.zeros(0, dtype=np.int64)
         start, stop = int(self._starts[lo]), int(self._starts[hi + 1])
-        hits = []
-        for g in set().union(*(_bigram_codes(q) for q in qs)):
-            p = self._postings[self._offsets[g] : self._offsets[g + 1]]
-            if len(p):
-                hits.append(p[np.searchsorted(p, start) : np.searchsorted(p, stop)])
-        if not hits:
+        codes = np.fromiter(set().union(*(_bigram_codes(q) for q in qs)), dtype=np.int64) * len(self.words)
+        first, last = np.searchsorted(self._keys, codes + start), np.searchsorted(self._keys, codes + stop)
+        counts = last - first
+        if not counts.any():
             return np.zeros(0, dtype=np.int64)
-        overlap = np.bincount(np.concatenate(hits) - start, minlength=stop - start).astype(np.float64)
-        score = overlap + self.zipf[start:stop] / 100.0  # zipf < 10: only breaks ties
-        k = min(self.shortlist, int((overlap > 0).sum()))
+        # The postings of every bigram inside the window, as one gather.
+        at = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+        overlap = np.bincount(self._postings[at] - start, minlength=stop - start)
+        k = min(self.shortlist, int(np.count_nonzero(overlap)))
         if k == 0:
             return np.zeros(0, dtype=np.int64)
-        top = np.argpartition(-score, k - 1)[:k] if k < len(score) else np.arange(len(score))
+        # Ranked by -(overlap + tie-break), written as (-tie-break) - overlap: the same doubles.
+        rank = self._negative_ties[start:stop] - overlap
+        top = np.argpartition(rank, k - 1)[:k] if k < len(rank) else np.arange(len(rank))
         return top[overlap[top] > 0] + start
 
     def decode(self, log_probs: np.ndarray, free: Sequence[str]) -> str:
@@ -465,29 +472,32 @@ class LexiconDecoder:
             if len(ids)
         ]
         folded = iter(_forward_jobs(np.exp(fold_posteriors(lp)).transpose(1, 0, 2), folded_jobs))
-        variants = [
-            self._variants(next(folded), ids, float(e)) if len(ids) else ([], [], [], [])
-            for ids, e in zip(shortlists, evidence, strict=True)
-        ]
         # Each row's lexicon variants and its free readings (the best one in each alphabet, in each
         # casing), all scored on the real posteriors.
-        for (texts, priors, labels, scripts), readings in zip(variants, free, strict=True):
-            for text, script in _free_variants(readings):
-                texts.append(text)
-                priors.append(self.oov + self.spelling_prior(text, script))
-                labels.append(encode(text))
-                scripts.append(script)
-        encoded = [_label_matrix(labels) for _, _, labels, _ in variants]
-        exact_jobs = [
-            (r, labels, np.maximum(lengths, 1)) for r, (labels, lengths) in enumerate(encoded) if len(lengths)
+        variants = [
+            _Spellings.join(self._variants(next(folded), ids, float(e)) if len(ids) else None, self._free(readings))
+            for ids, e, readings in zip(shortlists, evidence, free, strict=True)
         ]
+        exact_jobs = [(r, v.labels, np.maximum(v.lengths, 1)) for r, v in enumerate(variants) if v.texts]
         exact = iter(_forward_jobs(np.exp(lp).transpose(1, 0, 2), exact_jobs))
         return [
-            _best_per_script(texts, np.where(lengths > 0, next(exact), -np.inf) + np.array(priors), np.array(scripts))
-            if texts
+            _best_per_script(v.texts, np.where(v.lengths > 0, next(exact), -np.inf) + v.priors, v.scripts)
+            if v.texts
             else {}
-            for (texts, priors, _, scripts), (_, lengths) in zip(variants, encoded, strict=True)
+            for v in variants
         ]
+
+    def _free(self, readings: Sequence[str]) -> _Spellings:
+        """The free readings to score (``_free_variants``), each with the prior of a word outside the lexicon."""
+        found = _free_variants(readings)
+        labels, lengths = _label_matrix([encode(text) for text, _ in found])
+        return _Spellings(
+            [text for text, _ in found],
+            np.array([self.oov + self.spelling_prior(text, script) for text, script in found], dtype=np.float64),
+            labels,
+            lengths,
+            np.array([script for _, script in found], dtype=np.int64),
+        )
 
     def spelling_prior(self, text: str, script: int) -> float:
         """The prior of ``text``'s spelling beyond its word: its casing (``case_priors``), a trailing
@@ -496,34 +506,78 @@ class LexiconDecoder:
         prior = self.free_case_priors[case_of(core)] + (self.suffix_prior if core != text else 0.0)
         return prior + (self.script_prior if script == CYRILLIC_SCRIPT else 0.0)
 
-    def _variants(
-        self, folded: np.ndarray, ids: np.ndarray, evidence: float = 0.0
-    ) -> tuple[list[str], list[float], list[list[int]], list[int]]:
-        """The spellings to score exactly (the ``expand`` best words by folded score plus prior, each
-        lower, Capitalised and UPPER, times ``suffixes``), each one's prior and its label ids.
+    def _variants(self, folded: np.ndarray, ids: np.ndarray, evidence: float = 0.0) -> _Spellings:
+        """The spellings to score exactly: the ``expand`` best words by folded score plus prior, each
+        lower, Capitalised and UPPER (its forms), times ``suffixes``; form by form, suffix by suffix.
 
         The prior is the word's frequency plus ``evidence`` (weighted script evidence) signed by
-        its alphabet."""
+        its alphabet, plus its form's casing prior, plus its suffix's prior (added in that order)."""
         signs = self.script_signs()[ids]
         prior = self.weight * self.zipf[ids] / 8.0 + self.script_prior * (signs > 0)
         if evidence:
             prior = prior + evidence * signs
         order = np.argsort(-(folded + prior))[: self.expand]
-        texts, priors, labels, scripts = [], [], [], []
-        for j in order:
-            if not np.isfinite(folded[j]):
-                continue
+        forms: list[str] = []
+        owners: list[int] = []  # per form: its word's position in the shortlist
+        for j in order[np.isfinite(folded[order])].tolist():
             word = self.words[ids[j]]
-            script = CYRILLIC_SCRIPT if signs[j] > 0 else LATIN_SCRIPT if signs[j] < 0 else NONE
             for cased in dict.fromkeys((word, word[:1].upper() + word[1:], word.upper())):
-                cased_labels = encode(cased)
-                cased_prior = prior[j] + self.case_priors[case_of(cased)]
-                for suffix, suffix_labels in zip(self.suffixes, self._suffix_labels, strict=True):
-                    texts.append(cased + suffix)
-                    priors.append(cased_prior + (self.suffix_prior if suffix else 0.0))
-                    labels.append(cased_labels + suffix_labels)
-                    scripts.append(script)
-        return texts, priors, labels, scripts
+                forms.append(cased)
+                owners.append(j)
+        form_labels, form_lengths = _label_matrix([encode(form) for form in forms])
+        labels, lengths = _with_suffixes(form_labels, form_lengths, self._suffix_labels, self._suffix_lengths)
+        form_priors = prior[owners] + np.array([self.case_priors[case_of(form)] for form in forms], dtype=np.float64)
+        scripts = np.where(signs[owners] > 0, CYRILLIC_SCRIPT, np.where(signs[owners] < 0, LATIN_SCRIPT, NONE))
+        return _Spellings(
+            [form + suffix for form in forms for suffix in self.suffixes],
+            (form_priors[:, None] + self._suffix_priors).ravel(),
+            labels,
+            lengths,
+            np.repeat(scripts, len(self.suffixes)),
+        )
+
+
+class _Spellings(NamedTuple):
+    """One row's spellings to score exactly: text, prior (nats) and alphabet of each, and its label ids."""
+
+    texts: list[str]
+    priors: np.ndarray  # [n] float64
+    labels: np.ndarray  # [n, W] label ids, 0 past each length
+    lengths: np.ndarray  # [n]
+    scripts: np.ndarray  # [n] alphabet ids (``script.CYRILLIC_SCRIPT``, ``LATIN_SCRIPT``, ``NONE``)
+
+    @staticmethod
+    def join(first: _Spellings | None, second: _Spellings) -> _Spellings:
+        """``first``'s spellings then ``second``'s; the labels ``max(1, longest)`` wide, as ``_label_matrix``
+        makes them (the width of a forward pass changes its rescaling, so its last bits)."""
+        if first is None:
+            return second
+        lengths = np.concatenate([first.lengths, second.lengths])
+        width = max(int(lengths.max(initial=0)), 1)
+        labels = np.zeros((len(lengths), width), dtype=np.int64)
+        for rows, part in ((slice(0, len(first.lengths)), first), (slice(len(first.lengths), None), second)):
+            columns = min(part.labels.shape[1], width)
+            labels[rows, :columns] = part.labels[:, :columns]
+        return _Spellings(
+            first.texts + second.texts,
+            np.concatenate([first.priors, second.priors]),
+            labels,
+            lengths,
+            np.concatenate([first.scripts, second.scripts]),
+        )
+
+
+def _with_suffixes(
+    forms: np.ndarray, lengths: np.ndarray, suffixes: np.ndarray, suffix_lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row of ``forms`` followed by each row of ``suffixes`` (form-major), 0-padded, and the lengths."""
+    n, m = len(forms), len(suffixes)
+    out = np.zeros((n, m, forms.shape[1] + suffixes.shape[1]), dtype=np.int64)
+    out[:, :, : forms.shape[1]] = forms[:, None, :]
+    within = np.arange(suffixes.shape[1]) < suffix_lengths[:, None]  # [m, suffix width]
+    f, s, k = np.nonzero(np.broadcast_to(within, (n, *within.shape)))
+    out[f, s, lengths[f] + k] = suffixes[s, k]
+    return out.reshape(n * m, out.shape[2]), (lengths[:, None] + suffix_lengths).ravel()
 
 
 def _label_matrix(encoded: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -556,12 +610,12 @@ def _score(reading: tuple[str, float]) -> float:
 
 def case_of(word: str) -> str:
     """The casing ``word`` is written in: "lower", "capitalised" (a lone capital too), "upper" or "mixed"."""
-    letters = [ch for ch in word if ch.isalpha()]
-    if all(ch.islower() for ch in letters):
+    letters = list(filter(str.isalpha, word))
+    if all(map(str.islower, letters)):
         return "lower"
-    if letters[0].isupper() and all(ch.islower() for ch in letters[1:]):
+    if letters[0].isupper() and all(map(str.islower, letters[1:])):
         return "capitalised"
-    return "upper" if all(ch.isupper() for ch in letters) else "mixed"
+    return "upper" if all(map(str.isupper, letters)) else "mixed"
 
 
 def _best_per_script(texts: Sequence[str], totals: np.ndarray, scripts: np.ndarray) -> dict[int, tuple[str, float]]:

@@ -40,7 +40,8 @@ def fit_word(image: Image.Image, height: int = HEIGHT, width: int = WIDTH) -> np
 
     w, h = image.size
     new_w = max(1, min(width, round(w * height / max(h, 1))))
-    resized = image.convert("RGB").resize((new_w, height), PILImage.Resampling.BILINEAR)
+    rgb = image if image.mode == "RGB" else image.convert("RGB")  # convert would copy an RGB image
+    resized = rgb.resize((new_w, height), PILImage.Resampling.BILINEAR)
     out = np.zeros((height, width, 3), np.uint8)
     out[:, :new_w] = np.asarray(resized)
     return out

@@ -12,6 +12,8 @@ comparison in ``bench/htr_ctc_libs.py`` still applies it to the libraries' beams
 
 from __future__ import annotations
 
+import re
+
 # Cyrillic -> Latin look-alikes (print and cursive handwriting).
 _CYR_TO_LAT = {
     "а": "a",
@@ -100,6 +102,11 @@ def _is_lat(ch: str) -> bool:
     return ch.isascii() and ch.isalpha()
 
 
+# ``_is_cyr`` and ``_is_lat`` as patterns: a search runs in C, not a call per character.
+_CYR = re.compile("[\u0400-\u04ff]")
+_LAT = re.compile("[A-Za-z]")
+
+
 def harmonize_script(text: str) -> str:
     """Rewrite look-alike letters into the script most letters of ``text`` use.
 
@@ -128,8 +135,8 @@ def label_scripts() -> list[int]:
 
 def script_of(text: str) -> int | None:
     """The alphabet ``text``'s letters are written in (``NONE`` without letters), None when it mixes both."""
-    cyr = any(map(_is_cyr, text))
-    lat = any(map(_is_lat, text))
+    cyr = _CYR.search(text) is not None
+    lat = _LAT.search(text) is not None
     if cyr and lat:
         return None
     return CYRILLIC_SCRIPT if cyr else LATIN_SCRIPT if lat else NONE

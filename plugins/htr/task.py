@@ -225,7 +225,8 @@ def pick_readings(
     import numpy as np
 
     rows = [row for row, i in enumerate(owner) if i >= 0]
-    scored = decoder.decode_batch(log_probs[rows], [_free_readings(log_probs[row]) for row in rows])
+    read = log_probs[rows]
+    scored = decoder.decode_batch(read, free_readings(read))
     readings: dict[int, list[tuple[bool, float, str]]] = {}
     for row, (text, score) in zip(rows, scored, strict=True):
         score += UPRIGHT_WEIGHT * -np.logaddexp(0.0, -float(upright[row]))  # log sigmoid
@@ -235,11 +236,17 @@ def pick_readings(
 
 
 def _free_readings(log_probs: np.ndarray) -> list[str]:
-    """The prefix beam's readings of one row, each in one alphabet, best first."""
-    from plugins.htr.charset import decode
-    from plugins.htr.ctc import prefix_beam_search
+    """The prefix beam's readings of one row ``[T, C]``, each in one alphabet, best first."""
+    return free_readings(log_probs[None])[0]
 
-    return [decode(ids) for ids, _ in prefix_beam_search(log_probs, BEAM_WIDTH, scripts=_label_scripts())]
+
+def free_readings(log_probs: np.ndarray) -> list[list[str]]:
+    """``_free_readings`` of each row of ``[R, T, C]``."""
+    from plugins.htr.charset import decode
+    from plugins.htr.ctc import prefix_beam_searches
+
+    beams = prefix_beam_searches(log_probs, BEAM_WIDTH, scripts=_label_scripts())
+    return [[decode(ids) for ids, _ in row] for row in beams]
 
 
 @functools.cache

@@ -15,6 +15,7 @@ from plugins.htr.lexdecode import (
     LexiconDecoder,
     _forward_jobs,
     _free_variants,
+    _Spellings,
     align,
     as_number,
     case_of,
@@ -298,3 +299,21 @@ def test_shortlist_ranks_by_shared_bigrams_within_the_length_window() -> None:
     )[:3]
     assert sorted(decoder.words[i] for i in decoder.candidates(["Gears!"])) == sorted(expected)
     assert decoder.decode_batch(np.zeros((0, 4, NUM_CLASSES)), []) == []
+
+
+def test_a_row_s_spellings_are_labelled_as_wide_as_the_longest() -> None:
+    # The width of an exact pass changes its last bits (padding states share each frame's rescaling):
+    # a row's labels are max(1, longest spelling) wide, whatever width its parts were built at.
+    decoder = LexiconDecoder({"ab": 5.0})
+    free = decoder._free(["x"])
+    unfit = _Spellings.join(decoder._variants(np.array([-np.inf]), np.array([0])), free)
+    assert unfit.texts == ["x", "X"] and unfit.labels.shape == (2, 1)
+    row = _Spellings.join(decoder._variants(np.array([-1.0]), np.array([0])), free)
+    suffixes = decoder.suffixes
+    assert row.texts == [f + s for f in ("ab", "Ab", "AB") for s in suffixes] + ["x", "X"]
+    assert row.labels.shape == (23, 3)
+    for text, labels, length in zip(row.texts, row.labels, row.lengths, strict=True):
+        assert labels[:length].tolist() == encode(text) and not labels[length:].any()
+    capitalised_comma = row.texts.index("Ab,")
+    assert row.priors[capitalised_comma] == (8.0 * 5.0 / 8.0 + 0.0) + -1.0 + -2.0
+    assert row.scripts.tolist() == [2] * 23

@@ -15,7 +15,7 @@ from plugins.htr.charset import NUM_CLASSES
 from plugins.htr.ctc import prefix_beam_search
 from plugins.htr.lexdecode import shared_decoder
 from plugins.htr.script import label_scripts
-from plugins.htr.task import _free_readings, pick_readings
+from plugins.htr.task import _free_readings, free_readings, pick_readings
 
 ROWS = Path(__file__).parent / "data" / "decoder_rows.npz"
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
@@ -84,6 +84,15 @@ def test_prefix_beam_search_compiled_is_the_python_search(real_log_probs: np.nda
         for kwargs in ({"scripts": scripts}, {}, {"beam_width": 3, "top_k": NUM_CLASSES + 1, "prune": -30.0}):
             compiled, python = _both(lambda lp=lp, kw=kwargs: prefix_beam_search(lp, **kw))
             assert compiled == python  # the same prefixes in the same order, the same doubles
+
+
+@needs_cc
+def test_a_batch_s_free_readings_are_each_row_s_alone(real_log_probs: np.ndarray) -> None:
+    def read() -> tuple[list[list[str]], list[list[str]]]:
+        return free_readings(real_log_probs), [_free_readings(lp) for lp in real_log_probs]
+
+    (compiled, compiled_alone), (python, python_alone) = _both(read)
+    assert compiled == compiled_alone == python == python_alone
 
 
 @needs_cc
