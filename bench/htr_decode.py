@@ -126,7 +126,7 @@ def cached_outputs(set_dir: Path, weights: Path | None, cache: Path) -> Path:
     from core.trunk import TrunkConfig, load_trunk
 
     print(f"  computing the head outputs of {set_dir} -> {out}", flush=True)
-    raws, samples, _ = head_outputs(set_dir / "input", load_trunk(TrunkConfig(), registry.load()), weights)
+    raws, samples, _, _ = head_outputs(set_dir / "input", load_trunk(TrunkConfig(), registry.load()), weights)
     del torch
     arrays: dict[str, np.ndarray] = {"batches": np.array(len(raws))}
     for b, (raw, chunk) in enumerate(raws):
