@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from plugins.c2c.analysis import has_return
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES, SET_TYPES
+from plugins.c2c.library.collections import walked
 from plugins.c2c.library.rows import FOR_EACH
 from plugins.c2c.library.text import joined
 from plugins.c2c.style import DIV_OPTIONS
@@ -286,6 +288,8 @@ class StatementsMixin(_Translator):
         if expr.type == "update_expression":
             self._simple(level, self._update_tokens(expr))
             return
+        if expr.type == "method_invocation" and self._lambda_loop(expr, level):
+            return
         if expr.type == "method_invocation":
             special = self.resolve_statement(expr)  # resolve.py: the one place a call is translated
             if special is not None:
@@ -296,6 +300,40 @@ class StatementsMixin(_Translator):
             self._simple(level, self._assignment(expr))
             return
         self._simple(level, self.expr(expr))
+
+    def _lambda_loop(self, call: Node, level: int) -> bool:
+        """``xs . forEach ( x -> ... ) ;`` of a collection, a stream or a map (``( k , v ) ->``): a for loop over
+        what it walks, in Java's order (``walked``), the lambda's body its suite, so that the body's edits of a
+        builder (a Python str) or of a local are kept (a lambda or a hoisted def loses them). False for another
+        call, and for a body that returns (there ``return`` means ``continue``: it stays a lambda)."""
+        obj, name, args = self._call_parts(call)
+        if name != "forEach" or obj is None or len(args) != 1 or args[0].type != "lambda_expression":
+            return False
+        body, params = args[0].child_by_field_name("body"), _lambda_params(args[0])
+        if body is None or has_return(body) or len(params) != (2 if self._is_map(obj) else 1):
+            return False
+        if len(params) == 2 and obj.type not in ("identifier", "field_access"):
+            return False  # a map walked by its keys is read twice
+        if params[-1][1] == "?" and obj.type == "identifier":
+            params[-1] = (params[-1][0], self.lookup(self.text(obj) + "<elem>"))
+        if self.is_stream(obj) or obj.type == "method_invocation":
+            walk = self._iterated(obj)
+        else:
+            o = self.expr(obj)
+            walk = walked(self, obj, o)
+        self._emit(level, ["for", params[0][0], "in", *walk, ":"])
+        self.st.scopes.append(dict(params))
+        if len(params) == 2:
+            self._simple(level + 1, [params[1][0], "=", *o, "[", params[0][0], "]"])
+        if body.type == "block":
+            self._loop_body(body, level + 1, None)
+        else:
+            self._expression_statement(body, level + 1)
+        self.st.scopes.pop()
+        return True
+
+    def _is_map(self, node: Node) -> bool:
+        return base_type(self.type_of(node)) in MAP_TYPES
 
     def _assignment(self, node: Node) -> Tokens:
         left, right = required(node, "left"), required(node, "right")
@@ -950,6 +988,22 @@ def _ends_expression(tok: str) -> bool:
 
 
 _JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement", "yield_statement")
+
+
+def _lambda_params(node: Node) -> list[tuple[str, str]]:
+    """A lambda's parameters and their declared types (``"?"`` where inferred)."""
+    params = node.child_by_field_name("parameters")
+    if params is None:
+        return []
+    if params.type == "identifier":
+        return [((params.text or b"").decode(), "?")]
+    out = []
+    for p in params.named_children:
+        name = p if p.type == "identifier" else p.child_by_field_name("name")
+        typ = None if p.type == "identifier" else p.child_by_field_name("type")
+        typed = (typ.text or b"?").decode() if typ is not None else "?"
+        out.append(((name.text or b"").decode() if name is not None else "_", typed))
+    return out
 
 
 def _case_body(stmts: list[Node]) -> list[Node]:

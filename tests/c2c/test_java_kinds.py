@@ -577,3 +577,78 @@ public class Main {
     check(java, ["3\n", "0\n"], tmp_path)
     out = detokenize(translate(java))
     assert "sb = add ( sb , n )" in out and "sb = wrap (" in out and "return out" in out, out
+
+
+def test_a_for_each_lambda_edits_builders_collections_and_maps_as_a_loop_body(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.util.stream.*;
+public class Main {
+  static StringBuilder all = new StringBuilder();
+  static void walk(List<Integer> xs, Map<Integer, Integer> seen) {
+    StringBuilder sb = new StringBuilder();
+    xs.forEach(x -> sb.append(x).append(' '));
+    seen.forEach((k, v) -> { sb.append(k).append('=').append(v).append(';'); all.append(v); });
+    System.out.println(sb.toString().trim());
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    List<Integer> xs = new ArrayList<>();
+    for (int i = 0; i < n; i++) xs.add(sc.nextInt());
+    StringBuilder sb = new StringBuilder();
+    xs.forEach(x -> sb.append(x).append(','));
+    List<Integer> doubled = new ArrayList<>();
+    xs.forEach(x -> doubled.add(x * 2));
+    Map<Integer, Integer> count = new TreeMap<>();
+    xs.forEach(x -> { count.merge(x % 3, 1, Integer::sum); sb.append('.'); });
+    StringBuilder big = new StringBuilder();
+    xs.stream().filter(x -> x > 2).forEach(x -> big.append(x));
+    IntStream.range(0, n).forEach(i -> big.append(i % 10));
+    Set<Integer> odd = new HashSet<>();
+    xs.forEach(x -> { if (x % 2 == 1) odd.add(x); });
+    System.out.println(sb);
+    StringBuilder counts = new StringBuilder();
+    count.forEach((k, v) -> counts.append(k).append(':').append(v).append(' '));
+    Map<Integer, Integer> first = new LinkedHashMap<>();
+    xs.forEach(x -> first.putIfAbsent(x % 4, x));
+    System.out.println(doubled + " " + counts + big + " " + odd.size());
+    walk(xs, first);
+    System.out.println(all);
+  }
+}"""
+    check(java, ["4\n1 2 3 4\n", "6\n9 3 5 5 0 12\n", "0\n"], tmp_path)
+
+
+def test_chained_builder_edits_keep_javas_order_on_a_local_and_on_a_field(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static StringBuilder out = new StringBuilder();
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    String w = sc.next();
+    StringBuilder log = new StringBuilder(w);
+    log.insert(0, '[').reverse();
+    System.out.println(log);
+    StringBuilder b = new StringBuilder();
+    b.append(w).append(w.length()).reverse().append('!');
+    System.out.println(b);
+    b.insert(1, "xy").deleteCharAt(0).append(3);
+    System.out.println(b.toString());
+    b.setLength(2);
+    b.append("ok").insert(0, 7);
+    System.out.println(b);
+    StringBuilder c = new StringBuilder(w);
+    c.setCharAt(0, 'Z');
+    c.reverse().setCharAt(0, 'Q');
+    System.out.println(c + " " + c.length());
+    System.out.println(c.reverse().insert(0, "<").append(">"));
+    c.delete(0, 2).replace(0, 1, "RR").append('.');
+    System.out.println(c + " " + c.insert(1, '-').length() + " " + c + " " + c.deleteCharAt(1).reverse());
+    out.append(w).insert(0, '(').append(')').reverse();
+    for (int i = 0; i < 3; i++) out.append(i);
+    out.deleteCharAt(0);
+    out.append('#');
+    System.out.println(out + " " + out.length());
+  }
+}"""
+    check(java, ["hello\n", "ab\n", "xyzw\n"], tmp_path)

@@ -578,15 +578,21 @@ def _for_each(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1 or tr.is_stream(c.obj):
         return None
     f, o = c.arg(tr, 0), c.target(tr)
-    named = tr.text(c.obj) if c.obj.type == "identifier" else ""
-    keys = o
-    if named in tr.state.prog.hash_tables:
-        keys = ["hash_keys", "(", *o, ")"]
-    elif named in tr.state.prog.sorted_maps or base_type(tr.type_of(c.obj)) in SORTED_TYPES:
-        keys = ["sorted", "(", *o, ")"]
+    keys = walked(tr, c.obj, o)
     if base_type(tr.type_of(c.obj)) in MAP_TYPES:
         return ["[", "(", *f, ")", "(", "k", ",", *o, "[", "k", "]", ")", "for", "k", "in", *keys, "]"]
     return ["[", "(", *f, ")", "(", "x", ")", "for", "x", "in", *keys, "]"]
+
+
+def walked(tr: Emitting, obj: Node, o: Tokens) -> Tokens:
+    """What a collection's or a map's ``forEach`` walks (``o``, the receiver ``obj`` translated), in Java's
+    order: a program's HashMap / HashSet by bucket (``hash_keys``), a TreeMap / TreeSet sorted."""
+    named = tr.text(obj) if obj.type == "identifier" else ""
+    if named in tr.state.prog.hash_tables:
+        return ["hash_keys", "(", *o, ")"]
+    if named in tr.state.prog.sorted_maps or base_type(tr.type_of(obj)) in SORTED_TYPES:
+        return ["sorted", "(", *o, ")"]
+    return o
 
 
 def _navigable(tr: Emitting, c: Call) -> str | None:
