@@ -358,6 +358,8 @@ def analyze(root: Node) -> ProgramInfo:
         elif wraps_out and not wraps_in and not ci.static_methods:
             ci.role = "writer"
         info.classes.setdefault(ci.name, ci)
+    for ci in info.classes.values():  # `implements Shape` where Shape has `default` methods: its Python base
+        ci.base = ci.base or _default_interface(ci.node, info)
     if info.main is not None and _made_as_object(info.main, nodes):
         info.main.role, info.entry, info.main = "class", info.main, None
     for ci in info.classes.values():  # a solver holding the reader and the writer (`run`, `dfs`) stays a class
@@ -481,6 +483,19 @@ def analyze(root: Node) -> ProgramInfo:
             elif name in taken:
                 info.renames[name] = name + "_"
     return info
+
+
+def _default_interface(cls: Node, info: ProgramInfo) -> str:
+    """The first interface of the program that ``cls`` implements and that has ``default`` methods, or ""."""
+    listed = cls.child_by_field_name("interfaces")
+    types = listed.named_children[0].named_children if listed is not None and listed.named_children else []
+    for t in types:
+        found = info.classes.get(type_text(t).split("<", 1)[0])
+        if found is not None and any(
+            m.type == "method_declaration" and "default" in modifiers(m) for m in class_members(found.node)
+        ):
+            return found.name
+    return ""
 
 
 def _made_as_object(main: ClassInfo, nodes: _Nodes) -> bool:

@@ -886,8 +886,8 @@ class ProgramMixin(_Translator):
             if base in ("HashMap", "TreeMap", "LinkedHashMap"):
                 return ["dict"]
             return [base]
-        if self.st.prog.main is not None and owner == self.st.prog.main.name:
-            return self._identifier(meth)
+        if self.st.prog.main is not None and owner == self.st.prog.main.name:  # `Main::next` of `def next_`
+            return self._identifier(self.st.prog.renames.get(meth, meth))
         if owner == "this":
             return ["self", ".", meth]
         if owner in ("System.out", "System . out"):

@@ -652,3 +652,93 @@ public class Main {
   }
 }"""
     check(java, ["hello\n", "ab\n", "xyzw\n"], tmp_path)
+
+
+def test_remove_if_replace_all_and_bulk_edits_change_lists_sets_and_maps_in_place(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static List<Integer> kept = new ArrayList<>();
+  static void trim(List<Integer> xs, int limit) { xs.removeIf(x -> x > limit); }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    List<Integer> xs = new ArrayList<>();
+    for (int i = 0; i < n; i++) xs.add(sc.nextInt());
+    List<Integer> ys = new ArrayList<>(xs);
+    List<Integer> alias = ys;
+    ys.removeIf(x -> x % 2 == 0);
+    alias.replaceAll(x -> x * 3 + 1);
+    Set<Integer> set = new TreeSet<>(xs);
+    set.removeIf(x -> x < 3);
+    Map<Integer, Integer> cnt = new TreeMap<>();
+    for (int x : xs) cnt.put(x, cnt.getOrDefault(x, 0) + 1);
+    cnt.replaceAll((k, v) -> v * 10 + k);
+    Map<Integer, Integer> twice = new TreeMap<>(cnt);
+    cnt.values().removeIf(v -> v % 2 == 0);
+    twice.entrySet().removeIf(e -> e.getKey() + e.getValue() > 30);
+    kept.addAll(xs);
+    trim(kept, 4);
+    kept.addAll(0, ys);
+    Collections.addAll(kept, 7, 8);
+    Set<Integer> seen = new HashSet<>(xs);
+    seen.addAll(ys);
+    seen.retainAll(set);
+    List<Integer> rest = new ArrayList<>(xs);
+    rest.removeAll(set);
+    rest.retainAll(Arrays.asList(1, 2, 3, 4));
+    System.out.println(seen.size() + " " + rest + " " + xs.containsAll(rest) + " " + rest.containsAll(xs));
+    String s = "a1b22c";
+    System.out.println(ys + " " + alias.size() + " " + set + " " + s.replaceAll("[0-9]+", "#"));
+    for (int k : cnt.keySet()) System.out.print(k + "=" + cnt.get(k) + " ");
+    System.out.println();
+    for (int k : twice.keySet()) System.out.print(k + "=" + twice.get(k) + " ");
+    System.out.println();
+    System.out.println(kept);
+  }
+}"""
+    check(java, ["6\n3 1 4 1 5 9\n", "4\n2 2 8 6\n", "0\n"], tmp_path)
+
+
+def test_a_char_array_made_by_a_call_is_text_where_a_string_is_made_of_it(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    String s = sc.next();
+    char[] cs = s.toCharArray();
+    Arrays.sort(cs);
+    System.out.println(String.valueOf(s.toCharArray()) + " " + String.valueOf(cs, 1, 2) + " " + new String(s.toCharArray()).length());
+  }
+}"""
+    check(java, ["hello\n", "zyx\n"], tmp_path)
+
+
+def test_an_interfaces_default_methods_are_inherited_and_a_renamed_method_is_referenced(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.util.function.*;
+public class Main {
+  interface Shape {
+    long area();
+    default String kind() { return "shape"; }
+    default long twice() { return 2 * area(); }
+  }
+  static class Sq implements Shape { int s; Sq(int s) { this.s = s; } public long area() { return (long) s * s; } public String kind() { return "sq"; } }
+  static class Circ implements Shape, Comparable<Circ> {
+    int r; Circ(int r) { this.r = r; }
+    public long area() { return 3L * r * r; }
+    public int compareTo(Circ o) { return r - o.r; }
+  }
+  static int counter = 0;
+  static int next() { return ++counter; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    List<Shape> shapes = new ArrayList<>();
+    for (int i = 1; i <= n; i++) shapes.add(i % 2 == 0 ? new Sq(i) : new Circ(i));
+    StringBuilder sb = new StringBuilder();
+    for (Shape sh : shapes) sb.append(sh.kind()).append(sh.twice()).append(' ');
+    Supplier<Integer> gen = Main::next;
+    System.out.println(sb.toString().trim() + " " + gen.get() + gen.get());
+  }
+}"""
+    check(java, ["5\n", "1\n"], tmp_path)
