@@ -742,3 +742,23 @@ public class Main {
   }
 }"""
     check(java, ["5\n", "1\n"], tmp_path)
+
+
+def test_a_sorted_maps_and_sets_head_and_tail_views_with_their_bounds(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt(), x = sc.nextInt();
+    TreeMap<Integer, Integer> tm = new TreeMap<>();
+    TreeSet<Integer> ts = new TreeSet<>();
+    for (int i = 0; i < n; i++) { int v = sc.nextInt(); tm.merge(v, 1, Integer::sum); ts.add(v); }
+    int below = 0;
+    for (int c : tm.headMap(x).values()) below += c;
+    StringBuilder sb = new StringBuilder();
+    for (int k : tm.tailMap(x).keySet()) sb.append(k).append(' ');
+    for (int k : tm.headMap(x, true).keySet()) sb.append(k).append(',');
+    System.out.println(below + " " + sb + tm.tailMap(x, false).size() + " " + ts.headSet(x, true).size() + " " + ts.tailSet(x, false));
+  }
+}"""
+    check(java, ["6 4\n5 1 4 4 9 2\n", "3 10\n1 2 3\n", "0 1\n"], tmp_path)

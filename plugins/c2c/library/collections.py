@@ -756,10 +756,38 @@ def _nav_poll(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _nav_range(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.args) != 1 or _navigable(tr, c) is None:
+    """``headSet ( x )`` / ``tailSet ( x )`` (``, inclusive``): the keys below / from ``x``, sorted; a map's
+    ``headMap`` / ``tailMap``: a dict of those keys in order."""
+    if not 1 <= len(c.args) <= 2 or _navigable(tr, c) is None:
         return None
     o = c.target(tr)
-    op = "<" if c.name == "headSet" else ">="
+    head = c.name.startswith("head")
+    inclusive = tr.text(c.args[1]) == "true" if len(c.args) == 2 else not head
+    if len(c.args) == 2 and tr.text(c.args[1]) not in ("true", "false"):
+        return None
+    op = ("<=" if inclusive else "<") if head else (">=" if inclusive else ">")
+    if c.name.endswith("Map"):
+        return [
+            "{",
+            "k",
+            ":",
+            *o,
+            "[",
+            "k",
+            "]",
+            "for",
+            "k",
+            "in",
+            "sorted",
+            "(",
+            *o,
+            ")",
+            "if",
+            "k",
+            op,
+            *c.arg(tr, 0),
+            "}",
+        ]
     return ["sorted", "(", "k", "for", "k", "in", *o, "if", "k", op, *c.arg(tr, 0), ")"]
 
 
@@ -1009,7 +1037,7 @@ RULES: tuple[Rule, ...] = (
     instance("*", tuple(_NAV_CMP), _nav_compare, policy=PROGRAM),
     instance("*", ("firstEntry", "lastEntry"), _nav_entry, policy=PROGRAM),
     instance("*", ("pollFirst", "pollLast"), _nav_poll, policy=PROGRAM),
-    instance("*", ("headSet", "tailSet"), _nav_range, policy=PROGRAM),
+    instance("*", ("headSet", "tailSet", "headMap", "tailMap"), _nav_range, policy=PROGRAM),
     instance("*", _HEAP_OPS, _min_heap, policy=PROGRAM),
     instance("*", _HEAP_OPS, _comparator_heap, policy=PROGRAM),
     instance("*", "addAll", _heap_add_all, policy=PROGRAM),
