@@ -762,3 +762,29 @@ public class Main {
   }
 }"""
     check(java, ["6 4\n5 1 4 4 9 2\n", "3 10\n1 2 3\n", "0 1\n"], tmp_path)
+
+
+def test_a_for_each_lambda_over_a_fields_hash_map_walks_javas_order(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.util.stream.*;
+public class Main {
+  static class Book {
+    Map<Integer, Integer> m = new HashMap<>();
+    String walk(int n) {
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < n; i++) m.put(i * 5, i);
+      this.m.forEach((k, v) -> sb.append(k + v).append(' '));
+      m.keySet().forEach(k -> sb.append(k % 3));
+      m.values().forEach((Integer v) -> sb.append(v));
+      m.entrySet().forEach(e -> sb.append(e.getKey()).append(':').append(e.getValue()).append(','));
+      Arrays.stream(new int[]{3, 1, 2}).forEach(x -> sb.append(x * 2));
+      "abc".chars().forEach(c -> sb.append((char) (c + 1)));
+      return sb.toString();
+    }
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    System.out.println(new Book().walk(sc.nextInt()));
+  }
+}"""
+    check(java, ["5\n", "40\n"], tmp_path)

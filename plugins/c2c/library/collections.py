@@ -587,7 +587,8 @@ def _for_each(tr: Emitting, c: Call) -> Tokens | None:
 def walked(tr: Emitting, obj: Node, o: Tokens) -> Tokens:
     """What a collection's or a map's ``forEach`` walks (``o``, the receiver ``obj`` translated), in Java's
     order: a program's HashMap / HashSet by bucket (``hash_keys``), a TreeMap / TreeSet sorted."""
-    named = tr.text(obj) if obj.type == "identifier" else ""
+    name = obj.child_by_field_name("field") if obj.type == "field_access" else obj  # `this . m`
+    named = tr.text(name) if name is not None and name.type == "identifier" else ""
     if named in tr.state.prog.hash_tables:
         return ["hash_keys", "(", *o, ")"]
     if named in tr.state.prog.sorted_maps or base_type(tr.type_of(obj)) in SORTED_TYPES:
