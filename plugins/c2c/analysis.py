@@ -440,6 +440,7 @@ def analyze(root: Node) -> ProgramInfo:
                 field = left if left.type == "identifier" else left.child_by_field_name("field")
                 if t in ("HashMap", "HashSet") and field is not None:
                     info.hash_tables.add((field.text or b"").decode())
+    _passed_tables(nodes, info)
     info.deques = _deques(nodes)
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role in ("reader", "io")]
@@ -483,6 +484,34 @@ def analyze(root: Node) -> ProgramInfo:
             elif name in taken:
                 info.renames[name] = name + "_"
     return info
+
+
+def _passed_tables(nodes: _Nodes, info: ProgramInfo) -> None:
+    """A method's parameter given a HashMap / HashSet (a TreeMap / TreeSet) variable at every call that gives it
+    one of those (``static void show ( Map < K , V > m )`` called ``show ( count )``) iterates as it does."""
+    params: dict[str, list[list[str]]] = {}
+    for m in nodes.of("method_declaration"):
+        listed = m.child_by_field_name("parameters")
+        declared = [p.child_by_field_name("name") for p in listed.named_children] if listed is not None else []
+        params.setdefault((required(m, "name").text or b"").decode(), []).append(
+            [(n.text or b"").decode() if n is not None else "" for n in declared]
+        )
+    given: dict[str, set[str]] = {}
+    for call in nodes.of("method_invocation"):
+        args = call.child_by_field_name("arguments")
+        passed = [a for a in args.named_children] if args is not None else []
+        for listed_names in params.get((required(call, "name").text or b"").decode(), []):
+            same = len(listed_names) == len(passed)
+            for arg, name in zip(passed, listed_names if same else [], strict=False):
+                text = (arg.text or b"").decode() if arg.type == "identifier" else ""
+                kind = "hash" if text in info.hash_tables else "sorted" if text in info.sorted_maps else ""
+                if kind:
+                    given.setdefault(name, set()).add(kind)
+    for param, kinds in given.items():
+        if kinds == {"hash"}:
+            info.hash_tables.add(param)
+        elif kinds == {"sorted"}:
+            info.sorted_maps.add(param)
 
 
 def _default_interface(cls: Node, info: ProgramInfo) -> str:

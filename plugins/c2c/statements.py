@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from plugins.c2c.analysis import has_return
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES, SET_TYPES
 from plugins.c2c.library.collections import walked
@@ -21,12 +20,15 @@ from plugins.c2c.syntax import (
     comma_joined,
     has_main,
     has_own_continue,
+    lambda_params,
     local_names,
     map_get_default,
     mentions,
     plus_one,
     read_after,
     required,
+    returns_besides_turns,
+    turn_return,
     unparenthesized,
     walk_nodes,
     writes_var,
@@ -107,8 +109,9 @@ class StatementsMixin(_Translator):
         else:
             self._copy_line(node, level)
 
-    def _rename_shadowing(self, method: Node, start: int) -> None:
-        """Rename the method's variables that are Python keywords, or builtins its translation calls.
+    def _rename_shadowing(self, method: Node, start: int, calls_from: int | None = None) -> None:
+        """Rename the method's variables that are Python keywords, or builtins its translation calls (or, from
+        ``calls_from``, the translation: a module-level ``main``'s variables are globals every function sees).
 
         ``len = len ( s )`` raises ``UnboundLocalError`` and ``in = 0`` does not parse: such a
         variable becomes ``Len`` (``len_`` when the source already has ``Len``).
@@ -123,7 +126,7 @@ class StatementsMixin(_Translator):
         # a builtin is in use when called (`len (`), a module when an attribute is read (`math .`)
         calls = {
             a
-            for _, toks in lines
+            for _, toks in self.st.lines[start if calls_from is None else calls_from :]
             for a, b in zip(toks, toks[1:], strict=False)
             if b == ("." if a in PY_MODULES else "(")
         }
@@ -305,12 +308,13 @@ class StatementsMixin(_Translator):
         """``xs . forEach ( x -> ... ) ;`` of a collection, a stream or a map (``( k , v ) ->``): a for loop over
         what it walks, in Java's order (``walked``), the lambda's body its suite, so that the body's edits of a
         builder (a Python str) or of a local are kept (a lambda or a hoisted def loses them). False for another
-        call, and for a body that returns (there ``return`` means ``continue``: it stays a lambda)."""
+        call, and for a body that returns a value or returns from inside a loop of its own (a bare ``return``
+        that ends a turn is the loop's ``continue``: ``turn_return``)."""
         obj, name, args = self._call_parts(call)
         if name != "forEach" or obj is None or len(args) != 1 or args[0].type != "lambda_expression":
             return False
-        body, params = args[0].child_by_field_name("body"), _lambda_params(args[0])
-        if body is None or has_return(body) or len(params) != (2 if self._is_map(obj) else 1):
+        body, params = args[0].child_by_field_name("body"), lambda_params(args[0])
+        if body is None or returns_besides_turns(body) or len(params) != (2 if self._is_map(obj) else 1):
             return False
         if len(params) == 2 and obj.type not in ("identifier", "field_access"):
             return False  # a map walked by its keys is read twice
@@ -408,6 +412,9 @@ class StatementsMixin(_Translator):
         return [*tt, op + "=", "1"]
 
     def _st_return_statement(self, node: Node, level: int) -> None:
+        if self.st.loop_updates and turn_return(node):  # `return ;` in a forEach lambda made a loop
+            self._continue(level)
+            return
         if self.st.sb_return and not node.named_children:  # a method returning its StringBuilder out-parameter
             self._simple(level, ["return", self.st.sb_return])
             return
@@ -988,22 +995,6 @@ def _ends_expression(tok: str) -> bool:
 
 
 _JUMPS = ("break_statement", "return_statement", "continue_statement", "throw_statement", "yield_statement")
-
-
-def _lambda_params(node: Node) -> list[tuple[str, str]]:
-    """A lambda's parameters and their declared types (``"?"`` where inferred)."""
-    params = node.child_by_field_name("parameters")
-    if params is None:
-        return []
-    if params.type == "identifier":
-        return [((params.text or b"").decode(), "?")]
-    out = []
-    for p in params.named_children:
-        name = p if p.type == "identifier" else p.child_by_field_name("name")
-        typ = None if p.type == "identifier" else p.child_by_field_name("type")
-        typed = (typ.text or b"?").decode() if typ is not None else "?"
-        out.append(((name.text or b"").decode() if name is not None else "_", typed))
-    return out
 
 
 def _case_body(stmts: list[Node]) -> list[Node]:

@@ -788,3 +788,78 @@ public class Main {
   }
 }"""
     check(java, ["5\n", "40\n"], tmp_path)
+
+
+def test_a_bare_return_in_a_for_each_lambda_ends_that_turn_of_the_loop(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    List<Integer> xs = new ArrayList<>();
+    for (int i = 0; i < n; i++) xs.add(sc.nextInt());
+    StringBuilder sb = new StringBuilder();
+    xs.forEach(x -> {
+      if (x % 2 == 0) return;
+      for (int k = 0; k < x; k++) { if (k > 2) break; sb.append(k); }
+      sb.append('|');
+    });
+    Map<Integer, Integer> m = new TreeMap<>();
+    xs.forEach(x -> { if (x > 5) { return; } m.merge(x, 1, Integer::sum); });
+    List<Integer> found = new ArrayList<>();
+    xs.forEach(x -> { for (int y : xs) { if (y > x) return; } found.add(x); });
+    System.out.println(sb + " " + m.size() + " " + found);
+  }
+}"""
+    check(java, ["5\n3 4 7 1 9\n", "3\n2 2 8\n", "0\n"], tmp_path)
+
+
+def test_a_hash_or_tree_map_handed_to_a_method_iterates_there_in_javas_order(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static String show(Map<String, Integer> m) {
+    StringBuilder sb = new StringBuilder();
+    for (String k : m.keySet()) sb.append(k).append('=').append(m.get(k)).append(' ');
+    return sb.toString();
+  }
+  static String keys(Map<Integer, Integer> t) {
+    StringBuilder sb = new StringBuilder();
+    for (Map.Entry<Integer, Integer> e : t.entrySet()) sb.append(e.getKey()).append(',');
+    return sb.toString();
+  }
+  static int firstOf(Set<Integer> s) { for (int x : s) return x; return -1; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Map<String, Integer> count = new HashMap<>();
+    Map<Integer, Integer> tree = new TreeMap<>();
+    Set<Integer> seen = new HashSet<>();
+    for (int i = 0; i < n; i++) {
+      String w = sc.next();
+      count.put(w, count.getOrDefault(w, 0) + 1);  // merge would put a new key at its bucket's head
+      tree.merge(w.length() * 7 % 10, 1, Integer::sum);
+      seen.add(w.length() * 37 % 101);
+    }
+    System.out.println(show(count));
+    System.out.println(keys(tree) + " " + firstOf(seen));
+  }
+}"""
+    check(java, ["6\nzeta alpha mid zeta beta omega\n", "3\nxxxxxxxxxxxxxxxx y zz\n"], tmp_path)
+
+
+def test_mains_variables_named_like_builtins_do_not_hide_them_from_other_methods(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int best(int a, int b) { return Math.max(a, b) + Math.min(a, b); }
+  static int total(int[] a) { int s = 0; for (int x : a) s += x; return Math.abs(s) + String.valueOf(s).length(); }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int max = sc.nextInt();
+    int min = sc.nextInt();
+    int[] list = {max, min};
+    String str = "x" + max;
+    int sum = best(max, min) + total(list);
+    System.out.println(sum + " " + str + " " + list.length);
+  }
+}"""
+    check(java, ["3 4\n", "-9 2\n"], tmp_path)
