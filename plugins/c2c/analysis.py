@@ -358,6 +358,8 @@ def analyze(root: Node) -> ProgramInfo:
         elif wraps_out and not wraps_in and not ci.static_methods:
             ci.role = "writer"
         info.classes.setdefault(ci.name, ci)
+    for ci in info.classes.values():  # `implements Shape` where Shape has `default` methods: its Python base
+        ci.base = ci.base or _default_interface(ci.node, info)
     if info.main is not None and _made_as_object(info.main, nodes):
         info.main.role, info.entry, info.main = "class", info.main, None
     for ci in info.classes.values():  # a solver holding the reader and the writer (`run`, `dfs`) stays a class
@@ -438,6 +440,7 @@ def analyze(root: Node) -> ProgramInfo:
                 field = left if left.type == "identifier" else left.child_by_field_name("field")
                 if t in ("HashMap", "HashSet") and field is not None:
                     info.hash_tables.add((field.text or b"").decode())
+    _passed_tables(nodes, info)
     info.deques = _deques(nodes)
     # reads made outside reader classes
     readers = [c.node for c in info.classes.values() if c.role in ("reader", "io")]
@@ -481,6 +484,47 @@ def analyze(root: Node) -> ProgramInfo:
             elif name in taken:
                 info.renames[name] = name + "_"
     return info
+
+
+def _passed_tables(nodes: _Nodes, info: ProgramInfo) -> None:
+    """A method's parameter given a HashMap / HashSet (a TreeMap / TreeSet) variable at every call that gives it
+    one of those (``static void show ( Map < K , V > m )`` called ``show ( count )``) iterates as it does."""
+    params: dict[str, list[list[str]]] = {}
+    for m in nodes.of("method_declaration"):
+        listed = m.child_by_field_name("parameters")
+        declared = [p.child_by_field_name("name") for p in listed.named_children] if listed is not None else []
+        params.setdefault((required(m, "name").text or b"").decode(), []).append(
+            [(n.text or b"").decode() if n is not None else "" for n in declared]
+        )
+    given: dict[str, set[str]] = {}
+    for call in nodes.of("method_invocation"):
+        args = call.child_by_field_name("arguments")
+        passed = [a for a in args.named_children] if args is not None else []
+        for listed_names in params.get((required(call, "name").text or b"").decode(), []):
+            same = len(listed_names) == len(passed)
+            for arg, name in zip(passed, listed_names if same else [], strict=False):
+                text = (arg.text or b"").decode() if arg.type == "identifier" else ""
+                kind = "hash" if text in info.hash_tables else "sorted" if text in info.sorted_maps else ""
+                if kind:
+                    given.setdefault(name, set()).add(kind)
+    for param, kinds in given.items():
+        if kinds == {"hash"}:
+            info.hash_tables.add(param)
+        elif kinds == {"sorted"}:
+            info.sorted_maps.add(param)
+
+
+def _default_interface(cls: Node, info: ProgramInfo) -> str:
+    """The first interface of the program that ``cls`` implements and that has ``default`` methods, or ""."""
+    listed = cls.child_by_field_name("interfaces")
+    types = listed.named_children[0].named_children if listed is not None and listed.named_children else []
+    for t in types:
+        found = info.classes.get(type_text(t).split("<", 1)[0])
+        if found is not None and any(
+            m.type == "method_declaration" and "default" in modifiers(m) for m in class_members(found.node)
+        ):
+            return found.name
+    return ""
 
 
 def _made_as_object(main: ClassInfo, nodes: _Nodes) -> bool:

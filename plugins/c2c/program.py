@@ -134,7 +134,7 @@ class ProgramMixin(_Translator):
         def _call_parts(self, node: Node) -> tuple[Node | None, str, list[Node]]: ...
         def _args(self, node: Node | None) -> list[Node]: ...
         def _type_name(self, node: Node | None) -> str: ...
-        def _rename_shadowing(self, method: Node, start: int) -> None: ...
+        def _rename_shadowing(self, method: Node, start: int, calls_from: int | None = None) -> None: ...
         def _member(self, node: Node, level: int, main: list[Node]) -> None: ...
         def _statement(self, node: Node, level: int) -> None: ...
         def _value(self, value: Node, vtype: str) -> Tokens: ...
@@ -237,7 +237,7 @@ class ProgramMixin(_Translator):
             return
         self._emit(0, ["if", "__name__", "==", '" __main__ "', ":"])
         self._method_block(body, 1, [], None, static=True)
-        self._rename_shadowing(m, start)  # `int min = ...` must not hide the builtin the translation calls
+        self._rename_shadowing(m, start, calls_from=0)  # `int min = ...` must not hide a builtin any function calls
 
     def _entry_object(self, ci: ClassInfo) -> None:
         """The main class kept a class (``analyze``'s ``entry``): its static ``main`` runs as the script, in a
@@ -886,8 +886,8 @@ class ProgramMixin(_Translator):
             if base in ("HashMap", "TreeMap", "LinkedHashMap"):
                 return ["dict"]
             return [base]
-        if self.st.prog.main is not None and owner == self.st.prog.main.name:
-            return self._identifier(meth)
+        if self.st.prog.main is not None and owner == self.st.prog.main.name:  # `Main::next` of `def next_`
+            return self._identifier(self.st.prog.renames.get(meth, meth))
         if owner == "this":
             return ["self", ".", meth]
         if owner in ("System.out", "System . out"):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from plugins.c2c.errors import BUG_ERRORS, TranslationBug
 from plugins.c2c.java_types import COLLECTION_TYPES, FLOAT_TYPES, INT_TYPES, MAP_TYPES, SET_TYPES
+from plugins.c2c.library.collections import walked
 from plugins.c2c.library.rows import FOR_EACH, LOOP_HEADER, Loop
 from plugins.c2c.library.text import joined
 from plugins.c2c.style import DIV_OPTIONS
@@ -20,12 +21,15 @@ from plugins.c2c.syntax import (
     comma_joined,
     has_main,
     has_own_continue,
+    lambda_params,
     local_names,
     map_get_default,
     mentions,
     plus_one,
     read_after,
     required,
+    returns_besides_turns,
+    turn_return,
     unparenthesized,
     walk_nodes,
     writes_var,
@@ -106,8 +110,9 @@ class StatementsMixin(_Translator):
         else:
             self._copy_line(node, level)
 
-    def _rename_shadowing(self, method: Node, start: int) -> None:
-        """Rename the method's variables that are Python keywords, or builtins its translation calls.
+    def _rename_shadowing(self, method: Node, start: int, calls_from: int | None = None) -> None:
+        """Rename the method's variables that are Python keywords, or builtins its translation calls (or, from
+        ``calls_from``, the translation: a module-level ``main``'s variables are globals every function sees).
 
         ``len = len ( s )`` raises ``UnboundLocalError`` and ``in = 0`` does not parse: such a
         variable becomes ``Len`` (``len_`` when the source already has ``Len``).
@@ -122,7 +127,7 @@ class StatementsMixin(_Translator):
         # a builtin is in use when called (`len (`), a module when an attribute is read (`math .`)
         calls = {
             a
-            for _, toks in lines
+            for _, toks in self.st.lines[start if calls_from is None else calls_from :]
             for a, b in zip(toks, toks[1:], strict=False)
             if b == ("." if a in PY_MODULES else "(")
         }
@@ -287,6 +292,8 @@ class StatementsMixin(_Translator):
         if expr.type == "update_expression":
             self._simple(level, self._update_tokens(expr))
             return
+        if expr.type == "method_invocation" and self._lambda_loop(expr, level):
+            return
         if expr.type == "method_invocation":
             special = self.resolve_statement(expr)  # resolve.py: the one place a call is translated
             if special is not None:
@@ -297,6 +304,41 @@ class StatementsMixin(_Translator):
             self._simple(level, self._assignment(expr))
             return
         self._simple(level, self.expr(expr))
+
+    def _lambda_loop(self, call: Node, level: int) -> bool:
+        """``xs . forEach ( x -> ... ) ;`` of a collection, a stream or a map (``( k , v ) ->``): a for loop over
+        what it walks, in Java's order (``walked``), the lambda's body its suite, so that the body's edits of a
+        builder (a Python str) or of a local are kept (a lambda or a hoisted def loses them). False for another
+        call, and for a body that returns a value or returns from inside a loop of its own (a bare ``return``
+        that ends a turn is the loop's ``continue``: ``turn_return``)."""
+        obj, name, args = self._call_parts(call)
+        if name != "forEach" or obj is None or len(args) != 1 or args[0].type != "lambda_expression":
+            return False
+        body, params = args[0].child_by_field_name("body"), lambda_params(args[0])
+        if body is None or returns_besides_turns(body) or len(params) != (2 if self._is_map(obj) else 1):
+            return False
+        if len(params) == 2 and obj.type not in ("identifier", "field_access"):
+            return False  # a map walked by its keys is read twice
+        if params[-1][1] == "?" and obj.type == "identifier":
+            params[-1] = (params[-1][0], self.lookup(self.text(obj) + "<elem>"))
+        if self.is_stream(obj) or obj.type == "method_invocation":
+            walk = self._iterated(obj)
+        else:
+            o = self.expr(obj)
+            walk = walked(self, obj, o)
+        self._emit(level, ["for", params[0][0], "in", *walk, ":"])
+        self.st.scopes.append(dict(params))
+        if len(params) == 2:
+            self._simple(level + 1, [params[1][0], "=", *o, "[", params[0][0], "]"])
+        if body.type == "block":
+            self._loop_body(body, level + 1, None)
+        else:
+            self._expression_statement(body, level + 1)
+        self.st.scopes.pop()
+        return True
+
+    def _is_map(self, node: Node) -> bool:
+        return base_type(self.type_of(node)) in MAP_TYPES
 
     def _assignment(self, node: Node) -> Tokens:
         left, right = required(node, "left"), required(node, "right")
@@ -371,6 +413,9 @@ class StatementsMixin(_Translator):
         return [*tt, op + "=", "1"]
 
     def _st_return_statement(self, node: Node, level: int) -> None:
+        if self.st.loop_updates and turn_return(node):  # `return ;` in a forEach lambda made a loop
+            self._continue(level)
+            return
         if self.st.sb_return and not node.named_children:  # a method returning its StringBuilder out-parameter
             self._simple(level, ["return", self.st.sb_return])
             return

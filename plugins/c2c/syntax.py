@@ -120,6 +120,51 @@ def has_own_continue(body: Node) -> bool:
     return False
 
 
+def lambda_params(node: Node) -> list[tuple[str, str]]:
+    """A lambda's parameters and their declared types (``"?"`` where inferred)."""
+    params = node.child_by_field_name("parameters")
+    if params is None:
+        return []
+    if params.type == "identifier":
+        return [((params.text or b"").decode(), "?")]
+    out = []
+    for p in params.named_children:
+        name = p if p.type == "identifier" else p.child_by_field_name("name")
+        typ = None if p.type == "identifier" else p.child_by_field_name("type")
+        typed = (typ.text or b"?").decode() if typ is not None else "?"
+        out.append(((name.text or b"").decode() if name is not None else "_", typed))
+    return out
+
+
+def turn_return(node: Node) -> bool:
+    """Is ``node`` a bare ``return ;`` that ends one turn of a ``forEach`` statement's lambda (no loop, switch,
+    lambda or class between), which a for loop translates (``statements._lambda_loop``: its ``continue``)?"""
+    if node.type != "return_statement" or node.named_children:
+        return False
+    cur = node.parent
+    while cur is not None and cur.type != "lambda_expression":
+        if cur.type in LOOPS or cur.type in ("switch_expression", "switch_block", "class_body", "method_declaration"):
+            return False
+        cur = cur.parent
+    call = cur.parent.parent if cur is not None and cur.parent is not None else None
+    if call is None or call.type != "method_invocation" or call.parent is None:
+        return False
+    name = call.child_by_field_name("name")
+    return name is not None and name.text == b"forEach" and call.parent.type == "expression_statement"
+
+
+def returns_besides_turns(body: Node) -> bool:
+    """Does a lambda's ``body`` hold a ``return`` of its own other than a ``turn_return``?"""
+    stack = [body]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "return_statement" and not turn_return(cur):
+            return True
+        if cur.type not in ("class_body", "lambda_expression", "object_creation_expression"):
+            stack.extend(cur.children)
+    return False
+
+
 def read_after(node: Node, var: str) -> bool:
     """Is ``var`` read after ``node`` (in its method) before being assigned again?"""
     scope = node.parent

@@ -577,3 +577,289 @@ public class Main {
     check(java, ["3\n", "0\n"], tmp_path)
     out = detokenize(translate(java))
     assert "sb = add ( sb , n )" in out and "sb = wrap (" in out and "return out" in out, out
+
+
+def test_a_for_each_lambda_edits_builders_collections_and_maps_as_a_loop_body(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.util.stream.*;
+public class Main {
+  static StringBuilder all = new StringBuilder();
+  static void walk(List<Integer> xs, Map<Integer, Integer> seen) {
+    StringBuilder sb = new StringBuilder();
+    xs.forEach(x -> sb.append(x).append(' '));
+    seen.forEach((k, v) -> { sb.append(k).append('=').append(v).append(';'); all.append(v); });
+    System.out.println(sb.toString().trim());
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    List<Integer> xs = new ArrayList<>();
+    for (int i = 0; i < n; i++) xs.add(sc.nextInt());
+    StringBuilder sb = new StringBuilder();
+    xs.forEach(x -> sb.append(x).append(','));
+    List<Integer> doubled = new ArrayList<>();
+    xs.forEach(x -> doubled.add(x * 2));
+    Map<Integer, Integer> count = new TreeMap<>();
+    xs.forEach(x -> { count.merge(x % 3, 1, Integer::sum); sb.append('.'); });
+    StringBuilder big = new StringBuilder();
+    xs.stream().filter(x -> x > 2).forEach(x -> big.append(x));
+    IntStream.range(0, n).forEach(i -> big.append(i % 10));
+    Set<Integer> odd = new HashSet<>();
+    xs.forEach(x -> { if (x % 2 == 1) odd.add(x); });
+    System.out.println(sb);
+    StringBuilder counts = new StringBuilder();
+    count.forEach((k, v) -> counts.append(k).append(':').append(v).append(' '));
+    Map<Integer, Integer> first = new LinkedHashMap<>();
+    xs.forEach(x -> first.putIfAbsent(x % 4, x));
+    System.out.println(doubled + " " + counts + big + " " + odd.size());
+    walk(xs, first);
+    System.out.println(all);
+  }
+}"""
+    check(java, ["4\n1 2 3 4\n", "6\n9 3 5 5 0 12\n", "0\n"], tmp_path)
+
+
+def test_chained_builder_edits_keep_javas_order_on_a_local_and_on_a_field(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static StringBuilder out = new StringBuilder();
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    String w = sc.next();
+    StringBuilder log = new StringBuilder(w);
+    log.insert(0, '[').reverse();
+    System.out.println(log);
+    StringBuilder b = new StringBuilder();
+    b.append(w).append(w.length()).reverse().append('!');
+    System.out.println(b);
+    b.insert(1, "xy").deleteCharAt(0).append(3);
+    System.out.println(b.toString());
+    b.setLength(2);
+    b.append("ok").insert(0, 7);
+    System.out.println(b);
+    StringBuilder c = new StringBuilder(w);
+    c.setCharAt(0, 'Z');
+    c.reverse().setCharAt(0, 'Q');
+    System.out.println(c + " " + c.length());
+    System.out.println(c.reverse().insert(0, "<").append(">"));
+    c.delete(0, 2).replace(0, 1, "RR").append('.');
+    System.out.println(c + " " + c.insert(1, '-').length() + " " + c + " " + c.deleteCharAt(1).reverse());
+    out.append(w).insert(0, '(').append(')').reverse();
+    for (int i = 0; i < 3; i++) out.append(i);
+    out.deleteCharAt(0);
+    out.append('#');
+    System.out.println(out + " " + out.length());
+  }
+}"""
+    check(java, ["hello\n", "ab\n", "xyzw\n"], tmp_path)
+
+
+def test_remove_if_replace_all_and_bulk_edits_change_lists_sets_and_maps_in_place(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static List<Integer> kept = new ArrayList<>();
+  static void trim(List<Integer> xs, int limit) { xs.removeIf(x -> x > limit); }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    List<Integer> xs = new ArrayList<>();
+    for (int i = 0; i < n; i++) xs.add(sc.nextInt());
+    List<Integer> ys = new ArrayList<>(xs);
+    List<Integer> alias = ys;
+    ys.removeIf(x -> x % 2 == 0);
+    alias.replaceAll(x -> x * 3 + 1);
+    Set<Integer> set = new TreeSet<>(xs);
+    set.removeIf(x -> x < 3);
+    Map<Integer, Integer> cnt = new TreeMap<>();
+    for (int x : xs) cnt.put(x, cnt.getOrDefault(x, 0) + 1);
+    cnt.replaceAll((k, v) -> v * 10 + k);
+    Map<Integer, Integer> twice = new TreeMap<>(cnt);
+    cnt.values().removeIf(v -> v % 2 == 0);
+    twice.entrySet().removeIf(e -> e.getKey() + e.getValue() > 30);
+    kept.addAll(xs);
+    trim(kept, 4);
+    kept.addAll(0, ys);
+    Collections.addAll(kept, 7, 8);
+    Set<Integer> seen = new HashSet<>(xs);
+    seen.addAll(ys);
+    seen.retainAll(set);
+    List<Integer> rest = new ArrayList<>(xs);
+    rest.removeAll(set);
+    rest.retainAll(Arrays.asList(1, 2, 3, 4));
+    System.out.println(seen.size() + " " + rest + " " + xs.containsAll(rest) + " " + rest.containsAll(xs));
+    String s = "a1b22c";
+    System.out.println(ys + " " + alias.size() + " " + set + " " + s.replaceAll("[0-9]+", "#"));
+    for (int k : cnt.keySet()) System.out.print(k + "=" + cnt.get(k) + " ");
+    System.out.println();
+    for (int k : twice.keySet()) System.out.print(k + "=" + twice.get(k) + " ");
+    System.out.println();
+    System.out.println(kept);
+  }
+}"""
+    check(java, ["6\n3 1 4 1 5 9\n", "4\n2 2 8 6\n", "0\n"], tmp_path)
+
+
+def test_a_char_array_made_by_a_call_is_text_where_a_string_is_made_of_it(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    String s = sc.next();
+    char[] cs = s.toCharArray();
+    Arrays.sort(cs);
+    System.out.println(String.valueOf(s.toCharArray()) + " " + String.valueOf(cs, 1, 2) + " " + new String(s.toCharArray()).length());
+  }
+}"""
+    check(java, ["hello\n", "zyx\n"], tmp_path)
+
+
+def test_an_interfaces_default_methods_are_inherited_and_a_renamed_method_is_referenced(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.util.function.*;
+public class Main {
+  interface Shape {
+    long area();
+    default String kind() { return "shape"; }
+    default long twice() { return 2 * area(); }
+  }
+  static class Sq implements Shape { int s; Sq(int s) { this.s = s; } public long area() { return (long) s * s; } public String kind() { return "sq"; } }
+  static class Circ implements Shape, Comparable<Circ> {
+    int r; Circ(int r) { this.r = r; }
+    public long area() { return 3L * r * r; }
+    public int compareTo(Circ o) { return r - o.r; }
+  }
+  static int counter = 0;
+  static int next() { return ++counter; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    List<Shape> shapes = new ArrayList<>();
+    for (int i = 1; i <= n; i++) shapes.add(i % 2 == 0 ? new Sq(i) : new Circ(i));
+    StringBuilder sb = new StringBuilder();
+    for (Shape sh : shapes) sb.append(sh.kind()).append(sh.twice()).append(' ');
+    Supplier<Integer> gen = Main::next;
+    System.out.println(sb.toString().trim() + " " + gen.get() + gen.get());
+  }
+}"""
+    check(java, ["5\n", "1\n"], tmp_path)
+
+
+def test_a_sorted_maps_and_sets_head_and_tail_views_with_their_bounds(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt(), x = sc.nextInt();
+    TreeMap<Integer, Integer> tm = new TreeMap<>();
+    TreeSet<Integer> ts = new TreeSet<>();
+    for (int i = 0; i < n; i++) { int v = sc.nextInt(); tm.merge(v, 1, Integer::sum); ts.add(v); }
+    int below = 0;
+    for (int c : tm.headMap(x).values()) below += c;
+    StringBuilder sb = new StringBuilder();
+    for (int k : tm.tailMap(x).keySet()) sb.append(k).append(' ');
+    for (int k : tm.headMap(x, true).keySet()) sb.append(k).append(',');
+    System.out.println(below + " " + sb + tm.tailMap(x, false).size() + " " + ts.headSet(x, true).size() + " " + ts.tailSet(x, false));
+  }
+}"""
+    check(java, ["6 4\n5 1 4 4 9 2\n", "3 10\n1 2 3\n", "0 1\n"], tmp_path)
+
+
+def test_a_for_each_lambda_over_a_fields_hash_map_walks_javas_order(tmp_path: Path) -> None:
+    java = """import java.util.*;
+import java.util.stream.*;
+public class Main {
+  static class Book {
+    Map<Integer, Integer> m = new HashMap<>();
+    String walk(int n) {
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < n; i++) m.put(i * 5, i);
+      this.m.forEach((k, v) -> sb.append(k + v).append(' '));
+      m.keySet().forEach(k -> sb.append(k % 3));
+      m.values().forEach((Integer v) -> sb.append(v));
+      m.entrySet().forEach(e -> sb.append(e.getKey()).append(':').append(e.getValue()).append(','));
+      Arrays.stream(new int[]{3, 1, 2}).forEach(x -> sb.append(x * 2));
+      "abc".chars().forEach(c -> sb.append((char) (c + 1)));
+      return sb.toString();
+    }
+  }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    System.out.println(new Book().walk(sc.nextInt()));
+  }
+}"""
+    check(java, ["5\n", "40\n"], tmp_path)
+
+
+def test_a_bare_return_in_a_for_each_lambda_ends_that_turn_of_the_loop(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    List<Integer> xs = new ArrayList<>();
+    for (int i = 0; i < n; i++) xs.add(sc.nextInt());
+    StringBuilder sb = new StringBuilder();
+    xs.forEach(x -> {
+      if (x % 2 == 0) return;
+      for (int k = 0; k < x; k++) { if (k > 2) break; sb.append(k); }
+      sb.append('|');
+    });
+    Map<Integer, Integer> m = new TreeMap<>();
+    xs.forEach(x -> { if (x > 5) { return; } m.merge(x, 1, Integer::sum); });
+    List<Integer> found = new ArrayList<>();
+    xs.forEach(x -> { for (int y : xs) { if (y > x) return; } found.add(x); });
+    System.out.println(sb + " " + m.size() + " " + found);
+  }
+}"""
+    check(java, ["5\n3 4 7 1 9\n", "3\n2 2 8\n", "0\n"], tmp_path)
+
+
+def test_a_hash_or_tree_map_handed_to_a_method_iterates_there_in_javas_order(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static String show(Map<String, Integer> m) {
+    StringBuilder sb = new StringBuilder();
+    for (String k : m.keySet()) sb.append(k).append('=').append(m.get(k)).append(' ');
+    return sb.toString();
+  }
+  static String keys(Map<Integer, Integer> t) {
+    StringBuilder sb = new StringBuilder();
+    for (Map.Entry<Integer, Integer> e : t.entrySet()) sb.append(e.getKey()).append(',');
+    return sb.toString();
+  }
+  static int firstOf(Set<Integer> s) { for (int x : s) return x; return -1; }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int n = sc.nextInt();
+    Map<String, Integer> count = new HashMap<>();
+    Map<Integer, Integer> tree = new TreeMap<>();
+    Set<Integer> seen = new HashSet<>();
+    for (int i = 0; i < n; i++) {
+      String w = sc.next();
+      count.put(w, count.getOrDefault(w, 0) + 1);  // merge would put a new key at its bucket's head
+      tree.merge(w.length() * 7 % 10, 1, Integer::sum);
+      seen.add(w.length() * 37 % 101);
+    }
+    System.out.println(show(count));
+    System.out.println(keys(tree) + " " + firstOf(seen));
+  }
+}"""
+    check(java, ["6\nzeta alpha mid zeta beta omega\n", "3\nxxxxxxxxxxxxxxxx y zz\n"], tmp_path)
+
+
+def test_mains_variables_named_like_builtins_do_not_hide_them_from_other_methods(tmp_path: Path) -> None:
+    java = """import java.util.*;
+public class Main {
+  static int best(int a, int b) { return Math.max(a, b) + Math.min(a, b); }
+  static int total(int[] a) { int s = 0; for (int x : a) s += x; return Math.abs(s) + String.valueOf(s).length(); }
+  public static void main(String[] args) {
+    Scanner sc = new Scanner(System.in);
+    int max = sc.nextInt();
+    int min = sc.nextInt();
+    int[] list = {max, min};
+    String str = "x" + max;
+    int sum = best(max, min) + total(list);
+    System.out.println(sum + " " + str + " " + list.length);
+  }
+}"""
+    check(java, ["3 4\n", "-9 2\n"], tmp_path)

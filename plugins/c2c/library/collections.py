@@ -614,15 +614,152 @@ def _for_each(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) != 1 or tr.is_stream(c.obj):
         return None
     f, o = c.arg(tr, 0), c.target(tr)
-    named = tr.text(c.obj) if c.obj.type == "identifier" else ""
-    keys = o
-    if named in tr.state.prog.hash_tables:
-        keys = ["hash_keys", "(", *o, ")"]
-    elif named in tr.state.prog.sorted_maps or base_type(tr.type_of(c.obj)) in SORTED_TYPES:
-        keys = ["sorted", "(", *o, ")"]
+    keys = walked(tr, c.obj, o)
     if base_type(tr.type_of(c.obj)) in MAP_TYPES:
         return ["[", "(", *f, ")", "(", "k", ",", *o, "[", "k", "]", ")", "for", "k", "in", *keys, "]"]
     return ["[", "(", *f, ")", "(", "x", ")", "for", "x", "in", *keys, "]"]
+
+
+def walked(tr: Emitting, obj: Node, o: Tokens) -> Tokens:
+    """What a collection's or a map's ``forEach`` walks (``o``, the receiver ``obj`` translated), in Java's
+    order: a program's HashMap / HashSet by bucket (``hash_keys``), a TreeMap / TreeSet sorted."""
+    name = obj.child_by_field_name("field") if obj.type == "field_access" else obj  # `this . m`
+    named = tr.text(name) if name is not None and name.type == "identifier" else ""
+    if named in tr.state.prog.hash_tables:
+        return ["hash_keys", "(", *o, ")"]
+    if named in tr.state.prog.sorted_maps or base_type(tr.type_of(obj)) in SORTED_TYPES:
+        return ["sorted", "(", *o, ")"]
+    return o
+
+
+_VIEWS = {"entrySet": ["(", "_k", ",", "_v", ")"], "keySet": ["_k"], "values": ["_v"]}  # what a view's test gets
+
+
+def _remove_if(tr: Emitting, c: Call) -> Tokens | None:
+    """``xs . removeIf ( f ) ;`` in place: a list keeps what ``f`` rejects, in order (``xs [ : ] = [ ... ]``), a set
+    drops what it accepts; a map's view (``m . values ( ) . removeIf ( v -> v == 0 )``) pops those keys."""
+    if not c.statement or len(c.args) != 1:
+        return None
+    view = tr.text(c.obj.child_by_field_name("name")) if c.obj.type == "method_invocation" else ""
+    owner = c.obj.child_by_field_name("object") if view in _VIEWS else None
+    if owner is not None and base_type(tr.type_of(owner)) in MAP_TYPES:
+        m, f = tr.expr(owner), c.arg(tr, 0)
+        test = ["(", *f, ")", "(", *_VIEWS[view], ")"]
+        return [
+            "[",
+            *m,
+            ".",
+            "pop",
+            "(",
+            "_k",
+            ")",
+            "for",
+            "_k",
+            ",",
+            "_v",
+            "in",
+            "list",
+            "(",
+            *m,
+            ".",
+            "items",
+            "(",
+            ")",
+            ")",
+            "if",
+            *test,
+            "]",
+        ]
+    base, named = base_type(tr.type_of(c.obj)), tr.text(c.obj)
+    prog = tr.state.prog
+    if base not in (*COLLECTION_TYPES, *SET_TYPES) or named in (
+        *prog.deques,
+        *prog.heaps,
+        *prog.max_heaps,
+        *prog.cmp_heaps,
+    ):
+        return None
+    o, f = c.target(tr), c.arg(tr, 0)
+    if base in SET_TYPES:
+        return [
+            *o,
+            ".",
+            "difference_update",
+            "(",
+            "[",
+            "_e",
+            "for",
+            "_e",
+            "in",
+            *o,
+            "if",
+            "(",
+            *f,
+            ")",
+            "(",
+            "_e",
+            ")",
+            "]",
+            ")",
+        ]
+    return [*o, "[", ":", "]", "=", "[", "_e", "for", "_e", "in", *o, "if", "not", "(", *f, ")", "(", "_e", ")", "]"]
+
+
+def _bulk(tr: Emitting, c: Call) -> Tokens | None:
+    """A collection's bulk edits as statements, in place: ``addAll`` (a list's ``extend``, ``addAll ( i , c )`` a
+    slice, a set's ``update``), ``removeAll`` / ``retainAll`` (a list keeps its order, a set ``difference_update`` /
+    ``intersection_update``)."""
+    prog, base = tr.state.prog, base_type(tr.type_of(c.obj))
+    if not c.statement or tr.text(c.obj) in (*prog.heaps, *prog.max_heaps, *prog.cmp_heaps) or len(c.args) > 2:
+        return None
+    o, a = c.target(tr), [c.arg(tr, i) for i in range(len(c.args))]
+    listed = base in COLLECTION_TYPES and tr.text(c.obj) not in prog.deques
+    if c.name == "addAll" and len(a) == 2 and listed:
+        return [*o, "[", *a[0], ":", *a[0], "]", "=", *a[1]]
+    if len(a) != 1:
+        return None
+    if base in SET_TYPES:
+        return [*o, ".", _SET_EDITS[c.name], "(", *a[0], ")"]
+    if c.name == "addAll" and base in COLLECTION_TYPES:
+        return [*o, ".", "extend", "(", *a[0], ")"]
+    if not listed:
+        return None
+    test = ["in"] if c.name == "retainAll" else ["not", "in"]
+    return [*o, "[", ":", "]", "=", "[", "_e", "for", "_e", "in", *o, "if", "_e", *test, *a[0], "]"]
+
+
+_SET_EDITS = {"addAll": "update", "removeAll": "difference_update", "retainAll": "intersection_update"}
+
+
+def _contains_all(tr: Emitting, c: Call) -> Tokens | None:
+    if len(c.args) != 1:
+        return None
+    return ["all", "(", "_e", "in", *c.target(tr), "for", "_e", "in", *c.arg(tr, 0), ")"]
+
+
+def _collections_add_all(tr: Emitting, c: Call) -> Tokens | None:
+    """``Collections . addAll ( xs , a , b ) ;``: ``xs . extend ( [ a , b ] )`` (a set's ``update``)."""
+    if not c.statement or len(c.args) < 2:
+        return None
+    base = base_type(tr.type_of(c.args[0]))
+    if base not in (*COLLECTION_TYPES, *SET_TYPES):
+        return None
+    o, rest = c.arg(tr, 0), [c.arg(tr, i) for i in range(1, len(c.args))]
+    joined = [t for i, r in enumerate(rest) for t in ([","] if i else []) + r]
+    items = rest[0] if len(rest) == 1 and tr.type_of(c.args[1]).endswith("[]") else ["[", *joined, "]"]
+    return [*o, ".", "update" if base in SET_TYPES else "extend", "(", *items, ")"]
+
+
+def _replace_all(tr: Emitting, c: Call) -> Tokens | None:
+    """``xs . replaceAll ( f ) ;`` of a list: each element replaced by ``f`` of it, in place; of a map
+    (``( k , v ) -> ...``): each value by ``f`` of its key and value."""
+    if not c.statement or len(c.args) != 1 or tr.text(c.obj) in tr.state.prog.deques:
+        return None
+    o, f = c.target(tr), c.arg(tr, 0)
+    if base_type(tr.type_of(c.obj)) in MAP_TYPES:
+        pairs = ["(", "_k", ",", "(", *f, ")", "(", "_k", ",", "_v", ")", ")"]
+        return [*o, ".", "update", "(", "[", *pairs, "for", "_k", ",", "_v", "in", *o, ".", "items", "(", ")", "]", ")"]
+    return [*o, "[", ":", "]", "=", "[", "(", *f, ")", "(", "_e", ")", "for", "_e", "in", *o, "]"]
 
 
 def _navigable(tr: Emitting, c: Call) -> str | None:
@@ -656,10 +793,38 @@ def _nav_poll(tr: Emitting, c: Call) -> Tokens | None:
 
 
 def _nav_range(tr: Emitting, c: Call) -> Tokens | None:
-    if len(c.args) != 1 or _navigable(tr, c) is None:
+    """``headSet ( x )`` / ``tailSet ( x )`` (``, inclusive``): the keys below / from ``x``, sorted; a map's
+    ``headMap`` / ``tailMap``: a dict of those keys in order."""
+    if not 1 <= len(c.args) <= 2 or _navigable(tr, c) is None:
         return None
     o = c.target(tr)
-    op = "<" if c.name == "headSet" else ">="
+    head = c.name.startswith("head")
+    inclusive = tr.text(c.args[1]) == "true" if len(c.args) == 2 else not head
+    if len(c.args) == 2 and tr.text(c.args[1]) not in ("true", "false"):
+        return None
+    op = ("<=" if inclusive else "<") if head else (">=" if inclusive else ">")
+    if c.name.endswith("Map"):
+        return [
+            "{",
+            "k",
+            ":",
+            *o,
+            "[",
+            "k",
+            "]",
+            "for",
+            "k",
+            "in",
+            "sorted",
+            "(",
+            *o,
+            ")",
+            "if",
+            "k",
+            op,
+            *c.arg(tr, 0),
+            "}",
+        ]
     return ["sorted", "(", "k", "for", "k", "in", *o, "if", "k", op, *c.arg(tr, 0), ")"]
 
 
@@ -817,6 +982,8 @@ _LISTS = tuple(sorted(COLLECTION_TYPES))
 
 _MAPS = tuple(sorted(MAP_TYPES))
 
+_BULK = tuple(sorted(COLLECTION_TYPES | SET_TYPES))
+
 _HEAP_OPS = ("add", "offer", "poll", "remove", "peek", "element")
 
 
@@ -892,6 +1059,11 @@ RULES: tuple[Rule, ...] = (
     instance("*", "getValue", _entry_part("1"), where=EXPRESSION),
     # as statements (the receiver translated by the emitter)
     instance(_MAPS, "put", _put, where=STATEMENT),
+    instance("*", "removeIf", _remove_if, where=STATEMENT),
+    instance(_BULK, ("addAll", "removeAll", "retainAll"), _bulk, where=STATEMENT),
+    instance(_BULK, "containsAll", _contains_all, where=EXPRESSION, returns="boolean"),
+    static("Collections", "addAll", _collections_add_all, where=STATEMENT),
+    instance((*_LISTS, *_MAPS), "replaceAll", _replace_all, where=STATEMENT),
     instance(_LISTS, "set", _put, where=STATEMENT),
     # -- in programs: Map, TreeMap / TreeSet navigation, PriorityQueue, List and iterators
     instance(_MAPS, "computeIfAbsent", _compute_if_absent, policy=PROGRAM),
@@ -903,7 +1075,7 @@ RULES: tuple[Rule, ...] = (
     instance("*", tuple(_NAV_CMP), _nav_compare, policy=PROGRAM),
     instance("*", ("firstEntry", "lastEntry"), _nav_entry, policy=PROGRAM),
     instance("*", ("pollFirst", "pollLast"), _nav_poll, policy=PROGRAM),
-    instance("*", ("headSet", "tailSet"), _nav_range, policy=PROGRAM),
+    instance("*", ("headSet", "tailSet", "headMap", "tailMap"), _nav_range, policy=PROGRAM),
     instance("*", _HEAP_OPS, _min_heap, policy=PROGRAM),
     instance("*", _HEAP_OPS, _comparator_heap, policy=PROGRAM),
     instance("*", "addAll", _heap_add_all, policy=PROGRAM),

@@ -126,6 +126,9 @@ def _to_str(tr: Emitting, c: Call) -> Tokens | None:
 def _string_value_of(tr: Emitting, c: Call) -> Tokens | None:
     if len(c.args) == 1 and tr.type_of(c.args[0]) == "char[]":
         return ['" "', ".", "join", "(", *c.arg(tr, 0), ")"]
+    if len(c.args) == 3 and tr.type_of(c.args[0]) == "char[]":  # `valueOf ( cs , offset , count )`
+        at = c.arg(tr, 1)
+        return ['" "', ".", "join", "(", *c.arg(tr, 0), "[", *at, ":", *at, "+", *c.arg(tr, 2), "]", ")"]
     return _to_str(tr, c) if c.name == "valueOf" else None
 
 
@@ -418,6 +421,7 @@ RULES: tuple[Rule, ...] = (
     instance("*", "compareTo", _compare_to, where=EXPRESSION),
     instance("*", "toString", _to_string, where=EXPRESSION),
     instance("*", "toCharArray", listed, where=EXPRESSION),
+    instance("String", "toCharArray", None, returns="char[]"),
     instance("*", "substring", _substring, where=EXPRESSION),
     instance("*", ("intValue", "longValue", "doubleValue"), the_receiver, where=EXPRESSION),
     instance("String", tuple(_STRING_METHODS), _string_method, where=EXPRESSION),

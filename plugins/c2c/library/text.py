@@ -197,6 +197,94 @@ def _builder_append_in_place(tr: Emitting, c: Call) -> Tokens | None:
     return name
 
 
+_EDITS = ("append", "insert", "reverse", "deleteCharAt", "delete", "replace", "setCharAt", "setLength")
+_EDITED_IN_EXPRESSIONS = ("insert", "deleteCharAt", "delete", "replace")  # no row edits them as expressions
+
+
+# an edit that cuts the text at its first argument: (its arity, where the text after the cut starts: at the cut,
+# at the "next" char or at the "second" argument, which argument goes in between)
+_CUTS: dict[str, tuple[int, str, int | None]] = {
+    "insert": (2, "at", 1),
+    "setCharAt": (2, "next", 1),
+    "deleteCharAt": (1, "next", None),
+    "delete": (2, "second", None),
+    "replace": (3, "second", 2),
+}
+
+
+def _edit_chain(tr: Emitting, node: Node) -> tuple[Node, list[Node]] | None:
+    """``sb . insert ( 0 , x ) . reverse ( )``: the builder (a variable or a field) and its edits, first first."""
+    edits: list[Node] = []
+    cur: Node | None = node
+    while cur is not None and cur.type == "method_invocation" and tr.text(cur.child_by_field_name("name")) in _EDITS:
+        edits.insert(0, cur)
+        cur = cur.child_by_field_name("object")
+    if cur is None or cur.type not in ("identifier", "field_access") or class_of(tr.type_of(cur)) not in _BUILDERS:
+        return None
+    return cur, edits
+
+
+def _edit(tr: Emitting, edit: Node, current: Tokens, sb: Tokens, a: list[Tokens]) -> Tokens | None:
+    """The text after one edit (``a``: its arguments translated): ``current`` (the text before it, read first)
+    edited as Java edits it; ``sb`` names the builder for the reads after that."""
+    name, nodes = tr.text(edit.child_by_field_name("name")), call_arguments(edit.child_by_field_name("arguments"))
+    if name == "append" and len(a) == 1:
+        return [*current, "+", *tr.as_str(nodes[0])]
+    if name == "reverse" and not a:
+        return [*current, *REVERSED]
+    if name == "setLength" and len(a) == 1:
+        return [*current, "[", ":", *a[0], "]"]
+    if _CUTS.get(name, (-1,))[0] != len(a):
+        return None
+    _, end, put = _CUTS[name]
+    after = plus_one(a[0], "+") if end == "next" else a[end == "second"]
+    middle = [*tr.as_str(nodes[put]), "+"] if put is not None else []
+    return [*current, "[", ":", *a[0], "]", "+", *middle, *sb, "[", *after, ":", "]"]
+
+
+def _builder_edits(tr: Emitting, c: Call) -> Tokens | None:
+    """A builder's chained edits (``log . insert ( 0 , '[' ) . reverse ( )``), or one edit of a field (a
+    ``TextBuilder``, which it stays, so its appends stay in place), in Java's order. As a statement: one
+    statement per edit (``sb = sb [ : 0 ] + '[' + sb [ 0 : ]``, then ``sb = sb [ : : - 1 ]``); in an expression
+    (``print ( c . reverse ( ) . insert ( 0 , "<" ) )``): a name rebound in place (``( c := ... )``), a field's
+    edits before the statement. Appends alone, a name's one edit as a statement, and a name's reversal after
+    appends in an expression (the text reversed, as the references write it) are the rows below; None in a
+    lambda, and for a field's edit that may not run."""
+    chain = _edit_chain(tr, c.node)
+    if chain is None:
+        return None
+    root, edits = chain
+    field, names = builder_field(root), [tr.text(e.child_by_field_name("name")) for e in edits]
+    in_lambda, once = _statement_part(c.node)
+    if all(n == "append" for n in names) or (c.statement and len(edits) == 1 and not field):
+        return None
+    if not c.statement and (in_lambda or (field and not once)):
+        return None
+    if not c.statement and not field and all(n in ("append", "reverse") for n in names[:-1]) and names[-1] == "reverse":
+        return None
+    sb = tr.expr(root)
+    steps: list[Tokens] = []
+    current = sb
+    for edit, name in zip(edits, names, strict=True):
+        if edit is c.node:
+            args = [c.arg(tr, i) for i in range(len(c.args))]
+        else:
+            args = [tr.expr(a) for a in call_arguments(edit.child_by_field_name("arguments"))]
+        value = _edit(tr, edit, current, sb, args)
+        if value is None:
+            return None
+        if not (c.statement or field):
+            current = ["(", *sb, ":=", *value, ")"]
+        elif name == "append":
+            steps.append([*sb, "+=", *value[len(sb) + 1 :]])
+        else:
+            steps.append([*sb, "=", *(["TextBuilder", "(", *value, ")"] if field else value)])
+    if not (c.statement or field):
+        return current
+    tr.state.pre.extend(steps[:-1] if c.statement else steps)
+    return steps[-1] if c.statement else sb
+
+
 def _builder_reversed(tr: Emitting, c: Call) -> Tokens | None:
     target = None if c.args else _builder_target(tr, c.obj)
     if target is None:
@@ -327,7 +415,7 @@ def _text_new(tr: Emitting, c: Call) -> Tokens | None:
 
 _BUILDERS = ("StringBuilder", "StringBuffer")
 
-CHAINED = ("append", "insert", "reverse")  # a builder's edits that return the builder
+CHAINED = ("append", "insert", "reverse", "deleteCharAt", "delete")  # a builder's edits that return the builder
 
 
 RULES: tuple[Rule, ...] = (
@@ -340,6 +428,7 @@ RULES: tuple[Rule, ...] = (
     instance(_BUILDERS, "insert", _builder_insert, where=STATEMENT),
     instance(_BUILDERS, "append", _builder_append_statement, where=STATEMENT),
     # -- StringBuilder / StringBuffer in programs (instance methods the str that stands for it lacks)
+    instance(_BUILDERS, _EDITS, _builder_edits, policy=PROGRAM, returns="StringBuilder"),
     instance(_BUILDERS, ("trimToSize", "ensureCapacity"), _builder_no_op, policy=PROGRAM),
     instance(_BUILDERS, "reverse", _builder_reverse, policy=PROGRAM),
     instance(_BUILDERS, ("indexOf", "lastIndexOf"), _builder_find, policy=PROGRAM, returns="int"),
