@@ -4,13 +4,21 @@ a parse is about 0.1 ms of Python). pymorphy3 is imported on first use, not with
 
 from __future__ import annotations
 
+import threading
 from functools import cache, lru_cache
 from typing import Any
 
+_loading = threading.Lock()  # concurrent batches asked at once and each loaded its own
 
-@cache
+
 def analyzer() -> Any:
     """The process's ``pymorphy3.MorphAnalyzer`` (its dictionaries load once, ~0.1 s)."""
+    with _loading:
+        return _load()
+
+
+@cache
+def _load() -> Any:
     import pymorphy3
 
     return pymorphy3.MorphAnalyzer()
