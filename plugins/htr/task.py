@@ -235,13 +235,8 @@ def pick_readings(
     return [max(readings[i])[2] if i in readings else "" for i in range(n)]
 
 
-def _free_readings(log_probs: np.ndarray) -> list[str]:
-    """The prefix beam's readings of one row ``[T, C]``, each in one alphabet, best first."""
-    return free_readings(log_probs[None])[0]
-
-
 def free_readings(log_probs: np.ndarray) -> list[list[str]]:
-    """``_free_readings`` of each row of ``[R, T, C]``."""
+    """The prefix beam's readings of each row of ``[R, T, C]``, each reading in one alphabet, best first."""
     from plugins.htr.charset import decode
     from plugins.htr.ctc import prefix_beam_searches
 

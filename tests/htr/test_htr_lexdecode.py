@@ -26,7 +26,7 @@ from plugins.htr.lexdecode import (
     shared_decoder,
     split_phrase,
 )
-from plugins.htr.task import _free_readings, pick_readings
+from plugins.htr.task import free_readings, pick_readings
 from tests._close import assert_same_answers
 
 
@@ -228,7 +228,7 @@ def test_orientation_goes_to_the_view_that_reads_as_a_word() -> None:
 
 def test_pick_readings_takes_the_lexicon_word_over_the_free_reading() -> None:
     lp = _word("years", first={"g": 0.5, "y": 0.4})[None]
-    assert _free_readings(lp[0])[0] == "gears"  # the free beam alone reads the likelier first letter
+    assert free_readings(lp[:1])[0][0] == "gears"  # the free beam alone reads the likelier first letter
     decoder = LexiconDecoder({"years": 5.0, "place": 5.0})
     assert pick_readings(lp, np.zeros(1), (0,), 1, decoder) == ["years"]
 
@@ -253,7 +253,7 @@ def real_rows() -> tuple[np.ndarray, np.ndarray, dict]:
 def test_real_rows_decode_as_recorded_batched_or_per_crop(real_rows) -> None:  # type: ignore[no-untyped-def]
     log_probs, _, expected = real_rows
     decoder = shared_decoder()
-    free = [_free_readings(lp) for lp in log_probs]
+    free = [free_readings(lp[None])[0] for lp in log_probs]
     assert free == [row["free"] for row in expected["rows"]]
     batch = decoder.decode_batch(log_probs, free)
     assert_same_answers(batch, [(row["text"], row["score"]) for row in expected["rows"]], rel=1e-9)

@@ -15,7 +15,7 @@ from plugins.htr.charset import NUM_CLASSES
 from plugins.htr.ctc import prefix_beam_search
 from plugins.htr.lexdecode import shared_decoder
 from plugins.htr.script import label_scripts
-from plugins.htr.task import _free_readings, free_readings, pick_readings
+from plugins.htr.task import free_readings, pick_readings
 
 ROWS = Path(__file__).parent / "data" / "decoder_rows.npz"
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
@@ -89,7 +89,7 @@ def test_prefix_beam_search_compiled_is_the_python_search(real_log_probs: np.nda
 @needs_cc
 def test_a_batch_s_free_readings_are_each_row_s_alone(real_log_probs: np.ndarray) -> None:
     def read() -> tuple[list[list[str]], list[list[str]]]:
-        return free_readings(real_log_probs), [_free_readings(lp) for lp in real_log_probs]
+        return free_readings(real_log_probs), [free_readings(lp[None])[0] for lp in real_log_probs]
 
     (compiled, compiled_alone), (python, python_alone) = _both(read)
     assert compiled == compiled_alone == python == python_alone
@@ -117,7 +117,7 @@ def test_task_readings_compiled_are_the_python_readings(real_log_probs: np.ndarr
     owner = tuple(range(len(real_log_probs)))
 
     def read() -> tuple[list[list[str]], list[str]]:
-        free = [_free_readings(lp) for lp in real_log_probs]
+        free = [free_readings(lp[None])[0] for lp in real_log_probs]
         return free, pick_readings(real_log_probs, upright, owner, len(owner), decoder)
 
     compiled, python = _both(read)
@@ -133,7 +133,7 @@ def test_without_a_compiler_it_warns_once_and_decodes_in_python(
     native.library.cache_clear()
     try:
         with caplog.at_level(logging.WARNING, logger="plugins.htr.native"):
-            free = [_free_readings(lp) for lp in real_log_probs]
+            free = [free_readings(lp[None])[0] for lp in real_log_probs]
             texts = pick_readings(
                 real_log_probs, np.zeros(len(free)), tuple(range(len(free))), len(free), shared_decoder()
             )
