@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import registry
-from core.morph import analyzer
+from core.morph import first_parse
 
 REPO = Path(__file__).resolve().parents[1]
 FOLDS = 5
@@ -72,7 +72,7 @@ def ru_genitive_plural(name: str) -> str:
         if done:
             out.append(word)
             continue
-        parse = analyzer().parse(word)[0]
+        parse = first_parse(word)
         form = parse.inflect({"gent", "plur"})
         out.append(form.word if form is not None else word)
         done = parse.tag.POS == "NOUN"

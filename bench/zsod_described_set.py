@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from core.morph import analyzer
+from core.morph import analyzer, first_parse
 
 MIN_AREA = 0.005  # an instance smaller than this share of the image is not described
 COUNTED_AREA = 0.001  # smaller ones are not counted as rivals either
@@ -66,10 +66,10 @@ PART_WORDS = {"upper": ("shirt", "рубашка"), "lower": ("pants", "брюк
 
 def _noun_parse(phrase: str) -> Any:
     for w in phrase.split():
-        p = analyzer().parse(w)[0]
+        p = first_parse(w)
         if p.tag.POS == "NOUN":
             return p
-    return analyzer().parse(phrase.split()[-1])[0]
+    return first_parse(phrase.split()[-1])
 
 
 def ru_agree(adjective: str, noun_phrase: str, case: str = "nomn") -> str:
@@ -80,7 +80,7 @@ def ru_agree(adjective: str, noun_phrase: str, case: str = "nomn") -> str:
         grams.add("plur")
     else:
         grams.add(noun.tag.gender)
-    form = analyzer().parse(adjective)[0].inflect(grams)
+    form = first_parse(adjective).inflect(grams)
     return form.word if form else adjective
 
 

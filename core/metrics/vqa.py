@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 from core.metrics import Metric
@@ -64,9 +63,8 @@ _COMMA_STRIP = re.compile(r"(\d)(,)(\d)")
 _PERIOD_COUNT = int(re.UNICODE)
 
 
-@lru_cache(maxsize=65536)
 def lemma_ru(word: str) -> str:
-    """pymorphy's normal form of the first (most probable) parse of ``word``."""
+    """pymorphy's normal form of the first (most probable) parse of ``word`` (remembered by ``first_parse``)."""
     return str(first_parse(word).normal_form)
 
 
